@@ -1,0 +1,34 @@
+// The Query agent: plan → retrieve per sub-query → de-duplicate → synthesize, every step traced.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "agents/rag.h"
+#include "agents/synthesizer.h"
+
+namespace mmkg {
+
+class Store;
+
+struct AskOptions {
+  RetrieveOptions retrieve;
+  SynthOptions synth;
+  size_t max_phrases = 3;  ///< key-phrase sub-queries added to the question
+  bool verbose = false;    ///< human step log on stderr
+};
+
+struct AskResult {
+  std::string answer;
+  std::vector<Citation> citations;
+  std::vector<std::string> subqueries;
+  bool found = false;
+  size_t context_chunks = 0;
+  size_t context_chars = 0;
+  nlohmann::json trace;  ///< [{"step": ..., "ms": ..., ...}]
+};
+
+AskResult ask(Store& store, const std::string& question, const AskOptions& opt);
+
+}  // namespace mmkg

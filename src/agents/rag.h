@@ -1,0 +1,36 @@
+// RAG retriever: search per sub-query, de-duplicate, fuse ranks, cut to a context budget.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "index/lexical.h"
+
+namespace mmkg {
+
+class Store;
+class Trace;
+
+struct RetrieveOptions {
+  int k_per_query = 5;               ///< hits per sub-query
+  size_t max_chunks = 8;             ///< chunks kept for the context
+  size_t max_context_chars = 8000;   ///< budget for the context handed to synthesis
+};
+
+/// A chunk chosen for the context.
+struct Candidate {
+  SearchHit hit;
+  double fused = 0;              ///< reciprocal-rank-fusion score over sub-queries
+  std::vector<int> subqueries;   ///< indices of the sub-queries that retrieved it
+};
+
+struct Retrieval {
+  std::vector<Candidate> context;  ///< best first, within the budget
+  size_t unique_chunks = 0;        ///< after de-duplication, before the budget
+  size_t context_chars = 0;
+};
+
+Retrieval retrieve(Store& store, const std::vector<std::string>& subqueries, const RetrieveOptions& opt,
+                   Trace& trace);
+
+}  // namespace mmkg

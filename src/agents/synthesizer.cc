@@ -1,0 +1,156 @@
+#include "agents/synthesizer.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "core/text.h"
+#include "index/lexical.h"
+#include "ingest/sentences.h"
+
+namespace mmkg {
+
+const char* const kNotFound = "The documents do not say: no passage in the corpus answers this question.";
+
+namespace {
+
+struct QueryTerm {
+  std::string stem;
+  double idf;
+};
+
+struct Sentence {
+  size_t cand;          // index into retrieval.context
+  std::string text;
+  std::set<std::string> stems;
+  double coverage = 0;  // IDF share of query terms present
+  double score = 0;
+};
+
+std::set<std::string> stem_set(std::string_view s) {
+  std::set<std::string> out;
+  for (auto& w : words(s)) out.insert(stem(w));
+  return out;
+}
+
+double coverage_of(const std::set<std::string>& stems, const std::vector<QueryTerm>& q, double total) {
+  if (total <= 0) return 0;
+  double c = 0;
+  for (auto& t : q)
+    if (stems.count(t.stem)) c += t.idf;
+  return c / total;
+}
+
+double jaccard(const std::set<std::string>& a, const std::set<std::string>& b) {
+  if (a.empty() || b.empty()) return 0;
+  size_t inter = 0;
+  for (auto& x : a) inter += b.count(x);
+  return static_cast<double>(inter) / static_cast<double>(a.size() + b.size() - inter);
+}
+
+// Strips Markdown block markers the renderer added ("# ", "- ", code fences).
+std::string clean_sentence(std::string_view s) {
+  std::string t = collapse_ws(s);
+  while (!t.empty() && (t[0] == '#' || t[0] == '-' || t[0] == '*' || t[0] == '`')) {
+    size_t i = t.find_first_not_of("#-*` ");
+    t = i == std::string::npos ? "" : t.substr(i);
+  }
+  return t;
+}
+
+}  // namespace
+
+Answer synthesize_extractive(const std::string& question, const Retrieval& retrieval, TermStats& stats,
+                             const SynthOptions& opt) {
+  Answer ans;
+  // Query terms: distinct content-word stems, weighted by IDF.
+  std::vector<QueryTerm> q;
+  {
+    std::set<std::string> seen;
+    auto ws = words(question);
+    bool any_content = std::any_of(ws.begin(), ws.end(), [](auto& w) { return !is_stopword(w); });
+    for (auto& w : ws) {
+      if (any_content && is_stopword(w)) continue;
+      std::string st = stem(w);
+      if (!seen.insert(st).second) continue;
+      q.push_back({st, std::max(0.05, stats.idf(w))});
+    }
+  }
+  double total = 0;
+  for (auto& t : q) total += t.idf;
+
+  // Score every sentence of every context chunk.
+  std::vector<Sentence> sents;
+  double best_chunk_cov = 0;
+  for (size_t ci = 0; ci < retrieval.context.size(); ++ci) {
+    const std::string& text = retrieval.context[ci].hit.text;
+    best_chunk_cov = std::max(best_chunk_cov, coverage_of(stem_set(text), q, total));
+    double prior = 0.1 / (1.0 + static_cast<double>(ci));
+    for (auto [b, e] : split_sentences(text)) {
+      std::string s = clean_sentence(std::string_view(text).substr(b, e - b));
+      if (s.size() < 25) continue;  // headings, labels, stray fragments
+      if (s.size() > 600) s = std::string(utf8_prefix(s, 597)) + "...";
+      Sentence x{ci, std::move(s), {}, 0, 0};
+      x.stems = stem_set(x.text);
+      x.coverage = coverage_of(x.stems, q, total);
+      // Longer sentences match more words by chance: a mild length normalisation.
+      double len_pen = x.stems.size() > 40 ? 0.9 : 1.0;
+      x.score = x.coverage * len_pen + prior;
+      sents.push_back(std::move(x));
+    }
+  }
+  double best_cov = 0;
+  for (auto& s : sents) best_cov = std::max(best_cov, s.coverage);
+  ans.coverage = best_chunk_cov;
+  if (sents.empty() || best_chunk_cov < opt.min_coverage || best_cov < opt.min_coverage * 0.6) {
+    ans.text = kNotFound;
+    return ans;
+  }
+
+  std::vector<size_t> order(sents.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sents[a].score > sents[b].score; });
+
+  std::vector<size_t> chosen;
+  size_t chars = 0;
+  for (size_t i : order) {
+    const Sentence& s = sents[i];
+    if (chosen.size() >= opt.max_sentences) break;
+    if (s.coverage < best_cov * 0.5) break;
+    if (!chosen.empty() && chars + s.text.size() > opt.max_answer_chars) continue;
+    bool dup = false;
+    for (size_t c : chosen) dup = dup || jaccard(sents[c].stems, s.stems) > 0.5;
+    if (dup) continue;
+    chosen.push_back(i);
+    chars += s.text.size();
+  }
+
+  // Number citations by first appearance; one citation per chunk.
+  std::map<size_t, int> cite_no;
+  for (size_t i : chosen) {
+    const Sentence& s = sents[i];
+    auto [it, fresh] = cite_no.try_emplace(s.cand, static_cast<int>(ans.citations.size()) + 1);
+    if (fresh) {
+      const SearchHit& h = retrieval.context[s.cand].hit;
+      Citation c;
+      c.n = it->second;
+      c.doc = h.doc;
+      c.doc_id = h.doc_id;
+      c.chunk_id = h.chunk_id;
+      c.page = h.page_start;
+      c.page_end = h.page_end;
+      c.heading_path = h.heading_path;
+      c.text = h.text;
+      ans.citations.push_back(std::move(c));
+    }
+    Citation& c = ans.citations[static_cast<size_t>(it->second - 1)];
+    c.quote += (c.quote.empty() ? "" : " ") + s.text;
+    if (!ans.text.empty()) ans.text += ' ';
+    ans.text += s.text + " [" + std::to_string(it->second) + "]";
+  }
+  ans.found = true;
+  return ans;
+}
+
+}  // namespace mmkg

@@ -1,0 +1,30 @@
+// The mmkg subcommands. Each returns the process exit code: 0 ok, 1 some inputs failed,
+// 2 usage/configuration error.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "agents/ask.h"
+#include "ingest/ingest.h"
+
+namespace mmkg::cli {
+
+/// Options every command shares.
+struct Common {
+  std::string store;     ///< store directory (--store, MMKG_STORE, ./mmkg-store)
+  bool json = false;     ///< one JSON object on stdout
+  bool verbose = false;  ///< step log on stderr
+};
+
+int cmd_ingest(const Common& c, const std::vector<std::string>& paths, const IngestOptions& opt, bool progress);
+int cmd_search(const Common& c, const std::string& query, int k, const std::string& mode);
+int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt);
+int cmd_delete(const Common& c, const std::vector<std::string>& docs);
+int cmd_stats(const Common& c);
+int cmd_eval(const Common& c, const std::string& qa_path, bool answers);
+
+/// Prints `mmkg: error: <subject>: <message>` (or without subject) on stderr.
+void print_error(const std::string& subject, const std::string& message);
+
+}  // namespace mmkg::cli

@@ -1,0 +1,111 @@
+// mmkg: the command-line entry point. Parses arguments (CLI11) and dispatches to cli/cmd_*.cc.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli/commands.h"
+#include "core/error.h"
+
+using namespace mmkg;
+
+int main(int argc, char** argv) {
+  CLI::App app{"mmkg: documents in, cited answers out (multimodal knowledge graph + agents)", "mmkg"};
+  app.require_subcommand(1);
+  app.fallthrough();
+  app.set_version_flag("--version", std::string("mmkg ") + MMKG_VERSION);
+
+  cli::Common common;
+  const char* env_store = std::getenv("MMKG_STORE");
+  common.store = env_store && *env_store ? env_store : "mmkg-store";
+  app.add_option("--store", common.store, "store directory (env MMKG_STORE)")->capture_default_str();
+  app.add_flag("--json", common.json, "print one JSON object on stdout (fields in README)");
+  app.add_flag("-v,--verbose", common.verbose, "log every step on stderr");
+
+  // ingest
+  auto* ingest = app.add_subcommand("ingest", "add files and folders (recursive) to the store");
+  std::vector<std::string> paths;
+  IngestOptions iopt;
+  double max_mb = static_cast<double>(iopt.max_file_bytes >> 20);
+  bool no_progress = false;
+  ingest->add_option("paths", paths, "files or folders")->required();
+  ingest->add_option("--chunk-size", iopt.chunker.target_chars, "target chunk size in characters")
+      ->capture_default_str()->check(CLI::Range(64, 1 << 20));
+  ingest->add_option("--overlap", iopt.chunker.overlap_chars, "overlap between chunks in characters")
+      ->capture_default_str();
+  ingest->add_option("--max-file-size", max_mb, "refuse files larger than this many MiB")->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  ingest->add_option("--threads", iopt.threads, "parser threads (0 = all cores)")->capture_default_str();
+  ingest->add_flag("--no-progress", no_progress, "no progress bar even on a terminal");
+
+  // search
+  auto* search = app.add_subcommand("search", "rank chunks for a query");
+  std::string query, mode = "bm25";
+  int k = 10;
+  search->add_option("query", query, "the query")->required();
+  search->add_option("-k", k, "number of results")->capture_default_str()->check(CLI::Range(1, 1000));
+  search->add_option("--mode", mode, "bm25 (dense and hybrid come with the embedder)")->capture_default_str()
+      ->check(CLI::IsMember({"bm25", "dense", "hybrid"}));
+
+  // ask
+  auto* askc = app.add_subcommand("ask", "answer a question with citations");
+  std::string question, llm = "none";
+  AskOptions aopt;
+  askc->add_option("question", question, "the question")->required();
+  askc->add_option("-k", aopt.retrieve.k_per_query, "chunks retrieved per sub-query")->capture_default_str()
+      ->check(CLI::Range(1, 100));
+  askc->add_option("--max-context", aopt.retrieve.max_context_chars, "context budget in characters")
+      ->capture_default_str();
+  askc->add_option("--llm", llm, "language model: none (rules and extraction)")->capture_default_str()
+      ->check(CLI::IsMember({"none"}));
+
+  // delete
+  auto* del = app.add_subcommand("delete", "remove documents (by file name, path or id) and all derived data");
+  std::vector<std::string> docs;
+  del->add_option("docs", docs, "documents")->required();
+
+  // stats
+  auto* stats = app.add_subcommand("stats", "what the store holds");
+
+  // eval
+  auto* evalc = app.add_subcommand("eval", "retrieval recall@5/@10 and MRR (and answer accuracy) on a QA file");
+  std::string qa;
+  bool answers = false;
+  evalc->add_option("qa", qa, "QA file (JSON lines)")->required()->check(CLI::ExistingFile);
+  evalc->add_flag("--answers", answers, "also answer every question and score the answers");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    cli::print_error("", std::string(e.what()) + "; see mmkg --help");
+    return 2;
+  }
+
+  try {
+    aopt.verbose = common.verbose;
+    if (*ingest) {
+      iopt.max_file_bytes = static_cast<int64_t>(max_mb * 1024 * 1024);
+      return cli::cmd_ingest(common, paths, iopt, !no_progress && !common.json);
+    }
+    if (*search) return cli::cmd_search(common, query, k, mode);
+    if (*askc) return cli::cmd_ask(common, question, aopt);
+    if (*del) return cli::cmd_delete(common, docs);
+    if (*stats) return cli::cmd_stats(common);
+    if (*evalc) return cli::cmd_eval(common, qa, answers);
+  } catch (const UsageError& e) {
+    cli::print_error("", e.what());
+    return 2;
+  } catch (const Error& e) {
+    cli::print_error("", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    cli::print_error("", std::string("internal error: ") + e.what() + "; please report it");
+    return 1;
+  }
+  return 2;
+}

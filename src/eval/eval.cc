@@ -1,0 +1,122 @@
+#include "eval/eval.h"
+
+#include <fstream>
+#include <map>
+
+#include "agents/ask.h"
+#include "core/error.h"
+#include "core/text.h"
+#include "index/lexical.h"
+#include "store/store.h"
+
+namespace mmkg {
+
+std::vector<QaItem> load_qa(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError(path + ": cannot open the QA file");
+  std::vector<QaItem> out;
+  std::string line;
+  int no = 0;
+  while (std::getline(in, line)) {
+    ++no;
+    if (collapse_ws(line).empty()) continue;
+    try {
+      auto j = nlohmann::json::parse(line);
+      QaItem q;
+      q.id = j.value("id", std::to_string(no));
+      q.type = j.value("type", "");
+      q.question = j.at("question").get<std::string>();
+      if (j.contains("answer_keywords")) q.answer_keywords = j["answer_keywords"].get<std::vector<std::string>>();
+      if (j.contains("evidence"))
+        for (auto& e : j["evidence"]) q.evidence.push_back({e.value("doc", ""), e.at("quote").get<std::string>()});
+      out.push_back(std::move(q));
+    } catch (const std::exception& e) {
+      throw UsageError(path + ":" + std::to_string(no) + ": malformed QA record (" + e.what() + ")");
+    }
+  }
+  return out;
+}
+
+bool evidence_in(const std::string& chunk_text, const std::string& quote) {
+  std::string c = collapse_ws(chunk_text), q = collapse_ws(quote);
+  if (q.empty()) return false;
+  if (c.find(q) != std::string::npos) return true;
+  if (q.size() <= 60) return false;
+  return c.find(std::string(utf8_prefix(q, 60))) != std::string::npos ||
+         c.find(q.substr(q.size() - 60)) != std::string::npos;
+}
+
+nlohmann::json evaluate(Store& store, const std::vector<QaItem>& items, const EvalOptions& opt) {
+  const int kMax = 10;
+  double r5 = 0, r10 = 0, mrr = 0, acc = 0;
+  int answerable = 0, answered = 0;
+  struct TypeAgg {
+    int n = 0;
+    double r10 = 0, mrr = 0;
+  };
+  std::map<std::string, TypeAgg> by_type;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& q : items) {
+    nlohmann::json row = {{"id", q.id}, {"type", q.type}};
+    if (!q.evidence.empty()) {
+      LexicalOptions lo;
+      lo.k = kMax;
+      auto hits = bm25_search(store, q.question, lo);
+      int found5 = 0, found10 = 0, first = 0;
+      for (const auto& ev : q.evidence) {
+        for (size_t r = 0; r < hits.size(); ++r) {
+          if (!evidence_in(hits[r].text, ev.quote)) continue;
+          if (r < 5) ++found5;
+          ++found10;
+          if (first == 0 || static_cast<int>(r) + 1 < first) first = static_cast<int>(r) + 1;
+          break;
+        }
+      }
+      double n = static_cast<double>(q.evidence.size());
+      double rr = first ? 1.0 / first : 0.0;
+      r5 += found5 / n;
+      r10 += found10 / n;
+      mrr += rr;
+      ++answerable;
+      auto& t = by_type[q.type];
+      ++t.n;
+      t.r10 += found10 / n;
+      t.mrr += rr;
+      row["recall_at_10"] = found10 / n;
+      row["first_rank"] = first ? nlohmann::json(first) : nlohmann::json(nullptr);
+    }
+    if (opt.answers) {
+      AskOptions ao;
+      AskResult a = ask(store, q.question, ao);
+      bool ok;
+      if (q.evidence.empty()) {
+        ok = !a.found;
+      } else {
+        std::string lower = lower_ascii(a.answer);
+        ok = false;
+        for (auto& k : q.answer_keywords) ok = ok || lower.find(lower_ascii(k)) != std::string::npos;
+        ok = ok && a.found;
+      }
+      acc += ok ? 1 : 0;
+      ++answered;
+      row["answer_correct"] = ok;
+      row["answer"] = a.answer;
+    }
+    rows.push_back(std::move(row));
+  }
+  auto avg = [](double s, int n) { return n ? s / n : 0.0; };
+  nlohmann::json out;
+  out["questions"] = items.size();
+  out["answerable"] = answerable;
+  out["mode"] = "bm25";
+  out["recall_at_k"] = {{"5", avg(r5, answerable)}, {"10", avg(r10, answerable)}};
+  out["mrr"] = avg(mrr, answerable);
+  out["answer_accuracy"] = opt.answers ? nlohmann::json(avg(acc, answered)) : nlohmann::json(nullptr);
+  nlohmann::json bt = nlohmann::json::object();
+  for (auto& [type, t] : by_type) bt[type] = {{"questions", t.n}, {"recall_at_10", avg(t.r10, t.n)}, {"mrr", avg(t.mrr, t.n)}};
+  out["by_type"] = bt;
+  out["items"] = rows;
+  return out;
+}
+
+}  // namespace mmkg

@@ -1,0 +1,38 @@
+// Retrieval (and optionally answer) evaluation over a QA file (JSON lines).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace mmkg {
+
+class Store;
+
+struct Evidence {
+  std::string doc;
+  std::string quote;
+};
+
+struct QaItem {
+  std::string id, type, question;
+  std::vector<std::string> answer_keywords;
+  std::vector<Evidence> evidence;
+};
+
+/// Reads QA items; throws UsageError naming the line of a malformed record.
+std::vector<QaItem> load_qa(const std::string& path);
+
+/// True when `chunk_text` contains the evidence quote after whitespace is collapsed, or (for a
+/// quote cut by a chunk boundary) its first or last 60 characters.
+bool evidence_in(const std::string& chunk_text, const std::string& quote);
+
+struct EvalOptions {
+  bool answers = false;  ///< also run `ask` and score answers
+};
+
+/// Runs the evaluation; returns the JSON object of the CLI contract
+/// {"questions", "recall_at_k": {"5","10"}, "mrr", "answer_accuracy", "by_type", "items"}.
+nlohmann::json evaluate(Store& store, const std::vector<QaItem>& items, const EvalOptions& opt);
+
+}  // namespace mmkg

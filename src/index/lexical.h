@@ -1,0 +1,55 @@
+// Lexical retrieval: BM25 over the FTS5 index of chunks (heading path weighted above body text).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mmkg {
+
+class Store;
+
+/// One retrieved chunk.
+struct SearchHit {
+  std::string chunk_id;
+  std::string doc_id;
+  std::string doc;           ///< document file name
+  int page_start = 0;        ///< 0 when the document has no pages
+  int page_end = 0;
+  std::string heading_path;
+  int64_t start = 0, end = 0;  ///< byte offsets in the document's rendered text
+  double score = 0;          ///< higher is better (negated FTS5 bm25)
+  std::string text;          ///< the chunk's full text
+  std::string snippet;       ///< matching excerpt with «highlighted» terms
+};
+
+struct LexicalOptions {
+  int k = 10;                    ///< number of hits
+  double heading_weight = 2.0;   ///< BM25 column weight of the heading path
+  double text_weight = 1.0;      ///< BM25 column weight of the chunk text
+};
+
+/// FTS5 MATCH expression for a free-text query: its content words (all words when every word
+/// is a stop word), each quoted, OR-ed, plus adjacent content-word pairs as phrases so that
+/// chunks containing the query's multi-word terms rank higher. Empty when the query has no words.
+std::string fts_query(std::string_view query);
+
+/// BM25 search. Returns at most opt.k hits, best first.
+std::vector<SearchHit> bm25_search(Store& store, std::string_view query, const LexicalOptions& opt = {});
+
+/// Collection statistics used to weight query terms.
+class TermStats {
+ public:
+  explicit TermStats(Store& store);
+  /// Smoothed inverse document frequency (over chunks) of a word, using the index's own
+  /// tokenizer and stemmer: log(1 + (N - df + 0.5) / (df + 0.5)).
+  double idf(const std::string& word);
+  int64_t chunks() const { return n_; }
+
+ private:
+  Store& store_;
+  int64_t n_ = 0;
+};
+
+}  // namespace mmkg

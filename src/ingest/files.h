@@ -1,0 +1,40 @@
+// Finding input files (recursive, loop-safe), reading them safely, and telling their format.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mmkg {
+
+struct FileError {
+  std::string path;
+  std::string error;
+};
+
+struct FileList {
+  std::vector<std::string> files;   ///< absolute, lexically normal paths, sorted, unique
+  std::vector<FileError> errors;    ///< missing paths, symlink loops, unreadable directories
+  int ignored = 0;                  ///< files inside folders with unsupported extensions
+};
+
+/// Expands files and folders (recursively). Files named explicitly are always taken; inside
+/// folders only supported extensions (.pdf .md .markdown .txt .text .html .htm .xhtml) are taken
+/// and hidden entries (".name") are skipped. Directory symlink cycles are reported once.
+FileList collect_files(const std::vector<std::string>& paths);
+
+/// Reads a regular file whole. Throws InputError for non-regular files, permission problems,
+/// empty files and files above `max_bytes` (naming the limit and the flag that raises it).
+std::string read_file(const std::string& path, int64_t max_bytes);
+
+/// Chooses the parser for a file from its content (magic bytes) and then its extension.
+/// Returns "pdf", "markdown", "html" or "text". Throws InputError for content that no parser
+/// handles (images, archives, executables), naming what the content really is.
+std::string detect_format(const std::string& path, std::string_view bytes);
+
+/// What well-known binary content is, from its magic bytes ("JPEG image", "ZIP archive", ...),
+/// or empty when unknown.
+std::string sniff_binary(std::string_view bytes);
+
+}  // namespace mmkg

@@ -1,0 +1,51 @@
+// The ingest pipeline: files → parse → chunk → store, parallel parsing, one transaction per document.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ingest/chunker.h"
+#include "ingest/files.h"
+
+namespace mmkg {
+
+class Store;
+
+struct IngestOptions {
+  ChunkerOptions chunker;
+  int64_t max_file_bytes = int64_t{256} << 20;  ///< larger files are refused (--max-file-size)
+  int threads = 0;                              ///< parser threads; 0 = number of cores
+};
+
+/// Snapshot passed to the progress callback after each file.
+struct IngestProgress {
+  size_t files_done = 0, files_total = 0;
+  int64_t pages = 0;
+  int64_t bytes = 0;
+  double seconds = 0;
+  std::string current;  ///< path of the file just finished
+};
+
+struct IngestResult {
+  int documents = 0;    ///< added or replaced
+  int skipped = 0;      ///< unchanged (same path, same content) or duplicate content
+  int64_t chunks = 0;   ///< chunks written
+  int figures = 0;      ///< figures extracted (none yet: figure extraction is a later stage)
+  int64_t pages = 0;    ///< pages parsed
+  int64_t bytes = 0;    ///< input bytes parsed
+  int ignored = 0;      ///< unsupported files inside folders
+  std::vector<FileError> failed;
+  std::vector<FileError> warnings;
+  double seconds = 0;
+};
+
+using ProgressFn = std::function<void(const IngestProgress&)>;
+
+/// Ingests files and folders into `store`. Bad files are reported in `failed` and never stop
+/// the batch. Throws only for store-level failures (disk full, locked store).
+IngestResult ingest(Store& store, const std::vector<std::string>& paths, const IngestOptions& opt,
+                    const ProgressFn& progress = nullptr);
+
+}  // namespace mmkg

@@ -1,0 +1,83 @@
+// The embedded store: one directory with mmkg.db (SQLite, WAL, versioned schema).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/types.h"
+
+struct sqlite3;
+
+namespace mmkg {
+
+/// One ingested document.
+struct DocumentRecord {
+  std::string id;      ///< content hash (16 hex digits)
+  std::string path;    ///< absolute path it was ingested from
+  std::string name;    ///< file name (what citations show as `doc`)
+  std::string format;  ///< pdf, markdown, text, html
+  std::string title;
+  int64_t bytes = 0;   ///< size of the source file
+  int pages = 0;
+  int chunks = 0;
+  std::string ingested_at;  ///< UTC ISO-8601
+};
+
+struct StoreStats {
+  int64_t documents = 0, chunks = 0, pages = 0, bytes = 0, text_bytes = 0;
+  int schema_version = 0;
+  std::string path;
+  int64_t db_bytes = 0;
+};
+
+/// A chunk as stored, with its document's name (for citations).
+struct StoredChunk {
+  Chunk chunk;
+  std::string doc_name;
+};
+
+/// SQLite-backed store. Not thread-safe: use one Store per thread.
+class Store {
+ public:
+  /// Current on-disk schema version (PRAGMA user_version).
+  static constexpr int kSchemaVersion = 1;
+
+  /// Opens (and with `create`, creates) the store in directory `dir`.
+  /// Throws IOError when it cannot, UsageError for a store of a newer schema.
+  static std::unique_ptr<Store> open(const std::string& dir, bool create = true);
+  ~Store();
+
+  std::optional<DocumentRecord> find_by_path(const std::string& path);
+  std::optional<DocumentRecord> find_by_id(const std::string& id);
+  /// Documents matching `key`: an id, an id prefix (>= 4 hex digits), a file name or a path.
+  std::vector<DocumentRecord> resolve(const std::string& key);
+  std::vector<DocumentRecord> documents();
+
+  /// Inserts a document and its chunks in one transaction; first deletes the document with id
+  /// `replace_id` (an older version of the same path) if given. Atomic under SIGKILL.
+  void put_document(const DocumentRecord& doc, const std::string& text, const std::vector<Chunk>& chunks,
+                    const std::optional<std::string>& replace_id);
+  /// Deletes a document and everything derived from it. Returns false if it did not exist.
+  bool delete_document(const std::string& id);
+
+  std::optional<StoredChunk> chunk(const std::string& chunk_id);
+  std::vector<StoredChunk> chunks_of(const std::string& doc_id);
+  StoreStats stats();
+
+  sqlite3* db() { return db_; }
+  const std::string& dir() const { return dir_; }
+
+  /// Runs `sql` (no results); throws IOError with the SQLite message on failure.
+  void exec(const std::string& sql);
+
+ private:
+  Store(sqlite3* db, std::string dir) : db_(db), dir_(std::move(dir)) {}
+  void migrate();
+  sqlite3* db_;
+  std::string dir_;
+};
+
+}  // namespace mmkg
