@@ -27,7 +27,7 @@ AskResult ask(Store& store, const std::string& question, const AskOptions& opt) 
   res.subqueries = plan.subqueries;
 
   Retrieval r = trace.step("retrieve", [&](nlohmann::json& d) {
-    Retrieval rr = retrieve(store, plan.subqueries, opt.retrieve, trace);
+    Retrieval rr = retrieve(store, plan, opt.retrieve, trace);
     std::set<std::string> docs;
     for (auto& c : rr.context) docs.insert(c.hit.doc);
     d["unique_chunks"] = rr.unique_chunks;

@@ -1,5 +1,7 @@
 #include "agents/planner.h"
 
+#include "agents/definition.h"
+
 #include <algorithm>
 
 #include "core/text.h"
@@ -10,6 +12,7 @@ namespace mmkg {
 Plan plan_rules(const std::string& question, TermStats& stats, size_t max_phrases) {
   Plan p;
   p.subqueries.push_back(question);
+  p.matches.emplace_back();
   auto ws = words(question);
   struct Phrase {
     std::string text;
@@ -40,6 +43,18 @@ Plan plan_rules(const std::string& question, TermStats& stats, size_t max_phrase
     if (ph.text == qnorm) continue;
     if (std::find(p.subqueries.begin(), p.subqueries.end(), ph.text) != p.subqueries.end()) continue;
     p.subqueries.push_back(ph.text);
+    p.matches.emplace_back();
+  }
+  // A definition question also looks for "X is/are/refers to/means ..." with a little slack
+  // ("the attention mechanism is ...").
+  p.definiendum = definition_target(question);
+  if (!p.definiendum.empty()) {
+    std::string x = "\"" + p.definiendum + "\"";
+    std::string m;
+    for (const char* verb : {"is", "are", "refers", "means", "denotes"})
+      m += std::string(m.empty() ? "" : " OR ") + "NEAR(" + x + " \"" + verb + "\", 2)";
+    p.subqueries.push_back(p.definiendum + " is ...");
+    p.matches.push_back(m);
   }
   return p;
 }

@@ -10,7 +10,11 @@ class TermStats;
 
 struct Plan {
   std::vector<std::string> subqueries;  ///< the question itself first, then key phrases
+  /// FTS5 expressions parallel to `subqueries`; empty means "derive from the text" (fts_query).
+  std::vector<std::string> matches;
+  std::string definiendum;              ///< X of "what is X?" questions, else empty
 };
+
 
 /// Rule-based plan: the question plus up to `max_phrases` key phrases (maximal runs of content
 /// words, ranked by their summed IDF in the collection).

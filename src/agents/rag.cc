@@ -4,13 +4,14 @@
 #include <set>
 #include <unordered_map>
 
+#include "agents/definition.h"
 #include "agents/trace.h"
 #include "store/store.h"
 
 namespace mmkg {
 
-Retrieval retrieve(Store& store, const std::vector<std::string>& subqueries, const RetrieveOptions& opt,
-                   Trace& trace) {
+Retrieval retrieve(Store& store, const Plan& plan, const RetrieveOptions& opt, Trace& trace) {
+  const auto& subqueries = plan.subqueries;
   // Reciprocal rank fusion (Cormack et al. 2009, k = 60); the question itself weighs more than
   // the phrases cut from it.
   constexpr double kRrf = 60.0;
@@ -19,7 +20,25 @@ Retrieval retrieve(Store& store, const std::vector<std::string>& subqueries, con
   LexicalOptions lo;
   lo.k = opt.k_per_query;
   for (size_t q = 0; q < subqueries.size(); ++q) {
-    auto hits = bm25_search(store, subqueries[q], lo);
+    bool raw = q < plan.matches.size() && !plan.matches[q].empty();
+    std::vector<SearchHit> hits;
+    if (raw && !plan.definiendum.empty()) {
+      // Definition sub-query: take a wide BM25 candidate set and re-rank it by how well its best
+      // sentence reads as a definition, keeping BM25 order among equals.
+      LexicalOptions wide = lo;
+      wide.k = std::max(lo.k * 10, 50);
+      hits = bm25_match(store, plan.matches[q], wide);
+      auto x = definiendum_stems(plan.definiendum);
+      std::vector<std::pair<double, size_t>> order;
+      for (size_t i = 0; i < hits.size(); ++i) order.emplace_back(best_definition_strength(x, hits[i].text), i);
+      std::stable_sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.first > b.first; });
+      std::vector<SearchHit> top;
+      for (size_t i = 0; i < order.size() && top.size() < static_cast<size_t>(lo.k); ++i)
+        if (order[i].first > 0) top.push_back(std::move(hits[order[i].second]));
+      hits = std::move(top);
+    } else {
+      hits = raw ? bm25_match(store, plan.matches[q], lo) : bm25_search(store, subqueries[q], lo);
+    }
     std::set<std::string> docs;
     double w = q == 0 ? 1.0 : 0.7;
     for (size_t r = 0; r < hits.size(); ++r) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "agents/planner.h"
 #include "index/lexical.h"
 
 namespace mmkg {
@@ -30,7 +31,7 @@ struct Retrieval {
   size_t context_chars = 0;
 };
 
-Retrieval retrieve(Store& store, const std::vector<std::string>& subqueries, const RetrieveOptions& opt,
-                   Trace& trace);
+/// Runs every sub-query of `plan` (its FTS expression when given).
+Retrieval retrieve(Store& store, const Plan& plan, const RetrieveOptions& opt, Trace& trace);
 
 }  // namespace mmkg

@@ -5,6 +5,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "agents/definition.h"
+#include "agents/planner.h"
 #include "core/text.h"
 #include "index/lexical.h"
 #include "ingest/sentences.h"
@@ -79,6 +81,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
   }
   double total = 0;
   for (auto& t : q) total += t.idf;
+  std::vector<std::string> defx = definiendum_stems(definition_target(question));
 
   // Score every sentence of every context chunk.
   std::vector<Sentence> sents;
@@ -88,15 +91,17 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
     best_chunk_cov = std::max(best_chunk_cov, coverage_of(stem_set(text), q, total));
     double prior = 0.1 / (1.0 + static_cast<double>(ci));
     for (auto [b, e] : split_sentences(text)) {
+      if (text[b] == '#') continue;  // a heading line, not a statement
       std::string s = clean_sentence(std::string_view(text).substr(b, e - b));
       if (s.size() < 25) continue;  // headings, labels, stray fragments
+      if (s.back() == ':') continue;  // introduces an equation or a list: not a statement
       if (s.size() > 600) s = std::string(utf8_prefix(s, 597)) + "...";
       Sentence x{ci, std::move(s), {}, 0, 0};
       x.stems = stem_set(x.text);
       x.coverage = coverage_of(x.stems, q, total);
       // Longer sentences match more words by chance: a mild length normalisation.
       double len_pen = x.stems.size() > 40 ? 0.9 : 1.0;
-      x.score = x.coverage * len_pen + prior;
+      x.score = x.coverage * len_pen + prior + 0.5 * definition_strength(defx, x.text);
       sents.push_back(std::move(x));
     }
   }

@@ -17,12 +17,17 @@ int main(int argc, char** argv) {
   cli::Common common;
   const char* env_store = std::getenv("MMKG_STORE");
   common.store = env_store && *env_store ? env_store : "mmkg-store";
-  app.add_option("--store", common.store, "store directory (env MMKG_STORE)")->capture_default_str();
-  app.add_flag("--json", common.json, "print one JSON object on stdout (fields in README)");
-  app.add_flag("-v,--verbose", common.verbose, "log every step on stderr");
+  // The shared options are accepted before or after the subcommand and listed in every --help.
+  auto add_common = [&](CLI::App* a) {
+    a->add_option("--store", common.store, "store directory (env MMKG_STORE)")->capture_default_str();
+    a->add_flag("--json", common.json, "print one JSON object on stdout (fields in README)");
+    a->add_flag("-v,--verbose", common.verbose, "log every step on stderr");
+  };
+  add_common(&app);
 
   // ingest
   auto* ingest = app.add_subcommand("ingest", "add files and folders (recursive) to the store");
+  add_common(ingest);
   std::vector<std::string> paths;
   IngestOptions iopt;
   double max_mb = static_cast<double>(iopt.max_file_bytes >> 20);
@@ -39,6 +44,7 @@ int main(int argc, char** argv) {
 
   // search
   auto* search = app.add_subcommand("search", "rank chunks for a query");
+  add_common(search);
   std::string query, mode = "bm25";
   int k = 10;
   search->add_option("query", query, "the query")->required();
@@ -48,6 +54,7 @@ int main(int argc, char** argv) {
 
   // ask
   auto* askc = app.add_subcommand("ask", "answer a question with citations");
+  add_common(askc);
   std::string question, llm = "none";
   AskOptions aopt;
   askc->add_option("question", question, "the question")->required();
@@ -60,14 +67,17 @@ int main(int argc, char** argv) {
 
   // delete
   auto* del = app.add_subcommand("delete", "remove documents (by file name, path or id) and all derived data");
+  add_common(del);
   std::vector<std::string> docs;
   del->add_option("docs", docs, "documents")->required();
 
   // stats
   auto* stats = app.add_subcommand("stats", "what the store holds");
+  add_common(stats);
 
   // eval
   auto* evalc = app.add_subcommand("eval", "retrieval recall@5/@10 and MRR (and answer accuracy) on a QA file");
+  add_common(evalc);
   std::string qa;
   bool answers = false;
   evalc->add_option("qa", qa, "QA file (JSON lines)")->required()->check(CLI::ExistingFile);

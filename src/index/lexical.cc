@@ -32,8 +32,11 @@ std::string fts_query(std::string_view query) {
 }
 
 std::vector<SearchHit> bm25_search(Store& store, std::string_view query, const LexicalOptions& opt) {
+  return bm25_match(store, fts_query(query), opt);
+}
+
+std::vector<SearchHit> bm25_match(Store& store, const std::string& match, const LexicalOptions& opt) {
   std::vector<SearchHit> out;
-  std::string match = fts_query(query);
   if (match.empty() || opt.k <= 0) return out;
   std::string rank = "bm25(chunks_fts, " + std::to_string(opt.heading_weight) + ", " +
                      std::to_string(opt.text_weight) + ")";

@@ -37,6 +37,8 @@ std::string fts_query(std::string_view query);
 
 /// BM25 search. Returns at most opt.k hits, best first.
 std::vector<SearchHit> bm25_search(Store& store, std::string_view query, const LexicalOptions& opt = {});
+/// BM25 search with a ready FTS5 MATCH expression (callers must build it from quoted terms).
+std::vector<SearchHit> bm25_match(Store& store, const std::string& match, const LexicalOptions& opt = {});
 
 /// Collection statistics used to weight query terms.
 class TermStats {

@@ -1,0 +1,433 @@
+// HTML parser on gumbo (HTML5 tree building). Walks the DOM without recursion and turns block
+// elements into blocks: headings, paragraphs, list items, code, captions, and each data table
+// as one Table block. Scripts, styles, navigation, footers, forms and hidden elements are dropped.
+#include <gumbo.h>
+#include <strings.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ingest/encoding.h"
+#include "ingest/parser.h"
+
+namespace mmkg {
+namespace {
+
+// gumbo's tree building is quadratic in nesting depth (scope checks walk the open-element
+// stack) and it frees the tree recursively, so absurdly deep markup is refused up front.
+constexpr int kMaxNesting = 10000;
+
+bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+/// Upper estimate of element nesting from a tag scan: opening tags minus closing tags, ignoring
+/// void elements and elements whose end tag is optional (they close implicitly).
+int estimate_nesting(std::string_view h) {
+  static const char* const kNotCounted[] = {
+      "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+      "source", "track", "wbr", "p", "li", "dt", "dd", "td", "th", "tr", "option", "optgroup",
+      "thead", "tbody", "tfoot", "colgroup", "rb", "rt", "rtc", "rp", "html", "head", "body",
+      "!doctype"};
+  int depth = 0, max_depth = 0;
+  size_t i = 0;
+  char name[16];
+  while ((i = h.find('<', i)) != std::string_view::npos) {
+    ++i;
+    if (h.compare(i, 3, "!--") == 0) {
+      const size_t e = h.find("-->", i);
+      if (e == std::string_view::npos) break;
+      i = e + 3;
+      continue;
+    }
+    const bool closing = i < h.size() && h[i] == '/';
+    if (closing) ++i;
+    size_t len = 0;
+    while (i < h.size() && len < sizeof(name) - 1 &&
+           (std::isalnum(static_cast<unsigned char>(h[i])) || h[i] == '!' || h[i] == '-')) {
+      name[len++] = static_cast<char>(std::tolower(static_cast<unsigned char>(h[i++])));
+    }
+    name[len] = '\0';
+    if (len == 0) continue;
+    bool counted = true;
+    for (const char* t : kNotCounted)
+      if (std::strcmp(t, name) == 0) counted = false;
+    const size_t gt = h.find('>', i);
+    if (gt == std::string_view::npos) break;
+    if (closing) {
+      if (counted && depth > 0) --depth;
+    } else if (counted && h[gt - 1] != '/') {
+      max_depth = std::max(max_depth, ++depth);
+    }
+    i = gt + 1;
+    if (!closing && (std::strcmp(name, "script") == 0 || std::strcmp(name, "style") == 0)) {
+      const size_t e = h.find(std::strcmp(name, "script") == 0 ? "</script" : "</style", i);
+      i = e == std::string_view::npos ? h.size() : e;  // raw text: its "<" are not tags
+    }
+  }
+  return max_depth;
+}
+
+struct OutputFree {
+  void operator()(GumboOutput* o) const { gumbo_destroy_output(&kGumboDefaultOptions, o); }
+};
+
+bool attr_is(const GumboElement& e, const char* name, const char* value) {
+  const GumboAttribute* a = gumbo_get_attribute(&e.attributes, name);
+  return a && (value == nullptr || strcasecmp(a->value, value) == 0);
+}
+
+/// Elements whose content is never document text.
+bool is_skipped(const GumboNode* n) {
+  if (n->type == GUMBO_NODE_TEMPLATE) return true;
+  if (n->type != GUMBO_NODE_ELEMENT) return false;
+  const GumboElement& e = n->v.element;
+  switch (e.tag) {
+    case GUMBO_TAG_SCRIPT: case GUMBO_TAG_STYLE: case GUMBO_TAG_NOSCRIPT: case GUMBO_TAG_TEMPLATE:
+    case GUMBO_TAG_NAV: case GUMBO_TAG_FOOTER: case GUMBO_TAG_SVG: case GUMBO_TAG_FORM:
+    case GUMBO_TAG_IFRAME: case GUMBO_TAG_OBJECT: case GUMBO_TAG_EMBED: case GUMBO_TAG_CANVAS:
+    case GUMBO_TAG_BUTTON: case GUMBO_TAG_SELECT: case GUMBO_TAG_TEXTAREA: case GUMBO_TAG_AUDIO:
+    case GUMBO_TAG_VIDEO: case GUMBO_TAG_MAP:
+      return true;
+    default:
+      break;
+  }
+  return attr_is(e, "hidden", nullptr) || attr_is(e, "aria-hidden", "true") ||
+         attr_is(e, "role", "navigation") || attr_is(e, "role", "contentinfo");
+}
+
+/// Block kind for block-level elements; false for inline elements.
+bool block_kind(GumboTag tag, BlockKind& kind, int& level) {
+  level = 0;
+  switch (tag) {
+    case GUMBO_TAG_H1: case GUMBO_TAG_H2: case GUMBO_TAG_H3:
+    case GUMBO_TAG_H4: case GUMBO_TAG_H5: case GUMBO_TAG_H6:
+      kind = BlockKind::Heading;
+      level = 1 + (tag - GUMBO_TAG_H1);
+      return true;
+    case GUMBO_TAG_LI: kind = BlockKind::ListItem; return true;
+    case GUMBO_TAG_PRE: kind = BlockKind::Code; return true;
+    case GUMBO_TAG_FIGCAPTION: case GUMBO_TAG_CAPTION: kind = BlockKind::Caption; return true;
+    case GUMBO_TAG_HTML: case GUMBO_TAG_BODY: case GUMBO_TAG_P: case GUMBO_TAG_DIV:
+    case GUMBO_TAG_BLOCKQUOTE: case GUMBO_TAG_DT: case GUMBO_TAG_DD: case GUMBO_TAG_DL:
+    case GUMBO_TAG_UL: case GUMBO_TAG_OL: case GUMBO_TAG_MENU: case GUMBO_TAG_DIR:
+    case GUMBO_TAG_SECTION: case GUMBO_TAG_ARTICLE: case GUMBO_TAG_MAIN: case GUMBO_TAG_ASIDE:
+    case GUMBO_TAG_HEADER: case GUMBO_TAG_ADDRESS: case GUMBO_TAG_DETAILS:
+    case GUMBO_TAG_SUMMARY: case GUMBO_TAG_FIELDSET: case GUMBO_TAG_LEGEND:
+    case GUMBO_TAG_FIGURE: case GUMBO_TAG_HGROUP: case GUMBO_TAG_CENTER: case GUMBO_TAG_HR:
+    case GUMBO_TAG_TABLE: case GUMBO_TAG_TR: case GUMBO_TAG_TD: case GUMBO_TAG_TH:
+    case GUMBO_TAG_TBODY: case GUMBO_TAG_THEAD: case GUMBO_TAG_TFOOT:
+      kind = BlockKind::Paragraph;
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// Appends text with whitespace runs collapsed to one space.
+void append_collapsed(std::string& out, const char* s) {
+  for (; *s; ++s) {
+    if (is_ws(*s)) {
+      if (!out.empty() && out.back() != ' ' && out.back() != '\n') out.push_back(' ');
+    } else {
+      out.push_back(*s);
+    }
+  }
+}
+
+std::string trimmed(std::string s, const char* blanks = " \n") {
+  const size_t b = s.find_first_not_of(blanks);
+  if (b == std::string::npos) return {};
+  s.erase(s.find_last_not_of(blanks) + 1);
+  s.erase(0, b);
+  return s;
+}
+
+const GumboVector* children_of(const GumboNode* n) {
+  if (n->type == GUMBO_NODE_ELEMENT || n->type == GUMBO_NODE_TEMPLATE) return &n->v.element.children;
+  if (n->type == GUMBO_NODE_DOCUMENT) return &n->v.document.children;
+  return nullptr;
+}
+
+/// All text under `root` on one line (skipped elements left out), collapsed.
+std::string flat_text(const GumboNode* root) {
+  std::string out;
+  std::vector<std::pair<const GumboNode*, unsigned>> st{{root, 0}};
+  while (!st.empty()) {
+    auto& [node, next] = st.back();
+    const GumboVector* kids = children_of(node);
+    if (!kids || next >= kids->length) {
+      st.pop_back();
+      continue;
+    }
+    const auto* c = static_cast<const GumboNode*>(kids->data[next++]);
+    if (c->type == GUMBO_NODE_TEXT || c->type == GUMBO_NODE_WHITESPACE || c->type == GUMBO_NODE_CDATA) {
+      append_collapsed(out, c->v.text.text);
+    } else if (c->type == GUMBO_NODE_ELEMENT && !is_skipped(c)) {
+      if (c->v.element.tag == GUMBO_TAG_BR) append_collapsed(out, " ");
+      BlockKind k;
+      int lvl;
+      if (block_kind(c->v.element.tag, k, lvl)) append_collapsed(out, " ");  // <p>a</p><p>b</p>
+      st.push_back({c, 0});
+    }
+  }
+  return trimmed(std::move(out));
+}
+
+bool is_element(const GumboNode* n, GumboTag tag) {
+  return n->type == GUMBO_NODE_ELEMENT && n->v.element.tag == tag;
+}
+
+template <typename F>
+void for_each_child(const GumboNode* n, F&& f) {
+  if (const GumboVector* kids = children_of(n))
+    for (unsigned i = 0; i < kids->length; ++i) f(static_cast<const GumboNode*>(kids->data[i]));
+}
+
+/// The rows (tr) of a table, through thead/tbody/tfoot.
+std::vector<const GumboNode*> table_rows(const GumboNode* table) {
+  std::vector<const GumboNode*> rows;
+  for_each_child(table, [&](const GumboNode* c) {
+    if (is_element(c, GUMBO_TAG_TR)) rows.push_back(c);
+    if (is_element(c, GUMBO_TAG_THEAD) || is_element(c, GUMBO_TAG_TBODY) || is_element(c, GUMBO_TAG_TFOOT))
+      for_each_child(c, [&](const GumboNode* r) {
+        if (is_element(r, GUMBO_TAG_TR)) rows.push_back(r);
+      });
+  });
+  return rows;
+}
+
+/// A table used for page layout (cells holding paragraphs, lists, headings or other tables, or
+/// a single column) is walked as ordinary content rather than flattened into one Table block.
+bool is_layout_table(const GumboNode* table) {
+  size_t max_cells = 0;
+  for (const GumboNode* row : table_rows(table)) {
+    size_t cells = 0;
+    for_each_child(row, [&](const GumboNode* c) {
+      cells += is_element(c, GUMBO_TAG_TD) || is_element(c, GUMBO_TAG_TH);
+    });
+    max_cells = std::max(max_cells, cells);
+  }
+  if (max_cells <= 1) return true;
+  std::vector<std::pair<const GumboNode*, unsigned>> st{{table, 0}};
+  while (!st.empty()) {
+    auto& [node, next] = st.back();
+    const GumboVector* kids = children_of(node);
+    if (!kids || next >= kids->length) {
+      st.pop_back();
+      continue;
+    }
+    const auto* c = static_cast<const GumboNode*>(kids->data[next++]);
+    if (c->type != GUMBO_NODE_ELEMENT) continue;
+    switch (c->v.element.tag) {
+      case GUMBO_TAG_TABLE: case GUMBO_TAG_P: case GUMBO_TAG_UL: case GUMBO_TAG_OL:
+      case GUMBO_TAG_PRE: case GUMBO_TAG_BLOCKQUOTE: case GUMBO_TAG_H1: case GUMBO_TAG_H2:
+      case GUMBO_TAG_H3: case GUMBO_TAG_H4: case GUMBO_TAG_H5: case GUMBO_TAG_H6:
+        return true;
+      default:
+        st.push_back({c, 0});
+    }
+  }
+  return false;
+}
+
+class Walker {
+ public:
+  explicit Walker(ParsedDocument& doc) : doc_(doc) {}
+
+  void run(const GumboNode* root) {
+    ctx_.push_back({BlockKind::Paragraph, 0});
+    stack_.push_back({root});
+    while (!stack_.empty()) {
+      Frame& f = stack_.back();
+      const GumboVector* kids = children_of(f.node);
+      if (!kids || f.next >= kids->length) {
+        leave(f);
+        stack_.pop_back();
+        continue;
+      }
+      const auto* c = static_cast<const GumboNode*>(kids->data[f.next++]);
+      switch (c->type) {
+        case GUMBO_NODE_TEXT: case GUMBO_NODE_WHITESPACE: case GUMBO_NODE_CDATA:
+          append_text(c->v.text.text);
+          break;
+        case GUMBO_NODE_ELEMENT:
+          enter(c);  // may push a frame; `f` is not used after this
+          break;
+        default:
+          break;  // comments, templates
+      }
+    }
+    flush();
+  }
+
+  std::string html_title;  ///< text of <title>
+  std::string first_h1;
+
+ private:
+  struct Frame {
+    const GumboNode* node;
+    unsigned next = 0;
+    bool block = false;
+    bool pre = false;
+    bool saved_suppress = false;
+  };
+  struct Ctx {
+    BlockKind kind;
+    int level;
+  };
+
+  void enter(const GumboNode* n) {
+    if (is_skipped(n)) return;
+    const GumboTag tag = n->v.element.tag;
+    if (tag == GUMBO_TAG_TITLE) {
+      if (html_title.empty()) html_title = flat_text(n);
+      return;
+    }
+    if (tag == GUMBO_TAG_BR) return append_break();
+    if (tag == GUMBO_TAG_TABLE && !is_layout_table(n)) return emit_table(n);
+    Frame f{n};
+    f.saved_suppress = suppress_;
+    // <header> is site chrome (logo, menus, taglines) except for the page's h1.
+    if (tag == GUMBO_TAG_HEADER) suppress_ = true;
+    if (tag == GUMBO_TAG_H1) suppress_ = false;
+    BlockKind kind;
+    int level;
+    if (block_kind(tag, kind, level)) {
+      flush();
+      ctx_.push_back({kind, level});
+      f.block = true;
+    }
+    if (tag == GUMBO_TAG_PRE) {
+      f.pre = true;
+      ++pre_;
+    }
+    stack_.push_back(f);
+  }
+
+  void leave(const Frame& f) {
+    if (f.block) {
+      flush();
+      ctx_.pop_back();
+    }
+    if (f.pre) --pre_;
+    suppress_ = f.saved_suppress;
+  }
+
+  void append_text(const char* s) {
+    if (suppress_) return;
+    if (pre_ > 0) acc_ += s;
+    else append_collapsed(acc_, s);
+  }
+
+  void append_break() {
+    if (suppress_) return;
+    if (pre_ > 0) return acc_.push_back('\n');
+    while (!acc_.empty() && acc_.back() == ' ') acc_.pop_back();
+    if (!acc_.empty() && acc_.back() != '\n') acc_.push_back('\n');
+  }
+
+  void add(BlockKind kind, int level, std::string text) {
+    if (text.empty()) return;
+    if (kind == BlockKind::Heading && level == 1 && first_h1.empty()) first_h1 = text;
+    Block b;
+    b.kind = kind;
+    b.level = level;
+    b.text = std::move(text);
+    doc_.blocks.push_back(std::move(b));
+  }
+
+  /// Emits the pending text as a block of the innermost block element's kind.
+  void flush() {
+    if (acc_.empty()) return;
+    const Ctx& c = ctx_.back();
+    std::string text = c.kind == BlockKind::Code ? trimmed(std::move(acc_), " \t\r\n")
+                                                 : trimmed(std::move(acc_));
+    acc_.clear();
+    add(c.kind, c.level, std::move(text));
+  }
+
+  void emit_table(const GumboNode* table) {
+    flush();
+    if (suppress_) return;
+    for_each_child(table, [&](const GumboNode* c) {
+      if (is_element(c, GUMBO_TAG_CAPTION)) add(BlockKind::Caption, 0, flat_text(c));
+    });
+    std::string text;
+    for (const GumboNode* row : table_rows(table)) {
+      std::string line;
+      bool any = false;
+      bool first = true;
+      for_each_child(row, [&](const GumboNode* c) {
+        if (!is_element(c, GUMBO_TAG_TD) && !is_element(c, GUMBO_TAG_TH)) return;
+        std::string cell = flat_text(c);
+        any = any || !cell.empty();
+        if (!first) line += " | ";
+        first = false;
+        line += cell;
+      });
+      if (!any) continue;
+      if (!text.empty()) text.push_back('\n');
+      text += line;
+    }
+    add(BlockKind::Table, 0, std::move(text));
+  }
+
+  ParsedDocument& doc_;
+  std::vector<Frame> stack_;
+  std::vector<Ctx> ctx_;
+  std::string acc_;
+  bool suppress_ = false;
+  int pre_ = 0;
+};
+
+class HtmlParser final : public Parser {
+ public:
+  const char* name() const override { return "html"; }
+
+  ParsedDocument parse(const std::string& path, std::string_view bytes) const override {
+    DecodedText dec = decode_text(bytes);
+    if (dec.text.find_first_not_of(" \t\n\f\v") == std::string::npos)
+      throw InputError("empty file (no text)");
+    if (estimate_nesting(dec.text) > kMaxNesting) {
+      throw InputError("HTML nests elements more than " + std::to_string(kMaxNesting) +
+                       " levels deep; this is not a readable document");
+    }
+
+    ParsedDocument doc;
+    doc.format = "html";
+    if (dec.encoding == "windows-1252")
+      doc.warnings.push_back("not UTF-8; decoded as windows-1252 (Latin-1)");
+
+    GumboOptions options = kGumboDefaultOptions;
+    options.max_errors = 0;  // we do not report parse errors; do not collect millions of them
+    std::unique_ptr<GumboOutput, OutputFree> out(
+        gumbo_parse_with_options(&options, dec.text.data(), dec.text.size()));
+    if (!out) throw InputError("cannot parse HTML (out of memory?)");
+
+    Walker w(doc);
+    w.run(out->document);
+    if (doc.blocks.empty())
+      throw InputError("no readable text in HTML (only markup, scripts or navigation)");
+
+    doc.title = !w.html_title.empty() ? w.html_title : w.first_h1;
+    if (doc.title.empty()) {
+      for (const Block& b : doc.blocks) {
+        if (b.kind == BlockKind::Heading) {
+          doc.title = b.text;
+          break;
+        }
+      }
+    }
+    return doc;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Parser> make_html_parser() { return std::make_unique<HtmlParser>(); }
+
+}  // namespace mmkg

@@ -1,0 +1,118 @@
+// Tests for the HTML parser: block mapping, tables, boilerplate removal, titles, robustness.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/error.h"
+#include "ingest/parser.h"
+
+namespace mmkg {
+namespace {
+
+ParsedDocument parse(const std::string& html) { return make_html_parser()->parse("t.html", html); }
+
+std::string render(const ParsedDocument& d) {
+  std::string out;
+  for (const Block& b : d.blocks) {
+    if (!out.empty()) out += "|";
+    switch (b.kind) {
+      case BlockKind::Heading: out += "H" + std::to_string(b.level); break;
+      case BlockKind::Paragraph: out += "P"; break;
+      case BlockKind::ListItem: out += "L"; break;
+      case BlockKind::Code: out += "C"; break;
+      case BlockKind::Table: out += "T"; break;
+      case BlockKind::Caption: out += "F"; break;
+    }
+    out += ":" + b.text;
+  }
+  return out;
+}
+
+TEST(HtmlParserTest, NameAndFormat) {
+  EXPECT_STREQ(make_html_parser()->name(), "html");
+  EXPECT_EQ(parse("<p>x</p>").format, "html");
+}
+
+TEST(HtmlParserTest, HeadingsAndParagraphs) {
+  const auto d = parse(
+      "<!doctype html><html><head><title> The  Page </title></head><body>"
+      "<h1>Main <em>Title</em></h1>\n<p>First   paragraph\n spans lines &amp; has entities.</p>"
+      "<h2>Sub</h2><p>Second<br>line two</p><h6>Tiny</h6></body></html>");
+  EXPECT_EQ(render(d), "H1:Main Title|P:First paragraph spans lines & has entities.|H2:Sub|"
+                       "P:Second\nline two|H6:Tiny");
+  EXPECT_EQ(d.title, "The Page");
+}
+
+TEST(HtmlParserTest, TitleFallsBackToFirstH1) {
+  EXPECT_EQ(parse("<h2>Intro</h2><h1>Real Title</h1><p>x</p>").title, "Real Title");
+  EXPECT_EQ(parse("<h3>Only h3</h3><p>x</p>").title, "Only h3");
+}
+
+TEST(HtmlParserTest, Lists) {
+  const auto d = parse("<ul><li>one</li><li>two <b>bold</b><ul><li>nested</li></ul></li></ul>"
+                       "<ol><li><p>para in item</p></li></ol><dl><dt>Term</dt><dd>Definition</dd></dl>");
+  EXPECT_EQ(render(d), "L:one|L:two bold|L:nested|P:para in item|P:Term|P:Definition");
+}
+
+TEST(HtmlParserTest, TableIsOneBlock) {
+  const auto d = parse(
+      "<p>Before</p><table><caption>Table 1: Scores</caption>"
+      "<thead><tr><th>Model</th><th>BLEU</th></tr></thead>"
+      "<tbody><tr><td>Base</td><td>27.3</td></tr><tr><td>Big <i>model</i></td><td>28.4</td></tr>"
+      "<tr><td></td><td></td></tr></tbody></table><p>After</p>");
+  EXPECT_EQ(render(d),
+            "P:Before|F:Table 1: Scores|T:Model | BLEU\nBase | 27.3\nBig model | 28.4|P:After");
+}
+
+TEST(HtmlParserTest, LayoutTableIsWalkedAsContent) {
+  const auto d = parse("<table><tr><td><h1>Site</h1><p>Welcome text.</p></td><td><p>Side</p></td></tr></table>");
+  EXPECT_EQ(render(d), "H1:Site|P:Welcome text.|P:Side");
+}
+
+TEST(HtmlParserTest, ScriptsStylesAndChromeAreSkipped) {
+  const auto d = parse(
+      "<html><head><style>p{color:red}</style><script>var a='<p>no</p>';</script></head><body>"
+      "<header><a href=/>Logo</a><h1>Article Title</h1><p>tagline</p></header>"
+      "<nav><ul><li>Home</li><li>About</li></ul></nav>"
+      "<main><p>Real content.</p><noscript>Enable JS</noscript><template><p>tpl</p></template>"
+      "<svg><text>svg text</text></svg><form><label>Name</label><input></form>"
+      "<div hidden>secret</div><div aria-hidden=\"true\">icon</div></main>"
+      "<footer><p>Copyright</p></footer><script>track()</script></body></html>");
+  EXPECT_EQ(render(d), "H1:Article Title|P:Real content.");
+}
+
+TEST(HtmlParserTest, PreFigcaptionBlockquoteAndDivText) {
+  const auto d = parse(
+      "<pre><code>int x = 1;\n  return x;\n</code></pre>"
+      "<figure><img src=a.png alt=pic><figcaption>Figure 2: A plot</figcaption></figure>"
+      "<blockquote><p>Quoted</p></blockquote>"
+      "<div>Direct div text <span>with span</span><div>inner div</div> tail text</div>");
+  EXPECT_EQ(render(d), "C:int x = 1;\n  return x;|F:Figure 2: A plot|P:Quoted|"
+                       "P:Direct div text with span|P:inner div|P:tail text");
+}
+
+TEST(HtmlParserTest, DecodesLegacyBytes) {
+  const auto d = parse("<p>caf\xE9 \x93quoted\x94</p>");
+  EXPECT_EQ(render(d), "P:caf\xC3\xA9 \xE2\x80\x9Cquoted\xE2\x80\x9D");
+}
+
+TEST(HtmlParserTest, EmptyOrMarkupOnlyIsAnError) {
+  EXPECT_THROW(parse(""), InputError);
+  EXPECT_THROW(parse(" \n\t "), InputError);
+  EXPECT_THROW(parse("<html><head><script>x()</script></head><body><nav>menu</nav></body></html>"),
+               InputError);
+}
+
+TEST(HtmlParserTest, MalformedAndDeepMarkupDoesNotCrash) {
+  EXPECT_NO_THROW(parse("<p>unclosed <b>bold <i>both</p><p>next</table></td>&bogus; <"));
+  std::string deep;
+  for (int i = 0; i < 20000; ++i) deep += "<div>";
+  deep += "x";
+  EXPECT_THROW(parse(deep), InputError);  // refused up front rather than crawling
+  std::string wide;
+  for (int i = 0; i < 20000; ++i) wide += "<p>para " + std::to_string(i) + "<li>item";
+  EXPECT_EQ(parse(wide).blocks.size(), 40000u);
+}
+
+}  // namespace
+}  // namespace mmkg

@@ -1,0 +1,79 @@
+#include "ingest/ingest.h"
+
+#include <gtest/gtest.h>
+
+#include "core/test_util.h"
+#include "index/lexical.h"
+#include "store/store.h"
+
+namespace mmkg {
+namespace {
+
+TEST(Ingest, BatchGoesOnPastBadFilesAndSkipsUnchanged) {
+  testing::TempDir in, st;
+  for (int i = 0; i < 12; ++i)
+    in.write("doc" + std::to_string(i) + ".txt",
+             "Title " + std::to_string(i) + "\n\nBody about creature" + std::to_string(i) + " and more words.\n");
+  in.write("empty.txt", "");
+  in.write("fake.pdf", std::string("\xFF\xD8\xFF\xE0 not a pdf", 14));
+  auto store = Store::open(st.str());
+  IngestOptions opt;
+  opt.threads = 3;
+  size_t calls = 0;
+  IngestResult r = ingest(*store, {in.str()}, opt, [&](const IngestProgress& p) {
+    ++calls;
+    EXPECT_LE(p.files_done, p.files_total);
+  });
+  EXPECT_EQ(r.documents, 12);
+  EXPECT_EQ(r.failed.size(), 2u);
+  EXPECT_EQ(calls, 14u);
+  EXPECT_EQ(bm25_search(*store, "creature7").at(0).doc, "doc7.txt");
+
+  IngestResult again = ingest(*store, {in.str()}, opt);
+  EXPECT_EQ(again.documents, 0);
+  EXPECT_EQ(again.skipped, 12);
+  EXPECT_EQ(again.chunks, 0);
+}
+
+TEST(Ingest, ChangedFileReplacesAndDuplicateContentIsStoredOnce) {
+  testing::TempDir in, st;
+  auto a = in.write("a.txt", "Old words about the okapi.\n");
+  auto store = Store::open(st.str());
+  ingest(*store, {a}, {});
+  in.write("a.txt", "New words about the gerenuk.\n");
+  IngestResult r = ingest(*store, {a}, {});
+  EXPECT_EQ(r.documents, 1);
+  EXPECT_TRUE(bm25_search(*store, "okapi").empty());
+  EXPECT_EQ(bm25_search(*store, "gerenuk").size(), 1u);
+  auto b = in.write("copy.txt", "New words about the gerenuk.\n");
+  IngestResult d = ingest(*store, {b}, {});
+  EXPECT_EQ(d.documents, 0);
+  EXPECT_EQ(d.skipped, 1);
+  EXPECT_EQ(store->documents().size(), 1u);
+}
+
+TEST(Ingest, ResultIsIndependentOfThreadCount) {
+  testing::TempDir in, s1, s4;
+  for (int i = 0; i < 20; ++i) {
+    std::string body;
+    for (int k = 0; k < 50; ++k) body += "Sentence " + std::to_string(k) + " of file " + std::to_string(i) + ". ";
+    in.write("f" + std::to_string(i) + ".txt", "Heading\n\n" + body + "\n");
+  }
+  auto a = Store::open(s1.str());
+  auto b = Store::open(s4.str());
+  IngestOptions o1, o4;
+  o1.threads = 1;
+  o4.threads = 4;
+  ingest(*a, {in.str()}, o1);
+  ingest(*b, {in.str()}, o4);
+  auto da = a->documents(), db = b->documents();
+  ASSERT_EQ(da.size(), db.size());
+  for (size_t i = 0; i < da.size(); ++i) {
+    auto ca = a->chunks_of(da[i].id), cb = b->chunks_of(db[i].id);
+    ASSERT_EQ(ca.size(), cb.size());
+    for (size_t k = 0; k < ca.size(); ++k) EXPECT_EQ(ca[k].chunk.id, cb[k].chunk.id);
+  }
+}
+
+}  // namespace
+}  // namespace mmkg

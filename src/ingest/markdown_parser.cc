@@ -1,0 +1,315 @@
+// Markdown parser on libcmark (CommonMark). Walks cmark's AST without recursion and turns
+// headings, paragraphs, list items, code, quotes and HTML blocks into flat blocks of clean text.
+// Not CommonMark but common: YAML front matter (skipped) and GFM pipe tables (kept as Table).
+#include <cmark.h>
+#include <strings.h>
+#include <unicode/utf8.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ingest/encoding.h"
+#include "ingest/parser.h"
+
+namespace mmkg {
+namespace {
+
+struct NodeFree {
+  void operator()(cmark_node* n) const { cmark_node_free(n); }
+};
+struct IterFree {
+  void operator()(cmark_iter* i) const { cmark_iter_free(i); }
+};
+using NodePtr = std::unique_ptr<cmark_node, NodeFree>;
+using IterPtr = std::unique_ptr<cmark_iter, IterFree>;
+
+bool is_hspace(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r'; }
+
+/// Collapses runs of horizontal whitespace, drops blanks around newlines, keeps one newline per
+/// run, trims the ends.
+std::string tidy(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  bool space = false, newline = false;
+  for (char c : s) {
+    if (c == '\n') {
+      newline = true;
+      continue;
+    }
+    if (is_hspace(c)) {
+      space = true;
+      continue;
+    }
+    if (!out.empty()) {
+      if (newline) out.push_back('\n');
+      else if (space) out.push_back(' ');
+    }
+    space = newline = false;
+    out.push_back(c);
+  }
+  return out;
+}
+
+/// Text of the inline content under `node`: emphasis, links and code keep their text, images
+/// become their alt text (their children), raw inline HTML tags are dropped.
+std::string inline_text(cmark_node* node, bool softbreak_as_newline) {
+  std::string out;
+  IterPtr it(cmark_iter_new(node));
+  cmark_event_type ev;
+  while ((ev = cmark_iter_next(it.get())) != CMARK_EVENT_DONE) {
+    if (ev != CMARK_EVENT_ENTER) continue;
+    cmark_node* n = cmark_iter_get_node(it.get());
+    switch (cmark_node_get_type(n)) {
+      case CMARK_NODE_TEXT:
+      case CMARK_NODE_CODE:
+        if (const char* lit = cmark_node_get_literal(n)) out += lit;
+        break;
+      case CMARK_NODE_SOFTBREAK:
+        out.push_back(softbreak_as_newline ? '\n' : ' ');
+        break;
+      case CMARK_NODE_LINEBREAK:
+        out.push_back('\n');
+        break;
+      default:
+        break;
+    }
+  }
+  return tidy(out);
+}
+
+/// Appends code point `cp` as UTF-8 if it is a valid, non-NUL scalar value.
+void append_cp(std::string& out, long cp) {
+  if (cp <= 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return;
+  uint8_t buf[4];
+  size_t len = 0;
+  U8_APPEND_UNSAFE(buf, len, static_cast<UChar32>(cp));
+  out.append(reinterpret_cast<const char*>(buf), len);
+}
+
+// Raw HTML blocks inside Markdown are usually small (a <div>, a <details>, an <img>); a full
+// HTML parser would be overkill, so this strips tags, comments, script/style bodies and decodes
+// the handful of entities that occur in practice.
+std::string strip_html(std::string_view h) {
+  std::string out;
+  size_t i = 0;
+  auto skip_to = [&](std::string_view end) {
+    const size_t p = h.find(end, i);
+    i = p == std::string_view::npos ? h.size() : p + end.size();
+  };
+  auto starts_ci = [&](const char* w) {
+    const size_t len = std::strlen(w);
+    return h.size() - i >= len && strncasecmp(h.data() + i, w, len) == 0;
+  };
+  while (i < h.size()) {
+    const char c = h[i];
+    if (c == '<') {
+      if (h.compare(i, 4, "<!--") == 0) { skip_to("-->"); continue; }
+      if (starts_ci("<script")) { skip_to("</script>"); continue; }
+      if (starts_ci("<style")) { skip_to("</style>"); continue; }
+      skip_to(">");
+      out.push_back(' ');  // tags separate words ("<td>a</td><td>b</td>")
+      continue;
+    }
+    if (c == '&') {
+      const size_t semi = h.find(';', i);
+      if (semi != std::string_view::npos && semi - i <= 10) {
+        const std::string_view ent = h.substr(i + 1, semi - i - 1);
+        static const struct { const char* name; const char* text; } kNamed[] = {
+            {"amp", "&"}, {"lt", "<"}, {"gt", ">"}, {"quot", "\""}, {"apos", "'"},
+            {"nbsp", " "}, {"mdash", "\xE2\x80\x94"}, {"ndash", "\xE2\x80\x93"},
+            {"hellip", "\xE2\x80\xA6"}, {"copy", "\xC2\xA9"}};
+        bool done = false;
+        if (ent.size() > 1 && ent[0] == '#') {
+          const bool hex = ent[1] == 'x' || ent[1] == 'X';
+          const std::string num(ent.substr(hex ? 2 : 1));
+          char* end = nullptr;
+          const long cp = std::strtol(num.c_str(), &end, hex ? 16 : 10);
+          if (!num.empty() && end && *end == '\0') {
+            append_cp(out, cp);
+            done = true;
+          }
+        } else {
+          for (const auto& e : kNamed) {
+            if (ent == e.name) {
+              out += e.text;
+              done = true;
+              break;
+            }
+          }
+        }
+        if (done) {
+          i = semi + 1;
+          continue;
+        }
+      }
+    }
+    out.push_back(c == '\n' ? ' ' : c);
+    ++i;
+  }
+  return tidy(out);
+}
+
+/// GFM pipe table: a header row with pipes and a delimiter row like |---|:--:|.
+bool is_pipe_table(std::string_view text) {
+  const size_t nl = text.find('\n');
+  if (nl == std::string_view::npos) return false;
+  const std::string_view header = text.substr(0, nl);
+  std::string_view delim = text.substr(nl + 1);
+  delim = delim.substr(0, delim.find('\n'));
+  if (header.find('|') == std::string_view::npos) return false;
+  bool dash = false, pipe = false;
+  for (char c : delim) {
+    if (c == '-') dash = true;
+    else if (c == '|') pipe = true;
+    else if (c != ':' && c != ' ' && c != '\t') return false;
+  }
+  return dash && (pipe || header.find('|') != std::string_view::npos);
+}
+
+/// Length of YAML front matter ("---\n...\n---\n" at the very top), 0 if none. Sets `title`
+/// from a `title:` key when there is one.
+size_t front_matter(std::string_view t, std::string& title) {
+  if (t.rfind("---", 0) != 0) return 0;
+  size_t eol = t.find('\n');
+  if (eol == std::string_view::npos) return 0;
+  for (size_t k = 3; k < eol; ++k)
+    if (!is_hspace(t[k])) return 0;
+  size_t pos = eol + 1;
+  std::string found_title;
+  bool first = true;
+  while (pos < t.size()) {
+    size_t end = t.find('\n', pos);
+    if (end == std::string_view::npos) end = t.size();
+    std::string_view line = t.substr(pos, end - pos);
+    while (!line.empty() && is_hspace(line.back())) line.remove_suffix(1);
+    if (line == "---" || line == "...") {
+      title = found_title;
+      return std::min(end + 1, t.size());
+    }
+    if (first && !line.empty()) {
+      // YAML starts with "key:"; anything else means the "---" was a thematic break.
+      first = false;
+      size_t k = 0;
+      while (k < line.size() && (std::isalnum(static_cast<unsigned char>(line[k])) ||
+                                 line[k] == '_' || line[k] == '-'))
+        ++k;
+      if (k == 0 || k >= line.size() || line[k] != ':') return 0;
+    }
+    if (found_title.empty() && line.rfind("title:", 0) == 0) {
+      std::string v = tidy(line.substr(6));
+      if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
+        v = v.substr(1, v.size() - 2);
+      found_title = v;
+    }
+    pos = end + 1;
+  }
+  return 0;  // no closing fence: not front matter, just a thematic break
+}
+
+class MarkdownParser final : public Parser {
+ public:
+  const char* name() const override { return "markdown"; }
+
+  ParsedDocument parse(const std::string& path, std::string_view bytes) const override {
+    DecodedText dec = decode_text(bytes);
+    if (dec.text.find_first_not_of(" \t\n\f\v") == std::string::npos)
+      throw InputError("empty file (no text)");
+
+    ParsedDocument doc;
+    doc.format = "markdown";
+    if (dec.encoding == "windows-1252")
+      doc.warnings.push_back("not UTF-8; decoded as windows-1252 (Latin-1)");
+
+    std::string fm_title;
+    const size_t skip = front_matter(dec.text, fm_title);
+    std::string_view body = std::string_view(dec.text).substr(skip);
+    NodePtr root(cmark_parse_document(body.data(), body.size(), CMARK_OPT_DEFAULT));
+    if (!root) throw InputError("cannot parse Markdown (out of memory?)");
+
+    auto add = [&](BlockKind kind, int level, std::string text) {
+      if (text.empty()) return;
+      Block b;
+      b.kind = kind;
+      b.level = level;
+      b.text = std::move(text);
+      doc.blocks.push_back(std::move(b));
+    };
+
+    // Iterating (not recursing) keeps deeply nested quotes/lists from exhausting the stack.
+    IterPtr it(cmark_iter_new(root.get()));
+    cmark_event_type ev;
+    while ((ev = cmark_iter_next(it.get())) != CMARK_EVENT_DONE) {
+      if (ev != CMARK_EVENT_ENTER) continue;
+      cmark_node* n = cmark_iter_get_node(it.get());
+      switch (cmark_node_get_type(n)) {
+        case CMARK_NODE_HEADING:
+          add(BlockKind::Heading, cmark_node_get_heading_level(n), inline_text(n, false));
+          cmark_iter_reset(it.get(), n, CMARK_EVENT_EXIT);
+          break;
+        case CMARK_NODE_PARAGRAPH: {
+          cmark_node* parent = cmark_node_parent(n);
+          if (!parent || cmark_node_get_type(parent) != CMARK_NODE_ITEM) {
+            std::string text = inline_text(n, false);
+            std::string rows;  // a table needs its rows, i.e. soft breaks as newlines
+            if (text.find('|') != std::string::npos && is_pipe_table(rows = inline_text(n, true)))
+              add(BlockKind::Table, 0, std::move(rows));
+            else
+              add(BlockKind::Paragraph, 0, std::move(text));
+          }
+          cmark_iter_reset(it.get(), n, CMARK_EVENT_EXIT);
+          break;
+        }
+        case CMARK_NODE_ITEM: {
+          // The item's own paragraphs make its text; nested lists and code blocks are visited
+          // by the iteration afterwards and become blocks of their own.
+          std::string text;
+          for (cmark_node* c = cmark_node_first_child(n); c; c = cmark_node_next(c)) {
+            if (cmark_node_get_type(c) != CMARK_NODE_PARAGRAPH) continue;
+            if (!text.empty()) text.push_back(' ');
+            text += inline_text(c, false);
+          }
+          add(BlockKind::ListItem, 0, std::move(text));
+          break;
+        }
+        case CMARK_NODE_CODE_BLOCK: {
+          std::string code = cmark_node_get_literal(n) ? cmark_node_get_literal(n) : "";
+          while (!code.empty() && (code.back() == '\n' || is_hspace(code.back()))) code.pop_back();
+          add(BlockKind::Code, 0, std::move(code));
+          break;
+        }
+        case CMARK_NODE_HTML_BLOCK:
+          if (const char* lit = cmark_node_get_literal(n)) add(BlockKind::Paragraph, 0, strip_html(lit));
+          break;
+        default:
+          break;  // document, block quote, list: descend; thematic break: nothing
+      }
+    }
+    if (doc.blocks.empty()) throw InputError("no text in Markdown file (only markup or front matter)");
+
+    // Title: first level-1 heading, else first heading, else the front matter's `title:`.
+    for (const Block& b : doc.blocks) {
+      if (b.kind == BlockKind::Heading && b.level == 1) {
+        doc.title = b.text;
+        break;
+      }
+    }
+    for (const Block& b : doc.blocks) {
+      if (!doc.title.empty()) break;
+      if (b.kind == BlockKind::Heading) doc.title = b.text;
+    }
+    if (doc.title.empty()) doc.title = fm_title;
+    return doc;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Parser> make_markdown_parser() { return std::make_unique<MarkdownParser>(); }
+
+}  // namespace mmkg

@@ -1,0 +1,745 @@
+// PDF parser: MuPDF extracts positioned characters page by page; pdf_layout recovers reading
+// order, headings, paragraphs and drops running headers/footers.
+//
+// MuPDF reports errors with setjmp/longjmp (fz_try/fz_catch). Every MuPDF call that can throw
+// runs inside `guarded()` with no C++ object of its own, and C++ exceptions are only thrown
+// outside of fz_try blocks. Each parse creates its own fz_context, so parses can run on several
+// threads at once.
+#include <mupdf/fitz.h>
+#include <mupdf/pdf.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ingest/parser.h"
+#include "ingest/pdf_layout.h"
+
+namespace mmkg {
+namespace {
+
+constexpr const char* kNoText = "PDF has no extractable text (scanned images?); OCR is not supported yet";
+constexpr const char* kEncrypted =
+    "encrypted PDF (password required); decrypt it first, e.g. qpdf --decrypt";
+
+// ---- MuPDF plumbing ----
+
+struct Diagnostics {
+  bool repaired = false;
+};
+
+void on_warning(void* user, const char* msg) {
+  // MuPDF prints warnings to stderr by default; keep quiet and remember repairs.
+  if (msg && (std::strstr(msg, "repair") || std::strstr(msg, "broken xref")))
+    static_cast<Diagnostics*>(user)->repaired = true;
+}
+
+void on_error(void*, const char*) {}
+
+/// Runs `f` (MuPDF calls only, no C++ objects with destructors) inside fz_try.
+/// Returns false and stores MuPDF's message in `err` if it threw.
+template <typename F>
+__attribute__((noinline)) bool guarded(fz_context* ctx, std::string* err, F&& f) {
+  fz_try(ctx) { f(); }
+  fz_catch(ctx) {
+    const char* msg = fz_caught_message(ctx);
+    if (err) err->assign(msg && *msg ? msg : "unknown MuPDF error");
+    return false;
+  }
+  return true;
+}
+
+/// Owns the MuPDF objects of one parse; drops them in reverse order (drops never throw).
+struct Session {
+  fz_context* ctx = nullptr;
+  fz_stream* stm = nullptr;
+  fz_document* doc = nullptr;
+  Diagnostics diag;
+
+  Session() = default;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  ~Session() {
+    close_document();
+    if (ctx) fz_drop_context(ctx);
+  }
+  void close_document() {
+    if (doc) fz_drop_document(ctx, doc);
+    if (stm) fz_drop_stream(ctx, stm);
+    doc = nullptr;
+    stm = nullptr;
+  }
+};
+
+struct StextDeleter {
+  fz_context* ctx;
+  void operator()(fz_stext_page* p) const { fz_drop_stext_page(ctx, p); }
+};
+
+/// One-line version of a MuPDF message (they can contain newlines or be long).
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  if (s.size() > 200) s.resize(200);
+  return s;
+}
+
+/// Truncated files often lose the page tree (written last by many producers) while the page
+/// objects survive. Builds a new page tree from every object of /Type /Page, in object order.
+/// MuPDF calls only; runs inside guarded(). Returns the number of pages found.
+int recover_page_tree(fz_context* ctx, fz_document* fdoc) {
+  pdf_document* doc = pdf_specifics(ctx, fdoc);
+  if (!doc) return 0;
+  pdf_obj* kids = pdf_new_array(ctx, doc, 16);
+  volatile int found = 0;  // written inside fz_try, read after it
+  fz_try(ctx) {
+    int n = pdf_xref_len(ctx, doc);
+    for (int i = 1; i < n; ++i) {
+      pdf_obj* obj = nullptr;
+      fz_var(obj);
+      fz_try(ctx) {
+        obj = pdf_load_object(ctx, doc, i);
+        if (pdf_is_dict(ctx, obj) && pdf_name_eq(ctx, pdf_dict_get(ctx, obj, PDF_NAME(Type)), PDF_NAME(Page))) {
+          pdf_array_push_drop(ctx, kids, pdf_new_indirect(ctx, doc, i, 0));
+          found = found + 1;
+        }
+      }
+      fz_always(ctx) pdf_drop_obj(ctx, obj);
+      fz_catch(ctx) {}  // unreadable object: skip it
+    }
+    if (found > 0) {
+      // Adding objects starts a new xref section with its own trailer: fetch the trailer after.
+      pdf_obj* pages = pdf_add_new_dict(ctx, doc, 3);
+      fz_try(ctx) {
+        pdf_dict_put(ctx, pages, PDF_NAME(Type), PDF_NAME(Pages));
+        pdf_dict_put(ctx, pages, PDF_NAME(Kids), kids);
+        pdf_dict_put_int(ctx, pages, PDF_NAME(Count), found);
+        pdf_obj* root = pdf_dict_get(ctx, pdf_trailer(ctx, doc), PDF_NAME(Root));
+        if (!pdf_is_dict(ctx, root)) {  // the catalog is lost too
+          root = pdf_add_new_dict(ctx, doc, 2);
+          pdf_dict_put(ctx, root, PDF_NAME(Type), PDF_NAME(Catalog));
+          pdf_dict_put_drop(ctx, pdf_trailer(ctx, doc), PDF_NAME(Root), root);
+        }
+        pdf_dict_put(ctx, root, PDF_NAME(Pages), pages);
+      }
+      fz_always(ctx) pdf_drop_obj(ctx, pages);
+      fz_catch(ctx) fz_rethrow(ctx);
+    }
+  }
+  fz_always(ctx) pdf_drop_obj(ctx, kids);
+  fz_catch(ctx) fz_rethrow(ctx);
+  return found;
+}
+
+// ---- sniffing ----
+
+bool has_pdf_header(std::string_view bytes) {
+  std::string_view head = bytes.substr(0, 1024);
+  return head.find("%PDF-") != std::string_view::npos;
+}
+
+std::string describe_non_pdf(std::string_view b) {
+  auto starts = [&](std::string_view magic) { return b.substr(0, magic.size()) == magic; };
+  if (starts("\xFF\xD8\xFF")) return "looks like a JPEG image";
+  if (starts("\x89PNG")) return "looks like a PNG image";
+  if (starts("GIF8")) return "looks like a GIF image";
+  if (starts("PK\x03\x04")) return "looks like a ZIP archive (DOCX, EPUB, ...)";
+  if (starts("\x1F\x8B")) return "looks like a gzip file; decompress it first";
+  if (starts("%!PS")) return "looks like PostScript; convert it with ps2pdf";
+  if (starts("II*") || starts("MM\x00*")) return "looks like a TIFF image";
+  return "no %PDF- header";
+}
+
+// ---- characters ----
+
+size_t encode_utf8(uint32_t c, char* out) {
+  if (c < 0x80) {
+    out[0] = static_cast<char>(c);
+    return 1;
+  }
+  if (c < 0x800) {
+    out[0] = static_cast<char>(0xC0 | (c >> 6));
+    out[1] = static_cast<char>(0x80 | (c & 0x3F));
+    return 2;
+  }
+  if (c < 0x10000) {
+    out[0] = static_cast<char>(0xE0 | (c >> 12));
+    out[1] = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out[2] = static_cast<char>(0x80 | (c & 0x3F));
+    return 3;
+  }
+  out[0] = static_cast<char>(0xF0 | (c >> 18));
+  out[1] = static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+  out[2] = static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+  out[3] = static_cast<char>(0x80 | (c & 0x3F));
+  return 4;
+}
+
+enum class CharKind { Drop, Unmapped, Space, SoftHyphen, Text };
+
+/// Classifies one extracted code point; for Text writes its clean UTF-8 form into `out`.
+CharKind map_char(int ci, char* out, size_t* len) {
+  if (ci < 0 || ci > 0x10FFFF) return CharKind::Drop;
+  uint32_t c = static_cast<uint32_t>(ci);
+  if (c < 0x20) return (c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v')
+                           ? CharKind::Space : CharKind::Drop;
+  if (c == ' ') return CharKind::Space;
+  if (c < 0x7F) {
+    out[0] = static_cast<char>(c);
+    *len = 1;
+    return CharKind::Text;
+  }
+  if (c <= 0x9F) return CharKind::Drop;  // DEL and C1 controls
+  if (c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
+      c == 0x202F || c == 0x205F || c == 0x3000)
+    return CharKind::Space;
+  if (c == 0xAD) return CharKind::SoftHyphen;
+  if ((c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2060 && c <= 0x206F) ||
+      c == 0xFEFF || c == 0xFFFE || c == 0xFFFF || (c >= 0xD800 && c <= 0xDFFF) ||
+      (c >= 0xFE00 && c <= 0xFE0F))
+    return CharKind::Drop;
+  if (c == 0xFFFD) return CharKind::Unmapped;
+  const char* rep = nullptr;
+  switch (c) {
+    case 0xFB00: rep = "ff"; break;
+    case 0xFB01: rep = "fi"; break;
+    case 0xFB02: rep = "fl"; break;
+    case 0xFB03: rep = "ffi"; break;
+    case 0xFB04: rep = "ffl"; break;
+    case 0xFB05: case 0xFB06: rep = "st"; break;
+    case 0x2010: case 0x2011: rep = "-"; break;
+    case 0xF0B7: case 0xF0A7: case 0xF06C: rep = "\xE2\x80\xA2"; break;  // Symbol/Wingdings bullets
+    default: break;
+  }
+  if (rep) {
+    *len = std::strlen(rep);
+    std::memcpy(out, rep, *len);
+    return CharKind::Text;
+  }
+  if (c >= 0xE000 && c <= 0xF8FF) return CharKind::Unmapped;  // private use: no meaning
+  *len = encode_utf8(c, out);
+  return CharKind::Text;
+}
+
+// ---- accents drawn as separate glyphs (TeX, troff): "M" + "¨" + "o" -> "Mö" ----
+
+bool is_spacing_accent(uint32_t c) {
+  switch (c) {
+    case 0x60: case 0xA8: case 0xAF: case 0xB4: case 0xB8: case 0x2C6: case 0x2C7: case 0x2D8:
+    case 0x2D9: case 0x2DA: case 0x2DC: case 0x2DD:
+      return true;
+    default:
+      return false;
+  }
+}
+
+/// Precomposed letter for an accent over a base letter, or 0.
+uint32_t compose_accent(uint32_t accent, uint32_t base) {
+  // Each table: pairs of base letter and composed letter.
+  static const uint16_t kGrave[] = {'A', 0xC0, 'E', 0xC8, 'I', 0xCC, 'O', 0xD2, 'U', 0xD9, 'a', 0xE0,
+                                    'e', 0xE8, 'i', 0xEC, 0x131, 0xEC, 'o', 0xF2, 'u', 0xF9, 0};
+  static const uint16_t kAcute[] = {'A', 0xC1, 'E', 0xC9, 'I', 0xCD, 'O', 0xD3, 'U', 0xDA, 'Y', 0xDD,
+                                    'a', 0xE1, 'e', 0xE9, 'i', 0xED, 0x131, 0xED, 'o', 0xF3, 'u', 0xFA,
+                                    'y', 0xFD, 'C', 0x106, 'c', 0x107, 'N', 0x143, 'n', 0x144, 'S', 0x15A,
+                                    's', 0x15B, 'Z', 0x179, 'z', 0x17A, 'L', 0x139, 'l', 0x13A, 'R', 0x154,
+                                    'r', 0x155, 0};
+  static const uint16_t kCircumflex[] = {'A', 0xC2, 'E', 0xCA, 'I', 0xCE, 'O', 0xD4, 'U', 0xDB, 'a', 0xE2,
+                                         'e', 0xEA, 'i', 0xEE, 0x131, 0xEE, 'o', 0xF4, 'u', 0xFB, 0};
+  static const uint16_t kTilde[] = {'A', 0xC3, 'N', 0xD1, 'O', 0xD5, 'a', 0xE3, 'n', 0xF1, 'o', 0xF5, 0};
+  static const uint16_t kDiaeresis[] = {'A', 0xC4, 'E', 0xCB, 'I', 0xCF, 'O', 0xD6, 'U', 0xDC, 'Y', 0x178,
+                                        'a', 0xE4, 'e', 0xEB, 'i', 0xEF, 0x131, 0xEF, 'o', 0xF6, 'u', 0xFC,
+                                        'y', 0xFF, 0};
+  static const uint16_t kCedilla[] = {'C', 0xC7, 'c', 0xE7, 'S', 0x15E, 's', 0x15F, 0};
+  static const uint16_t kCaron[] = {'C', 0x10C, 'c', 0x10D, 'E', 0x11A, 'e', 0x11B, 'S', 0x160, 's', 0x161,
+                                    'Z', 0x17D, 'z', 0x17E, 'R', 0x158, 'r', 0x159, 'N', 0x147, 'n', 0x148,
+                                    'D', 0x10E, 'd', 0x10F, 0};
+  static const uint16_t kRing[] = {'A', 0xC5, 'a', 0xE5, 'U', 0x16E, 'u', 0x16F, 0};
+  static const uint16_t kBreve[] = {'A', 0x102, 'a', 0x103, 'G', 0x11E, 'g', 0x11F, 0};
+  static const uint16_t kMacron[] = {'A', 0x100, 'a', 0x101, 'E', 0x112, 'e', 0x113, 'I', 0x12A, 'i', 0x12B,
+                                     'O', 0x14C, 'o', 0x14D, 'U', 0x16A, 'u', 0x16B, 0};
+  static const uint16_t kDoubleAcute[] = {'O', 0x150, 'o', 0x151, 'U', 0x170, 'u', 0x171, 0};
+  static const uint16_t kDot[] = {'Z', 0x17B, 'z', 0x17C, 'I', 0x130, 'E', 0x116, 'e', 0x117, 'C', 0x10A,
+                                  'c', 0x10B, 'G', 0x120, 'g', 0x121, 0};
+  const uint16_t* t = nullptr;
+  switch (accent) {
+    case 0x60: t = kGrave; break;
+    case 0xB4: t = kAcute; break;
+    case 0x2C6: t = kCircumflex; break;
+    case 0x2DC: t = kTilde; break;
+    case 0xA8: t = kDiaeresis; break;
+    case 0xB8: t = kCedilla; break;
+    case 0x2C7: t = kCaron; break;
+    case 0x2DA: t = kRing; break;
+    case 0x2D8: t = kBreve; break;
+    case 0xAF: t = kMacron; break;
+    case 0x2DD: t = kDoubleAcute; break;
+    case 0x2D9: t = kDot; break;
+    default: return 0;
+  }
+  for (; *t; t += 2)
+    if (t[0] == base) return t[1];
+  return 0;
+}
+
+/// Sanitised, UTF-8-valid, single-line version of a metadata string.
+std::string clean_metadata(std::string_view s) {
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    int n = c < 0x80 ? 1 : (c >= 0xC2 && c < 0xE0) ? 2 : (c >= 0xE0 && c < 0xF0) ? 3
+          : (c >= 0xF0 && c < 0xF5) ? 4 : 0;
+    uint32_t cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+    bool valid = n > 0 && i + n <= s.size();
+    for (int k = 1; valid && k < n; ++k) {
+      unsigned char d = static_cast<unsigned char>(s[i + k]);
+      valid = (d & 0xC0) == 0x80;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    if (valid && ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF))))
+      valid = false;
+    if (!valid) {
+      ++i;
+      continue;
+    }
+    i += n;
+    char buf[8];
+    size_t len = 0;
+    switch (map_char(static_cast<int>(cp), buf, &len)) {
+      case CharKind::Space:
+        if (!out.empty() && out.back() != ' ') out.push_back(' ');
+        break;
+      case CharKind::Text:
+        out.append(buf, len);
+        break;
+      default:
+        break;
+    }
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+// ---- page extraction ----
+
+// Plain comparisons: std::fmin/fmax are library calls (NaN rules) and show up in profiles.
+inline float min2(float a, float b) { return b < a ? b : a; }
+inline float max2(float a, float b) { return a < b ? b : a; }
+
+/// Coordinates from broken files can be NaN or huge: clamp them to something harmless.
+inline float finite_or_zero(float v) {
+  if (v > -1e6f && v < 1e6f) return v;
+  return v != v ? 0.0f : (v > 0 ? 1e6f : -1e6f);
+}
+
+// Font-name fragments (lower case) for fonts whose flags do not say bold / monospaced.
+// A leading '^' anchors the fragment at the start of the name (TeX font names).
+constexpr const char* kBoldNames[] = {"bold", "black", "heavy", "^cmbx", "^sfbx", "^cmb10", nullptr};
+constexpr const char* kMonoNames[] = {"courier", "mono", "consol", "typewriter", "^cmtt", "^sftt",
+                                      "^lmtt", "menlo", "monaco", "inconsolata", "fixed",
+                                      "nimbusmon", "sourcecode", "lettergothic", nullptr};
+
+bool font_name_is(const char* name, const char* const* fragments) {
+  if (!name) return false;
+  if (const char* plus = std::strchr(name, '+')) name = plus + 1;  // subset prefix ABCDEF+
+  char low[96];
+  size_t n = 0;
+  for (; name[n] && n + 1 < sizeof(low); ++n)
+    low[n] = static_cast<char>((name[n] >= 'A' && name[n] <= 'Z') ? name[n] + 32 : name[n]);
+  low[n] = 0;
+  for (; *fragments; ++fragments) {
+    const char* f = *fragments;
+    if (f[0] == '^' ? std::strncmp(low, f + 1, std::strlen(f + 1)) == 0 : std::strstr(low, f) != nullptr)
+      return true;
+  }
+  return false;
+}
+
+/// Collects the lines of one structured-text page: merges MuPDF lines split at wide word gaps,
+/// splits lines at gaps wider than two ems (gutters, table cells).
+class PageExtractor {
+ public:
+  PageExtractor(fz_context* ctx, pdf::Page& pg) : ctx_(ctx), pg_(pg) {}
+
+  uint64_t chars = 0;     ///< text characters kept
+  uint64_t unmapped = 0;  ///< characters without a Unicode mapping
+
+  void run(const fz_stext_page* sp) {
+    pg_.x0 = finite_or_zero(sp->mediabox.x0);
+    pg_.y0 = finite_or_zero(sp->mediabox.y0);
+    pg_.x1 = finite_or_zero(sp->mediabox.x1);
+    pg_.y1 = finite_or_zero(sp->mediabox.y1);
+    begin();
+    for (const fz_stext_block* b = sp->first_block; b; b = b->next) {
+      if (b->type != FZ_STEXT_BLOCK_TEXT) continue;
+      block_start_ = true;
+      for (const fz_stext_line* ln = b->u.t.first_line; ln; ln = ln->next) line(ln);
+    }
+    finish();
+    // Lines without a usable page box (broken PDFs): fall back to the text's own extent.
+    if (!(pg_.y1 - pg_.y0 > 1.0f) && !pg_.lines.empty()) {
+      pg_.y0 = pg_.lines[0].y0;
+      pg_.y1 = pg_.lines[0].y1;
+      for (const pdf::Line& l : pg_.lines) {
+        pg_.y0 = std::fmin(pg_.y0, l.y0);
+        pg_.y1 = std::fmax(pg_.y1, l.y1);
+      }
+    }
+  }
+
+ private:
+  void line(const fz_stext_line* ln) {
+    horizontal_ = ln->wmode == 0 && ln->dir.x > 0.95f && std::fabs(ln->dir.y) < 0.1f;
+    bool first = true;  // the segment before stays open until this line's first character
+    char buf[8];
+    for (const fz_stext_char* ch = ln->first_char; ch; ch = ch->next) {
+      size_t len = 0;
+      switch (map_char(ch->c, buf, &len)) {
+        case CharKind::Drop:
+          continue;
+        case CharKind::Unmapped:
+          ++unmapped;
+          continue;
+        case CharKind::Space:
+          // Kept verbatim for now (code indentation); collapsed in finish() unless monospaced.
+          if (cur_.nchars > 0) {
+            pg_.text.push_back(' ');
+            ++spaces_;
+          }
+          continue;
+        case CharKind::SoftHyphen:
+          soft_ = true;
+          continue;
+        case CharKind::Text:
+          break;
+      }
+      const fz_quad& q = ch->quad;  // bounding box of the quad (fz_rect_from_quad, inlined)
+      float x0 = finite_or_zero(min2(min2(q.ul.x, q.ur.x), min2(q.ll.x, q.lr.x)));
+      float y0 = finite_or_zero(min2(min2(q.ul.y, q.ur.y), min2(q.ll.y, q.lr.y)));
+      float x1 = finite_or_zero(max2(max2(q.ul.x, q.ur.x), max2(q.ll.x, q.lr.x)));
+      float y1 = finite_or_zero(max2(max2(q.ul.y, q.ur.y), max2(q.ll.y, q.lr.y)));
+      float size = finite_or_zero(ch->size);
+      uint32_t cp = static_cast<uint32_t>(ch->c);
+      if (is_spacing_accent(cp) && cur_.nchars > 0 && spaces_ == 0 && last_cp_ != 0) {
+        float cx = 0.5f * (x0 + x1);  // accent drawn over the letter before it
+        uint32_t composed = cx > last_x0_ && cx < last_x1_ ? compose_accent(cp, last_cp_) : 0;
+        if (composed) {
+          pg_.text.resize(last_off_);
+          pg_.text.append(buf, encode_utf8(composed, buf));
+          last_cp_ = composed;
+          continue;
+        }
+      }
+      float em = max2(size, last_size_);
+      float gap = x0 - last_x1_;
+      float spaced = 0.6f * em * static_cast<float>(spaces_);  // width of the spaces in the gap
+      const FontInfo& fi = font_info(ch->font);
+      if (fi.mono && cur_.nchars > 0 && cur_.nmono == cur_.nchars && horizontal_ && !cur_.rotated &&
+          gap > 0 && gap < 60.0f * em && std::fabs(finite_or_zero(ch->origin.y) - cur_.base) < 0.25f * em) {
+        // Monospaced text on one baseline is code or aligned output: keep it on one line and
+        // turn the gap into the number of spaces it spans.
+        first = false;
+        float advance = last_x1_ - last_x0_;
+        if (advance > 0.2f * em) {
+          int want = static_cast<int>(std::lround(gap / advance)) - spaces_;
+          pg_.text.append(static_cast<size_t>(std::clamp(want, 0, 200)), ' ');
+        } else if (pg_.text.back() != ' ') {
+          pg_.text.push_back(' ');
+        }
+      } else if (first) {
+        // MuPDF starts a new line at wide word gaps (justified text, "end.  Next"): a line that
+        // continues the previous one on the same baseline, less than an em away, is merged back.
+        first = false;
+        bool merge = cur_.nchars > 0 && horizontal_ && !cur_.rotated && size > 0 &&
+                     std::fabs(finite_or_zero(ch->origin.y) - cur_.base) < 0.25f * em &&
+                     std::fabs(size - last_size_) < 0.15f * em && gap > -0.5f * em &&
+                     gap < 1.0f * em + spaced;
+        if (merge) {
+          if (pg_.text.back() != ' ') pg_.text.push_back(' ');
+          block_start_ = false;
+        } else {
+          finish();
+          begin();
+        }
+      } else if (horizontal_ && cur_.nchars > 0 && size > 0 && gap > 2.0f * em + spaced) {
+        // A wide gap not filled by space characters: a column gutter or a table cell boundary.
+        finish();
+        begin();
+      }
+      if (accent_off_ != std::string::npos && spaces_ == 0 && cur_.nchars > 0 &&
+          accent_cx_ > x0 - 0.1f * em && accent_cx_ < x1 + 0.1f * em) {
+        // The accent came first, drawn over this letter.
+        if (uint32_t composed = compose_accent(accent_cp_, cp)) {
+          pg_.text.resize(accent_off_);
+          len = encode_utf8(composed, buf);
+          cp = composed;
+          cur_.nchars--;
+        }
+      }
+      accent_off_ = std::string::npos;
+      if (cur_.nchars == 0) {
+        cur_.x0 = x0, cur_.y0 = y0, cur_.x1 = x1, cur_.y1 = y1;
+        cur_.base = finite_or_zero(ch->origin.y);
+      } else {
+        cur_.x0 = min2(cur_.x0, x0), cur_.y0 = min2(cur_.y0, y0);
+        cur_.x1 = max2(cur_.x1, x1), cur_.y1 = max2(cur_.y1, y1);
+      }
+      soft_ = false;
+      spaces_ = 0;
+      last_x0_ = x0;
+      last_x1_ = x1;
+      last_size_ = size;
+      last_off_ = pg_.text.size();
+      last_cp_ = cp;
+      if (is_spacing_accent(cp)) {
+        accent_off_ = last_off_;
+        accent_cp_ = cp;
+        accent_cx_ = 0.5f * (x0 + x1);
+      }
+      pg_.text.append(buf, len);
+      cur_.nchars++;
+      cur_.nbold += fi.bold;
+      cur_.nmono += fi.mono;
+      count_size(size);
+    }
+  }
+
+  void begin() {
+    cur_ = pdf::Line{};
+    cur_.text_off = static_cast<uint32_t>(pg_.text.size());
+    cur_.rotated = !horizontal_;
+    cur_.block_start = block_start_;
+    block_start_ = false;
+    last_cp_ = 0;
+    accent_off_ = std::string::npos;
+    nsizes_ = 0;
+    soft_ = false;
+    spaces_ = 0;
+  }
+
+  void finish() {
+    while (pg_.text.size() > cur_.text_off && pg_.text.back() == ' ') pg_.text.pop_back();
+    if (cur_.nchars == 0) {
+      pg_.text.resize(cur_.text_off);
+      return;
+    }
+    if (cur_.nmono * 10 < cur_.nchars * 9) {  // prose: collapse runs of spaces in place
+      size_t w = cur_.text_off;
+      for (size_t r = cur_.text_off; r < pg_.text.size(); ++r) {
+        if (pg_.text[r] == ' ' && pg_.text[w - 1] == ' ') continue;
+        pg_.text[w++] = pg_.text[r];
+      }
+      pg_.text.resize(w);
+    }
+    cur_.text_len = static_cast<uint32_t>(pg_.text.size() - cur_.text_off);
+    cur_.soft_hyphen = soft_;
+    int best = 0;
+    for (int k = 1; k < nsizes_; ++k)
+      if (size_count_[k] > size_count_[best]) best = k;
+    cur_.size = nsizes_ ? size_key_[best] / 4.0f : 0.0f;
+    chars += cur_.nchars;
+    pg_.lines.push_back(cur_);
+  }
+
+  void count_size(float size) {
+    int key = static_cast<int>(min2(max2(size, 0.0f), 4000.0f) * 4.0f + 0.5f);
+    for (int k = 0; k < nsizes_; ++k) {
+      if (size_key_[k] == key) {
+        size_count_[k]++;
+        return;
+      }
+    }
+    if (nsizes_ < kMaxSizes) {
+      size_key_[nsizes_] = key;
+      size_count_[nsizes_++] = 1;
+    }
+  }
+
+  struct FontInfo {
+    fz_font* font = nullptr;
+    bool bold = false;
+    bool mono = false;
+  };
+
+  const FontInfo& font_info(fz_font* font) {
+    if (last_ < fonts_.size() && fonts_[last_].font == font) return fonts_[last_];
+    for (last_ = 0; last_ < fonts_.size(); ++last_)
+      if (fonts_[last_].font == font) return fonts_[last_];
+    FontInfo fi;
+    fi.font = font;
+    if (font) {
+      const char* name = fz_font_name(ctx_, font);
+      fi.bold = fz_font_is_bold(ctx_, font) || font_name_is(name, kBoldNames);
+      fi.mono = fz_font_is_monospaced(ctx_, font) || font_name_is(name, kMonoNames);
+    }
+    fonts_.push_back(fi);
+    last_ = fonts_.size() - 1;
+    return fonts_[last_];
+  }
+
+  static constexpr int kMaxSizes = 6;
+  fz_context* ctx_;
+  pdf::Page& pg_;
+  pdf::Line cur_;
+  bool horizontal_ = true, block_start_ = false, soft_ = false;
+  int spaces_ = 0;  // space characters since the last text character
+  float last_x0_ = 0, last_x1_ = 0, last_size_ = 0;  // last text character
+  size_t last_off_ = 0;                              // its offset in the page text
+  uint32_t last_cp_ = 0;                             // its code point (0: none in this line)
+  size_t accent_off_ = std::string::npos;            // a spacing accent waiting for its letter
+  uint32_t accent_cp_ = 0;
+  float accent_cx_ = 0;
+  int size_key_[kMaxSizes] = {}, size_count_[kMaxSizes] = {}, nsizes_ = 0;
+  std::vector<FontInfo> fonts_;  // fonts seen on this page (few): linear search
+  size_t last_ = 0;
+};
+
+class PdfParser : public Parser {
+ public:
+  const char* name() const override { return "pdf"; }
+
+  ParsedDocument parse(const std::string& path, std::string_view bytes) const override {
+    if (bytes.empty()) throw InputError("empty file (0 bytes); nothing to parse");
+    if (!has_pdf_header(bytes))
+      throw InputError("not a PDF file (" + describe_non_pdf(bytes) +
+                       "); check that the file really is a PDF");
+
+    Session s;
+    s.ctx = fz_new_context(nullptr, nullptr, FZ_STORE_DEFAULT);
+    if (!s.ctx) throw Error("cannot initialise MuPDF (out of memory); retry with fewer parallel jobs");
+    fz_context* ctx = s.ctx;
+    fz_set_warning_callback(ctx, on_warning, &s.diag);
+    fz_set_error_callback(ctx, on_error, &s.diag);
+
+    std::string err;
+    bool ok = guarded(ctx, &err, [&] {
+      fz_register_document_handlers(ctx);
+      s.stm = fz_open_memory(ctx, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+      s.doc = fz_open_document_with_stream(ctx, "application/pdf", s.stm);
+    });
+    if (!ok || !s.doc)
+      throw InputError("not a valid PDF (" + one_line(err) + "); the file may be truncated or corrupt");
+
+    int needs_password = 0;
+    ok = guarded(ctx, &err, [&] { needs_password = fz_needs_password(ctx, s.doc); });
+    if (!ok)
+      throw InputError("not a valid PDF (" + one_line(err) + "); the file may be truncated or corrupt");
+    if (needs_password) throw InputError(kEncrypted);
+
+    int npages = 0;
+    ok = guarded(ctx, &err, [&] { npages = fz_count_pages(ctx, s.doc); });
+    bool rebuilt = false;
+    if (!ok || npages <= 0) {
+      // No page tree (truncated file?): look for the page objects themselves.
+      int found = 0;
+      std::string err2;
+      if (guarded(ctx, &err2, [&] { found = recover_page_tree(ctx, s.doc); }) && found > 0 &&
+          guarded(ctx, &err2, [&] { npages = fz_count_pages(ctx, s.doc); }) && npages > 0) {
+        rebuilt = ok = true;
+      }
+    }
+    if (!ok)
+      throw InputError("not a valid PDF (cannot count pages: " + one_line(err) +
+                       "); the file may be truncated or corrupt");
+    if (npages <= 0) {
+      if (s.diag.repaired)
+        throw InputError("damaged PDF (no pages could be recovered); the file may be truncated or corrupt");
+      throw InputError(kNoText);
+    }
+
+    ParsedDocument out;
+    out.format = "pdf";
+    out.pages = npages;
+
+    char meta[1024];
+    int meta_len = -1;
+    meta[0] = 0;
+    guarded(ctx, nullptr, [&] {
+      meta_len = fz_lookup_metadata(ctx, s.doc, FZ_META_INFO_TITLE, meta, sizeof(meta));
+    });
+    if (meta_len > 0) {
+      meta[sizeof(meta) - 1] = 0;
+      out.title = clean_metadata(meta);
+    }
+
+    std::vector<pdf::Page> pages;
+    pages.reserve(static_cast<size_t>(npages));
+    fz_stext_options opts;
+    std::memset(&opts, 0, sizeof(opts));
+    opts.flags = FZ_STEXT_MEDIABOX_CLIP;  // ligatures expanded, whitespace normalised by MuPDF
+    int failed = 0, empty_pages = 0;
+    std::string first_error;
+    uint64_t chars = 0, unmapped = 0;
+    for (int i = 0; i < npages; ++i) {
+      fz_stext_page* raw = nullptr;
+      ok = guarded(ctx, &err, [&] { raw = fz_new_stext_page_from_page_number(ctx, s.doc, i, &opts); });
+      if (!ok || !raw) {
+        ++failed;
+        if (first_error.empty()) first_error = one_line(err);
+        if (failed <= 5)
+          out.warnings.push_back("page " + std::to_string(i + 1) + " could not be read (" +
+                                 one_line(err) + "); page skipped");
+        continue;
+      }
+      std::unique_ptr<fz_stext_page, StextDeleter> sp(raw, StextDeleter{ctx});
+      pages.emplace_back();
+      pages.back().number = i + 1;
+      PageExtractor ex(ctx, pages.back());
+      ex.run(sp.get());
+      chars += ex.chars;
+      unmapped += ex.unmapped;
+      if (pages.back().lines.empty()) {
+        ++empty_pages;
+        pages.pop_back();
+      }
+    }
+    s.close_document();
+
+    if (failed == npages)
+      throw InputError("not a valid PDF (no page could be read: " + first_error +
+                       "); the file may be truncated or corrupt");
+    if (failed > 5)
+      out.warnings.push_back(std::to_string(failed - 5) + " more pages could not be read; skipped");
+
+    pdf::build_blocks(pages, out.blocks);
+    if (out.blocks.empty()) {
+      if (s.diag.repaired || rebuilt)
+        throw InputError("damaged PDF (no text could be recovered); the file may be truncated or corrupt");
+      throw InputError(kNoText);
+    }
+
+    if (empty_pages > 0 && empty_pages * 4 >= npages && empty_pages >= 2)
+      out.warnings.push_back(std::to_string(empty_pages) + " of " + std::to_string(npages) +
+                             " pages have no extractable text (scanned images?); their content "
+                             "is missing, OCR is not supported yet");
+    if (unmapped > 0 && unmapped * 200 > chars + unmapped)
+      out.warnings.push_back(std::to_string(unmapped) +
+                             " characters have no Unicode mapping (fonts without ToUnicode); "
+                             "some text is missing");
+    if (rebuilt)
+      out.warnings.push_back("PDF page tree is missing (truncated file?); pages were recovered "
+                             "from the page objects, their order may differ");
+    else if (s.diag.repaired)
+      out.warnings.push_back("PDF structure is damaged and was repaired; some content may be missing");
+
+    if (out.title.empty()) {
+      for (const Block& b : out.blocks) {
+        if (b.kind == BlockKind::Heading && b.level == 1) {
+          out.title = b.text;
+          break;
+        }
+      }
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Parser> make_pdf_parser() { return std::make_unique<PdfParser>(); }
+
+}  // namespace mmkg

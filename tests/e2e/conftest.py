@@ -1,0 +1,50 @@
+"""Shared fixtures for the end-to-end suite: runs the real mmkg binary on real files."""
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BIN = os.environ.get("MMKG_BIN", str(ROOT / "build" / "mmkg"))
+CORPUS = ROOT / "examples" / "corpus"
+DEV_QA = ROOT.parent / "shared" / "eval" / "dev_qa.jsonl"
+
+
+class Result:
+    def __init__(self, proc):
+        self.rc = proc.returncode
+        self.out = proc.stdout
+        self.err = proc.stderr
+
+    def json(self):
+        return json.loads(self.out)
+
+    def __repr__(self):
+        return f"rc={self.rc}\nstdout={self.out[:2000]}\nstderr={self.err[:2000]}"
+
+
+def run(*args, store=None, timeout=600, env=None, prefix=()):
+    cmd = list(prefix) + [BIN] + [str(a) for a in args]
+    if store is not None:
+        cmd += ["--store", str(store)]
+    e = dict(os.environ)
+    e.pop("MMKG_STORE", None)
+    if env:
+        e.update(env)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=e, stdin=subprocess.DEVNULL)
+    return Result(p)
+
+
+@pytest.fixture
+def store(tmp_path):
+    return tmp_path / "store"
+
+
+@pytest.fixture(scope="session")
+def corpus_store(tmp_path_factory):
+    s = tmp_path_factory.mktemp("corpus") / "store"
+    r = run("ingest", CORPUS, "--json", store=s)
+    assert r.rc == 0, r
+    return s

@@ -1,0 +1,110 @@
+"""The sample corpus end to end: ingest, re-ingest, search, ask, stats, delete, eval."""
+import json
+import shutil
+
+from conftest import CORPUS, DEV_QA, run
+
+
+def test_ingest_then_reingest_is_skipped(store, tmp_path):
+    r = run("ingest", CORPUS, "--json", store=store)
+    assert r.rc == 0, r
+    j = r.json()
+    assert j["documents"] == 3 and j["skipped"] == 0 and j["failed"] == []
+    assert j["chunks"] > 100
+    assert set(j) >= {"documents", "skipped", "chunks", "figures", "failed", "seconds"}
+    again = run("ingest", CORPUS, "--json", store=store).json()
+    assert again["documents"] == 0 and again["skipped"] == 3 and again["chunks"] == 0
+
+
+def test_changed_file_replaces_old_version_and_delete_removes(store, tmp_path):
+    d = tmp_path / "docs"
+    d.mkdir()
+    f = d / "note.txt"
+    f.write_text("Platypus facts.\n\nThe platypus is a venomous egg-laying mammal from Australia.\n")
+    assert run("ingest", d, store=store).rc == 0
+    assert run("search", "platypus", "--json", store=store).json()["results"]
+    f.write_text("Echidna facts.\n\nThe echidna is a spiny egg-laying mammal.\n")
+    j = run("ingest", d, "--json", store=store).json()
+    assert j["documents"] == 1
+    assert run("search", "platypus", "--json", store=store).json()["results"] == []
+    assert run("search", "echidna", "--json", store=store).json()["results"]
+    st = run("stats", "--json", store=store).json()
+    assert st["documents"] == 1
+    r = run("delete", "note.txt", "--json", store=store)
+    assert r.rc == 0, r
+    assert r.json()["deleted"][0]["doc"] == "note.txt"
+    assert run("search", "echidna", "--json", store=store).json()["results"] == []
+    assert run("stats", "--json", store=store).json()["chunks"] == 0
+    missing = run("delete", "nope.txt", store=store)
+    assert missing.rc == 1 and "mmkg: error: nope.txt:" in missing.err
+
+
+def test_search_json_contract(corpus_store):
+    r = run("search", "multi-head attention", "-k", "5", "--json", store=corpus_store)
+    assert r.rc == 0, r
+    res = r.json()["results"]
+    assert len(res) == 5
+    for i, h in enumerate(res, 1):
+        assert h["rank"] == i
+        assert h["doc"] in {"attention_wiki.txt", "attention_papers.txt", "attention_monograph.txt"}
+        assert h["page"] is None  # text files have no pages
+        assert len(h["chunk_id"]) == 16
+        assert "head" in h["text"].lower()
+    assert res[0]["score"] >= res[-1]["score"]
+
+
+def test_ask_what_is_attention_is_cited(corpus_store):
+    r = run("ask", "what is attention?", "--json", store=corpus_store)
+    assert r.rc == 0, r
+    j = r.json()
+    assert j["found"] is True
+    assert "[1]" in j["answer"]
+    assert "attention" in j["answer"].lower()
+    assert j["subqueries"][0] == "what is attention?" and "attention" in j["subqueries"]
+    assert j["citations"]
+    assert j["context_chars"] <= 8000  # the seed sent 47,824 characters for 7 chunks
+    for c in j["citations"]:
+        assert f"[{c['n']}]" in j["answer"]
+        assert c["quote"] and c["quote"] in " ".join(c["text"].split()) or c["quote"][:40] in c["text"]
+    # every citation resolves to a chunk that search can show
+    steps = [s["step"] for s in j["trace"]]
+    assert steps == ["plan", "retrieve", "synthesize", "verify"]
+    verify = j["trace"][-1]
+    assert verify["citations_resolved"] == verify["citations"]
+
+
+def test_ask_verbose_log_and_plain_output(corpus_store):
+    r = run("ask", "what is attention?", "-v", store=corpus_store)
+    assert r.rc == 0, r
+    assert "Sources:" in r.out and "[1] attention_" in r.out
+    for needle in ("sub-query 1: what is attention?", "unique chunks after de-duplication", "context:", "characters"):
+        assert needle in r.err, r.err
+
+
+def test_ask_unanswerable_says_so(corpus_store):
+    q = "What is the boiling point of liquid nitrogen at the summit of Mount Kilimanjaro?"
+    j = run("ask", q, "--json", store=corpus_store).json()
+    assert j["found"] is False
+    assert "do not say" in j["answer"]
+    assert j["citations"] == []
+
+
+def test_eval_dev_set(corpus_store):
+    r = run("eval", DEV_QA, "--json", store=corpus_store)
+    assert r.rc == 0, r
+    j = r.json()
+    assert j["questions"] == 24
+    r5, r10 = j["recall_at_k"]["5"], j["recall_at_k"]["10"]
+    assert 0 <= r5 <= r10 <= 1
+    # Floors a little under what BM25 measured when this test was written (see docs/EVAL.md):
+    # a regression in parsing, chunking or ranking shows up here.
+    assert r10 >= 0.60, j
+    assert j["mrr"] >= 0.40, j
+    assert j["answer_accuracy"] is None
+
+
+def test_stats_json(corpus_store):
+    j = run("stats", "--json", store=corpus_store).json()
+    assert j["documents"] == 3
+    assert j["schema_version"] == 1
+    assert {d["doc"] for d in j["docs"]} == {"attention_wiki.txt", "attention_papers.txt", "attention_monograph.txt"}
