@@ -87,8 +87,16 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
   std::vector<Sentence> sents;
   double best_chunk_cov = 0;
   for (size_t ci = 0; ci < retrieval.context.size(); ++ci) {
-    const std::string& text = retrieval.context[ci].hit.text;
-    best_chunk_cov = std::max(best_chunk_cov, coverage_of(stem_set(text), q, total));
+    const SearchHit& hit = retrieval.context[ci].hit;
+    const std::string& text = hit.text;
+    // Where a passage stands (its document's file name and heading path) is context for all its
+    // sentences: "according to the wiki" is covered by attention_wiki.txt, a paper's name by
+    // the heading above the paragraph.
+    std::string where = hit.doc.substr(0, hit.doc.rfind('.')) + " " + hit.heading_path;
+    std::set<std::string> where_stems = stem_set(where);
+    std::set<std::string> chunk_stems = stem_set(text);
+    chunk_stems.insert(where_stems.begin(), where_stems.end());
+    best_chunk_cov = std::max(best_chunk_cov, coverage_of(chunk_stems, q, total));
     double prior = 0.1 / (1.0 + static_cast<double>(ci));
     for (auto [b, e] : split_sentences(text)) {
       if (text[b] == '#') continue;  // a heading line, not a statement
@@ -98,7 +106,9 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       if (s.size() > 600) s = std::string(utf8_prefix(s, 597)) + "...";
       Sentence x{ci, std::move(s), {}, 0, 0};
       x.stems = stem_set(x.text);
-      x.coverage = coverage_of(x.stems, q, total);
+      std::set<std::string> with_where = x.stems;
+      with_where.insert(where_stems.begin(), where_stems.end());
+      x.coverage = coverage_of(with_where, q, total);
       // Longer sentences match more words by chance: a mild length normalisation.
       double len_pen = x.stems.size() > 40 ? 0.9 : 1.0;
       x.score = x.coverage * len_pen + prior + 0.5 * definition_strength(defx, x.text);

@@ -88,6 +88,41 @@ std::string one_line(std::string s) {
   return s;
 }
 
+/// True if object `num` is a page dictionary. Never throws.
+__attribute__((noinline)) bool is_page_object(fz_context* ctx, pdf_document* doc, int num) {
+  volatile bool page = false;
+  pdf_obj* obj = nullptr;
+  fz_var(obj);
+  fz_try(ctx) {
+    obj = pdf_load_object(ctx, doc, num);
+    page = pdf_is_dict(ctx, obj) &&
+           pdf_name_eq(ctx, pdf_dict_get(ctx, obj, PDF_NAME(Type)), PDF_NAME(Page));
+  }
+  fz_always(ctx) pdf_drop_obj(ctx, obj);
+  fz_catch(ctx) return false;  // unreadable object: not a page we can use
+  return page;
+}
+
+/// Points the catalog (created if lost too) at a new page tree with the given kids.
+void install_page_tree(fz_context* ctx, pdf_document* doc, pdf_obj* kids, int count) {
+  // Adding objects starts a new xref section with its own trailer: fetch the trailer after.
+  pdf_obj* pages = pdf_add_new_dict(ctx, doc, 3);
+  fz_try(ctx) {
+    pdf_dict_put(ctx, pages, PDF_NAME(Type), PDF_NAME(Pages));
+    pdf_dict_put(ctx, pages, PDF_NAME(Kids), kids);
+    pdf_dict_put_int(ctx, pages, PDF_NAME(Count), count);
+    pdf_obj* root = pdf_dict_get(ctx, pdf_trailer(ctx, doc), PDF_NAME(Root));
+    if (!pdf_is_dict(ctx, root)) {
+      root = pdf_add_new_dict(ctx, doc, 2);
+      pdf_dict_put(ctx, root, PDF_NAME(Type), PDF_NAME(Catalog));
+      pdf_dict_put_drop(ctx, pdf_trailer(ctx, doc), PDF_NAME(Root), root);
+    }
+    pdf_dict_put(ctx, root, PDF_NAME(Pages), pages);
+  }
+  fz_always(ctx) pdf_drop_obj(ctx, pages);
+  fz_catch(ctx) fz_rethrow(ctx);
+}
+
 /// Truncated files often lose the page tree (written last by many producers) while the page
 /// objects survive. Builds a new page tree from every object of /Type /Page, in object order.
 /// MuPDF calls only; runs inside guarded(). Returns the number of pages found.
@@ -97,38 +132,11 @@ int recover_page_tree(fz_context* ctx, fz_document* fdoc) {
   pdf_obj* kids = pdf_new_array(ctx, doc, 16);
   volatile int found = 0;  // written inside fz_try, read after it
   fz_try(ctx) {
-    int n = pdf_xref_len(ctx, doc);
-    for (int i = 1; i < n; ++i) {
-      pdf_obj* obj = nullptr;
-      fz_var(obj);
-      fz_try(ctx) {
-        obj = pdf_load_object(ctx, doc, i);
-        if (pdf_is_dict(ctx, obj) && pdf_name_eq(ctx, pdf_dict_get(ctx, obj, PDF_NAME(Type)), PDF_NAME(Page))) {
-          pdf_array_push_drop(ctx, kids, pdf_new_indirect(ctx, doc, i, 0));
-          found = found + 1;
-        }
-      }
-      fz_always(ctx) pdf_drop_obj(ctx, obj);
-      fz_catch(ctx) {}  // unreadable object: skip it
-    }
-    if (found > 0) {
-      // Adding objects starts a new xref section with its own trailer: fetch the trailer after.
-      pdf_obj* pages = pdf_add_new_dict(ctx, doc, 3);
-      fz_try(ctx) {
-        pdf_dict_put(ctx, pages, PDF_NAME(Type), PDF_NAME(Pages));
-        pdf_dict_put(ctx, pages, PDF_NAME(Kids), kids);
-        pdf_dict_put_int(ctx, pages, PDF_NAME(Count), found);
-        pdf_obj* root = pdf_dict_get(ctx, pdf_trailer(ctx, doc), PDF_NAME(Root));
-        if (!pdf_is_dict(ctx, root)) {  // the catalog is lost too
-          root = pdf_add_new_dict(ctx, doc, 2);
-          pdf_dict_put(ctx, root, PDF_NAME(Type), PDF_NAME(Catalog));
-          pdf_dict_put_drop(ctx, pdf_trailer(ctx, doc), PDF_NAME(Root), root);
-        }
-        pdf_dict_put(ctx, root, PDF_NAME(Pages), pages);
-      }
-      fz_always(ctx) pdf_drop_obj(ctx, pages);
-      fz_catch(ctx) fz_rethrow(ctx);
-    }
+    const int n = pdf_xref_len(ctx, doc);
+    for (int num = 1; num < n; ++num)
+      if (is_page_object(ctx, doc, num)) pdf_array_push_drop(ctx, kids, pdf_new_indirect(ctx, doc, num, 0));
+    found = pdf_array_len(ctx, kids);
+    if (found > 0) install_page_tree(ctx, doc, kids, found);
   }
   fz_always(ctx) pdf_drop_obj(ctx, kids);
   fz_catch(ctx) fz_rethrow(ctx);
