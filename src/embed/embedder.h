@@ -1,0 +1,32 @@
+// Embedder interface: texts → L2-normalised vectors. One backend per file (native BERT, HTTP).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mmkg {
+
+/// Queries and documents may be embedded differently (EmbeddingGemma-style prompts).
+enum class EmbedKind { Query, Document };
+
+class Embedder {
+ public:
+  virtual ~Embedder() = default;
+  /// Identifies model and settings; stored with every vector so a model change is detected.
+  /// e.g. "native:all-MiniLM-L6-v2".
+  virtual std::string id() const = 0;
+  /// Vector dimension.
+  virtual int dim() const = 0;
+  /// Embeds `texts`; returns texts.size() * dim() floats, row-major, each row L2-normalised.
+  /// Thread-safe. Throws Error (with a what-to-do message) when the model cannot run.
+  virtual std::vector<float> embed(const std::vector<std::string>& texts, EmbedKind kind) = 0;
+};
+
+/// Builds an embedder from a short spec:
+///   "native"                 the bundled all-MiniLM-L6-v2 (found automatically, see README)
+///   "native:/path/to/model"  a BERT-family sentence-transformers folder
+/// Throws UsageError for an unknown spec and Error when the model cannot be loaded.
+std::unique_ptr<Embedder> make_embedder(const std::string& spec);
+
+}  // namespace mmkg
