@@ -250,7 +250,7 @@ void drop_margin_lines(std::vector<Page>& pages, const DocStats& st) {
         auto it = texts.try_emplace((top ? "T" : "B") + margin_key(text)).first;
         it->second.add(pi);
         long slot = -1;
-        if (separated && text.size() <= 120 && l.size <= st.body * 1.15f) {
+        if (separated && text.size() <= 120 && l.size <= st.body * 1.05f && !line_bold(l)) {
           slot = 2 * std::lround(std::clamp(l.base, -1e5f, 1e5f) / 2.0f) + 200000 + top;
           slots[slot].add(pi);
         }
@@ -693,7 +693,7 @@ class BlockBuilder {
     float overlap = std::min(l.x1, b.x1) - std::max(l.x0, b.x0);
     if (code) {  // code runs on through blank lines, syntax highlighting may change weight
       return dy < 0 || dy > 3.3f * st_.leading * size || std::fabs(p.size - l.size) > 0.5f ||
-             l.x0 < b.x0 - 4.0f * size || l.x0 > b.x1;
+             l.x0 < b.x0 - 4.0f * size;
     }
     if (dy < 0 || overlap <= 0) {
       // Jumped to another column or region: a sentence cut at a column break continues.

@@ -6,9 +6,10 @@
 //   2. running headers/footers and page numbers in the top/bottom margin bands are dropped;
 //   3. per page, lines are ordered by a recursive column analysis (x-projection gutters, bands
 //      between full-width lines);
-//   4. ordered lines are grouped into blocks (spacing, indentation, style changes, bullets),
-//      hyphenated line ends are rejoined;
-//   5. blocks become headings (font size / bold) with levels 1..6, paragraphs or list items.
+//   4. ordered lines are grouped into blocks (spacing, indentation, style changes, bullets,
+//      table-of-contents entries), hyphenated line ends are rejoined;
+//   5. blocks become headings (font size / bold) with levels 1..6, paragraphs, list items or
+//      code (monospaced lines, kept line by line with their indentation).
 #pragma once
 
 #include <cstdint>

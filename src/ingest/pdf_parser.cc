@@ -640,6 +640,10 @@ class PdfParser : public Parser {
 
     int npages = 0;
     ok = guarded(ctx, &err, [&] { npages = fz_count_pages(ctx, s.doc); });
+    // A page object takes some bytes: a larger count is a corrupt page tree (trusting it would
+    // mean billions of failing page loads).
+    const int64_t max_pages = static_cast<int64_t>(bytes.size() / 16) + 1;
+    if (ok && npages > max_pages) npages = 0;
     bool rebuilt = false;
     if (!ok || npages <= 0) {
       // No page tree (truncated file?): look for the page objects themselves.
@@ -650,8 +654,9 @@ class PdfParser : public Parser {
         rebuilt = ok = true;
       }
     }
-    if (!ok)
-      throw InputError("not a valid PDF (cannot count pages: " + one_line(err) +
+    if (!ok || npages > max_pages)
+      throw InputError("not a valid PDF (cannot count pages: " +
+                       (ok ? std::string("page tree is corrupt") : one_line(err)) +
                        "); the file may be truncated or corrupt");
     if (npages <= 0) {
       if (s.diag.repaired)
@@ -687,6 +692,9 @@ class PdfParser : public Parser {
       ok = guarded(ctx, &err, [&] { raw = fz_new_stext_page_from_page_number(ctx, s.doc, i, &opts); });
       if (!ok || !raw) {
         ++failed;
+        if (failed >= 200 && failed == i + 1)  // nothing readable so far: stop trying
+          throw InputError("not a valid PDF (no page could be read: " + one_line(err) +
+                           "); the file may be truncated or corrupt");
         if (first_error.empty()) first_error = one_line(err);
         if (failed <= 5)
           out.warnings.push_back("page " + std::to_string(i + 1) + " could not be read (" +

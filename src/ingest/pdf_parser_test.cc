@@ -648,6 +648,40 @@ TEST(PdfParser, TruncatedNeverCrashes) {
   EXPECT_NE(find_block(d, "The part5 section"), nullptr) << dump(d);
 }
 
+TEST(PdfParser, LostPageTreeIsRebuiltFromPageObjects) {
+  std::vector<PageSpec> pages = {body_page("first"), body_page("second"), body_page("third")};
+  std::string bytes = write_pdf(pages);
+  // Unhook the page tree from the catalog (same length, so the xref stays valid).
+  size_t catalog = bytes.find("/Catalog");
+  ASSERT_NE(catalog, std::string::npos);
+  size_t key = bytes.find("/Pages", catalog);
+  if (key == std::string::npos || key > catalog + 200) key = bytes.rfind("/Pages", catalog);
+  ASSERT_NE(key, std::string::npos);
+  bytes.replace(key, 6, "/Pagez");
+  ParsedDocument d = parse(bytes);
+  EXPECT_EQ(d.pages, 3);
+  EXPECT_NE(find_block(d, "The first section"), nullptr) << dump(d);
+  EXPECT_NE(find_block(d, "The third section"), nullptr) << dump(d);
+  ASSERT_FALSE(d.warnings.empty());
+  EXPECT_NE(d.warnings.back().find("page tree"), std::string::npos) << d.warnings.back();
+}
+
+TEST(PdfParser, AbsurdPageCountIsNotTrusted) {
+  std::string bytes = write_pdf({body_page("counted"), body_page("twice"), body_page("thrice")});
+  size_t pos = bytes.find("/Count 3");
+  ASSERT_NE(pos, std::string::npos);
+  bytes.replace(pos, 8, "/Count 999999999");  // offsets shift: MuPDF repairs the xref
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    ParsedDocument d = parse(bytes);
+    EXPECT_EQ(d.pages, 3);
+    EXPECT_NE(find_block(d, "The thrice section"), nullptr) << dump(d);
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("PDF"), std::string::npos);
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+}
+
 TEST(PdfParser, MutatedBytesNeverCrash) {
   std::string bytes = write_pdf({body_page("fuzz"), body_page("more")});
   std::mt19937 rng(12345);
@@ -751,6 +785,22 @@ TEST(PdfLayout, JoinLine) {
 
 // ---- a real document ----
 
+/// Valid UTF-8 without control characters (newlines allowed in code), no doubled spaces in prose.
+bool clean_utf8(const std::string& s, bool code) {
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (int k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    if (c < 0x20 && !(code && c == '\n')) return false;
+    if (c == 0x7F) return false;
+    if (!code && c == ' ' && i + 1 < s.size() && s[i + 1] == ' ') return false;
+    i += n;
+  }
+  return code || (s.front() != ' ' && s.back() != ' ');
+}
+
 /// Reads a file, gunzipping it if its name ends in .gz. Empty on failure.
 std::string read_maybe_gz(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -807,6 +857,7 @@ TEST(PdfParser, RealDocumentFromSystemDocs) {
     ASSERT_GE(b.page, 1);
     ASSERT_LE(b.page, d.pages);
     ASSERT_FALSE(b.text.empty());
+    ASSERT_TRUE(clean_utf8(b.text, b.kind == BlockKind::Code)) << b.text;
   }
 }
 
