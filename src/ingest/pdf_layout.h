@@ -1,15 +1,18 @@
 // Layout recovery for PDF text: turns positioned text lines (as extracted by MuPDF) into
 // structural blocks in reading order. Pure C++, no MuPDF dependency, so it is unit-testable.
 //
-// Pipeline (see pdf_layout.cc):
-//   1. document statistics: body font size, typical line spacing, compound words with hyphens;
-//   2. running headers/footers and page numbers in the top/bottom margin bands are dropped;
+// Pipeline (driven by build_blocks in pdf_layout.cc):
+//   1. document statistics: body font size, typical line spacing, compound words with hyphens
+//      (pdf_layout.cc);
+//   2. running headers/footers and page numbers in the top/bottom margin bands are dropped
+//      (pdf_furniture.cc);
 //   3. per page, lines are ordered by a recursive column analysis (x-projection gutters, bands
-//      between full-width lines);
+//      between full-width lines) (pdf_columns.cc);
 //   4. ordered lines are grouped into blocks (spacing, indentation, style changes, bullets,
-//      table-of-contents entries), hyphenated line ends are rejoined;
+//      table-of-contents entries), hyphenated line ends are rejoined (pdf_layout.cc);
 //   5. blocks become headings (font size / bold) with levels 1..6, paragraphs, list items or
-//      code (monospaced lines, kept line by line with their indentation).
+//      code (monospaced lines, kept line by line with their indentation) (pdf_layout.cc).
+// Declarations shared between those files are in pdf_layout_internal.h.
 #pragma once
 
 #include <cstdint>
