@@ -10,6 +10,11 @@
 namespace mmkg {
 
 AskResult ask(Store& store, const std::string& question, const AskOptions& opt) {
+  Searcher searcher(store, opt.embedder);
+  return ask(store, searcher, question, opt);
+}
+
+AskResult ask(Store& store, Searcher& searcher, const std::string& question, const AskOptions& opt) {
   Trace trace(opt.verbose);
   AskResult res;
   TermStats stats(store);
@@ -27,9 +32,18 @@ AskResult ask(Store& store, const std::string& question, const AskOptions& opt) 
   res.subqueries = plan.subqueries;
 
   Retrieval r = trace.step("retrieve", [&](nlohmann::json& d) {
-    Retrieval rr = retrieve(store, plan, opt.retrieve, trace);
+    Retrieval rr = retrieve(store, searcher, plan, opt.retrieve, trace);
     std::set<std::string> docs;
     for (auto& c : rr.context) docs.insert(c.hit.doc);
+    d["mode"] = search_mode_name(opt.retrieve.mode);
+    if (opt.retrieve.mode != SearchMode::Bm25) {
+      std::string why = searcher.dense_unavailable_reason();
+      if (!why.empty()) {
+        d["mode"] = "bm25";
+        d["fallback"] = why;
+        trace.log("mmkg: retrieve: dense retrieval unavailable (%s); BM25 only", why.c_str());
+      }
+    }
     d["unique_chunks"] = rr.unique_chunks;
     d["context_chunks"] = rr.context.size();
     d["context_chars"] = rr.context_chars;

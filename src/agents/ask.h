@@ -17,6 +17,7 @@ struct AskOptions {
   SynthOptions synth;
   size_t max_phrases = 3;  ///< key-phrase sub-queries added to the question
   bool verbose = false;    ///< human step log on stderr
+  std::string embedder = "native";  ///< embedder spec for dense/hybrid retrieval ("none": BM25)
 };
 
 struct AskResult {
@@ -29,6 +30,8 @@ struct AskResult {
   nlohmann::json trace;  ///< [{"step": ..., "ms": ..., ...}]
 };
 
+AskResult ask(Store& store, Searcher& searcher, const std::string& question, const AskOptions& opt);
+/// Convenience: a Searcher with opt.embedder for one question.
 AskResult ask(Store& store, const std::string& question, const AskOptions& opt);
 
 }  // namespace mmkg

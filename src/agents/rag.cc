@@ -10,7 +10,7 @@
 
 namespace mmkg {
 
-Retrieval retrieve(Store& store, const Plan& plan, const RetrieveOptions& opt, Trace& trace) {
+Retrieval retrieve(Store& store, Searcher& searcher, const Plan& plan, const RetrieveOptions& opt, Trace& trace) {
   const auto& subqueries = plan.subqueries;
   // Reciprocal rank fusion (Cormack et al. 2009, k = 60); the question itself weighs more than
   // the phrases cut from it.
@@ -37,7 +37,10 @@ Retrieval retrieve(Store& store, const Plan& plan, const RetrieveOptions& opt, T
         if (order[i].first > 0) top.push_back(std::move(hits[order[i].second]));
       hits = std::move(top);
     } else {
-      hits = raw ? bm25_match(store, plan.matches[q], lo) : bm25_search(store, subqueries[q], lo);
+      SearchOptions so;
+      so.mode = opt.mode;
+      so.k = opt.k_per_query;
+      hits = raw ? searcher.search_match(plan.matches[q], subqueries[q], so) : searcher.search(subqueries[q], so);
     }
     std::set<std::string> docs;
     double w = q == 0 ? 1.0 : 0.7;

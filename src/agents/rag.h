@@ -6,6 +6,7 @@
 
 #include "agents/planner.h"
 #include "index/lexical.h"
+#include "index/searcher.h"
 
 namespace mmkg {
 
@@ -16,6 +17,7 @@ struct RetrieveOptions {
   int k_per_query = 5;               ///< hits per sub-query
   size_t max_chunks = 8;             ///< chunks kept for the context
   size_t max_context_chars = 8000;   ///< budget for the context handed to synthesis
+  SearchMode mode = SearchMode::Hybrid;  ///< retrieval per sub-query
 };
 
 /// A chunk chosen for the context.
@@ -32,6 +34,6 @@ struct Retrieval {
 };
 
 /// Runs every sub-query of `plan` (its FTS expression when given).
-Retrieval retrieve(Store& store, const Plan& plan, const RetrieveOptions& opt, Trace& trace);
+Retrieval retrieve(Store& store, Searcher& searcher, const Plan& plan, const RetrieveOptions& opt, Trace& trace);
 
 }  // namespace mmkg

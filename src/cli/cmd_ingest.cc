@@ -5,6 +5,11 @@
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "store/store.h"
+#include "core/error.h"
+#include "embed/embedder.h"
+#include "index/vector_store.h"
+
+#include <filesystem>
 
 namespace mmkg::cli {
 
@@ -17,8 +22,20 @@ void print_error(const std::string& subject, const std::string& message) {
     std::fprintf(stderr, "mmkg: error: %s: %s\n", subject.c_str(), message.c_str());
 }
 
-int cmd_ingest(const Common& c, const std::vector<std::string>& paths, const IngestOptions& opt, bool progress) {
+int cmd_ingest(const Common& c, const std::vector<std::string>& paths, const IngestOptions& opt_in, bool progress) {
   auto store = Store::open(c.store, true);
+  IngestOptions opt = opt_in;
+  std::unique_ptr<Embedder> emb;
+  if (c.embedder != "none") {
+    try {
+      emb = make_embedder(c.embedder);
+      opt.embedder = emb.get();
+    } catch (const UsageError&) {
+      throw;
+    } catch (const Error& e) {
+      std::fprintf(stderr, "mmkg: warning: no embeddings (%s); BM25 search only\n", e.what());
+    }
+  }
   ProgressBar bar(progress);
   IngestResult r = ingest(*store, paths, opt, [&](const IngestProgress& p) { bar.update(p); });
   bar.finish();
@@ -33,7 +50,9 @@ int cmd_ingest(const Common& c, const std::vector<std::string>& paths, const Ing
     json out = {{"documents", r.documents}, {"skipped", r.skipped}, {"chunks", r.chunks},
                 {"figures", r.figures},     {"pages", r.pages},     {"bytes", r.bytes},
                 {"ignored", r.ignored},     {"failed", failed},     {"warnings", warnings},
-                {"seconds", r.seconds}};
+                {"embedder", emb ? json(emb->id()) : json(nullptr)}, {"embedded", r.embedded},
+                {"embed_reused", r.embed_reused}, {"embed_seconds", r.embed_seconds},
+                {"vector_index", r.vector_index}, {"seconds", r.seconds}};
     std::printf("%s\n", out.dump().c_str());
   } else {
     std::printf("ingested %d document%s (%d unchanged, %zu failed): %lld chunks, %lld pages, %.1f MB in %.2f s\n",
@@ -62,7 +81,17 @@ int cmd_delete(const Common& c, const std::vector<std::string>& docs) {
       rc = 1;
       continue;
     }
-    store->delete_document(found[0].id);
+    WriteResult wr;
+    int64_t gen = store->generation();
+    store->delete_document(found[0].id, &wr);
+    // Keep the vector index in step (it is rebuilt on next use anyway if this fails).
+    if (c.embedder != "none" && std::filesystem::exists(vector_index_path(store->dir()))) {
+      try {
+        auto emb = make_embedder(c.embedder);
+        update_vector_index(*store, emb->id(), emb->dim(), gen, {}, wr.removed_rowids);
+      } catch (const Error&) {
+      }
+    }
     deleted.push_back({{"id", found[0].id}, {"doc", found[0].name}, {"path", found[0].path}, {"chunks", found[0].chunks}});
     if (!c.json) std::printf("deleted %s (%s, %d chunks)\n", found[0].name.c_str(), found[0].id.c_str(), found[0].chunks);
   }

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "eval/eval.h"
 #include "index/lexical.h"
+#include "index/searcher.h"
 #include "store/store.h"
 
 namespace mmkg::cli {
@@ -25,12 +26,20 @@ std::string where(const std::string& doc, int page, const std::string& chunk_id)
 }  // namespace
 
 int cmd_search(const Common& c, const std::string& query, int k, const std::string& mode) {
-  if (mode != "bm25")
-    throw UsageError("--mode " + mode + " is not available yet (dense and hybrid search come with the embedder); use --mode bm25");
   auto store = Store::open(c.store, false);
-  LexicalOptions lo;
-  lo.k = k;
-  auto hits = bm25_search(*store, query, lo);
+  Searcher searcher(*store, c.embedder);
+  SearchOptions so;
+  so.mode = parse_search_mode(mode);
+  so.k = k;
+  std::string used = mode;
+  if (so.mode == SearchMode::Hybrid) {
+    std::string why = searcher.dense_unavailable_reason();
+    if (!why.empty()) {
+      used = "bm25";
+      std::fprintf(stderr, "mmkg: warning: dense retrieval unavailable (%s); searching with BM25 only\n", why.c_str());
+    }
+  }
+  auto hits = searcher.search(query, so);
   if (c.json) {
     json results = json::array();
     for (size_t i = 0; i < hits.size(); ++i) {
@@ -40,7 +49,7 @@ int cmd_search(const Common& c, const std::string& query, int k, const std::stri
                          {"heading_path", h.heading_path}, {"score", h.score}, {"snippet", h.snippet},
                          {"text", h.text}});
     }
-    std::printf("%s\n", json({{"query", query}, {"mode", mode}, {"results", results}}).dump().c_str());
+    std::printf("%s\n", json({{"query", query}, {"mode", used}, {"results", results}}).dump().c_str());
     return 0;
   }
   if (hits.empty()) std::printf("no results for \"%s\"\n", query.c_str());
@@ -77,24 +86,32 @@ int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt)
   return 0;
 }
 
-int cmd_eval(const Common& c, const std::string& qa_path, bool answers) {
+int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const std::string& mode) {
   auto items = load_qa(qa_path);
   auto store = Store::open(c.store, false);
   EvalOptions eo;
   eo.answers = answers;
+  eo.embedder = c.embedder;
+  if (mode != "all") eo.modes = {parse_search_mode(mode)};
   json r = evaluate(*store, items, eo);
   if (c.json) {
     std::printf("%s\n", r.dump().c_str());
     return 0;
   }
-  std::printf("%d questions (%d with evidence), mode %s\n", r["questions"].get<int>(), r["answerable"].get<int>(),
-              r["mode"].get<std::string>().c_str());
-  std::printf("recall@5  %.3f\nrecall@10 %.3f\nMRR       %.3f\n", r["recall_at_k"]["5"].get<double>(),
-              r["recall_at_k"]["10"].get<double>(), r["mrr"].get<double>());
+  std::printf("%d questions\n", r["questions"].get<int>());
+  for (auto& [name, m] : r["modes"].items()) {
+    if (m.contains("unavailable")) {
+      std::printf("%-7s unavailable: %s\n", name.c_str(), m["unavailable"].get<std::string>().c_str());
+      continue;
+    }
+    std::printf("%-7s recall@5 %.3f  recall@10 %.3f  MRR %.3f  (%d questions with evidence)\n", name.c_str(),
+                m["recall_at_k"]["5"].get<double>(), m["recall_at_k"]["10"].get<double>(), m["mrr"].get<double>(),
+                m["answerable"].get<int>());
+    for (auto& [type, t] : m["by_type"].items())
+      std::printf("          %-12s n=%-3d recall@10 %.3f  MRR %.3f\n", type.c_str(), t["questions"].get<int>(),
+                  t["recall_at_10"].get<double>(), t["mrr"].get<double>());
+  }
   if (answers) std::printf("answer accuracy %.3f\n", r["answer_accuracy"].get<double>());
-  for (auto& [type, t] : r["by_type"].items())
-    std::printf("  %-12s n=%-3d recall@10 %.3f  MRR %.3f\n", type.c_str(), t["questions"].get<int>(),
-                t["recall_at_10"].get<double>(), t["mrr"].get<double>());
   return 0;
 }
 

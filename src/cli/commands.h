@@ -15,6 +15,7 @@ struct Common {
   std::string store;     ///< store directory (--store, MMKG_STORE, ./mmkg-store)
   bool json = false;     ///< one JSON object on stdout
   bool verbose = false;  ///< step log on stderr
+  std::string embedder = "native";  ///< --embedder / MMKG_EMBEDDER: native, native:/path, none
 };
 
 int cmd_ingest(const Common& c, const std::vector<std::string>& paths, const IngestOptions& opt, bool progress);
@@ -22,7 +23,7 @@ int cmd_search(const Common& c, const std::string& query, int k, const std::stri
 int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt);
 int cmd_delete(const Common& c, const std::vector<std::string>& docs);
 int cmd_stats(const Common& c);
-int cmd_eval(const Common& c, const std::string& qa_path, bool answers);
+int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const std::string& mode);
 
 /// Prints `mmkg: error: <subject>: <message>` (or without subject) on stderr.
 void print_error(const std::string& subject, const std::string& message);

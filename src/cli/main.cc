@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "index/searcher.h"
 
 using namespace mmkg;
 
@@ -17,11 +18,16 @@ int main(int argc, char** argv) {
   cli::Common common;
   const char* env_store = std::getenv("MMKG_STORE");
   common.store = env_store && *env_store ? env_store : "mmkg-store";
+  const char* env_emb = std::getenv("MMKG_EMBEDDER");
+  if (env_emb && *env_emb) common.embedder = env_emb;
   // The shared options are accepted before or after the subcommand and listed in every --help.
   auto add_common = [&](CLI::App* a) {
     a->add_option("--store", common.store, "store directory (env MMKG_STORE)")->capture_default_str();
     a->add_flag("--json", common.json, "print one JSON object on stdout (fields in README)");
     a->add_flag("-v,--verbose", common.verbose, "log every step on stderr");
+    a->add_option("--embedder", common.embedder,
+                  "embedding model: native (all-MiniLM-L6-v2), native:/model/folder, none (env MMKG_EMBEDDER)")
+        ->capture_default_str();
   };
   add_common(&app);
 
@@ -45,11 +51,11 @@ int main(int argc, char** argv) {
   // search
   auto* search = app.add_subcommand("search", "rank chunks for a query");
   add_common(search);
-  std::string query, mode = "bm25";
+  std::string query, mode = "hybrid";
   int k = 10;
   search->add_option("query", query, "the query")->required();
   search->add_option("-k", k, "number of results")->capture_default_str()->check(CLI::Range(1, 1000));
-  search->add_option("--mode", mode, "bm25 (dense and hybrid come with the embedder)")->capture_default_str()
+  search->add_option("--mode", mode, "bm25, dense (embeddings) or hybrid (fusion of both)")->capture_default_str()
       ->check(CLI::IsMember({"bm25", "dense", "hybrid"}));
 
   // ask
@@ -62,6 +68,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100));
   askc->add_option("--max-context", aopt.retrieve.max_context_chars, "context budget in characters")
       ->capture_default_str();
+  std::string ask_mode = "hybrid";
+  askc->add_option("--mode", ask_mode, "retrieval per sub-query: bm25, dense or hybrid")->capture_default_str()
+      ->check(CLI::IsMember({"bm25", "dense", "hybrid"}));
   askc->add_option("--llm", llm, "language model: none (rules and extraction)")->capture_default_str()
       ->check(CLI::IsMember({"none"}));
 
@@ -82,6 +91,9 @@ int main(int argc, char** argv) {
   bool answers = false;
   evalc->add_option("qa", qa, "QA file (JSON lines)")->required()->check(CLI::ExistingFile);
   evalc->add_flag("--answers", answers, "also answer every question and score the answers");
+  std::string eval_mode = "all";
+  evalc->add_option("--mode", eval_mode, "search mode to score: bm25, dense, hybrid or all")->capture_default_str()
+      ->check(CLI::IsMember({"bm25", "dense", "hybrid", "all"}));
 
   try {
     app.parse(argc, argv);
@@ -98,6 +110,8 @@ int main(int argc, char** argv) {
 
   try {
     aopt.verbose = common.verbose;
+    aopt.embedder = common.embedder;
+    aopt.retrieve.mode = parse_search_mode(ask_mode);
     if (*ingest) {
       iopt.max_file_bytes = static_cast<int64_t>(max_mb * 1024 * 1024);
       return cli::cmd_ingest(common, paths, iopt, !no_progress && !common.json);
@@ -106,7 +120,7 @@ int main(int argc, char** argv) {
     if (*askc) return cli::cmd_ask(common, question, aopt);
     if (*del) return cli::cmd_delete(common, docs);
     if (*stats) return cli::cmd_stats(common);
-    if (*evalc) return cli::cmd_eval(common, qa, answers);
+    if (*evalc) return cli::cmd_eval(common, qa, answers, eval_mode);
   } catch (const UsageError& e) {
     cli::print_error("", e.what());
     return 2;

@@ -41,6 +41,7 @@ struct Chunk {
   int64_t start = 0;         ///< byte offsets into the document's rendered text
   int64_t end = 0;
   std::string text;
+  std::vector<float> vector;  ///< embedding, when computed (not part of the chunk's identity)
 };
 
 }  // namespace mmkg

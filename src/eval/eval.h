@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "index/searcher.h"
+
 namespace mmkg {
 
 class Store;
@@ -29,10 +31,14 @@ bool evidence_in(const std::string& chunk_text, const std::string& quote);
 
 struct EvalOptions {
   bool answers = false;  ///< also run `ask` and score answers
+  /// Search modes to score; the last available one is the primary (top-level) result.
+  std::vector<SearchMode> modes = {SearchMode::Bm25, SearchMode::Dense, SearchMode::Hybrid};
+  std::string embedder = "native";
 };
 
 /// Runs the evaluation; returns the JSON object of the CLI contract
-/// {"questions", "recall_at_k": {"5","10"}, "mrr", "answer_accuracy", "by_type", "items"}.
+/// {"questions", "mode", "recall_at_k": {"5","10"}, "mrr", "answer_accuracy", "by_type",
+///  "modes": {mode: {...same per mode...}}, "items"}.
 nlohmann::json evaluate(Store& store, const std::vector<QaItem>& items, const EvalOptions& opt);
 
 }  // namespace mmkg

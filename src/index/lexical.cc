@@ -39,10 +39,10 @@ std::vector<SearchHit> bm25_match(Store& store, const std::string& match, const 
   std::vector<SearchHit> out;
   if (match.empty() || opt.k <= 0) return out;
   std::string rank = "bm25(chunks_fts, " + std::to_string(opt.heading_weight) + ", " +
-                     std::to_string(opt.text_weight) + ")";
+                     std::to_string(opt.text_weight) + ", " + std::to_string(opt.context_weight) + ")";
   Stmt s(store.db(),
          "SELECT c.id, c.doc_id, d.name, c.page_start, c.page_end, c.heading_path, c.start_off, c.end_off, "
-         "c.text, -" + rank + ", snippet(chunks_fts, 1, '«', '»', '…', 24) "
+         "c.text, -" + rank + ", snippet(chunks_fts, 1, '«', '»', '…', 24), c.rowid "
          "FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid JOIN documents d ON d.id = c.doc_id "
          "WHERE chunks_fts MATCH ? ORDER BY " + rank + " LIMIT ?");
   s.bind(1, match).bind(2, opt.k);
@@ -59,6 +59,7 @@ std::vector<SearchHit> bm25_match(Store& store, const std::string& match, const 
     h.text = s.text(8);
     h.score = s.f64(9);
     h.snippet = s.text(10);
+    h.rowid = s.i64(11);
     out.push_back(std::move(h));
   }
   return out;

@@ -22,12 +22,14 @@ struct SearchHit {
   double score = 0;          ///< higher is better (negated FTS5 bm25)
   std::string text;          ///< the chunk's full text
   std::string snippet;       ///< matching excerpt with «highlighted» terms
+  int64_t rowid = 0;         ///< the chunk's row id (its id in the vector index)
 };
 
 struct LexicalOptions {
   int k = 10;                    ///< number of hits
   double heading_weight = 2.0;   ///< BM25 column weight of the heading path
   double text_weight = 1.0;      ///< BM25 column weight of the chunk text
+  double context_weight = 1.0;   ///< BM25 column weight of the document's file name and title
 };
 
 /// FTS5 MATCH expression for a free-text query: its content words (all words when every word

@@ -11,6 +11,8 @@
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "embed/embedder.h"
+#include "index/vector_store.h"
 #include "ingest/parser.h"
 #include "store/store.h"
 
@@ -19,6 +21,32 @@ namespace mmkg {
 namespace fs = std::filesystem;
 
 namespace {
+
+// Fills the chunks' vectors: reused from the store where the same text was embedded before,
+// computed otherwise.
+void embed_chunks(Store& store, Embedder& emb, std::vector<Chunk>& chunks, IngestResult& res) {
+  std::vector<std::string> texts;
+  for (auto& c : chunks) texts.push_back(c.text);
+  auto cached = store.cached_embeddings(emb.id(), texts);
+  std::vector<std::string> todo;
+  std::vector<size_t> where;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    if (cached[i].size() == static_cast<size_t>(emb.dim())) {
+      chunks[i].vector = std::move(cached[i]);
+      ++res.embed_reused;
+    } else {
+      todo.push_back(chunks[i].text);
+      where.push_back(i);
+    }
+  }
+  if (todo.empty()) return;
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<float> v = emb.embed(todo, EmbedKind::Document);
+  res.embed_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  size_t d = static_cast<size_t>(emb.dim());
+  for (size_t k = 0; k < where.size(); ++k) chunks[where[k]].vector.assign(v.begin() + k * d, v.begin() + (k + 1) * d);
+  res.embedded += static_cast<int64_t>(todo.size());
+}
 
 // What a worker produces for one file.
 struct Parsed {
@@ -123,6 +151,8 @@ IngestResult ingest(Store& store, const std::vector<std::string>& paths, const I
     }
   };
 
+  const int64_t gen_before = store.generation();
+  std::vector<int64_t> added, removed;
   std::vector<std::thread> pool;
   for (size_t t = 0; t < threads && n > 0; ++t) pool.emplace_back(worker);
 
@@ -159,7 +189,11 @@ IngestResult ingest(Store& store, const std::vector<std::string>& paths, const I
           ++res.skipped;
         } else if (same) {
           // Identical content already stored under another path: keep one copy.
-          if (prev) store.delete_document(prev->id);
+          if (prev) {
+            WriteResult wr;
+            store.delete_document(prev->id, &wr);
+            removed.insert(removed.end(), wr.removed_rowids.begin(), wr.removed_rowids.end());
+          }
           ++res.skipped;
           res.warnings.push_back({p.path, "same content as " + same->path + "; stored once"});
         } else {
@@ -172,7 +206,12 @@ IngestResult ingest(Store& store, const std::vector<std::string>& paths, const I
           d.bytes = p.bytes;
           d.pages = p.doc.pages;
           try {
-            store.put_document(d, p.text, p.chunks, prev ? std::optional<std::string>(prev->id) : std::nullopt);
+            if (opt.embedder) embed_chunks(store, *opt.embedder, p.chunks, res);
+            WriteResult wr = store.put_document(d, p.text, p.chunks,
+                                                prev ? std::optional<std::string>(prev->id) : std::nullopt,
+                                                opt.embedder ? opt.embedder->id() : "");
+            added.insert(added.end(), wr.added_rowids.begin(), wr.added_rowids.end());
+            removed.insert(removed.end(), wr.removed_rowids.begin(), wr.removed_rowids.end());
             ++res.documents;
             res.chunks += static_cast<int64_t>(p.chunks.size());
             res.pages += p.doc.pages;
@@ -201,6 +240,31 @@ IngestResult ingest(Store& store, const std::vector<std::string>& paths, const I
     throw;
   }
   finish_pool();
+
+  if (opt.embedder) {
+    // Chunks stored without embeddings (by an older mmkg, or with --embedder none): backfill.
+    auto missing = store.chunks_without_vectors(opt.embedder->id());
+    const size_t kBatch = 256;
+    for (size_t b = 0; b < missing.size(); b += kBatch) {
+      std::vector<std::string> texts;
+      std::vector<int64_t> ids;
+      for (size_t i = b; i < std::min(missing.size(), b + kBatch); ++i) {
+        texts.push_back(missing[i].second);
+        ids.push_back(missing[i].first);
+      }
+      auto t1 = std::chrono::steady_clock::now();
+      std::vector<float> v = opt.embedder->embed(texts, EmbedKind::Document);
+      res.embed_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+      size_t d = static_cast<size_t>(opt.embedder->dim());
+      std::vector<std::vector<float>> vecs;
+      for (size_t k = 0; k < texts.size(); ++k) vecs.emplace_back(v.begin() + k * d, v.begin() + (k + 1) * d);
+      store.put_embeddings(opt.embedder->id(), texts, vecs);
+      res.embedded += static_cast<int64_t>(texts.size());
+      added.insert(added.end(), ids.begin(), ids.end());
+    }
+    VectorIndexStatus vs = update_vector_index(store, opt.embedder->id(), opt.embedder->dim(), gen_before, added, removed);
+    res.vector_index = vs.updated ? "updated" : (vs.rebuilt ? "rebuilt: " + vs.reason : "");
+  }
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }

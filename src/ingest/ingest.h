@@ -12,11 +12,13 @@
 namespace mmkg {
 
 class Store;
+class Embedder;
 
 struct IngestOptions {
   ChunkerOptions chunker;
   int64_t max_file_bytes = int64_t{256} << 20;  ///< larger files are refused (--max-file-size)
   int threads = 0;                              ///< parser threads; 0 = number of cores
+  Embedder* embedder = nullptr;                 ///< computes chunk embeddings; nullptr = BM25 only
 };
 
 /// Snapshot passed to the progress callback after each file.
@@ -36,6 +38,10 @@ struct IngestResult {
   int64_t pages = 0;    ///< pages parsed
   int64_t bytes = 0;    ///< input bytes parsed
   int ignored = 0;      ///< unsupported files inside folders
+  int64_t embedded = 0;       ///< chunk embeddings computed
+  int64_t embed_reused = 0;   ///< chunk embeddings reused from the store (same text seen before)
+  double embed_seconds = 0;   ///< time spent computing embeddings
+  std::string vector_index;   ///< what happened to the vector index ("updated", "rebuilt: why", "")
   std::vector<FileError> failed;
   std::vector<FileError> warnings;
   double seconds = 0;

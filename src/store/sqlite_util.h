@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/error.h"
 
@@ -32,6 +33,10 @@ class Stmt {
     check(sqlite3_bind_double(st_, i, v));
     return *this;
   }
+  Stmt& bind_blob(int i, const void* p, size_t n) {
+    check(sqlite3_bind_blob(st_, i, p, static_cast<int>(n), SQLITE_TRANSIENT));
+    return *this;
+  }
   Stmt& bind_null(int i) {
     check(sqlite3_bind_null(st_, i));
     return *this;
@@ -55,6 +60,13 @@ class Stmt {
   int64_t i64(int col) const { return sqlite3_column_int64(st_, col); }
   int i32(int col) const { return sqlite3_column_int(st_, col); }
   double f64(int col) const { return sqlite3_column_double(st_, col); }
+  const void* blob(int col) const { return sqlite3_column_blob(st_, col); }
+  int bytes(int col) const { return sqlite3_column_bytes(st_, col); }
+  std::vector<float> floats(int col) const {
+    const float* p = static_cast<const float*>(sqlite3_column_blob(st_, col));
+    size_t n = static_cast<size_t>(sqlite3_column_bytes(st_, col)) / sizeof(float);
+    return p ? std::vector<float>(p, p + n) : std::vector<float>();
+  }
   bool is_null(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
 
  private:

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "core/hash.h"
 #include "store/sqlite_util.h"
 
 namespace mmkg {
@@ -58,6 +59,49 @@ CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
 END;
 )SQL";
 
+// Version 2: embeddings, cached by (model, hash of the chunk text) so that unchanged chunk content
+// is never embedded twice, and a generation counter that every write bumps (the vector index
+// file records the generation it was built at; a mismatch means it is stale).
+// It also indexes each chunk's document context (file name words and title) as a third FTS
+// column, so that "according to the wiki" or a paper's name finds that document's chunks.
+const char* kSchemaV2 = R"SQL(
+ALTER TABLE chunks ADD COLUMN text_hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE chunks ADD COLUMN context TEXT NOT NULL DEFAULT '';
+DROP TRIGGER chunks_ai;
+DROP TRIGGER chunks_ad;
+DROP TABLE chunks_vocab;
+DROP TABLE chunks_fts;
+CREATE VIRTUAL TABLE chunks_fts USING fts5(
+  heading_path, text, context, content='chunks', content_rowid='rowid',
+  tokenize='porter unicode61 remove_diacritics 2');
+CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+  INSERT INTO chunks_fts(rowid, heading_path, text, context)
+  VALUES (new.rowid, new.heading_path, new.text, new.context);
+END;
+CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+  INSERT INTO chunks_fts(chunks_fts, rowid, heading_path, text, context)
+  VALUES ('delete', old.rowid, old.heading_path, old.text, old.context);
+END;
+CREATE INDEX chunks_text_hash ON chunks(text_hash);
+CREATE TABLE embeddings(
+  model     TEXT NOT NULL,
+  text_hash TEXT NOT NULL,
+  vec       BLOB NOT NULL,
+  PRIMARY KEY (model, text_hash)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO meta(key, value) VALUES ('generation', '0');
+)SQL";
+
+// What the FTS "context" column holds for a document's chunks: its file name without the
+// extension, with separators turned into spaces ("attention_wiki.txt" → "attention wiki"), and
+// its title.
+std::string document_context(const std::string& name, const std::string& title) {
+  std::string stem = name.substr(0, name.rfind('.'));
+  for (auto& ch : stem)
+    if (ch == '_' || ch == '-' || ch == '.') ch = ' ';
+  return title.empty() || title == stem ? stem : stem + " | " + title;
+}
+
 std::string now_utc() {
   std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -95,12 +139,13 @@ StoredChunk read_chunk(Stmt& s) {
   c.chunk.end = s.i64(7);
   c.chunk.text = s.text(8);
   c.doc_name = s.text(9);
+  c.rowid = s.i64(10);
   return c;
 }
 
 const char* kChunkSelect =
     "SELECT c.id, c.doc_id, c.seq, c.page_start, c.page_end, c.heading_path, c.start_off, c.end_off, "
-    "c.text, d.name FROM chunks c JOIN documents d ON d.id = c.doc_id ";
+    "c.text, d.name, c.rowid FROM chunks c JOIN documents d ON d.id = c.doc_id ";
 
 }  // namespace
 
@@ -160,8 +205,30 @@ void Store::migrate() {
     if (version == 0 && count.i64(0) > 0)
       throw UsageError(dir_ + "/mmkg.db: not an mmkg store (unknown tables, no schema version); use another --store");
   }
-  exec(kSchemaV1);
-  Stmt(db_, "INSERT INTO meta(key, value) VALUES ('created_by', ?)").bind(1, std::string("mmkg ") + MMKG_VERSION).run();
+  if (version < 1) {
+    exec(kSchemaV1);
+    Stmt(db_, "INSERT INTO meta(key, value) VALUES ('created_by', ?)").bind(1, std::string("mmkg ") + MMKG_VERSION).run();
+  }
+  if (version < 2) {
+    exec(kSchemaV2);
+    // Existing chunks get their text hashes and context; the FTS index is rebuilt; their
+    // embeddings are computed by the next ingest.
+    struct Row {
+      int64_t rowid;
+      std::string hash, context;
+    };
+    std::vector<Row> rows;
+    {
+      Stmt s(db_, "SELECT c.rowid, c.text, d.name, d.title FROM chunks c JOIN documents d ON d.id = c.doc_id");
+      while (s.step()) rows.push_back({s.i64(0), hash_hex(s.text(1)), document_context(s.text(2), s.text(3))});
+    }
+    Stmt up(db_, "UPDATE chunks SET text_hash = ?, context = ? WHERE rowid = ?");
+    for (auto& r : rows) {
+      up.reset();
+      up.bind(1, r.hash).bind(2, r.context).bind(3, r.rowid).run();
+    }
+    exec("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')");
+  }
   exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
   tx.commit();
 }
@@ -206,13 +273,43 @@ std::vector<DocumentRecord> Store::documents() {
   return out;
 }
 
-void Store::put_document(const DocumentRecord& d, const std::string& text, const std::vector<Chunk>& chunks,
-                         const std::optional<std::string>& replace_id) {
-  Transaction tx(db_);
-  if (replace_id) {
-    Stmt(db_, "DELETE FROM chunks WHERE doc_id = ?").bind(1, *replace_id).run();
-    Stmt(db_, "DELETE FROM documents WHERE id = ?").bind(1, *replace_id).run();
+void Store::remove_rows(const std::string& doc_id, WriteResult& wr) {
+  {
+    Stmt s(db_, "SELECT rowid, text_hash FROM chunks WHERE doc_id = ?");
+    s.bind(1, doc_id);
+    while (s.step()) {
+      wr.removed_rowids.push_back(s.i64(0));
+      wr.removed_hashes.push_back(s.text(1));
+    }
   }
+  Stmt(db_, "DELETE FROM chunks WHERE doc_id = ?").bind(1, doc_id).run();
+  Stmt(db_, "DELETE FROM documents WHERE id = ?").bind(1, doc_id).run();
+}
+
+void Store::collect_garbage(const std::vector<std::string>& hashes) {
+  // Embeddings no chunk refers to any more (a chunk elsewhere with the same text keeps them).
+  Stmt gc(db_,
+          "DELETE FROM embeddings WHERE text_hash = ?1 AND NOT EXISTS (SELECT 1 FROM chunks WHERE text_hash = ?1)");
+  for (const auto& h : hashes) {
+    gc.reset();
+    gc.bind(1, h).run();
+  }
+}
+
+void Store::bump_generation() {
+  Stmt(db_, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'").run();
+}
+
+int64_t Store::generation() {
+  Stmt s(db_, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'generation'");
+  return s.step() ? s.i64(0) : 0;
+}
+
+WriteResult Store::put_document(const DocumentRecord& d, const std::string& text, const std::vector<Chunk>& chunks,
+                                const std::optional<std::string>& replace_id, const std::string& embed_model) {
+  WriteResult wr;
+  Transaction tx(db_);
+  if (replace_id) remove_rows(*replace_id, wr);
   Stmt ins(db_,
            "INSERT INTO documents(id, path, name, format, title, bytes, pages, chunks, text, ingested_at) "
            "VALUES (?,?,?,?,?,?,?,?,?,?)");
@@ -221,25 +318,107 @@ void Store::put_document(const DocumentRecord& d, const std::string& text, const
   ins.bind(10, d.ingested_at.empty() ? now_utc() : d.ingested_at);
   ins.run();
   Stmt c(db_,
-         "INSERT INTO chunks(id, doc_id, seq, page_start, page_end, heading_path, start_off, end_off, text) "
-         "VALUES (?,?,?,?,?,?,?,?,?)");
+         "INSERT INTO chunks(id, doc_id, seq, page_start, page_end, heading_path, start_off, end_off, text, text_hash, "
+         "context) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+  const std::string context = document_context(d.name, d.title);
+  Stmt e(db_, "INSERT OR IGNORE INTO embeddings(model, text_hash, vec) VALUES (?,?,?)");
   for (const auto& ch : chunks) {
+    std::string th = hash_hex(ch.text);
     c.reset();
     c.bind(1, ch.id).bind(2, d.id).bind(3, ch.seq).bind(4, ch.page_start).bind(5, ch.page_end);
-    c.bind(6, ch.heading_path).bind(7, ch.start).bind(8, ch.end).bind(9, ch.text);
+    c.bind(6, ch.heading_path).bind(7, ch.start).bind(8, ch.end).bind(9, ch.text).bind(10, th).bind(11, context);
     c.run();
+    wr.added_rowids.push_back(sqlite3_last_insert_rowid(db_));
+    if (!embed_model.empty() && !ch.vector.empty()) {
+      e.reset();
+      e.bind(1, embed_model).bind(2, th).bind_blob(3, ch.vector.data(), ch.vector.size() * sizeof(float));
+      e.run();
+    }
   }
+  collect_garbage(wr.removed_hashes);
+  bump_generation();
+  tx.commit();
+  return wr;
+}
+
+bool Store::delete_document(const std::string& id, WriteResult* out) {
+  WriteResult wr;
+  Transaction tx(db_);
+  remove_rows(id, wr);
+  bool existed = sqlite3_changes(db_) > 0;
+  collect_garbage(wr.removed_hashes);
+  bump_generation();
+  tx.commit();
+  if (out) *out = std::move(wr);
+  return existed;
+}
+
+std::vector<std::vector<float>> Store::cached_embeddings(const std::string& model,
+                                                        const std::vector<std::string>& texts) {
+  std::vector<std::vector<float>> out(texts.size());
+  Stmt s(db_, "SELECT vec FROM embeddings WHERE model = ? AND text_hash = ?");
+  for (size_t i = 0; i < texts.size(); ++i) {
+    s.reset();
+    s.bind(1, model).bind(2, hash_hex(texts[i]));
+    if (s.step()) out[i] = s.floats(0);
+  }
+  return out;
+}
+
+void Store::put_embeddings(const std::string& model, const std::vector<std::string>& texts,
+                           const std::vector<std::vector<float>>& vecs) {
+  Transaction tx(db_);
+  Stmt e(db_, "INSERT OR REPLACE INTO embeddings(model, text_hash, vec) VALUES (?,?,?)");
+  for (size_t i = 0; i < texts.size() && i < vecs.size(); ++i) {
+    e.reset();
+    e.bind(1, model).bind(2, hash_hex(texts[i])).bind_blob(3, vecs[i].data(), vecs[i].size() * sizeof(float));
+    e.run();
+  }
+  bump_generation();
   tx.commit();
 }
 
-bool Store::delete_document(const std::string& id) {
-  Transaction tx(db_);
-  Stmt(db_, "DELETE FROM chunks WHERE doc_id = ?").bind(1, id).run();
-  Stmt del(db_, "DELETE FROM documents WHERE id = ?");
-  del.bind(1, id).run();
-  bool existed = sqlite3_changes(db_) > 0;
-  tx.commit();
-  return existed;
+std::vector<std::pair<int64_t, std::string>> Store::chunks_without_vectors(const std::string& model) {
+  std::vector<std::pair<int64_t, std::string>> out;
+  Stmt s(db_,
+         "SELECT c.rowid, c.text FROM chunks c WHERE NOT EXISTS "
+         "(SELECT 1 FROM embeddings e WHERE e.model = ? AND e.text_hash = c.text_hash) ORDER BY c.rowid");
+  s.bind(1, model);
+  while (s.step()) out.emplace_back(s.i64(0), s.text(1));
+  return out;
+}
+
+void Store::for_each_vector(const std::string& model, const std::function<void(int64_t, const float*, size_t)>& fn,
+                            const std::vector<int64_t>* only) {
+  const char* sql =
+      "SELECT c.rowid, e.vec FROM chunks c JOIN embeddings e ON e.model = ?1 AND e.text_hash = c.text_hash";
+  auto emit = [&](Stmt& s) {
+    const float* p = static_cast<const float*>(s.blob(1));
+    fn(s.i64(0), p, static_cast<size_t>(s.bytes(1)) / sizeof(float));
+  };
+  if (!only) {
+    Stmt s(db_, std::string(sql) + " ORDER BY c.rowid");
+    s.bind(1, model);
+    while (s.step()) emit(s);
+    return;
+  }
+  Stmt s(db_, std::string(sql) + " WHERE c.rowid = ?2");
+  for (int64_t id : *only) {
+    s.reset();
+    s.bind(1, model).bind(2, id);
+    if (s.step()) emit(s);
+  }
+}
+
+std::vector<StoredChunk> Store::chunks_by_rowid(const std::vector<int64_t>& rowids) {
+  std::vector<StoredChunk> out;
+  Stmt s(db_, std::string(kChunkSelect) + "WHERE c.rowid = ?");
+  for (int64_t id : rowids) {
+    s.reset();
+    s.bind(1, id);
+    if (s.step()) out.push_back(read_chunk(s));
+  }
+  return out;
 }
 
 std::optional<StoredChunk> Store::chunk(const std::string& chunk_id) {

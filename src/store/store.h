@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,13 +38,21 @@ struct StoreStats {
 struct StoredChunk {
   Chunk chunk;
   std::string doc_name;
+  int64_t rowid = 0;  ///< the chunk's row id: its id in the vector index
+};
+
+/// Row ids a write added and removed (to update the vector index incrementally).
+struct WriteResult {
+  std::vector<int64_t> added_rowids;
+  std::vector<int64_t> removed_rowids;
+  std::vector<std::string> removed_hashes;
 };
 
 /// SQLite-backed store. Not thread-safe: use one Store per thread.
 class Store {
  public:
   /// Current on-disk schema version (PRAGMA user_version).
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   /// Opens (and with `create`, creates) the store in directory `dir`.
   /// Throws IOError when it cannot, UsageError for a store of a newer schema.
@@ -56,12 +65,27 @@ class Store {
   std::vector<DocumentRecord> resolve(const std::string& key);
   std::vector<DocumentRecord> documents();
 
-  /// Inserts a document and its chunks in one transaction; first deletes the document with id
-  /// `replace_id` (an older version of the same path) if given. Atomic under SIGKILL.
-  void put_document(const DocumentRecord& doc, const std::string& text, const std::vector<Chunk>& chunks,
-                    const std::optional<std::string>& replace_id);
+  /// Inserts a document and its chunks (with their embeddings for `embed_model`, when a chunk's
+  /// `vector` is set) in one transaction; first deletes the document with id `replace_id` (an
+  /// older version of the same path) if given. Atomic under SIGKILL.
+  WriteResult put_document(const DocumentRecord& doc, const std::string& text, const std::vector<Chunk>& chunks,
+                           const std::optional<std::string>& replace_id, const std::string& embed_model = "");
   /// Deletes a document and everything derived from it. Returns false if it did not exist.
-  bool delete_document(const std::string& id);
+  bool delete_document(const std::string& id, WriteResult* removed = nullptr);
+
+  /// Embeddings already stored for these chunk texts under `model` (empty vectors where none).
+  std::vector<std::vector<float>> cached_embeddings(const std::string& model, const std::vector<std::string>& texts);
+  /// Stores embeddings for chunk texts (backfill of chunks ingested without a model).
+  void put_embeddings(const std::string& model, const std::vector<std::string>& texts,
+                      const std::vector<std::vector<float>>& vecs);
+  /// (rowid, text) of chunks with no embedding under `model`.
+  std::vector<std::pair<int64_t, std::string>> chunks_without_vectors(const std::string& model);
+  /// Calls fn(rowid, vector, dim) for every embedded chunk (or only for the row ids in `only`).
+  void for_each_vector(const std::string& model, const std::function<void(int64_t, const float*, size_t)>& fn,
+                       const std::vector<int64_t>* only = nullptr);
+  std::vector<StoredChunk> chunks_by_rowid(const std::vector<int64_t>& rowids);
+  /// Incremented by every write: the vector index records the generation it reflects.
+  int64_t generation();
 
   std::optional<StoredChunk> chunk(const std::string& chunk_id);
   std::vector<StoredChunk> chunks_of(const std::string& doc_id);
@@ -76,6 +100,9 @@ class Store {
  private:
   Store(sqlite3* db, std::string dir) : db_(db), dir_(std::move(dir)) {}
   void migrate();
+  void remove_rows(const std::string& doc_id, WriteResult& wr);
+  void collect_garbage(const std::vector<std::string>& hashes);
+  void bump_generation();
   sqlite3* db_;
   std::string dir_;
 };

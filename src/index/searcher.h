@@ -1,0 +1,65 @@
+// Search modes over a store: BM25, dense (embeddings + FAISS) and hybrid (reciprocal-rank fusion
+// of both, then near-duplicate removal). Loads the embedder and the vector index lazily.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "index/lexical.h"
+
+namespace mmkg {
+
+class Store;
+class Embedder;
+class VectorIndex;
+
+enum class SearchMode { Bm25, Dense, Hybrid };
+
+/// "bm25" | "dense" | "hybrid"; throws UsageError otherwise.
+SearchMode parse_search_mode(const std::string& s);
+const char* search_mode_name(SearchMode m);
+
+struct SearchOptions {
+  SearchMode mode = SearchMode::Hybrid;
+  int k = 10;
+  int candidates = 50;          ///< per-retriever depth fed to fusion
+  /// How hybrid mode fuses the two lists: "relative" (min-max normalised scores, weighted sum:
+  /// Weaviate's relativeScoreFusion) or "rrf" (reciprocal rank fusion, Cormack et al. 2009).
+  std::string fusion = "relative";
+  double alpha = 0.5;           ///< weight of the dense side in relative fusion
+  double rrf_k = 60;            ///< reciprocal-rank-fusion constant
+  double duplicate_cosine = 0.95;  ///< a hit this similar to a better one is dropped (MMR cut-off)
+};
+
+class Searcher {
+ public:
+  /// `embedder_spec`: "native" (default), "native:/path", or "none" (BM25 only).
+  explicit Searcher(Store& store, std::string embedder_spec = "native");
+  ~Searcher();
+
+  /// Ranked hits for a free-text query. Hybrid falls back to BM25 when no embedder or no
+  /// vectors are available (see dense_unavailable_reason()); dense mode throws instead.
+  std::vector<SearchHit> search(std::string_view query, const SearchOptions& opt);
+  /// As search(), with a ready FTS5 expression for the lexical side and `text` for the dense side.
+  std::vector<SearchHit> search_match(const std::string& match, std::string_view text, const SearchOptions& opt);
+
+  /// Empty when dense search works; otherwise why not (model missing, no vectors).
+  std::string dense_unavailable_reason();
+  /// The embedder (loaded on first use); nullptr when unavailable.
+  Embedder* embedder();
+
+ private:
+  std::vector<SearchHit> dense(std::string_view text, int k);
+  bool ensure_dense();
+
+  Store& store_;
+  std::string spec_;
+  bool tried_ = false;
+  std::string why_not_;
+  std::unique_ptr<Embedder> embedder_;
+  std::unique_ptr<VectorIndex> index_;
+};
+
+}  // namespace mmkg
