@@ -1,8 +1,10 @@
 // The native embedder (see native_embedder.h): model discovery, loading, and batched multi-threaded
 // inference. Texts are tokenised, sorted by length and grouped into batches of at most
 // `batch_tokens` tokens; each batch is packed (no padding) and run by one worker thread with
-// single-threaded OpenBLAS, workers taking batches from a shared counter. On the 2-vCPU machine
-// this was measured against one batch at a time with 2 OpenBLAS threads (see README/report).
+// single-threaded OpenBLAS, workers taking batches from a shared counter. Measured on the 2-vCPU
+// development machine (400 chunks of ~1000 characters) against the reverse, one batch at a time
+// with 2 OpenBLAS threads: as fast or slightly faster (2959 vs 2923 tokens/s with OpenBLAS's AVX2
+// kernels, 5132 vs 5002 with its AVX-512 ones), and the element-wise kernels run in parallel too.
 #include "embed/native_embedder.h"
 
 #include <cblas.h>

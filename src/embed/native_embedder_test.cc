@@ -92,7 +92,7 @@ TEST(NativeEmbedder, EmptyInputs) {
 TEST(NativeEmbedder, FactoryAndDiscovery) {
   EXPECT_THROW(make_embedder("bogus"), UsageError);
   EXPECT_THROW(make_embedder("native:"), UsageError);
-  EXPECT_THROW(make_embedder("openai://nowhere"), UsageError);
+  EXPECT_THROW(make_embedder("nosuchbackend://nowhere"), UsageError);
   try {
     make_embedder("native:/nonexistent/model");
     ADD_FAILURE() << "no error";

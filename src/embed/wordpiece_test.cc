@@ -70,6 +70,24 @@ TEST(WordpieceRules, LiteralSpecialTokensAreKept) {
   EXPECT_NE(tok.encode("[mask]")[1], 14);
 }
 
+// The Rust `tokenizers` (which sentence-transformers runs) uses Unicode 8.0 categories and a
+// CJK range with a typo; these cases come from tokenising every code point with both.
+TEST(WordpieceRules, FollowsHuggingFaceUnicodeTables) {
+  auto tok = small_tokenizer();
+  using V = std::vector<std::string>;
+  EXPECT_EQ(tok.basic_tokenize("a\u08D4b"), V{"a\u08D4b"});      // Mn since 9.0: kept
+  EXPECT_EQ(tok.basic_tokenize("x\u0890y"), V{"x\u0890y"});      // Cf since 14.0: kept
+  EXPECT_EQ(tok.basic_tokenize("a\u2E43b"), V{"a\u2E43b"});      // Po since 9.0: not split
+  EXPECT_EQ(tok.basic_tokenize("a\u166Db"), (V{"a", "\u166D", "b"}));  // Po in 8.0
+  EXPECT_EQ(tok.basic_tokenize("a\u1734b"), V{"ab"});             // Mn in 8.0: stripped
+  EXPECT_EQ(tok.basic_tokenize("a\u1885b"), V{"a\u1885b"});      // Lo in 8.0: kept
+  EXPECT_EQ(tok.basic_tokenize("a\U0002B820b"), V{"a\U0002B820b"});
+  EXPECT_EQ(tok.basic_tokenize("a\U0002B920b"), (V{"a", "\U0002B920", "b"}));
+  EXPECT_EQ(tok.basic_tokenize("x\u0378y"), V{"x\u0378y"});      // unassigned: kept
+  EXPECT_EQ(tok.basic_tokenize("a\U000E0001b\uE000c"), V{"abc"});  // Cf, Co: dropped
+  EXPECT_EQ(tok.basic_tokenize("a\u2028b\u0085c"), (V{"a", "bc"}));  // Zl: space; NEL (Cc): dropped
+}
+
 TEST(WordpieceRules, InvalidUtf8IsDropped) {
   auto tok = small_tokenizer();
   EXPECT_EQ(tok.encode(std::string("a\xff\xc3") + "b"), tok.encode("ab"));

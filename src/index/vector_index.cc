@@ -19,10 +19,16 @@
 //   u64 blob_len  blob: faiss::write_index of the FAISS index (IndexFlatIP or IndexHNSWFlat)
 //   u64 n_labels  i64[n_labels]   (position in the FAISS index -> row id)
 //   u64 n_dead    i64[n_dead]     (hnsw: tombstoned positions; flat: none)
+//   u64 XXH3_64bits of every preceding byte
 // The flat index is stored without its IndexIDMap2 wrapper (ids go in the labels table): FAISS's
 // IndexIDMap2 reader trusts its ntotal field when rebuilding the reverse map, so a damaged file
-// could make it read out of bounds; the ids are validated here instead.
-//   u64 XXH3_64bits of every preceding byte
+// could make it read out of bounds; the ids are validated here instead. The checksum is verified
+// before FAISS parses anything, and the parsed structures (HNSW graph included) are checked so that
+// even a crafted file with a valid checksum cannot make a search read out of bounds. FAISS's reader
+// may still allocate up to its own limits for such a file.
+//
+// If add() or remove() throws (out of memory during a rebuild), the index stays usable and holds
+// every vector it held before, except that ids of a failed add() batch may be missing.
 #include "index/vector_index.h"
 
 #include <faiss/IndexFlat.h>
@@ -220,10 +226,15 @@ class FaissVectorIndex final : public VectorIndex {
       if (flat_->ntotal + n > opt_.hnsw_threshold) {
         // Switch to HNSW: graph over the current flat vectors, then the new ones.
         auto* storage = static_cast<const faiss::IndexFlat*>(flat_->index);
-        start_hnsw();
-        append_hnsw(flat_->ntotal, storage->get_xb(), flat_->id_map.data());
+        try {
+          start_hnsw();
+          append_hnsw(flat_->ntotal, storage->get_xb(), flat_->id_map.data());
+          append_hnsw(n, vecs, ids.data());
+        } catch (...) {
+          drop_hnsw();  // keep the flat index
+          throw;
+        }
         flat_.reset();
-        append_hnsw(n, vecs, ids.data());
       } else {
         flat_->add_with_ids(n, vecs, ids.data());
       }
@@ -357,17 +368,29 @@ class FaissVectorIndex final : public VectorIndex {
     if (to_flat) {
       auto flat = make_flat();
       flat->add_with_ids(static_cast<idx_t>(ids.size()), x.data(), ids.data());
-      hnsw_.reset();
-      labels_ = {};
-      slot_ = {};
-      dead_ = {};
-      n_dead_ = 0;
+      drop_hnsw();
       flat_ = std::move(flat);
     } else {
       hnsw_.reset();  // free the old graph and vectors before building the new ones
-      start_hnsw();
-      append_hnsw(static_cast<idx_t>(ids.size()), x.data(), ids.data());
+      try {
+        start_hnsw();
+        append_hnsw(static_cast<idx_t>(ids.size()), x.data(), ids.data());
+      } catch (...) {
+        // Keep the data: fall back to exact search over the live vectors.
+        drop_hnsw();
+        flat_ = make_flat();
+        flat_->add_with_ids(static_cast<idx_t>(ids.size()), x.data(), ids.data());
+        throw;
+      }
     }
+  }
+
+  void drop_hnsw() {
+    hnsw_.reset();
+    labels_ = {};
+    slot_ = {};
+    dead_ = {};
+    n_dead_ = 0;
   }
 
   VectorIndexOptions opt_;
