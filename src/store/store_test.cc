@@ -132,3 +132,84 @@ TEST(Store, StatsCountEverything) {
 
 }  // namespace
 }  // namespace mmkg
+
+namespace mmkg {
+namespace {
+
+// The version-1 schema as it was released (frozen): a store written by that version must open
+// and be migrated, keeping its documents searchable.
+const char* kFrozenV1 = R"SQL(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE documents(id TEXT PRIMARY KEY, path TEXT NOT NULL UNIQUE, name TEXT NOT NULL, format TEXT NOT NULL,
+  title TEXT NOT NULL DEFAULT '', bytes INTEGER NOT NULL, pages INTEGER NOT NULL, chunks INTEGER NOT NULL,
+  text TEXT NOT NULL, ingested_at TEXT NOT NULL);
+CREATE INDEX documents_name ON documents(name);
+CREATE TABLE chunks(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+  doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE, seq INTEGER NOT NULL,
+  page_start INTEGER NOT NULL, page_end INTEGER NOT NULL, heading_path TEXT NOT NULL,
+  start_off INTEGER NOT NULL, end_off INTEGER NOT NULL, text TEXT NOT NULL);
+CREATE INDEX chunks_doc ON chunks(doc_id, seq);
+CREATE VIRTUAL TABLE chunks_fts USING fts5(heading_path, text, content='chunks', content_rowid='rowid',
+  tokenize='porter unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE chunks_vocab USING fts5vocab(chunks_fts, 'row');
+CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+  INSERT INTO chunks_fts(rowid, heading_path, text) VALUES (new.rowid, new.heading_path, new.text);
+END;
+CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+  INSERT INTO chunks_fts(chunks_fts, rowid, heading_path, text) VALUES ('delete', old.rowid, old.heading_path, old.text);
+END;
+INSERT INTO meta VALUES ('created_by', 'mmkg 0.1.0');
+INSERT INTO documents VALUES ('d1', '/x/capybara_notes.txt', 'capybara_notes.txt', 'text', 'Notes', 10, 0, 1, 't',
+  '2026-01-01T00:00:00Z');
+INSERT INTO chunks(id, doc_id, seq, page_start, page_end, heading_path, start_off, end_off, text)
+  VALUES ('c1', 'd1', 0, 0, 0, 'Rodents', 0, 10, 'The largest living rodent.');
+PRAGMA user_version = 1;
+)SQL";
+
+TEST(Store, MigratesVersion1Stores) {
+  testing::TempDir dir;
+  {
+    sqlite3* db;
+    ASSERT_EQ(sqlite3_open(dir.file("mmkg.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, kFrozenV1, nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto s = Store::open(dir.str());
+  EXPECT_EQ(s->stats().schema_version, 2);
+  EXPECT_EQ(bm25_search(*s, "rodent").size(), 1u);
+  EXPECT_EQ(bm25_search(*s, "capybara").size(), 1u) << "document context indexed by the migration";
+  auto missing = s->chunks_without_vectors("m");
+  ASSERT_EQ(missing.size(), 1u);
+  s->put_embeddings("m", {missing[0].second}, {{1.0f, 0.0f}});
+  EXPECT_TRUE(s->chunks_without_vectors("m").empty());
+  int n = 0;
+  s->for_each_vector("m", [&](int64_t, const float* v, size_t d) {
+    EXPECT_EQ(d, 2u);
+    EXPECT_EQ(v[0], 1.0f);
+    ++n;
+  });
+  EXPECT_EQ(n, 1);
+}
+
+TEST(Store, EmbeddingsAreSharedByTextAndCollectedWhenUnused) {
+  testing::TempDir dir;
+  auto s = Store::open(dir.str());
+  Chunk a = mk("d1", 0, "same text");
+  a.vector = {0.5f, 0.5f};
+  int64_t g0 = s->generation();
+  s->put_document(rec("d1", "/x/a.txt"), "t", {a}, std::nullopt, "m");
+  EXPECT_GT(s->generation(), g0);
+  // Another document with the same chunk text reuses the stored vector.
+  EXPECT_EQ(s->cached_embeddings("m", {"same text"})[0], (std::vector<float>{0.5f, 0.5f}));
+  Chunk b = mk("d2", 0, "same text");
+  s->put_document(rec("d2", "/x/b.txt"), "t", {b}, std::nullopt, "m");
+  s->delete_document("d1");
+  EXPECT_EQ(s->cached_embeddings("m", {"same text"})[0].size(), 2u) << "still used by d2";
+  WriteResult wr;
+  s->delete_document("d2", &wr);
+  EXPECT_EQ(wr.removed_rowids.size(), 1u);
+  EXPECT_TRUE(s->cached_embeddings("m", {"same text"})[0].empty()) << "collected";
+}
+
+}  // namespace
+}  // namespace mmkg
