@@ -117,10 +117,17 @@ nlohmann::json evaluate(Store& store, const std::vector<QaItem>& items, const Ev
     modes[search_mode_name(m)] = score_mode(searcher, m, items, rows);
   }
 
+  // The contract's top-level figures are those of the primary mode: the last one evaluated that
+  // ran (hybrid by default; BM25 when dense retrieval is unavailable). Answers use that mode too.
+  std::string primary;
+  for (SearchMode m : opt.modes)
+    if (modes[search_mode_name(m)].contains("mrr")) primary = search_mode_name(m);
+
   double acc = 0;
   if (opt.answers) {
     AskOptions ao;
     ao.embedder = opt.embedder;
+    ao.retrieve.mode = primary.empty() ? SearchMode::Bm25 : parse_search_mode(primary);
     for (size_t qi = 0; qi < items.size(); ++qi) {
       const QaItem& q = items[qi];
       AskResult a = ask(store, searcher, q.question, ao);
@@ -139,11 +146,6 @@ nlohmann::json evaluate(Store& store, const std::vector<QaItem>& items, const Ev
     }
   }
 
-  // The contract's top-level figures are those of the primary mode: the last one evaluated that
-  // ran (hybrid by default; BM25 when dense retrieval is unavailable).
-  std::string primary;
-  for (SearchMode m : opt.modes)
-    if (modes[search_mode_name(m)].contains("mrr")) primary = search_mode_name(m);
   nlohmann::json out;
   out["questions"] = items.size();
   out["mode"] = primary.empty() ? nlohmann::json(nullptr) : nlohmann::json(primary);
