@@ -10,7 +10,7 @@
 namespace mmkg {
 
 AskResult ask(Store& store, const std::string& question, const AskOptions& opt) {
-  Searcher searcher(store, opt.embedder);
+  Searcher searcher(store, opt.embedder, opt.fusion);
   return ask(store, searcher, question, opt);
 }
 

@@ -18,6 +18,7 @@ struct AskOptions {
   size_t max_phrases = 3;  ///< key-phrase sub-queries added to the question
   bool verbose = false;    ///< human step log on stderr
   std::string embedder = "native";  ///< embedder spec for dense/hybrid retrieval ("none": BM25)
+  std::string fusion = "relative";  ///< hybrid fusion: relative or rrf
 };
 
 struct AskResult {

@@ -27,7 +27,7 @@ std::string where(const std::string& doc, int page, const std::string& chunk_id)
 
 int cmd_search(const Common& c, const std::string& query, int k, const std::string& mode) {
   auto store = Store::open(c.store, false);
-  Searcher searcher(*store, c.embedder);
+  Searcher searcher(*store, c.embedder, c.fusion);
   SearchOptions so;
   so.mode = parse_search_mode(mode);
   so.k = k;
@@ -92,6 +92,7 @@ int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const st
   EvalOptions eo;
   eo.answers = answers;
   eo.embedder = c.embedder;
+  eo.fusion = c.fusion;
   if (mode != "all") eo.modes = {parse_search_mode(mode)};
   json r = evaluate(*store, items, eo);
   if (c.json) {

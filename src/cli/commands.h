@@ -16,6 +16,7 @@ struct Common {
   bool json = false;     ///< one JSON object on stdout
   bool verbose = false;  ///< step log on stderr
   std::string embedder = "native";  ///< --embedder / MMKG_EMBEDDER: native, native:/path, none
+  std::string fusion = "relative";  ///< --fusion: hybrid fusion, relative or rrf
 };
 
 int cmd_ingest(const Common& c, const std::vector<std::string>& paths, const IngestOptions& opt, bool progress);

@@ -28,6 +28,9 @@ int main(int argc, char** argv) {
     a->add_option("--embedder", common.embedder,
                   "embedding model: native (all-MiniLM-L6-v2), native:/model/folder, none (env MMKG_EMBEDDER)")
         ->capture_default_str();
+    a->add_option("--fusion", common.fusion,
+                  "hybrid fusion: relative (min-max normalised scores, summed) or rrf (reciprocal rank)")
+        ->capture_default_str()->check(CLI::IsMember({"relative", "rrf"}));
   };
   add_common(&app);
 
@@ -111,6 +114,7 @@ int main(int argc, char** argv) {
   try {
     aopt.verbose = common.verbose;
     aopt.embedder = common.embedder;
+    aopt.fusion = common.fusion;
     aopt.retrieve.mode = parse_search_mode(ask_mode);
     if (*ingest) {
       iopt.max_file_bytes = static_cast<int64_t>(max_mb * 1024 * 1024);

@@ -103,7 +103,7 @@ nlohmann::json score_mode(Searcher& searcher, SearchMode mode, const std::vector
 }  // namespace
 
 nlohmann::json evaluate(Store& store, const std::vector<QaItem>& items, const EvalOptions& opt) {
-  Searcher searcher(store, opt.embedder);
+  Searcher searcher(store, opt.embedder, opt.fusion);
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& q : items) rows.push_back({{"id", q.id}, {"type", q.type}});
 
@@ -127,6 +127,7 @@ nlohmann::json evaluate(Store& store, const std::vector<QaItem>& items, const Ev
   if (opt.answers) {
     AskOptions ao;
     ao.embedder = opt.embedder;
+    ao.fusion = opt.fusion;
     ao.retrieve.mode = primary.empty() ? SearchMode::Bm25 : parse_search_mode(primary);
     for (size_t qi = 0; qi < items.size(); ++qi) {
       const QaItem& q = items[qi];

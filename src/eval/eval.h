@@ -34,6 +34,7 @@ struct EvalOptions {
   /// Search modes to score; the last available one is the primary (top-level) result.
   std::vector<SearchMode> modes = {SearchMode::Bm25, SearchMode::Dense, SearchMode::Hybrid};
   std::string embedder = "native";
+  std::string fusion = "relative";  ///< hybrid fusion: relative or rrf
 };
 
 /// Runs the evaluation; returns the JSON object of the CLI contract

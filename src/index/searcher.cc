@@ -28,7 +28,11 @@ const char* search_mode_name(SearchMode m) {
   return "hybrid";
 }
 
-Searcher::Searcher(Store& store, std::string spec) : store_(store), spec_(std::move(spec)) {}
+Searcher::Searcher(Store& store, std::string spec, std::string fusion)
+    : store_(store), spec_(std::move(spec)), fusion_(std::move(fusion)) {
+  if (fusion_ != "relative" && fusion_ != "rrf")
+    throw UsageError("unknown fusion '" + fusion_ + "'; use relative or rrf");
+}
 Searcher::~Searcher() = default;
 
 bool Searcher::ensure_dense() {
@@ -115,7 +119,7 @@ std::vector<SearchHit> Searcher::search_match(const std::string& match, std::str
   std::unordered_map<int64_t, size_t> at;
   std::vector<SearchHit> all;
   std::vector<double> fused;
-  const bool rrf = opt.fusion == "rrf";
+  const bool rrf = (opt.fusion.empty() ? fusion_ : opt.fusion) == "rrf";
   auto add = [&](std::vector<SearchHit>& hits, double weight) {
     double hi = -1e300, lo = 1e300;
     for (auto& h : hits) hi = std::max(hi, h.score), lo = std::min(lo, h.score);

@@ -27,7 +27,8 @@ struct SearchOptions {
   int candidates = 50;          ///< per-retriever depth fed to fusion
   /// How hybrid mode fuses the two lists: "relative" (min-max normalised scores, weighted sum:
   /// Weaviate's relativeScoreFusion) or "rrf" (reciprocal rank fusion, Cormack et al. 2009).
-  std::string fusion = "relative";
+  /// Empty: the Searcher's default (its constructor argument).
+  std::string fusion;
   double alpha = 0.5;           ///< weight of the dense side in relative fusion
   double rrf_k = 60;            ///< reciprocal-rank-fusion constant
   double duplicate_cosine = 0.95;  ///< a hit this similar to a better one is dropped (MMR cut-off)
@@ -36,7 +37,8 @@ struct SearchOptions {
 class Searcher {
  public:
   /// `embedder_spec`: "native" (default), "native:/path", or "none" (BM25 only).
-  explicit Searcher(Store& store, std::string embedder_spec = "native");
+  /// `fusion`: default hybrid fusion, "relative" or "rrf" (UsageError otherwise).
+  explicit Searcher(Store& store, std::string embedder_spec = "native", std::string fusion = "relative");
   ~Searcher();
 
   /// Ranked hits for a free-text query. Hybrid falls back to BM25 when no embedder or no
@@ -56,6 +58,7 @@ class Searcher {
 
   Store& store_;
   std::string spec_;
+  std::string fusion_;
   bool tried_ = false;
   std::string why_not_;
   std::unique_ptr<Embedder> embedder_;
