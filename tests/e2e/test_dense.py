@@ -29,6 +29,12 @@ def test_dense_and_hybrid_search(dense_store):
         assert j["mode"] == mode
         assert len(j["results"]) == 5
         assert any("position" in h["text"].lower() for h in j["results"]), j
+    # both fusions return a full, duplicate-free list; they may order it differently
+    for fusion in ("relative", "rrf"):
+        j = run("search", "scaled dot-product attention", "--mode", "hybrid", "--fusion", fusion, "--json", *NATIVE,
+                store=dense_store).json()
+        ids = [h["chunk_id"] for h in j["results"]]
+        assert len(ids) == 10 and len(set(ids)) == 10
     # dense finds paraphrases that share no word with the text: scores are cosines
     d = run("search", "stopping numbers from blowing up in the exponent", "--mode", "dense", "--json", *NATIVE,
             store=dense_store).json()["results"]
