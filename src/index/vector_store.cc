@@ -1,5 +1,6 @@
 #include "index/vector_store.h"
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "core/error.h"
@@ -8,6 +9,14 @@
 namespace mmkg {
 
 namespace {
+
+// Settings from the environment: MMKG_HNSW_THRESHOLD (vectors above which the index is HNSW) and
+// MMKG_HNSW_EF_SEARCH (HNSW search breadth: recall against latency).
+VectorIndexOptions with_env(VectorIndexOptions opt) {
+  if (const char* t = std::getenv("MMKG_HNSW_THRESHOLD"); t && *t) opt.hnsw_threshold = std::atoll(t);
+  if (const char* e = std::getenv("MMKG_HNSW_EF_SEARCH"); e && *e) opt.hnsw_ef_search = std::atoi(e);
+  return opt;
+}
 
 std::string tag_for(const std::string& model, int64_t generation) {
   return model + "@" + std::to_string(generation);
@@ -43,7 +52,7 @@ std::string vector_index_path(const std::string& store_dir) {
 
 std::unique_ptr<VectorIndex> open_vector_index(Store& store, const std::string& model, int dim,
                                                const VectorIndexOptions& base, VectorIndexStatus* status) {
-  VectorIndexOptions opt = base;
+  VectorIndexOptions opt = with_env(base);
   opt.dim = dim;
   std::string path = vector_index_path(store.dir());
   std::string want = tag_for(model, store.generation());
@@ -78,7 +87,7 @@ VectorIndexStatus update_vector_index(Store& store, const std::string& model, in
                                       const std::vector<int64_t>& added, const std::vector<int64_t>& removed,
                                       const VectorIndexOptions& base) {
   VectorIndexStatus st;
-  VectorIndexOptions opt = base;
+  VectorIndexOptions opt = with_env(base);
   opt.dim = dim;
   std::string path = vector_index_path(store.dir());
   std::string tag;
