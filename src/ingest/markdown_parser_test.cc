@@ -1,6 +1,8 @@
 // Tests for the Markdown parser: block mapping, inline flattening, tables, front matter, titles.
 #include <gtest/gtest.h>
 
+#include "ingest/parser_test_util.h"
+
 #include <string>
 
 #include "core/error.h"
@@ -11,22 +13,7 @@ namespace {
 
 ParsedDocument parse(const std::string& text) { return make_markdown_parser()->parse("t.md", text); }
 
-std::string render(const ParsedDocument& d) {
-  std::string out;
-  for (const Block& b : d.blocks) {
-    if (!out.empty()) out += "|";
-    switch (b.kind) {
-      case BlockKind::Heading: out += "H" + std::to_string(b.level); break;
-      case BlockKind::Paragraph: out += "P"; break;
-      case BlockKind::ListItem: out += "L"; break;
-      case BlockKind::Code: out += "C"; break;
-      case BlockKind::Table: out += "T"; break;
-      case BlockKind::Caption: out += "F"; break;
-    }
-    out += ":" + b.text;
-  }
-  return out;
-}
+std::string render(const ParsedDocument& d) { return testing::render_blocks(d); }
 
 TEST(MarkdownParserTest, NameAndFormat) {
   EXPECT_STREQ(make_markdown_parser()->name(), "markdown");

@@ -1,6 +1,8 @@
 // Tests for the plain-text parser: paragraph joining, lists, heading cues, titles, limits.
 #include <gtest/gtest.h>
 
+#include "ingest/parser_test_util.h"
+
 #include <chrono>
 #include <string>
 
@@ -13,22 +15,7 @@ namespace {
 ParsedDocument parse(const std::string& text) { return make_text_parser()->parse("t.txt", text); }
 
 /// Compact rendering for whole-document expectations: "H2:Intro|P:text|L:item".
-std::string render(const ParsedDocument& d) {
-  std::string out;
-  for (const Block& b : d.blocks) {
-    if (!out.empty()) out += "|";
-    switch (b.kind) {
-      case BlockKind::Heading: out += "H" + std::to_string(b.level); break;
-      case BlockKind::Paragraph: out += "P"; break;
-      case BlockKind::ListItem: out += "L"; break;
-      case BlockKind::Code: out += "C"; break;
-      case BlockKind::Table: out += "T"; break;
-      case BlockKind::Caption: out += "F"; break;
-    }
-    out += ":" + b.text;
-  }
-  return out;
-}
+std::string render(const ParsedDocument& d) { return testing::render_blocks(d); }
 
 const std::string kLong =
     "This paragraph is long enough to count as body text under a heading, because it says a "
