@@ -14,7 +14,7 @@ ProgressBar::~ProgressBar() { finish(); }
 void ProgressBar::update(const IngestProgress& p) {
   if (!active_) return;
   auto now = std::chrono::steady_clock::now();
-  bool last = p.files_done == p.files_total;
+  bool last = p.files_done == p.files_total && p.embed_total == 0;
   if (!last && drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
   last_ = now;
   const int width = 24;
@@ -26,8 +26,14 @@ void ProgressBar::update(const IngestProgress& p) {
   double eta = frac > 0 ? p.seconds * (1 - frac) / frac : 0;
   std::string name = std::filesystem::path(p.current).filename().string();
   if (name.size() > 30) name = name.substr(0, 27) + "...";
-  std::fprintf(stderr, "\r\033[K[%s] %zu/%zu files  %lld pages  %.0f pages/s  ETA %.0fs  %s", bar.c_str(),
-               p.files_done, p.files_total, static_cast<long long>(p.pages), pps, eta, name.c_str());
+  if (p.embed_total > 0) {
+    std::fprintf(stderr, "\r\033[K[%s] %zu/%zu files  %lld pages  embedding %lld/%lld chunks  %s", bar.c_str(),
+                 p.files_done, p.files_total, static_cast<long long>(p.pages), static_cast<long long>(p.embed_done),
+                 static_cast<long long>(p.embed_total), name.c_str());
+  } else {
+    std::fprintf(stderr, "\r\033[K[%s] %zu/%zu files  %lld pages  %.0f pages/s  ETA %.0fs  %s", bar.c_str(),
+                 p.files_done, p.files_total, static_cast<long long>(p.pages), pps, eta, name.c_str());
+  }
   std::fflush(stderr);
   drawn_ = true;
 }

@@ -24,7 +24,8 @@ namespace {
 
 // Fills the chunks' vectors: reused from the store where the same text was embedded before,
 // computed otherwise.
-void embed_chunks(Store& store, Embedder& emb, std::vector<Chunk>& chunks, IngestResult& res) {
+void embed_chunks(Store& store, Embedder& emb, std::vector<Chunk>& chunks, IngestResult& res,
+                  const std::function<void(int64_t, int64_t)>& on_batch) {
   std::vector<std::string> texts;
   for (auto& c : chunks) texts.push_back(c.text);
   auto cached = store.cached_embeddings(emb.id(), texts);
@@ -40,12 +41,20 @@ void embed_chunks(Store& store, Embedder& emb, std::vector<Chunk>& chunks, Inges
     }
   }
   if (todo.empty()) return;
-  auto t0 = std::chrono::steady_clock::now();
-  std::vector<float> v = emb.embed(todo, EmbedKind::Document);
-  res.embed_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // Batches large enough to keep both cores busy, small enough to report progress.
+  const size_t kBatch = 256;
   size_t d = static_cast<size_t>(emb.dim());
-  for (size_t k = 0; k < where.size(); ++k) chunks[where[k]].vector.assign(v.begin() + k * d, v.begin() + (k + 1) * d);
-  res.embedded += static_cast<int64_t>(todo.size());
+  for (size_t b = 0; b < todo.size(); b += kBatch) {
+    size_t e = std::min(todo.size(), b + kBatch);
+    std::vector<std::string> part(todo.begin() + static_cast<std::ptrdiff_t>(b), todo.begin() + static_cast<std::ptrdiff_t>(e));
+    auto t0 = std::chrono::steady_clock::now();
+    std::vector<float> v = emb.embed(part, EmbedKind::Document);
+    res.embed_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (size_t k = b; k < e; ++k)
+      chunks[where[k]].vector.assign(v.begin() + (k - b) * d, v.begin() + (k - b + 1) * d);
+    res.embedded += static_cast<int64_t>(e - b);
+    if (on_batch) on_batch(static_cast<int64_t>(e), static_cast<int64_t>(todo.size()));
+  }
 }
 
 // What a worker produces for one file.
@@ -206,7 +215,20 @@ IngestResult ingest(Store& store, const std::vector<std::string>& paths, const I
           d.bytes = p.bytes;
           d.pages = p.doc.pages;
           try {
-            if (opt.embedder) embed_chunks(store, *opt.embedder, p.chunks, res);
+            if (opt.embedder)
+              embed_chunks(store, *opt.embedder, p.chunks, res, [&](int64_t done, int64_t total) {
+                if (!progress || done == total) return;
+                IngestProgress pr;
+                pr.files_done = i;
+                pr.files_total = n;
+                pr.pages = res.pages;
+                pr.bytes = res.bytes;
+                pr.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                pr.current = p.path;
+                pr.embed_done = done;
+                pr.embed_total = total;
+                progress(pr);
+              });
             WriteResult wr = store.put_document(d, p.text, p.chunks,
                                                 prev ? std::optional<std::string>(prev->id) : std::nullopt,
                                                 opt.embedder ? opt.embedder->id() : "");

@@ -27,7 +27,10 @@ struct IngestProgress {
   int64_t pages = 0;
   int64_t bytes = 0;
   double seconds = 0;
-  std::string current;  ///< path of the file just finished
+  std::string current;  ///< path of the file just finished (or being embedded)
+  /// While a document's chunks are being embedded: how many of them are done, out of how many
+  /// (embed_total == 0 otherwise). Embedding a large document takes minutes.
+  int64_t embed_done = 0, embed_total = 0;
 };
 
 struct IngestResult {

@@ -77,3 +77,51 @@ TEST(Ingest, ResultIsIndependentOfThreadCount) {
 
 }  // namespace
 }  // namespace mmkg
+
+#include "embed/embedder.h"
+#include "core/error.h"
+
+namespace mmkg {
+namespace {
+
+TEST(Ingest, EmbedsChunksReportsProgressAndReusesVectors) {
+  std::unique_ptr<Embedder> emb;
+  try {
+    emb = make_embedder("native");
+  } catch (const Error& e) {
+    GTEST_SKIP() << e.what();
+  }
+  testing::TempDir in, st;
+  std::string body;
+  for (int i = 0; i < 600; ++i) body += "Line " + std::to_string(i) + " names animal" + std::to_string(i) + ".\n\n";
+  auto f = in.write("many.txt", body);
+  auto store = Store::open(st.str());
+  IngestOptions opt;
+  opt.embedder = emb.get();
+  opt.chunker.target_chars = 64;
+  opt.chunker.min_chars = 16;
+  bool saw_partial = false;
+  IngestResult r = ingest(*store, {f}, opt, [&](const IngestProgress& p) {
+    if (p.embed_total > 0) {
+      EXPECT_LT(p.embed_done, p.embed_total);
+      saw_partial = true;
+    }
+  });
+  ASSERT_GT(r.chunks, 256) << "more than one embedding batch";
+  EXPECT_EQ(r.embedded, r.chunks);
+  EXPECT_TRUE(saw_partial);
+  EXPECT_FALSE(r.vector_index.empty());
+  // Edit one line: only the chunk(s) that changed are embedded again.
+  size_t at = body.find("animal7.");
+  body.replace(at, 8, "zebra7.");
+  in.write("many.txt", body);
+  IngestResult again = ingest(*store, {f}, opt);
+  EXPECT_EQ(again.documents, 1);
+  EXPECT_GE(again.embedded, 1);
+  EXPECT_LE(again.embedded, 3);
+  EXPECT_EQ(again.embed_reused + again.embedded, again.chunks);
+  EXPECT_EQ(again.vector_index, "updated");
+}
+
+}  // namespace
+}  // namespace mmkg
