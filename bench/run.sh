@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # mmkg benchmarks (`make bench`): ingest throughput on a large real PDF versus pymupdf4llm and raw
-# MuPDF, and BM25 search latency. Prints a Markdown report on stdout and writes JSON to
+# MuPDF, and BM25 search latency; then dense/hybrid retrieval on synthetic stores and embedding
+# throughput against sentence-transformers. Prints Markdown reports on stdout and writes JSON to
 # bench/results/. Idempotent: installs the document's Debian package and pymupdf4llm if missing.
 #
 # Environment:
@@ -16,6 +17,13 @@
 #   BENCH_SKIP_P4L_LEGACY=1  skip the second pymupdf4llm run with use_layout(False)
 #   BENCH_SKIP_EMBED=1 skip the extra `mmkg ingest` run with the default embedder (when mmkg has one;
 #                      the throughput rows always use --embedder none when the flag exists)
+#   BENCH_SKIP_HYBRID=1      skip dense/hybrid retrieval on synthetic stores (bench/hybrid_bench.py)
+#   BENCH_HYBRID_SIZES       its store sizes in chunks (default: 10000,100000,1000000; the 1M store
+#                            takes ~9 GB of disk under BENCH_HYBRID_WORKDIR, default a temporary folder)
+#   BENCH_SKIP_EMBEDBENCH=1  skip embedding throughput, native vs sentence-transformers, and ingest of
+#                            examples/corpus with embeddings (bench/embed_bench.py; installs
+#                            sentence-transformers with pip when it is missing)
+#   HYBRID_BENCH_BIN, EMBED_BENCH_BIN  those programs (default: <dir of MMKG_BIN>/bench/mmkg_*_bench)
 #   PYTHON             python interpreter (default: python3)
 set -euo pipefail
 
@@ -28,6 +36,8 @@ esac
 MMKG_BIN="${MMKG_BIN:-$default_build/mmkg}"
 BUILD_DIR="$(cd "$(dirname "$MMKG_BIN")" 2>/dev/null && pwd || echo "$ROOT/build")"
 SEARCH_BENCH_BIN="${SEARCH_BENCH_BIN:-$BUILD_DIR/bench/mmkg_search_bench}"
+HYBRID_BENCH_BIN="${HYBRID_BENCH_BIN:-$BUILD_DIR/bench/mmkg_hybrid_bench}"
+EMBED_BENCH_BIN="${EMBED_BENCH_BIN:-$BUILD_DIR/bench/mmkg_embed_bench}"
 BENCH_PACKAGE="${BENCH_PACKAGE:-octave-doc}"
 BENCH_PDF="${BENCH_PDF:-/usr/share/doc/octave/octave.pdf}"
 BENCH_RUNS="${BENCH_RUNS:-3}"
@@ -96,3 +106,28 @@ if [ "${BENCH_SKIP_P4L_LEGACY:-0}" = "1" ]; then args+=(--skip-p4l-legacy); fi
 if [ "${BENCH_SKIP_EMBED:-0}" = "1" ]; then args+=(--skip-embed); fi
 "$PYTHON" "$ROOT/bench/bench.py" "${args[@]}"
 cp "$out" "$ROOT/bench/results/latest.json"
+
+# 5. Dense and hybrid retrieval (docs/BENCHMARKS.md, "Dense and hybrid retrieval").
+build_target() {  # build_target NAME BIN: builds a missing bench program when the build has it
+  if [ ! -x "$2" ] && [ -f "$BUILD_DIR/build.ninja" ] && ninja -C "$BUILD_DIR" -t targets all 2>/dev/null | grep -q "^$1:"; then
+    say "building $1"
+    cmake --build "$BUILD_DIR" --target "$1" >&2
+  fi
+  [ -x "$2" ] || { say "warning: $2 not found (build target $1); skipped"; return 1; }
+}
+if [ "${BENCH_SKIP_HYBRID:-0}" != "1" ] && build_target mmkg_hybrid_bench "$HYBRID_BENCH_BIN"; then
+  say "dense/hybrid retrieval on synthetic stores (sizes ${BENCH_HYBRID_SIZES:-10000,100000,1000000})"
+  hargs=(--bin "$HYBRID_BENCH_BIN" --sizes "${BENCH_HYBRID_SIZES:-10000,100000,1000000}"
+         --vocab-dir "$ROOT/examples/corpus" --out "$ROOT/bench/results/hybrid-$stamp.json")
+  if [ -n "${BENCH_HYBRID_WORKDIR:-}" ]; then hargs+=(--workdir "$BENCH_HYBRID_WORKDIR"); fi
+  "$PYTHON" "$ROOT/bench/hybrid_bench.py" "${hargs[@]}"
+fi
+if [ "${BENCH_SKIP_EMBEDBENCH:-0}" != "1" ] && build_target mmkg_embed_bench "$EMBED_BENCH_BIN"; then
+  if ! "$PYTHON" -c "import sentence_transformers" >/dev/null 2>&1; then
+    say "installing sentence-transformers (pulls torch)"
+    "$PYTHON" -m pip install -q sentence-transformers >&2 || "$PYTHON" -m pip install -q --break-system-packages sentence-transformers >&2
+  fi
+  say "embedding throughput: native vs sentence-transformers; ingest of examples/corpus with embeddings"
+  "$PYTHON" "$ROOT/bench/embed_bench.py" --mmkg "$MMKG_BIN" --embed-bench "$EMBED_BENCH_BIN" \
+    --corpus "$ROOT/examples/corpus" --out "$ROOT/bench/results/embed-$stamp.json"
+fi

@@ -12,7 +12,9 @@ namespace mmkg {
 struct VectorIndexOptions {
   int dim = 384;
   /// Above this many vectors the index is (re)built as HNSW; below it, exact (flat) search.
-  int64_t hnsw_threshold = 50000;
+  /// 200,000 because Debian's FAISS builds HNSW slowly (409 s for 100k vectors on the 2-core
+  /// benchmark machine) while exact search at 200k costs ~35 ms a query (docs/BENCHMARKS.md).
+  int64_t hnsw_threshold = 200000;
   int hnsw_m = 32;                ///< HNSW graph degree
   int hnsw_ef_construction = 80;  ///< HNSW build breadth
   int hnsw_ef_search = 96;        ///< HNSW search breadth
