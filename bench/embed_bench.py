@@ -30,6 +30,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchutil import loadavg, machine_info  # noqa: E402
+
 GOAL = 1.5  # native tokens/s >= 1.5x sentence-transformers tokens/s
 
 ST_CODE = r"""
@@ -68,30 +71,6 @@ print(json.dumps({"seconds": secs, "load_seconds": load_s, "tokens": tokens, "te
 
 def log(msg):
     print(f"embed_bench: {msg}", file=sys.stderr, flush=True)
-
-
-def loadavg():
-    try:
-        with open("/proc/loadavg") as f:
-            return " ".join(f.read().split()[:3])
-    except OSError:
-        return "?"
-
-
-def machine_info():
-    info = {"nproc": os.cpu_count()}
-    try:
-        info["nproc"] = int(subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip())
-        for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
-            if line.startswith("Model name:"):
-                info["cpu"] = line.split(":", 1)[1].strip()
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemTotal:"):
-                    info["mem_gib"] = round(int(line.split()[1]) / 1024 / 1024, 1)
-    except Exception:
-        pass
-    return info
 
 
 def run_json(cmd, env, label):
