@@ -24,6 +24,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchutil import loadavg, machine_info, write_results  # noqa: E402
+
 GOAL_RATIO = 30.0  # project goal: mmkg pages/s >= 30x pymupdf4llm pages/s
 
 
@@ -49,34 +52,6 @@ def timed(cmd, **kw):
     return t, p.stdout
 
 
-def machine_info():
-    info = {"nproc": os.cpu_count(), "platform": platform.platform()}
-    try:
-        info["nproc"] = int(sh(["nproc"]).stdout.strip())
-    except Exception:
-        pass
-    try:
-        for line in sh(["lscpu"]).stdout.splitlines():
-            if line.startswith("Model name:"):
-                info["cpu"] = line.split(":", 1)[1].strip()
-    except Exception:
-        pass
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemTotal:"):
-                    info["mem_gib"] = round(int(line.split()[1]) / 1024 / 1024, 1)
-    except Exception:
-        pass
-    return info
-
-
-def loadavg():
-    try:
-        with open("/proc/loadavg") as f:
-            return " ".join(f.read().split()[:3])
-    except Exception:
-        return "?"
 
 
 def tool_versions(args):
@@ -452,10 +427,7 @@ def main():
         shutil.rmtree(store, ignore_errors=True)
 
     res["loadavg_end"] = loadavg()
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(res, f, indent=2)
-        f.write("\n")
+    write_results(res, args.out)
     print(markdown(res))
     print(f"\nJSON: {args.out}")
 

@@ -1,5 +1,7 @@
 """Helpers shared by the benchmark drivers: machine description and load average."""
+import json
 import os
+import platform
 import subprocess
 
 
@@ -13,8 +15,8 @@ def loadavg():
 
 
 def machine_info():
-    """nproc, lscpu's model name and total memory in GiB (what is readable)."""
-    info = {"nproc": os.cpu_count()}
+    """nproc, lscpu's model name, total memory in GiB and the platform (what is readable)."""
+    info = {"nproc": os.cpu_count(), "platform": platform.platform()}
     try:
         info["nproc"] = int(subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip())
         for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
@@ -27,3 +29,11 @@ def machine_info():
     except Exception:
         pass
     return info
+
+
+def write_results(res, path):
+    """Writes the results JSON (creating its folder)."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(res, f, indent=2)
+        f.write("\n")

@@ -31,7 +31,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchutil import loadavg, machine_info  # noqa: E402
+from benchutil import loadavg, machine_info, write_results  # noqa: E402
 
 GOAL = 1.5  # native tokens/s >= 1.5x sentence-transformers tokens/s
 
@@ -199,10 +199,7 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
     res["loadavg_end"] = loadavg()
     res["goal"] = f"native tokens/s >= {GOAL}x sentence-transformers"
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(res, f, indent=2)
-        f.write("\n")
+    write_results(res, args.out)
 
     L = [f"## Embedding throughput — {res['date']}", "",
          f"{res['texts']['chunks']} chunks of {args.corpus} ({res['texts']['tokens']:,} tokens, "

@@ -24,7 +24,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchutil import loadavg, machine_info  # noqa: E402
+from benchutil import loadavg, machine_info, write_results  # noqa: E402
 
 
 def log(msg):
@@ -146,10 +146,7 @@ def main():
         if not args.keep and not args.workdir:
             shutil.rmtree(work, ignore_errors=True)
     res["loadavg_end"] = loadavg()
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(res, f, indent=2)
-        f.write("\n")
+    write_results(res, args.out)
     print(markdown(res))
     print(f"\nJSON: {args.out}")
 
