@@ -152,9 +152,13 @@ const GumboVector* children_of(const GumboNode* n) {
   return nullptr;
 }
 
-/// All text under `root` on one line (skipped elements left out), collapsed.
-std::string flat_text(const GumboNode* root) {
-  std::string out;
+enum class Visit { Descend, Skip, Stop };
+
+/// Pre-order walk over the descendants of `root`, iterative (documents can nest deeply);
+/// `f(node)` says whether to go into the node's children, pass over them, or stop the walk.
+/// Returns true when `f` stopped it.
+template <typename F>
+bool visit_descendants(const GumboNode* root, F&& f) {
   std::vector<std::pair<const GumboNode*, unsigned>> st{{root, 0}};
   while (!st.empty()) {
     auto& [node, next] = st.back();
@@ -164,16 +168,30 @@ std::string flat_text(const GumboNode* root) {
       continue;
     }
     const auto* c = static_cast<const GumboNode*>(kids->data[next++]);
-    if (c->type == GUMBO_NODE_TEXT || c->type == GUMBO_NODE_WHITESPACE || c->type == GUMBO_NODE_CDATA) {
-      append_collapsed(out, c->v.text.text);
-    } else if (c->type == GUMBO_NODE_ELEMENT && !is_skipped(c)) {
-      if (c->v.element.tag == GUMBO_TAG_BR) append_collapsed(out, " ");
-      BlockKind k;
-      int lvl;
-      if (block_kind(c->v.element.tag, k, lvl)) append_collapsed(out, " ");  // <p>a</p><p>b</p>
-      st.push_back({c, 0});
+    switch (f(c)) {
+      case Visit::Stop: return true;
+      case Visit::Descend: st.push_back({c, 0}); break;
+      case Visit::Skip: break;
     }
   }
+  return false;
+}
+
+/// All text under `root` on one line (skipped elements left out), collapsed.
+std::string flat_text(const GumboNode* root) {
+  std::string out;
+  visit_descendants(root, [&](const GumboNode* c) {
+    if (c->type == GUMBO_NODE_TEXT || c->type == GUMBO_NODE_WHITESPACE || c->type == GUMBO_NODE_CDATA) {
+      append_collapsed(out, c->v.text.text);
+      return Visit::Skip;
+    }
+    if (c->type != GUMBO_NODE_ELEMENT || is_skipped(c)) return Visit::Skip;
+    if (c->v.element.tag == GUMBO_TAG_BR) append_collapsed(out, " ");
+    BlockKind k;
+    int lvl;
+    if (block_kind(c->v.element.tag, k, lvl)) append_collapsed(out, " ");  // <p>a</p><p>b</p>
+    return Visit::Descend;
+  });
   return trimmed(std::move(out));
 }
 
@@ -212,26 +230,17 @@ bool is_layout_table(const GumboNode* table) {
     max_cells = std::max(max_cells, cells);
   }
   if (max_cells <= 1) return true;
-  std::vector<std::pair<const GumboNode*, unsigned>> st{{table, 0}};
-  while (!st.empty()) {
-    auto& [node, next] = st.back();
-    const GumboVector* kids = children_of(node);
-    if (!kids || next >= kids->length) {
-      st.pop_back();
-      continue;
-    }
-    const auto* c = static_cast<const GumboNode*>(kids->data[next++]);
-    if (c->type != GUMBO_NODE_ELEMENT) continue;
+  return visit_descendants(table, [](const GumboNode* c) {
+    if (c->type != GUMBO_NODE_ELEMENT) return Visit::Skip;
     switch (c->v.element.tag) {
       case GUMBO_TAG_TABLE: case GUMBO_TAG_P: case GUMBO_TAG_UL: case GUMBO_TAG_OL:
       case GUMBO_TAG_PRE: case GUMBO_TAG_BLOCKQUOTE: case GUMBO_TAG_H1: case GUMBO_TAG_H2:
       case GUMBO_TAG_H3: case GUMBO_TAG_H4: case GUMBO_TAG_H5: case GUMBO_TAG_H6:
-        return true;
+        return Visit::Stop;
       default:
-        st.push_back({c, 0});
+        return Visit::Descend;
     }
-  }
-  return false;
+  });
 }
 
 class Walker {
