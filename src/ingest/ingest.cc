@@ -22,6 +22,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Embedding batches: large enough to keep both cores busy, small enough to report progress.
+constexpr size_t kEmbedBatch = 256;
+
+// Embeds one batch of texts as documents, timing and counting it in `res`; one vector per text.
+std::vector<std::vector<float>> embed_batch(Embedder& emb, const std::vector<std::string>& texts,
+                                            IngestResult& res) {
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<float> v = emb.embed(texts, EmbedKind::Document);
+  res.embed_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.embedded += static_cast<int64_t>(texts.size());
+  size_t d = static_cast<size_t>(emb.dim());
+  std::vector<std::vector<float>> out;
+  out.reserve(texts.size());
+  for (size_t k = 0; k < texts.size(); ++k) out.emplace_back(v.begin() + k * d, v.begin() + (k + 1) * d);
+  return out;
+}
+
 // Fills the chunks' vectors: reused from the store where the same text was embedded before,
 // computed otherwise.
 void embed_chunks(Store& store, Embedder& emb, std::vector<Chunk>& chunks, IngestResult& res,
@@ -40,19 +57,11 @@ void embed_chunks(Store& store, Embedder& emb, std::vector<Chunk>& chunks, Inges
       where.push_back(i);
     }
   }
-  if (todo.empty()) return;
-  // Batches large enough to keep both cores busy, small enough to report progress.
-  const size_t kBatch = 256;
-  size_t d = static_cast<size_t>(emb.dim());
-  for (size_t b = 0; b < todo.size(); b += kBatch) {
-    size_t e = std::min(todo.size(), b + kBatch);
+  for (size_t b = 0; b < todo.size(); b += kEmbedBatch) {
+    size_t e = std::min(todo.size(), b + kEmbedBatch);
     std::vector<std::string> part(todo.begin() + static_cast<std::ptrdiff_t>(b), todo.begin() + static_cast<std::ptrdiff_t>(e));
-    auto t0 = std::chrono::steady_clock::now();
-    std::vector<float> v = emb.embed(part, EmbedKind::Document);
-    res.embed_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    for (size_t k = b; k < e; ++k)
-      chunks[where[k]].vector.assign(v.begin() + (k - b) * d, v.begin() + (k - b + 1) * d);
-    res.embedded += static_cast<int64_t>(e - b);
+    auto vecs = embed_batch(emb, part, res);
+    for (size_t k = b; k < e; ++k) chunks[where[k]].vector = std::move(vecs[k - b]);
     if (on_batch) on_batch(static_cast<int64_t>(e), static_cast<int64_t>(todo.size()));
   }
 }
@@ -266,23 +275,13 @@ IngestResult ingest(Store& store, const std::vector<std::string>& paths, const I
   if (opt.embedder) {
     // Chunks stored without embeddings (by an older mmkg, or with --embedder none): backfill.
     auto missing = store.chunks_without_vectors(opt.embedder->id());
-    const size_t kBatch = 256;
-    for (size_t b = 0; b < missing.size(); b += kBatch) {
+    for (size_t b = 0; b < missing.size(); b += kEmbedBatch) {
       std::vector<std::string> texts;
-      std::vector<int64_t> ids;
-      for (size_t i = b; i < std::min(missing.size(), b + kBatch); ++i) {
+      for (size_t i = b; i < std::min(missing.size(), b + kEmbedBatch); ++i) {
         texts.push_back(missing[i].second);
-        ids.push_back(missing[i].first);
+        added.push_back(missing[i].first);
       }
-      auto t1 = std::chrono::steady_clock::now();
-      std::vector<float> v = opt.embedder->embed(texts, EmbedKind::Document);
-      res.embed_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-      size_t d = static_cast<size_t>(opt.embedder->dim());
-      std::vector<std::vector<float>> vecs;
-      for (size_t k = 0; k < texts.size(); ++k) vecs.emplace_back(v.begin() + k * d, v.begin() + (k + 1) * d);
-      store.put_embeddings(opt.embedder->id(), texts, vecs);
-      res.embedded += static_cast<int64_t>(texts.size());
-      added.insert(added.end(), ids.begin(), ids.end());
+      store.put_embeddings(opt.embedder->id(), texts, embed_batch(*opt.embedder, texts, res));
     }
     VectorIndexStatus vs = update_vector_index(store, opt.embedder->id(), opt.embedder->dim(), gen_before, added, removed);
     res.vector_index = vs.updated ? "updated" : (vs.rebuilt ? "rebuilt: " + vs.reason : "");
