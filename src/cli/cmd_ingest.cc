@@ -67,6 +67,8 @@ int cmd_delete(const Common& c, const std::vector<std::string>& docs) {
   auto store = Store::open(c.store, false);
   json deleted = json::array(), failed = json::array();
   int rc = 0;
+  const int64_t gen_before = store->generation();
+  std::vector<int64_t> removed;
   for (const auto& key : docs) {
     auto found = store->resolve(key);
     if (found.empty()) {
@@ -82,18 +84,19 @@ int cmd_delete(const Common& c, const std::vector<std::string>& docs) {
       continue;
     }
     WriteResult wr;
-    int64_t gen = store->generation();
     store->delete_document(found[0].id, &wr);
-    // Keep the vector index in step (it is rebuilt on next use anyway if this fails).
-    if (c.embedder != "none" && std::filesystem::exists(vector_index_path(store->dir()))) {
-      try {
-        auto emb = make_embedder(c.embedder);
-        update_vector_index(*store, emb->id(), emb->dim(), gen, {}, wr.removed_rowids);
-      } catch (const Error&) {
-      }
-    }
+    removed.insert(removed.end(), wr.removed_rowids.begin(), wr.removed_rowids.end());
     deleted.push_back({{"id", found[0].id}, {"doc", found[0].name}, {"path", found[0].path}, {"chunks", found[0].chunks}});
     if (!c.json) std::printf("deleted %s (%s, %d chunks)\n", found[0].name.c_str(), found[0].id.c_str(), found[0].chunks);
+  }
+  // Keep the vector index in step, once for all deletions (it is rebuilt on next use anyway if
+  // this fails).
+  if (!removed.empty() && c.embedder != "none" && std::filesystem::exists(vector_index_path(store->dir()))) {
+    try {
+      auto emb = make_embedder(c.embedder);
+      update_vector_index(*store, emb->id(), emb->dim(), gen_before, {}, removed);
+    } catch (const Error&) {
+    }
   }
   if (c.json) std::printf("%s\n", json({{"deleted", deleted}, {"failed", failed}}).dump().c_str());
   return rc;
