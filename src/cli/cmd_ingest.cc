@@ -112,7 +112,7 @@ int cmd_stats(const Common& c) {
       d.push_back({{"id", x.id}, {"doc", x.name}, {"path", x.path}, {"format", x.format}, {"title", x.title},
                    {"pages", x.pages}, {"chunks", x.chunks}, {"bytes", x.bytes}, {"ingested_at", x.ingested_at}});
     json out = {{"store", s.path},   {"schema_version", s.schema_version}, {"documents", s.documents},
-                {"chunks", s.chunks}, {"pages", s.pages}, {"bytes", s.bytes}, {"text_chars", s.text_bytes},
+                {"chunks", s.chunks}, {"pages", s.pages}, {"bytes", s.bytes}, {"text_chars", s.text_chars},
                 {"db_bytes", s.db_bytes}, {"docs", d}};
     std::printf("%s\n", out.dump().c_str());
     return 0;

@@ -448,7 +448,7 @@ StoreStats Store::stats() {
     st.documents = s.i64(0);
     st.pages = s.i64(1);
     st.bytes = s.i64(2);
-    st.text_bytes = s.i64(3);
+    st.text_chars = s.i64(3);
   }
   {
     Stmt s(db_, "SELECT count(*) FROM chunks");

@@ -28,7 +28,8 @@ struct DocumentRecord {
 };
 
 struct StoreStats {
-  int64_t documents = 0, chunks = 0, pages = 0, bytes = 0, text_bytes = 0;
+  int64_t documents = 0, chunks = 0, pages = 0, bytes = 0;
+  int64_t text_chars = 0;  ///< characters (not bytes) of the documents' rendered text
   int schema_version = 0;
   std::string path;
   int64_t db_bytes = 0;
