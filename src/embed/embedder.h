@@ -26,6 +26,8 @@ class Embedder {
 /// Builds an embedder from a short spec:
 ///   "native"                 the bundled all-MiniLM-L6-v2 (found automatically, see README)
 ///   "native:/path/to/model"  a BERT-family sentence-transformers folder
+///   "http(s)://HOST/v1#model=NAME&prompts=gemma..."  an OpenAI-compatible /v1/embeddings server
+///                            (options in http_embedder.h); "openai" = api.openai.com
 /// Throws UsageError for an unknown spec and Error when the model cannot be loaded.
 std::unique_ptr<Embedder> make_embedder(const std::string& spec);
 
