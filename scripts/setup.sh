@@ -12,6 +12,8 @@ APT_PKGS=(
   libsqlite3-dev sqlite3 libicu-dev libcmark-dev libstemmer-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
   # embeddings and vectors: OpenBLAS (SGEMM), FAISS (static, needs LAPACK), libcurl (HTTP backends)
   libopenblas-dev liblapack-dev libfaiss-dev libcurl4-openssl-dev
+  # knowledge graph: Leiden communities (igraph), parts of speech for term extraction (WordNet)
+  libigraph-dev wordnet-base
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-pip
 )

@@ -1,0 +1,63 @@
+// Extraction: chunk text → candidate terms and relations (surface forms, before resolution).
+// The rule-based extractor (extract_rules.cc) is the default and the fallback; an LLM extractor
+// (issue 5) implements the same interface.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mmkg::graph {
+
+struct ExtractInput {
+  std::string chunk_id;
+  std::string doc_id;
+  std::string doc_title;     ///< may be empty
+  std::string heading_path;  ///< "Intro > Background"
+  std::string text;
+};
+
+struct TermCandidate {
+  std::string surface;     ///< as written: "Multi-Head Attention", "MHA", "attention sink"
+  std::string kind;        ///< noun_phrase | capitalised | acronym | heading | technical | llm
+  std::string expansion;   ///< for an acronym defined in the text: "Multi-Head Attention"
+  std::string definition;  ///< a sentence defining the term ("X is a ..."), if the chunk has one
+  std::string type;        ///< entity type when known (LLM extraction, or "acronym"); else empty
+  int count = 1;           ///< occurrences in the chunk
+  double score = 0;        ///< termhood, set by rank_terms
+};
+
+/// Relation between two terms of the same chunk, by surface form (must equal a term's surface).
+struct RelationCandidate {
+  std::string src;
+  std::string dst;
+  std::string type;      ///< co_occurs | is_a | part_of | uses | extends | proposes | compared_with | ...
+  std::string sentence;  ///< the evidence sentence, verbatim from the chunk
+  double weight = 1;
+};
+
+struct ChunkExtraction {
+  std::string chunk_id;
+  std::vector<TermCandidate> terms;
+  std::vector<RelationCandidate> relations;
+};
+
+class Extractor {
+ public:
+  virtual ~Extractor() = default;
+  /// Names the method and its version ("rules-v1"); extractions are cached under it.
+  virtual std::string id() const = 0;
+  /// Thread-safe.
+  virtual ChunkExtraction extract(const ExtractInput& input) = 0;
+};
+
+/// The rule-based extractor (no model needed).
+std::unique_ptr<Extractor> make_rule_extractor();
+
+/// Ranks the terms of one document's extractions by a statistical termhood score (uses the
+/// counts across the document and `idf(word)` from the corpus), sets TermCandidate::score,
+/// drops terms below the threshold and the relations whose ends were dropped.
+void rank_terms(std::vector<ChunkExtraction>& document, const std::function<double(const std::string&)>& idf);
+
+}  // namespace mmkg::graph

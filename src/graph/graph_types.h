@@ -1,0 +1,80 @@
+// Value types of the knowledge graph: entities, mentions, relations with evidence, communities.
+// Shared by extraction, entity resolution, the graph stores (SQLite, Neo4j) and graph retrieval.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mmkg::graph {
+
+/// Where a relation (or a definition) was read: the chunk and the sentence itself.
+struct Evidence {
+  std::string chunk_id;
+  std::string doc_id;
+  std::string sentence;
+};
+
+/// One node per real-world thing, after entity resolution.
+struct Entity {
+  std::string id;                    ///< "e" + 16 hex; stable for the life of the entity
+  std::string name;                  ///< display name ("Multi-Head Attention")
+  std::string type = "concept";      ///< concept | acronym | person | organization | method | ...
+  std::string description;           ///< a defining sentence, when one was found
+  std::vector<std::string> aliases;  ///< every surface form seen, the name included ("MHA", ...)
+  double score = 0;                  ///< termhood (higher = more clearly a term of the corpus)
+};
+
+/// An entity occurs in a chunk (`count` times, first seen as `surface`).
+struct Mention {
+  std::string entity_id;
+  std::string chunk_id;
+  std::string doc_id;
+  std::string surface;
+  int count = 1;
+};
+
+/// A typed edge between two entities. Identity: (src, dst, type). For the symmetric types
+/// co_occurs and compared_with, src < dst. `weight` = number of evidence sentences (co-occurrence
+/// strength), or a model's confidence summed over evidence for LLM-extracted relations.
+struct Relation {
+  std::string src;
+  std::string dst;
+  std::string type;  ///< co_occurs | is_a | part_of | uses | extends | proposes | compared_with | ...
+  double weight = 0;
+  std::vector<Evidence> evidence;
+};
+
+/// A Leiden community of entities with an extractive summary.
+struct Community {
+  std::string id;
+  int level = 0;
+  std::string title;                    ///< its most central entity names
+  std::string summary;                  ///< extractive: sentences that best cover its entities
+  std::vector<std::string> entity_ids;
+  std::vector<std::string> chunk_ids;   ///< chunks the summary's sentences come from
+};
+
+/// What one document (or one batch) adds to the graph. Entities are merged by id: aliases are
+/// unioned, the higher score kept, an empty description filled. Mentions and relation evidence
+/// are added; a relation's weight grows by the weight given here.
+struct GraphDelta {
+  std::vector<Entity> entities;
+  std::vector<Mention> mentions;
+  std::vector<Relation> relations;
+};
+
+struct GraphStats {
+  long long entities = 0;
+  long long relations = 0;
+  long long mentions = 0;
+  long long aliases = 0;      ///< alias rows (surface forms) over all entities
+  long long communities = 0;
+};
+
+/// The key two names must share to be the same entity: lower-case, accents folded, hyphens,
+/// underscores, slashes and runs of space become one space, possessive 's dropped, and the
+/// last word singularised ("Multi-head  Attentions" → "multi head attention").
+std::string name_key(std::string_view name);
+
+}  // namespace mmkg::graph
