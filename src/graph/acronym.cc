@@ -111,6 +111,8 @@ bool match_from(const std::vector<Unit>& units, size_t u, const std::vector<Word
   return match_inside(units, u + 1, words, w, 1, used + 1);
 }
 
+bool is_article(const std::string& w) { return w == "the" || w == "a" || w == "an"; }
+
 }  // namespace
 
 bool looks_like_acronym(std::string_view s) {
@@ -128,9 +130,11 @@ bool is_acronym_of(const std::string& acronym, const std::string& phrase) {
   std::vector<Unit> units = units_of(acronym);
   if (units.size() < 2 || units.size() > 12) return false;
   std::vector<Word> words = words_of(phrase);
+  // Leading articles are not part of the name; the first word left must give the first letter.
+  while (!words.empty() && is_article(words.front().text)) words.erase(words.begin());
   if (words.size() < 2) return false;
-  if (name_key(acronym) == name_key(phrase)) return false;
-  return match_from(units, 0, words, 0, 0);
+  words.front().optional = false;
+  return match_from(units, 0, words, 0, 0) && name_key(acronym) != name_key(phrase);
 }
 
 bool loosely_abbreviates(std::string_view acronym, std::string_view phrase) {
@@ -161,11 +165,28 @@ std::string trim_expansion(std::string_view acronym, std::string_view phrase) {
     if (j > i) ws.push_back(p.substr(i, j - i));
     i = j + 1;
   }
-  for (size_t start = 0; start < ws.size(); ++start) {
-    std::string_view suffix(ws[start].data(), static_cast<size_t>(p.data() + p.size() - ws[start].data()));
-    if (is_acronym_of(std::string(acronym), std::string(suffix))) return std::string(suffix);
+  auto suffix = [&](size_t start) {
+    return std::string(ws[start].data(), static_cast<size_t>(p.data() + p.size() - ws[start].data()));
+  };
+  auto drop_articles = [&](size_t start) {
+    while (start + 1 < ws.size()) {
+      std::string w(ws[start]);
+      for (char& c : w) c = lower(c);
+      if (!is_article(w)) break;
+      ++start;
+    }
+    return start;
+  };
+  // Strict: the longest suffix (all its words abbreviated).
+  for (size_t start = 0; start < ws.size(); ++start)
+    if (is_acronym_of(std::string(acronym), suffix(start))) return suffix(drop_articles(start));
+  // Loose: the shortest suffix, at most min(n + 5, 2n) words for n letters (Schwartz & Hearst).
+  size_t n = units_of(acronym).size();
+  size_t max_words = std::min(n + 5, 2 * n);
+  for (size_t len = 1; len <= std::min(max_words, ws.size()); ++len) {
+    size_t start = ws.size() - len;
+    if (loosely_abbreviates(acronym, suffix(start))) return suffix(start);
   }
-  if (loosely_abbreviates(acronym, p)) return std::string(p);
   return "";
 }
 

@@ -20,8 +20,10 @@ bool looks_like_acronym(std::string_view s);
 bool loosely_abbreviates(std::string_view acronym, std::string_view phrase);
 
 /// The part of a text-defined expansion the acronym abbreviates: the longest suffix of `phrase`
-/// (whole words) that passes is_acronym_of ("Transformer-based large language models" →
-/// "large language models" for LLMs); else `phrase` itself when loosely_abbreviates holds; else "".
+/// (whole words) that passes is_acronym_of, leading articles dropped ("Transformer-based large
+/// language models" → "large language models" for LLMs; "the Protein Region Proposal Network" →
+/// "Protein Region Proposal Network"); else the shortest suffix of at most min(n + 5, 2n) words
+/// (n letters) that loosely_abbreviates it; else "" (no definition: "Multiplicative" for "Luong").
 std::string trim_expansion(std::string_view acronym, std::string_view phrase);
 
 }  // namespace mmkg::graph

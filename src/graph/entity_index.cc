@@ -16,15 +16,19 @@
 // words of 9+ letters); and the whole keys are >= 0.8 similar (1 - distance / length). Spacing
 // variants ("feedforward" / "feed forward") match when the keys without spaces are within
 // distance 1. Candidates come from a character-trigram index; trigrams shared by more than 5% of
-// the keys are too common to select with and are not used for candidate generation.
+// the keys are too common to select with and are not used for candidate generation; and only
+// phrases with a word no key contains are tried (a typo makes an unknown word).
 // link() and lookup() only read the index: they are thread-safe when the EmbedNames is.
 #include <cblas.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/text.h"
+#include "graph/acronym.h"
 #include "graph/lexicon.h"
 #include "graph/resolve.h"
 
@@ -105,6 +109,38 @@ double typo_similarity(const std::string& q, const std::string& k) {
   return sim >= kFuzzyMin ? sim : 0;
 }
 
+/// An acronym whose key is an English word ("US" = unconditional stimuli, "GO" = Gene Ontology)
+/// links only when the question writes it in capitals: "tell us" must not link "US".
+bool needs_caps(const std::string& surface, const std::string& key) {
+  if (!looks_like_acronym(surface) || key.find(' ') != std::string::npos) return false;
+  const Lexicon& lex = Lexicon::get();
+  return is_stopword(key) || (lex.loaded() && lex.known(key));
+}
+
+int upper_letters(const std::string& s) {
+  return static_cast<int>(std::count_if(s.begin(), s.end(), [](char c) { return c >= 'A' && c <= 'Z'; }));
+}
+
+/// words() without the lower-casing (same token boundaries).
+std::vector<std::string> cased_words(std::string_view s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    bool word = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+    if (c == 0xE2 && i + 1 < s.size() &&
+        (static_cast<unsigned char>(s[i + 1]) == 0x80 || static_cast<unsigned char>(s[i + 1]) == 0x81)) {
+      if (!cur.empty()) out.push_back(std::move(cur)), cur.clear();
+      i += 2;
+      continue;
+    }
+    if (word) cur.push_back(static_cast<char>(c));
+    else if (!cur.empty()) out.push_back(std::move(cur)), cur.clear();
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
+  return out;
+}
+
 uint32_t pack3(const std::string& s, size_t i) {
   return static_cast<uint32_t>(static_cast<unsigned char>(s[i])) << 16 |
          static_cast<uint32_t>(static_cast<unsigned char>(s[i + 1])) << 8 | static_cast<unsigned char>(s[i + 2]);
@@ -149,18 +185,22 @@ class MemoryEntityIndex : public EntityIndex {
     for (Entity& e : all) {
       int idx = static_cast<int>(ents_.size());
       std::string nk = name_key(e.name);
-      if (!nk.empty()) by_name_[nk].push_back(idx), add_fuzzy_key(nk, idx);
+      if (!nk.empty()) by_name_[nk].push_back({idx, needs_caps(e.name, nk)}), add_fuzzy_key(nk, idx);
       for (const std::string& a : e.aliases) {
         std::string ak = name_key(a);
         if (ak.empty() || ak == nk) continue;
         auto& v = by_alias_[ak];
-        if (std::find(v.begin(), v.end(), idx) == v.end()) v.push_back(idx);
-        add_fuzzy_key(ak, idx);
+        auto same = [&](const Hit& h) { return h.entity == idx; };
+        if (auto it = std::find_if(v.begin(), v.end(), same); it != v.end()) it->needs_caps &= needs_caps(a, ak);
+        else v.push_back({idx, needs_caps(a, ak)});
+        if (!needs_caps(a, ak)) add_fuzzy_key(ak, idx);
       }
       ents_.push_back({std::move(e.id), std::move(e.name), e.score});
     }
     for (int f = 0; f < static_cast<int>(fkeys_.size()); ++f) {
       fkey_trigrams_.push_back(trigrams(fkeys_[f]));
+      fkey_letters_.push_back(letters(fkeys_[f]));
+      for (std::string& w : split_words(fkeys_[f])) vocabulary_.insert(std::move(w));
       for (uint32_t t : fkey_trigrams_.back()) postings_[t].push_back(f);
     }
     common_cap_ = std::max<size_t>(64, fkeys_.size() / 20);
@@ -186,7 +226,9 @@ class MemoryEntityIndex : public EntityIndex {
   }
 
   std::vector<EntityLink> link(const std::string& question, int max_links) override {
-    std::vector<std::string> ws = words(question);
+    std::vector<std::string> cased = cased_words(question);
+    std::vector<std::string> ws;
+    for (const std::string& w : cased) ws.push_back(lower_ascii(w));
     const int n = static_cast<int>(ws.size());
     std::vector<bool> content(n);
     for (int i = 0; i < n; ++i) content[i] = !is_stopword(ws[i]);
@@ -206,7 +248,9 @@ class MemoryEntityIndex : public EntityIndex {
         if (!any_content || contained(b, e)) continue;
         std::string phrase = join(ws, b, e);
         std::string key = name_key(phrase);
-        std::vector<Match> found = match_key(key, content[b] && content[e - 1]);
+        int caps = 0;
+        for (int i = b; i < e; ++i) caps += upper_letters(cased[i]);
+        std::vector<Match> found = match_key(key, content[b] && content[e - 1], false, caps >= 2);
         for (Match& m : found) m.begin = b, m.end = e, accepted.push_back(m);
       }
     }
@@ -233,7 +277,7 @@ class MemoryEntityIndex : public EntityIndex {
 
   std::vector<EntityLink> lookup(const std::string& name, int max_results) override {
     std::string key = name_key(name);
-    std::vector<Match> found = match_key(key, true, /*all_fuzzy=*/true);
+    std::vector<Match> found = match_key(key, true, /*all_fuzzy=*/true, upper_letters(name) >= 2);
     if (found.empty() && dim_ > 0) {
       std::vector<std::vector<float>> v = embed_({name});
       if (v.size() == 1 && static_cast<int>(v[0].size()) == dim_) {
@@ -274,16 +318,21 @@ class MemoryEntityIndex : public EntityIndex {
 
   /// Exact, else alias, else (when `fuzzy_ok`) fuzzy matches of one key. With `all_fuzzy`, every
   /// fuzzy candidate is returned (lookup); else only the best ones.
-  std::vector<Match> match_key(const std::string& key, bool fuzzy_ok, bool all_fuzzy = false) {
+  std::vector<Match> match_key(const std::string& key, bool fuzzy_ok, bool all_fuzzy, bool written_in_caps) {
     std::vector<Match> out;
     if (key.empty()) return out;
     if (auto it = by_name_.find(key); it != by_name_.end())
-      for (int e : it->second) out.push_back({0, 0, e, "exact", 1.0, 0});
+      for (const Hit& h : it->second)
+        if (written_in_caps || !h.needs_caps) out.push_back({0, 0, h.entity, "exact", 1.0, 0});
     if (auto it = by_alias_.find(key); it != by_alias_.end())
-      for (int e : it->second)
-        if (std::none_of(out.begin(), out.end(), [&](const Match& m) { return m.entity == e; }))
-          out.push_back({0, 0, e, "alias", 1.0, 1});
+      for (const Hit& h : it->second)
+        if ((written_in_caps || !h.needs_caps) &&
+            std::none_of(out.begin(), out.end(), [&](const Match& m) { return m.entity == h.entity; }))
+          out.push_back({0, 0, h.entity, "alias", 1.0, 1});
     if (!out.empty() || !fuzzy_ok || letters(key) < 6) return out;
+    // A typo makes a word the index does not know; phrases of known words are not typos.
+    std::vector<std::string> kw = split_words(key);
+    if (std::all_of(kw.begin(), kw.end(), [&](const std::string& w) { return vocabulary_.count(w) > 0; })) return out;
     // Fuzzy: candidates sharing enough selective trigrams, then the typo model. A typo of d edits
     // destroys at most 3d trigrams: allow 2 edits' worth (at least one trigram shared). By
     // pigeonhole a candidate shares one of the (selective - need + 1) rarest selective trigrams,
@@ -296,6 +345,7 @@ class MemoryEntityIndex : public EntityIndex {
       if (len <= common_cap_) sel.push_back({len, t});
     }
     const int selective = static_cast<int>(sel.size());
+    const size_t qlen = letters(key);
     const int need = std::max(1, selective - 6);
     std::sort(sel.begin(), sel.end());
     std::vector<uint32_t> sel_set;
@@ -320,7 +370,12 @@ class MemoryEntityIndex : public EntityIndex {
         else ++b;
       }
       if (common < need) continue;
-      double s = typo_similarity(key, fkeys_[f]);
+      // Cheap bounds of the typo model first: same first letter, lengths within 20%.
+      const std::string& k = fkeys_[f];
+      if (k[0] != key[0] || std::abs(static_cast<double>(fkey_letters_[f]) - static_cast<double>(qlen)) >
+                                 (1 - kFuzzyMin) * std::max<double>(fkey_letters_[f], qlen) + 1e-9)
+        continue;
+      double s = typo_similarity(key, k);
       if (s > 0) hits.push_back({s, f}), best = std::max(best, s);
     }
     for (const auto& [s, f] : hits) {
@@ -391,12 +446,18 @@ class MemoryEntityIndex : public EntityIndex {
 
   EmbedNames embed_;
   std::vector<Ent> ents_;
-  std::unordered_map<std::string, std::vector<int>> by_name_, by_alias_;
+  struct Hit {
+    int entity;
+    bool needs_caps;  // an acronym spelling an English word ("US", "GO"): links only written so
+  };
+  std::unordered_map<std::string, std::vector<Hit>> by_name_, by_alias_;
   std::vector<std::string> fkeys_;
   std::vector<std::vector<int>> fkey_ents_;
   std::unordered_map<uint32_t, std::vector<int>> postings_;
   size_t common_cap_ = 64;
   std::vector<std::vector<uint32_t>> fkey_trigrams_;  // sorted
+  std::vector<size_t> fkey_letters_;
+  std::unordered_set<std::string> vocabulary_;  // the words of every key
   int dim_ = 0;
   std::vector<float> vectors_;  // ents_.size() * dim_, row-major
 };

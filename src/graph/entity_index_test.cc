@@ -106,6 +106,19 @@ TEST(Link, NoFuzzyMatchForRealWordsVersionsOrOtherFirstLetters) {
   EXPECT_TRUE(index->link("").empty());
 }
 
+TEST(Link, AcronymsSpellingEnglishWordsNeedCapitals) {
+  MemoryGraphStore store;
+  store.upsert(resolve_document({chunk("c1", {term("unconditional stimuli"), acronym("US", "unconditional stimuli"),
+                                              term("Gene Ontology", "capitalised"), acronym("GO", "Gene Ontology")})},
+                                "d1", store, kNoEmbedder));
+  auto index = EntityIndex::build(store, kNoEmbedder);
+  EXPECT_TRUE(index->link("tell us where to go").empty());
+  auto links = index->link("which GO terms pair with the US?");
+  ASSERT_EQ(links.size(), 2u);
+  EXPECT_EQ(links[0].name, "Gene Ontology");
+  EXPECT_EQ(links[1].name, "unconditional stimuli");
+}
+
 TEST(Link, LookupByNameAliasAndTypo) {
   MemoryGraphStore store;
   fill(store, kNoEmbedder);
