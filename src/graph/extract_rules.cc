@@ -49,7 +49,8 @@ struct Agg {
   int kind = kNounPhrase;
   int words = 1;
   bool used = true;  // false for the document title until a relation needs it
-  std::string expansion, definition;
+  int expansion_term = -1;  // for an acronym defined in the chunk
+  std::string definition;
   double strength = 0;  // co-occurrence preference
   void vote(const std::string& s, double w) {
     for (auto& [c, v] : casings)
@@ -260,7 +261,10 @@ class RuleExtractor final : public Extractor {
           b.term(rules::surface(s, f, sp.last), phrase_kind(s, f, sp.last), 1.0);
           counted.insert(span_key(f, sp.last));
         }
-        if (sp.last - sp.first > 1 && phrase_kind(s, sp.first, sp.last) != kCapitalised)
+        bool mixed = false;  // "Transformer architecture": the name inside counts; "Multi-Query Attention": no
+        for (int k = sp.first; k < sp.last; ++k) 
+          mixed = mixed || (!s.toks[k].text.empty() && !std::isupper(static_cast<unsigned char>(s.toks[k].text[0])));
+        if (sp.last - sp.first > 1 && mixed)
           for (int k = sp.first; k < sp.last; ++k)
             if (s.toks[k].acronym ||
                 (s.toks[k].cap && s.toks[k].role == rules::Role::kHead && !s.title_case && !s.heading)) {
@@ -273,7 +277,7 @@ class RuleExtractor final : public Extractor {
         int e = b.term(exp, std::max(phrase_kind(s, d.exp_first, d.exp_last), int(kNounPhrase)), 1.0,
                        !counted.count(span_key(d.exp_first, d.exp_last)));
         int a = b.term(s.toks[d.acr_tok].text, kAcronym, 1.0, !counted.count(span_key(d.acr_tok, d.acr_tok + 1)));
-        if (b.at(a).expansion.empty()) b.at(a).expansion = b.at(e).casings.front().first;
+        if (b.at(a).expansion_term < 0) b.at(a).expansion_term = e;
         // the expansion names the acronym's mention too: "Multi-Head Attention (MHA) is a ..."
         if (!counted.count(span_key(d.exp_first, d.exp_last))) {
           auto& ms = mentions[si];
@@ -338,10 +342,8 @@ class RuleExtractor final : public Extractor {
       if (ts.size() > static_cast<size_t>(kMaxCooccurTerms)) ts.resize(kMaxCooccurTerms);
       for (size_t i = 0; i < ts.size(); ++i)
         for (size_t j = i + 1; j < ts.size(); ++j) {
-          const Agg &x = b.at(ts[i]), &y = b.at(ts[j]);
           // an acronym and its own expansion are one thing
-          if (lower_ascii(x.expansion) == lower_ascii(y.best()) || lower_ascii(y.expansion) == lower_ascii(x.best()))
-            continue;
+          if (b.at(ts[i]).expansion_term == ts[j] || b.at(ts[j]).expansion_term == ts[i]) continue;
           add_rel(ts[i], ts[j], "co_occurs", si);
         }
     }
@@ -353,7 +355,7 @@ class RuleExtractor final : public Extractor {
       t.surface = a.best();
       t.kind = kind_name(a.kind);
       if (a.kind == kAcronym) t.type = "acronym";
-      t.expansion = a.expansion;
+      if (a.expansion_term >= 0) t.expansion = b.at(a.expansion_term).best();
       t.definition = a.definition;
       t.count = std::max(1, a.count);
       out.terms.push_back(std::move(t));
@@ -480,8 +482,6 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
     bool ordinary = !s.shaped && s.cap_count * 2 < s.f;
     if (s.words == 1 && ordinary && (rules::weak_single_word(k) || nidf < kLowIdf)) s.keep = false;
     if (s.f <= 1 && nidf < kLowIdf && !strong) s.keep = false;
-    if (std::getenv("MMKG_RANK_DEBUG") && std::string(std::getenv("MMKG_RANK_DEBUG")).find("|" + k + "|") != std::string::npos)
-      fprintf(stderr, "%s f=%g fa=%g nidf=%g cap=%g shaped=%d generic=%d score=%g keep=%d\n", k.c_str(), s.f, fa, nidf, s.cap_count, s.shaped, rules::generic_noun(k), s.score, s.keep);
   }
   for (auto& ch : document) {
     std::unordered_set<std::string> kept;

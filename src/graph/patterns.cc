@@ -21,6 +21,11 @@ const std::unordered_set<std::string_view> kDet = {
     "a", "an", "the", "our", "its", "their", "this", "these", "those", "all", "both", "each",
     "any", "some", "two", "three", "several", "many", "his", "her", "such", "one", "other"};
 
+// "The mechanism of dropout is a ...": dropout is not the subject.
+const std::unordered_set<std::string_view> kPreposition = {
+    "of", "in", "for", "with", "on", "by", "from", "to", "at", "between", "into", "over", "under",
+    "about", "through", "within", "across", "among", "than"};
+
 const std::unordered_set<std::string_view> kKindHead = {
     "type", "types", "kind", "kinds", "form", "forms", "variant", "variants", "class", "classes",
     "family", "instance", "instances", "example", "examples", "case", "version", "versions",
@@ -76,7 +81,8 @@ class Matcher {
     int k = i;
     for (int skipped = 0; k < size() && skipped < 4; ++skipped) {
       const Token& t = tok(k);
-      if (t.word() && (kDet.count(t.lower) || (t.generic_mod && start_at_[k] < 0))) ++k;
+      bool adverb = t.word() && t.role == Role::kBreak && t.lower.size() > 4 && t.lower.ends_with("ly");
+      if (t.word() && (kDet.count(t.lower) || adverb || (t.generic_mod && start_at_[k] < 0))) ++k;
       else break;
     }
     if (k >= size() || start_at_[k] < 0) return -1;
@@ -94,10 +100,10 @@ class Matcher {
       int k = next;
       // a parenthetical acronym after an item: "multi-head attention (MHA), ..."
       if (punct(k, '(') && k + 2 < size() && punct(k + 2, ')')) k += 3;
-      bool sep = false;
-      if (punct(k, ',')) ++k, sep = true;
-      if (is(k, "and") || is(k, "or")) ++k, sep = true;
-      if (!sep) break;
+      bool sep = false, comma = false;
+      if (punct(k, ',')) ++k, sep = comma = true;
+      if (is(k, "and") || is(k, "or")) ++k, sep = true, comma = false;
+      if (!sep || (comma && (is(k, "a") || is(k, "an")))) break;  // "X, a Y": apposition, not a list
       m = after(k, &next);
     }
     return out;
@@ -147,7 +153,7 @@ void typed_relations(const Sentence& s, const std::vector<Mention>& ms, int titl
     // ---- copula patterns: X is a Y / X is a type of Y / X is part of Y / X is based on Y ...
     if (w == "is" || w == "are" || w == "was" || w == "were") {
       int x = mt.before(i);
-      if (x < 0) continue;
+      if (x < 0 || kPreposition.count(mt.tok(std::max(0, mt.mention(x).first - 1)).lower)) continue;
       int k = i + 1;
       while (k < n && mt.tok(k).word() && kAdverb.count(mt.tok(k).lower)) ++k;
       if (mt.is(k, "not") || mt.is(k, "no")) continue;
@@ -187,11 +193,19 @@ void typed_relations(const Sentence& s, const std::vector<Mention>& ms, int titl
     // ---- X, a Y,   (apposition)
     if (t.punct == ',') {
       int x = mt.before(i, true, false);
-      if (x < 0 || !(mt.is(i + 1, "a") || mt.is(i + 1, "an"))) continue;
+      if (x < 0) continue;
+      if (int l = mt.seq(i + 1, {"which", "is"}) ? 2 : mt.seq(i + 1, {"which", "are"})) {  // X, which is a Y
+        if (int y = mt.after(i + 1 + l); y >= 0 && (mt.is(i + 1 + l, "a") || mt.is(i + 1 + l, "an")) &&
+                                          !has_head(mt, y, kKindHead))
+          add(x, y, "is_a");
+        continue;
+      }
+      if (!(mt.is(i + 1, "a") || mt.is(i + 1, "an"))) continue;
       int next = 0;
       int y = mt.after(i + 2, &next);
       if (y < 0) continue;
-      if (next >= n || mt.punct(next, ',') || mt.punct(next, '.') || mt.punct(next, ';')) {
+      if (next >= n || mt.punct(next, ',') || mt.punct(next, '.') || mt.punct(next, ';') || mt.is(next, "for") ||
+          mt.is(next, "that") || mt.is(next, "which") || mt.is(next, "with")) {
         if (mt.is(next - 1, "of")) continue;
         add(x, y, "is_a");
       }

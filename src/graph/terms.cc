@@ -90,7 +90,7 @@ const std::unordered_set<std::string_view> kFunc = {
 // ("several novel attention variants" → "attention variants"). General English, no domain words.
 const std::unordered_set<std::string_view> kGenericMod = {
     "various", "different", "several", "novel", "new", "recent", "prior", "previous", "existing",
-    "certain", "specific", "particular", "main", "key", "important", "significant", "similar",
+    "certain", "specific", "particular", "main", "important", "significant", "similar",
     "general", "overall", "simple", "first", "second", "third", "fourth", "last", "next",
     "following", "whole", "entire", "respective", "corresponding", "current", "additional",
     "numerous", "substantial", "strong", "extensive", "comprehensive", "detailed", "critical",
@@ -667,7 +667,9 @@ std::vector<Sentence> analyse(std::string_view text, std::string_view masked) {
       if (is_upper(t.text[0])) ++caps;
       if (std::none_of(t.text.begin(), t.text.end(), is_lower) && t.text.size() > 1) ++allcaps;
     }
-    s.title_case = content >= 2 && caps * 10 >= content * 7 && (s.heading || content <= 14);
+    char last = text[e - 1];
+    bool ends_sentence = last == '.' || last == '?' || last == '!';
+    s.title_case = content >= 2 && caps * 10 >= content * 7 && (s.heading || (content <= 14 && !ends_sentence));
     bool shouting = content >= 3 && allcaps * 10 >= content * 6;
     bool first = true;
     for (size_t k2 = 0; k2 < s.toks.size(); ++k2) {
@@ -699,12 +701,13 @@ void chunk_phrases(Sentence& s) {
   s.phrases.clear();
   auto& tk = s.toks;
   int n = static_cast<int>(tk.size());
+  bool trim = !s.heading && !s.title_case;  // "General Attention Function" is a name in a title
   auto emit = [&](int b, int e) {
     // trim: leading modifiers that are generic, trailing modifiers; keep the last kMaxWords
-    while (b < e && tk[b].generic_mod) ++b;
+    while (trim && b < e && tk[b].generic_mod) ++b;
     while (e > b && tk[e - 1].role != Role::kHead) --e;
     if (e - b > kMaxWords) b = e - kMaxWords;
-    while (b < e && tk[b].generic_mod) ++b;
+    while (trim && b < e && tk[b].generic_mod) ++b;
     if (e > b) s.phrases.push_back({b, e, false});
   };
   int start = -1;
@@ -713,7 +716,8 @@ void chunk_phrases(Sentence& s) {
     bool in = i < n && tk[i].word() && tk[i].role != Role::kBreak;
     // "X exposes a bottleneck", "X uses the Y": a plural-looking noun before a determiner is a verb.
     if (in && tk[i].role == Role::kHead && !tk[i].cap && !tk[i].technical && i + 1 < n && tk[i + 1].word() &&
-        kDeterminer.count(tk[i + 1].lower) && verb_s_form(lex, tk[i].lower))
+        (kDeterminer.count(tk[i + 1].lower) || tk[i + 1].lower == "on" || tk[i + 1].lower == "upon") &&
+        verb_s_form(lex, tk[i].lower))
       in = false;
     if (in && start >= 0) {
       // Mod* Head+: a modifier after a head starts a new phrase.
