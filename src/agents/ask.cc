@@ -31,8 +31,38 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
   });
   res.subqueries = plan.subqueries;
 
+  std::vector<RankedList> extra;
+  if (opt.graph) {
+    GraphRetrieval gr = trace.step("graph", [&](nlohmann::json& d) {
+      GraphRetrieval g = graph_retrieve(*opt.graph, question, opt.graph_retrieve);
+      nlohmann::json ents = nlohmann::json::array();
+      std::string names;
+      for (const auto& e : g.entities) {
+        ents.push_back({{"name", e.name}, {"id", e.entity_id}, {"phrase", e.phrase}, {"how", e.how}, {"score", e.score}});
+        names += (names.empty() ? "" : ", ") + e.name + " (" + e.how + ")";
+      }
+      d["entities"] = ents;
+      d["facts"] = g.facts.size();
+      d["ppr_chunks"] = g.ppr_chunks.size();
+      d["broad"] = g.broad;
+      d["communities"] = g.communities.size();
+      if (opt.graph->empty()) {
+        trace.log("mmkg: graph: the graph is empty (ingest builds it)");
+      } else {
+        trace.log("mmkg: graph: %zu linked entities%s%s", g.entities.size(), names.empty() ? "" : ": ", names.c_str());
+        for (const auto& f : g.facts) trace.log("mmkg: graph:   fact: %s (chunk %s)", f.text.c_str(), f.chunk_id.c_str());
+        if (g.broad)
+          trace.log("mmkg: graph: broad question; %zu community summaries", g.communities.size());
+      }
+      return g;
+    });
+    extra = graph_lists(gr);
+    res.entities = std::move(gr.entities);
+    res.facts = std::move(gr.facts);
+  }
+
   Retrieval r = trace.step("retrieve", [&](nlohmann::json& d) {
-    Retrieval rr = retrieve(store, searcher, plan, opt.retrieve, trace);
+    Retrieval rr = retrieve(store, searcher, plan, opt.retrieve, trace, extra);
     std::set<std::string> docs;
     for (auto& c : rr.context) docs.insert(c.hit.doc);
     d["mode"] = search_mode_name(opt.retrieve.mode);

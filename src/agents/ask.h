@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "agents/graph_retriever.h"
 #include "agents/rag.h"
 #include "agents/synthesizer.h"
 
@@ -19,12 +20,17 @@ struct AskOptions {
   bool verbose = false;    ///< human step log on stderr
   std::string embedder = "native";  ///< embedder spec for dense/hybrid retrieval ("none": BM25)
   std::string fusion = "relative";  ///< hybrid fusion: relative or rrf
+  /// The knowledge graph (nullptr: no graph step). Its chunks are fused with the hybrid results.
+  GraphContext* graph = nullptr;
+  GraphRetrieveOptions graph_retrieve;
 };
 
 struct AskResult {
   std::string answer;
   std::vector<Citation> citations;
   std::vector<std::string> subqueries;
+  std::vector<graph::EntityLink> entities;  ///< linked in the knowledge graph
+  std::vector<GraphFact> facts;             ///< graph facts about them (with evidence chunks)
   bool found = false;
   size_t context_chunks = 0;
   size_t context_chars = 0;

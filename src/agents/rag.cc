@@ -1,6 +1,7 @@
 #include "agents/rag.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -10,11 +11,77 @@
 
 namespace mmkg {
 
-Retrieval retrieve(Store& store, Searcher& searcher, const Plan& plan, const RetrieveOptions& opt, Trace& trace) {
+namespace {
+
+constexpr double kRrf = 60.0;  // reciprocal rank fusion constant (Cormack et al. 2009)
+
+std::optional<SearchHit> hit_for_chunk(Store& store, const std::string& id) {
+  auto sc = store.chunk(id);
+  if (!sc) return std::nullopt;  // the graph may name a chunk deleted since (rebuilt on ingest)
+  SearchHit h;
+  h.chunk_id = sc->chunk.id;
+  h.doc_id = sc->chunk.doc_id;
+  h.doc = sc->doc_name;
+  h.page_start = sc->chunk.page_start;
+  h.page_end = sc->chunk.page_end;
+  h.heading_path = sc->chunk.heading_path;
+  h.start = sc->chunk.start;
+  h.end = sc->chunk.end;
+  h.text = sc->chunk.text;
+  h.rowid = sc->rowid;
+  return h;
+}
+
+// Adds the lists' chunks to the candidates (fetching those not seen yet), by weighted RRF.
+void add_ranked_lists(Store& store, const std::vector<RankedList>& extra, size_t first_tag,
+                      std::unordered_map<std::string, size_t>& index, std::vector<Candidate>& all, Trace* trace) {
+  for (size_t l = 0; l < extra.size(); ++l) {
+    const int tag = static_cast<int>(first_tag + l);
+    size_t used = 0;
+    for (size_t r = 0; r < extra[l].chunk_ids.size(); ++r) {
+      const std::string& id = extra[l].chunk_ids[r];
+      auto it = index.find(id);
+      if (it == index.end()) {
+        auto h = hit_for_chunk(store, id);
+        if (!h) continue;
+        it = index.emplace(id, all.size()).first;
+        all.push_back(Candidate{std::move(*h), 0, {}});
+      }
+      Candidate& c = all[it->second];
+      c.fused += extra[l].weight / (kRrf + static_cast<double>(r + 1));
+      c.subqueries.push_back(tag);
+      ++used;
+    }
+    if (trace) trace->log("mmkg: retrieve: %zu chunks from %s", used, extra[l].name.c_str());
+  }
+}
+
+}  // namespace
+
+std::vector<SearchHit> fuse_ranked(Store& store, std::vector<SearchHit> hits, const std::vector<RankedList>& extra,
+                                   size_t k) {
+  std::unordered_map<std::string, size_t> index;
+  std::vector<Candidate> all;
+  for (size_t r = 0; r < hits.size(); ++r) {
+    auto [it, fresh] = index.try_emplace(hits[r].chunk_id, all.size());
+    if (!fresh) continue;
+    all.push_back(Candidate{std::move(hits[r]), 1.0 / (kRrf + static_cast<double>(r + 1)), {0}});
+  }
+  add_ranked_lists(store, extra, 1, index, all, nullptr);
+  std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return a.fused > b.fused; });
+  std::vector<SearchHit> out;
+  for (auto& c : all) {
+    if (out.size() >= k) break;
+    c.hit.score = c.fused;
+    out.push_back(std::move(c.hit));
+  }
+  return out;
+}
+
+Retrieval retrieve(Store& store, Searcher& searcher, const Plan& plan, const RetrieveOptions& opt, Trace& trace,
+                   const std::vector<RankedList>& extra) {
   const auto& subqueries = plan.subqueries;
-  // Reciprocal rank fusion (Cormack et al. 2009, k = 60); the question itself weighs more than
-  // the phrases cut from it.
-  constexpr double kRrf = 60.0;
+  // Reciprocal rank fusion; the question itself weighs more than the phrases cut from it.
   std::unordered_map<std::string, size_t> index;
   std::vector<Candidate> all;
   LexicalOptions lo;
@@ -57,6 +124,7 @@ Retrieval retrieve(Store& store, Searcher& searcher, const Plan& plan, const Ret
     trace.log("mmkg: retrieve: %zu chunks for sub-query '%s' (%s)", hits.size(), subqueries[q].c_str(),
               dl.empty() ? "none" : dl.c_str());
   }
+  add_ranked_lists(store, extra, subqueries.size(), index, all, &trace);
   std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return a.fused > b.fused; });
   Retrieval r;
   r.unique_chunks = all.size();

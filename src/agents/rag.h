@@ -33,7 +33,20 @@ struct Retrieval {
   size_t context_chars = 0;
 };
 
-/// Runs every sub-query of `plan` (its FTS expression when given).
-Retrieval retrieve(Store& store, Searcher& searcher, const Plan& plan, const RetrieveOptions& opt, Trace& trace);
+/// A ranked list of chunk ids from another retriever (graph PPR, relation evidence), fused with
+/// the sub-queries' lists by reciprocal rank with `weight` (a sub-query weighs 0.7, the question 1).
+struct RankedList {
+  std::string name;  ///< for the log: "graph: personalised PageRank"
+  std::vector<std::string> chunk_ids;
+  double weight = 0.5;
+};
+
+/// Fuses one ranked list of hits (weight 1) with `extra` lists by reciprocal rank; best `k`.
+std::vector<SearchHit> fuse_ranked(Store& store, std::vector<SearchHit> hits, const std::vector<RankedList>& extra,
+                                   size_t k);
+
+/// Runs every sub-query of `plan` (its FTS expression when given) and fuses in `extra` lists.
+Retrieval retrieve(Store& store, Searcher& searcher, const Plan& plan, const RetrieveOptions& opt, Trace& trace,
+                   const std::vector<RankedList>& extra = {});
 
 }  // namespace mmkg

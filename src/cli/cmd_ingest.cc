@@ -10,6 +10,9 @@
 #include "index/vector_store.h"
 
 #include <filesystem>
+#include <optional>
+
+#include "graph/extractor.h"
 
 namespace mmkg::cli {
 
@@ -22,7 +25,42 @@ void print_error(const std::string& subject, const std::string& message) {
     std::fprintf(stderr, "mmkg: error: %s: %s\n", subject.c_str(), message.c_str());
 }
 
-int cmd_ingest(const Common& c, const std::vector<std::string>& paths, const IngestOptions& opt_in, bool progress) {
+namespace {
+
+// Brings the graph in step with the store after ingest or delete. Graph failures (Neo4j down)
+// do not undo the ingest: the next run resumes the graph where it stopped.
+std::optional<graph::GraphSyncResult> sync(const Common& c, Store& store, Embedder* emb, const std::string& extract,
+                                           bool progress) {
+  if (c.graph == "none" || extract == "none") return std::nullopt;
+  try {
+    auto gs = open_graph(c, store);
+    auto ex = graph::make_rule_extractor();
+    graph::GraphSyncOptions go;
+    go.backend_key = graph_backend_key(c.graph);
+    if (emb) go.vector_model = emb->id();
+    ProgressBar bar(progress);
+    go.progress = [&](size_t done, size_t total, const std::string& name) {
+      IngestProgress p;
+      p.files_done = done;
+      p.files_total = total;
+      p.current = "graph: " + name;
+      bar.update(p);
+    };
+    auto r = graph::sync_graph(store, *gs, *ex, graph::make_embed_names(store, emb), go);
+    bar.finish();
+    return r;
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "mmkg: warning: knowledge graph not updated (%s); the next ingest resumes it\n", e.what());
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+int cmd_ingest(const Common& c, const std::vector<std::string>& paths, const IngestOptions& opt_in, bool progress,
+               const std::string& extract) {
   auto store = Store::open(c.store, true);
   IngestOptions opt = opt_in;
   std::unique_ptr<Embedder> emb;
@@ -39,6 +77,7 @@ int cmd_ingest(const Common& c, const std::vector<std::string>& paths, const Ing
   ProgressBar bar(progress);
   IngestResult r = ingest(*store, paths, opt, [&](const IngestProgress& p) { bar.update(p); });
   bar.finish();
+  auto g = sync(c, *store, emb.get(), extract, progress);
   for (const auto& f : r.failed) print_error(f.path, f.error);
   if (c.verbose)
     for (const auto& w : r.warnings) std::fprintf(stderr, "mmkg: warning: %s: %s\n", w.path.c_str(), w.error.c_str());
@@ -52,13 +91,18 @@ int cmd_ingest(const Common& c, const std::vector<std::string>& paths, const Ing
                 {"ignored", r.ignored},     {"failed", failed},     {"warnings", warnings},
                 {"embedder", emb ? json(emb->id()) : json(nullptr)}, {"embedded", r.embedded},
                 {"embed_reused", r.embed_reused}, {"embed_seconds", r.embed_seconds},
-                {"vector_index", r.vector_index}, {"seconds", r.seconds}};
+                {"vector_index", r.vector_index}, {"seconds", r.seconds},
+                {"graph", g ? graph_sync_json(*g) : json(nullptr)}};
     std::printf("%s\n", out.dump().c_str());
   } else {
     std::printf("ingested %d document%s (%d unchanged, %zu failed): %lld chunks, %lld pages, %.1f MB in %.2f s\n",
                 r.documents, r.documents == 1 ? "" : "s", r.skipped, r.failed.size(),
                 static_cast<long long>(r.chunks), static_cast<long long>(r.pages),
                 static_cast<double>(r.bytes) / 1e6, r.seconds);
+    if (g)
+      std::printf("graph: %lld entities, %lld relations, %lld communities (%d documents added, %d removed) in %.2f s\n",
+                  g->stats.entities, g->stats.relations, g->stats.communities, g->documents_added,
+                  g->documents_removed, g->seconds);
   }
   return r.failed.empty() ? 0 : 1;
 }
@@ -98,7 +142,12 @@ int cmd_delete(const Common& c, const std::vector<std::string>& docs) {
     } catch (const Error&) {
     }
   }
-  if (c.json) std::printf("%s\n", json({{"deleted", deleted}, {"failed", failed}}).dump().c_str());
+  std::optional<graph::GraphSyncResult> g;
+  if (!deleted.empty()) g = sync(c, *store, nullptr, "rules", false);
+  if (c.json)
+    std::printf("%s\n", json({{"deleted", deleted}, {"failed", failed}, {"graph", g ? graph_sync_json(*g) : json(nullptr)}})
+                             .dump()
+                             .c_str());
   return rc;
 }
 
@@ -106,6 +155,18 @@ int cmd_stats(const Common& c) {
   auto store = Store::open(c.store, false);
   StoreStats s = store->stats();
   auto docs = store->documents();
+  json graph = nullptr;
+  if (c.graph != "none") {
+    try {
+      auto gs = open_graph(c, *store);
+      auto g = gs->stats();
+      graph = {{"backend", graph_backend_key(c.graph)}, {"documents", graph::graph_document_count(*store, graph_backend_key(c.graph))},
+               {"entities", g.entities}, {"relations", g.relations}, {"mentions", g.mentions},
+               {"aliases", g.aliases}, {"communities", g.communities}};
+    } catch (const Error& e) {
+      graph = {{"backend", graph_backend_key(c.graph)}, {"error", e.what()}};
+    }
+  }
   if (c.json) {
     json d = json::array();
     for (auto& x : docs)
@@ -113,13 +174,18 @@ int cmd_stats(const Common& c) {
                    {"pages", x.pages}, {"chunks", x.chunks}, {"bytes", x.bytes}, {"ingested_at", x.ingested_at}});
     json out = {{"store", s.path},   {"schema_version", s.schema_version}, {"documents", s.documents},
                 {"chunks", s.chunks}, {"pages", s.pages}, {"bytes", s.bytes}, {"text_chars", s.text_chars},
-                {"db_bytes", s.db_bytes}, {"docs", d}};
+                {"db_bytes", s.db_bytes}, {"graph", graph}, {"docs", d}};
     std::printf("%s\n", out.dump().c_str());
     return 0;
   }
   std::printf("store %s (schema v%d, %.1f MB)\n", s.path.c_str(), s.schema_version, static_cast<double>(s.db_bytes) / 1e6);
   std::printf("%lld documents, %lld chunks, %lld pages, %.1f MB of source\n", static_cast<long long>(s.documents),
               static_cast<long long>(s.chunks), static_cast<long long>(s.pages), static_cast<double>(s.bytes) / 1e6);
+  if (graph.is_object() && graph.contains("entities"))
+    std::printf("graph (%s): %lld entities (%lld aliases), %lld relations, %lld mentions, %lld communities\n",
+                graph["backend"].get<std::string>().c_str(), graph["entities"].get<long long>(),
+                graph["aliases"].get<long long>(), graph["relations"].get<long long>(),
+                graph["mentions"].get<long long>(), graph["communities"].get<long long>());
   for (auto& x : docs)
     std::printf("  %s  %-8s %5d chunks %5d pages  %s\n", x.id.c_str(), x.format.c_str(), x.chunks, x.pages, x.path.c_str());
   return 0;

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "embed/embedder.h"
 #include "eval/eval.h"
 #include "index/lexical.h"
 #include "index/searcher.h"
@@ -21,6 +22,35 @@ std::string where(const std::string& doc, int page, const std::string& chunk_id)
   std::string s = doc;
   if (page > 0) s += ", page " + std::to_string(page);
   return s + ", chunk " + chunk_id;
+}
+
+// The graph for ask/eval: none when disabled, or when the store has no graph yet (a warning
+// then says how to build it); a graph that fails to open is a warning, not an error.
+std::unique_ptr<graph::GraphStore> open_graph_for_query(const Common& c, Store& store) {
+  if (c.graph == "none") return nullptr;
+  try {
+    if (graph::graph_document_count(store, graph_backend_key(c.graph)) == 0) return nullptr;
+    return open_graph(c, store);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "mmkg: warning: knowledge graph unavailable (%s); answering without it\n", e.what());
+    return nullptr;
+  }
+}
+
+json entities_json(const AskResult& r) {
+  json a = json::array();
+  for (const auto& e : r.entities)
+    a.push_back({{"name", e.name}, {"id", e.entity_id}, {"phrase", e.phrase}, {"how", e.how}, {"score", e.score}});
+  return a;
+}
+
+json facts_json(const AskResult& r) {
+  json a = json::array();
+  for (const auto& f : r.facts)
+    a.push_back({{"fact", f.text}, {"relation", f.relation}, {"chunk_id", f.chunk_id}, {"sentence", f.sentence}});
+  return a;
 }
 
 }  // namespace
@@ -63,7 +93,13 @@ int cmd_search(const Common& c, const std::string& query, int k, const std::stri
 
 int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt) {
   auto store = Store::open(c.store, false);
-  AskResult r = ask(*store, question, opt);
+  Searcher searcher(*store, opt.embedder, opt.fusion);
+  auto gs = open_graph_for_query(c, *store);
+  std::unique_ptr<GraphContext> gctx;
+  if (gs) gctx = std::make_unique<GraphContext>(*gs, graph::make_embed_names(*store, searcher.embedder()));
+  AskOptions o = opt;
+  o.graph = gctx.get();
+  AskResult r = ask(*store, searcher, question, o);
   if (c.json) {
     json cites = json::array();
     for (const auto& ct : r.citations)
@@ -71,7 +107,7 @@ int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt)
                        {"page", page_json(ct.page)}, {"page_end", page_json(ct.page_end)}, {"figure_id", nullptr},
                        {"heading_path", ct.heading_path}, {"quote", ct.quote}, {"text", ct.text}});
     json out = {{"question", question}, {"answer", r.answer}, {"found", r.found}, {"citations", cites},
-                {"subqueries", r.subqueries}, {"entities", json::array()}, {"context_chunks", r.context_chunks},
+                {"subqueries", r.subqueries}, {"entities", entities_json(r)}, {"facts", facts_json(r)}, {"context_chunks", r.context_chunks},
                 {"context_chars", r.context_chars}, {"trace", r.trace}};
     std::printf("%s\n", out.dump().c_str());
     return 0;
@@ -90,6 +126,17 @@ int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const st
   auto items = load_qa(qa_path);
   auto store = Store::open(c.store, false);
   EvalOptions eo;
+  auto gs = open_graph_for_query(c, *store);
+  std::unique_ptr<Embedder> emb;
+  std::unique_ptr<GraphContext> gctx;
+  if (gs) {
+    try {
+      if (c.embedder != "none") emb = make_embedder(c.embedder);
+    } catch (const Error&) {
+    }
+    gctx = std::make_unique<GraphContext>(*gs, graph::make_embed_names(*store, emb.get()));
+    eo.graph = gctx.get();
+  }
   eo.answers = answers;
   eo.embedder = c.embedder;
   eo.fusion = c.fusion;
@@ -102,15 +149,16 @@ int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const st
   std::printf("%d questions\n", r["questions"].get<int>());
   for (auto& [name, m] : r["modes"].items()) {
     if (m.contains("unavailable")) {
-      std::printf("%-7s unavailable: %s\n", name.c_str(), m["unavailable"].get<std::string>().c_str());
+      std::printf("%-12s unavailable: %s\n", name.c_str(), m["unavailable"].get<std::string>().c_str());
       continue;
     }
-    std::printf("%-7s recall@5 %.3f  recall@10 %.3f  MRR %.3f  (%d questions with evidence)\n", name.c_str(),
+    std::printf("%-12s recall@5 %.3f  recall@10 %.3f  MRR %.3f  (%d questions with evidence)\n", name.c_str(),
                 m["recall_at_k"]["5"].get<double>(), m["recall_at_k"]["10"].get<double>(), m["mrr"].get<double>(),
                 m["answerable"].get<int>());
     for (auto& [type, t] : m["by_type"].items())
-      std::printf("          %-12s n=%-3d recall@10 %.3f  MRR %.3f\n", type.c_str(), t["questions"].get<int>(),
-                  t["recall_at_10"].get<double>(), t["mrr"].get<double>());
+      std::printf("             %-12s n=%-3d recall@5 %.3f  recall@10 %.3f  MRR %.3f\n", type.c_str(),
+                  t["questions"].get<int>(), t["recall_at_5"].get<double>(), t["recall_at_10"].get<double>(),
+                  t["mrr"].get<double>());
   }
   if (answers) std::printf("answer accuracy %.3f\n", r["answer_accuracy"].get<double>());
   return 0;

@@ -5,7 +5,11 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+#include <nlohmann/json.hpp>
+
 #include "agents/ask.h"
+#include "graph/graph_builder.h"
 #include "ingest/ingest.h"
 
 namespace mmkg::cli {
@@ -17,14 +21,24 @@ struct Common {
   bool verbose = false;  ///< step log on stderr
   std::string embedder = "native";  ///< --embedder / MMKG_EMBEDDER: native, native:/path, none
   std::string fusion = "relative";  ///< --fusion: hybrid fusion, relative or rrf
+  std::string graph = "sqlite";     ///< --graph / MMKG_GRAPH: sqlite, neo4j://USER:PASS@HOST:PORT[/DB], none
 };
 
-int cmd_ingest(const Common& c, const std::vector<std::string>& paths, const IngestOptions& opt, bool progress);
+int cmd_ingest(const Common& c, const std::vector<std::string>& paths, const IngestOptions& opt, bool progress,
+               const std::string& extract);
 int cmd_search(const Common& c, const std::string& query, int k, const std::string& mode);
 int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt);
 int cmd_delete(const Common& c, const std::vector<std::string>& docs);
 int cmd_stats(const Common& c);
+int cmd_graph(const Common& c, const std::string& action, const std::string& name, const std::string& format,
+              const std::string& output);
 int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const std::string& mode);
+
+/// The graph store named by c.graph on `store` (nullptr for --graph none).
+std::unique_ptr<graph::GraphStore> open_graph(const Common& c, Store& store);
+/// Where the graph lives, without credentials ("sqlite", "neo4j:HOST:PORT/DB").
+std::string graph_backend_key(const std::string& spec);
+nlohmann::json graph_sync_json(const graph::GraphSyncResult& g);
 
 /// Prints `mmkg: error: <subject>: <message>` (or without subject) on stderr.
 void print_error(const std::string& subject, const std::string& message);

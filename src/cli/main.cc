@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   common.store = env_store && *env_store ? env_store : "mmkg-store";
   const char* env_emb = std::getenv("MMKG_EMBEDDER");
   if (env_emb && *env_emb) common.embedder = env_emb;
+  const char* env_graph = std::getenv("MMKG_GRAPH");
+  if (env_graph && *env_graph) common.graph = env_graph;
   // The shared options are accepted before or after the subcommand and listed in every --help.
   auto add_common = [&](CLI::App* a) {
     a->add_option("--store", common.store, "store directory (env MMKG_STORE)")->capture_default_str();
@@ -31,6 +33,10 @@ int main(int argc, char** argv) {
     a->add_option("--fusion", common.fusion,
                   "hybrid fusion: relative (min-max normalised scores, summed) or rrf (reciprocal rank)")
         ->capture_default_str()->check(CLI::IsMember({"relative", "rrf"}));
+    a->add_option("--graph", common.graph,
+                  "where the knowledge graph lives: sqlite (in the store), neo4j://USER:PASS@HOST:PORT[/DB] "
+                  "(Neo4j HTTP port), or none (env MMKG_GRAPH)")
+        ->capture_default_str();
   };
   add_common(&app);
 
@@ -50,6 +56,9 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   ingest->add_option("--threads", iopt.threads, "parser threads (0 = all cores)")->capture_default_str();
   ingest->add_flag("--no-progress", no_progress, "no progress bar even on a terminal");
+  std::string extract = "rules";
+  ingest->add_option("--extract", extract, "knowledge-graph extraction: rules (no model needed) or none")
+      ->capture_default_str()->check(CLI::IsMember({"rules", "none"}));
 
   // search
   auto* search = app.add_subcommand("search", "rank chunks for a query");
@@ -87,6 +96,23 @@ int main(int argc, char** argv) {
   auto* stats = app.add_subcommand("stats", "what the store holds");
   add_common(stats);
 
+  // graph
+  auto* graphc = app.add_subcommand("graph", "inspect and export the knowledge graph");
+  add_common(graphc);
+  graphc->require_subcommand(1);
+  std::string gname, gformat = "jsonl", goutput;
+  auto* gentity = graphc->add_subcommand("entity", "an entity: aliases, type, description, mentions, neighbours");
+  add_common(gentity);
+  gentity->add_option("name", gname, "entity name or alias (fuzzy matching applies)")->required();
+  auto* gneighbors = graphc->add_subcommand("neighbors", "an entity's relations with their evidence sentences");
+  add_common(gneighbors);
+  gneighbors->add_option("name", gname, "entity name or alias")->required();
+  auto* gexport = graphc->add_subcommand("export", "write the whole graph as JSON lines, GraphML or Cypher");
+  add_common(gexport);
+  gexport->add_option("--format", gformat, "jsonl, graphml or cypher")->capture_default_str()
+      ->check(CLI::IsMember({"jsonl", "graphml", "cypher"}));
+  gexport->add_option("-o,--output", goutput, "file to write (default: stdout)");
+
   // eval
   auto* evalc = app.add_subcommand("eval", "retrieval recall@5/@10 and MRR (and answer accuracy) on a QA file");
   add_common(evalc);
@@ -118,12 +144,16 @@ int main(int argc, char** argv) {
     aopt.retrieve.mode = parse_search_mode(ask_mode);
     if (*ingest) {
       iopt.max_file_bytes = static_cast<int64_t>(max_mb * 1024 * 1024);
-      return cli::cmd_ingest(common, paths, iopt, !no_progress && !common.json);
+      return cli::cmd_ingest(common, paths, iopt, !no_progress && !common.json, extract);
     }
     if (*search) return cli::cmd_search(common, query, k, mode);
     if (*askc) return cli::cmd_ask(common, question, aopt);
     if (*del) return cli::cmd_delete(common, docs);
     if (*stats) return cli::cmd_stats(common);
+    if (*graphc) {
+      std::string action = *gentity ? "entity" : *gneighbors ? "neighbors" : "export";
+      return cli::cmd_graph(common, action, gname, gformat, goutput);
+    }
     if (*evalc) return cli::cmd_eval(common, qa, answers, eval_mode);
   } catch (const UsageError& e) {
     cli::print_error("", e.what());

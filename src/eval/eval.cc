@@ -1,9 +1,11 @@
 #include "eval/eval.h"
 
 #include <fstream>
+#include <functional>
 #include <map>
 
 #include "agents/ask.h"
+#include "agents/graph_retriever.h"
 #include "core/error.h"
 #include "core/text.h"
 #include "index/lexical.h"
@@ -50,23 +52,22 @@ bool evidence_in(const std::string& chunk_text, const std::string& quote) {
 namespace {
 
 // Retrieval metrics of one search mode over the items with evidence.
-nlohmann::json score_mode(Searcher& searcher, SearchMode mode, const std::vector<QaItem>& items,
+using HitsFn = std::function<std::vector<SearchHit>(const std::string& question, int k)>;
+
+nlohmann::json score_mode(const HitsFn& search, const std::string& mode_name, const std::vector<QaItem>& items,
                           nlohmann::json& rows) {
   const int kMax = 10;
   double r5 = 0, r10 = 0, mrr = 0;
   int answerable = 0;
   struct TypeAgg {
     int n = 0;
-    double r10 = 0, mrr = 0;
+    double r5 = 0, r10 = 0, mrr = 0;
   };
   std::map<std::string, TypeAgg> by_type;
-  SearchOptions so;
-  so.mode = mode;
-  so.k = kMax;
   for (size_t qi = 0; qi < items.size(); ++qi) {
     const QaItem& q = items[qi];
     if (q.evidence.empty()) continue;
-    auto hits = searcher.search(q.question, so);
+    auto hits = search(q.question, kMax);
     int found5 = 0, found10 = 0, first = 0;
     for (const auto& ev : q.evidence) {
       for (size_t r = 0; r < hits.size(); ++r) {
@@ -85,15 +86,17 @@ nlohmann::json score_mode(Searcher& searcher, SearchMode mode, const std::vector
     ++answerable;
     auto& t = by_type[q.type];
     ++t.n;
+    t.r5 += found5 / n;
     t.r10 += found10 / n;
     t.mrr += rr;
-    rows[qi][std::string("recall_at_10_") + search_mode_name(mode)] = found10 / n;
-    rows[qi][std::string("first_rank_") + search_mode_name(mode)] = first ? nlohmann::json(first) : nlohmann::json(nullptr);
+    rows[qi]["recall_at_10_" + mode_name] = found10 / n;
+    rows[qi]["first_rank_" + mode_name] = first ? nlohmann::json(first) : nlohmann::json(nullptr);
   }
   auto avg = [](double v, int n) { return n ? v / n : 0.0; };
   nlohmann::json bt = nlohmann::json::object();
   for (auto& [type, t] : by_type)
-    bt[type] = {{"questions", t.n}, {"recall_at_10", avg(t.r10, t.n)}, {"mrr", avg(t.mrr, t.n)}};
+    bt[type] = {{"questions", t.n}, {"recall_at_5", avg(t.r5, t.n)}, {"recall_at_10", avg(t.r10, t.n)},
+                {"mrr", avg(t.mrr, t.n)}};
   return {{"answerable", answerable},
           {"recall_at_k", {{"5", avg(r5, answerable)}, {"10", avg(r10, answerable)}}},
           {"mrr", avg(mrr, answerable)},
@@ -114,7 +117,26 @@ nlohmann::json evaluate(Store& store, const std::vector<QaItem>& items, const Ev
       modes[search_mode_name(m)] = {{"unavailable", unavailable}};
       continue;
     }
-    modes[search_mode_name(m)] = score_mode(searcher, m, items, rows);
+    auto fn = [&searcher, m](const std::string& q, int k) {
+      SearchOptions so;
+      so.mode = m;
+      so.k = k;
+      return searcher.search(q, so);
+    };
+    modes[search_mode_name(m)] = score_mode(fn, search_mode_name(m), items, rows);
+  }
+  // hybrid+graph: the primary mode's hits fused with the graph's lists, as `ask` fuses them.
+  if (opt.graph && !modes.empty()) {
+    SearchMode base = opt.modes.back();
+    if (base != SearchMode::Bm25 && !unavailable.empty()) base = SearchMode::Bm25;
+    auto fn = [&](const std::string& q, int k) {
+      SearchOptions so;
+      so.mode = base;
+      so.k = k;
+      GraphRetrieval g = graph_retrieve(*opt.graph, q, {});
+      return fuse_ranked(store, searcher.search(q, so), graph_lists(g), static_cast<size_t>(k));
+    };
+    modes[std::string(search_mode_name(base)) + "+graph"] = score_mode(fn, std::string(search_mode_name(base)) + "+graph", items, rows);
   }
 
   // The contract's top-level figures are those of the primary mode: the last one evaluated that
@@ -128,6 +150,7 @@ nlohmann::json evaluate(Store& store, const std::vector<QaItem>& items, const Ev
     AskOptions ao;
     ao.embedder = opt.embedder;
     ao.fusion = opt.fusion;
+    ao.graph = opt.graph;
     ao.retrieve.mode = primary.empty() ? SearchMode::Bm25 : parse_search_mode(primary);
     for (size_t qi = 0; qi < items.size(); ++qi) {
       const QaItem& q = items[qi];

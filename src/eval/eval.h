@@ -10,6 +10,7 @@
 namespace mmkg {
 
 class Store;
+class GraphContext;
 
 struct Evidence {
   std::string doc;
@@ -35,6 +36,9 @@ struct EvalOptions {
   std::vector<SearchMode> modes = {SearchMode::Bm25, SearchMode::Dense, SearchMode::Hybrid};
   std::string embedder = "native";
   std::string fusion = "relative";  ///< hybrid fusion: relative or rrf
+  /// When set, also scores "<primary>+graph": the primary mode's hits fused with the graph's
+  /// ranked lists (PPR, relation evidence, communities) as `ask` fuses them. Not the primary.
+  GraphContext* graph = nullptr;
 };
 
 /// Runs the evaluation; returns the JSON object of the CLI contract

@@ -395,7 +395,8 @@ std::unique_ptr<Extractor> make_rule_extractor() { return std::make_unique<RuleE
 // Kept when score >= 0.5, except: single ordinary words (not acronyms or technical tokens, and
 // capitalised in under half of their occurrences) are dropped when they are generic WordNet nouns,
 // WordNet adjectives or verb forms, or idf(a) < 0.35; terms
-// seen once with idf(a) < 0.35 are dropped unless strong.
+// seen once with idf(a) < 0.35 are dropped unless strong. A single word heading 3+ kept
+// multi-word terms and standing alone 3+ times is kept anyway (head-word productivity, below).
 // ---------------------------------------------------------------------------------------------
 void rank_terms(std::vector<ChunkExtraction>& document, const std::function<double(const std::string&)>& idf) {
   constexpr double kMinScore = 0.5, kLowIdf = 0.35;
@@ -482,6 +483,23 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
     bool ordinary = !s.shaped && s.cap_count * 2 < s.f;
     if (s.words == 1 && ordinary && (rules::weak_single_word(k) || nidf < kLowIdf)) s.keep = false;
     if (s.f <= 1 && nidf < kLowIdf && !strong) s.keep = false;
+  }
+  // Head-word productivity: a single word that heads at least kMinFamily distinct kept multi-word
+  // terms and stands alone at least kMinFamily times is a term of the document however common it
+  // is ("attention" under "multi-head attention", "linear attention", "sparse attention" ...).
+  // Without this, a corpus's central topic (low idf, a WordNet noun) would have no entity.
+  constexpr int kMinFamily = 3;
+  std::unordered_map<std::string, int> family;
+  for (auto& [k, s] : stats) {
+    if (s.words < 2 || !s.keep) continue;
+    family[k.substr(k.rfind(' ') + 1)] += 1;
+  }
+  for (auto& [k, s] : stats) {
+    if (s.words != 1 || s.keep || s.f < kMinFamily) continue;
+    auto it = family.find(k);
+    if (it == family.end() || it->second < kMinFamily) continue;
+    s.keep = true;
+    s.score = std::max(s.score, kMinScore);
   }
   for (auto& ch : document) {
     std::unordered_set<std::string> kept;

@@ -510,7 +510,7 @@ TEST(GraphStoreDispatch, SpecsChooseTheBackendAndBadOnesSayWhatToDo) {
   }
 }
 
-TEST(GraphStoreDispatch, Neo4jUrlForms) {
+TEST(GraphStoreDispatch, GraphUrlForms) {
   auto t = parse_neo4j_url("neo4j://neo4j:s%40cret@db.example:7474/graph");
   EXPECT_EQ(t.base, "http://db.example:7474");
   EXPECT_EQ(t.db, "graph");
@@ -528,7 +528,7 @@ TEST(GraphStoreDispatch, Neo4jUrlForms) {
   EXPECT_THROW(parse_neo4j_url("ftp://h"), UsageError);
 }
 
-TEST(GraphStoreDispatch, AnUnreachableNeo4jFailsWithoutShowingCredentials) {
+TEST(GraphStoreDispatch, AnUnreachableServerFailsWithoutShowingCredentials) {
   try {
     make_graph_store("http://neo4j:t0psecret@127.0.0.1:1", nullptr);
     FAIL() << "no error";
@@ -556,6 +556,14 @@ TEST_F(GraphStoreNeo4j, ErrorsInsideA202BodyAreErrors) {
     EXPECT_NE(std::string(e.what()).find("ArithmeticError"), std::string::npos) << e.what();
   }
   EXPECT_THROW(c.run("RETURN 1 +"), Error);
+}
+
+TEST_F(GraphStoreNeo4j, Neo4jSchemeAndCredentialsReachTheHttpPort) {
+  // The test server has authentication disabled: credentials are sent and ignored.
+  ASSERT_EQ(url_.rfind("http://", 0), 0u) << url_;
+  auto g = make_graph_store("neo4j://neo4j:pw@" + url_.substr(7) + "/neo4j", nullptr);
+  EXPECT_EQ(g->backend(), "neo4j");
+  EXPECT_GE(g->stats().entities, 0);
 }
 
 TEST_F(GraphStoreNeo4j, WrongDatabaseAndNewerSchemaAreRefusedClearly) {

@@ -79,8 +79,12 @@ class Neo4jTestServer : public ::testing::Environment {
       std::ifstream err(dir_ + "/start.err");
       std::stringstream ss;
       ss << err.rdbuf();
+      // The state directory is removed below: keep the end of the server log in the message.
+      std::string log;
+      run("tail -n 15 " + dir_ + "/neo4j.log 2>/dev/null", log);
       fail("scripts/neo4j.sh start failed (exit " + std::to_string(rc) + "): " + ss.str() +
-           " — build the launcher with `bash scripts/setup_neo4j.sh`, or set MMKG_NEO4J_URL");
+           (log.empty() ? "" : "--- end of neo4j.log ---\n" + log + "---\n") +
+           "build the launcher with `bash scripts/setup_neo4j.sh`, or set MMKG_NEO4J_URL");
       stop();
       return;
     }
@@ -88,7 +92,11 @@ class Neo4jTestServer : public ::testing::Environment {
     std::cerr << "[neo4j] test server at " << url_ << "\n";
   }
 
-  void TearDown() override { stop(); }
+  void TearDown() override {
+    stop();
+    // Repeat the banner at the end of the run, where it is seen.
+    if (!error_.empty() && allow_missing()) std::cerr << banner(error_);
+  }
 
  private:
   static bool neo4j_tests_selected() {

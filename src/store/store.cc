@@ -369,7 +369,7 @@ std::vector<std::vector<float>> Store::cached_embeddings(const std::string& mode
 }
 
 void Store::put_embeddings(const std::string& model, const std::vector<std::string>& texts,
-                           const std::vector<std::vector<float>>& vecs) {
+                           const std::vector<std::vector<float>>& vecs, bool chunk_vectors) {
   Transaction tx(db_);
   Stmt e(db_, "INSERT OR REPLACE INTO embeddings(model, text_hash, vec) VALUES (?,?,?)");
   for (size_t i = 0; i < texts.size() && i < vecs.size(); ++i) {
@@ -377,7 +377,7 @@ void Store::put_embeddings(const std::string& model, const std::vector<std::stri
     e.bind(1, model).bind(2, hash_hex(texts[i])).bind_blob(3, vecs[i].data(), vecs[i].size() * sizeof(float));
     e.run();
   }
-  bump_generation();
+  if (chunk_vectors) bump_generation();
   tx.commit();
 }
 

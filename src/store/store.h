@@ -76,9 +76,11 @@ class Store {
 
   /// Embeddings already stored for these chunk texts under `model` (empty vectors where none).
   std::vector<std::vector<float>> cached_embeddings(const std::string& model, const std::vector<std::string>& texts);
-  /// Stores embeddings for chunk texts (backfill of chunks ingested without a model).
+  /// Stores embeddings for chunk texts (backfill of chunks ingested without a model). With
+  /// `chunk_vectors` false (entity names and other non-chunk texts) the store generation is not
+  /// bumped, so the vector index is not made stale.
   void put_embeddings(const std::string& model, const std::vector<std::string>& texts,
-                      const std::vector<std::vector<float>>& vecs);
+                      const std::vector<std::vector<float>>& vecs, bool chunk_vectors = true);
   /// (rowid, text) of chunks with no embedding under `model`.
   std::vector<std::pair<int64_t, std::string>> chunks_without_vectors(const std::string& model);
   /// Calls fn(rowid, vector, dim) for every embedded chunk (or only for the row ids in `only`).

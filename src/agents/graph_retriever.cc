@@ -1,0 +1,139 @@
+#include "agents/graph_retriever.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "core/text.h"
+#include "graph/lexicon.h"
+
+namespace mmkg {
+
+GraphContext::GraphContext(graph::GraphStore& store, const graph::EmbedNames& embed) : store_(store) {
+  index_ = graph::EntityIndex::build(store, embed);
+  snap_.entities = store.entities();
+  snap_.relations = store.relations();
+  snap_.mentions = store.mentions();
+}
+
+bool is_broad_question(const std::string& question) {
+  const auto w = words(question);
+  if (w.empty()) return false;
+  static const std::set<std::string> kOverview = {"list", "overview", "summarize", "summarise", "survey",
+                                                  "themes", "landscape"};
+  for (const auto& x : w)
+    if (kOverview.count(x)) return true;
+  // "Which papers ...", "What approaches ...", "What are the methods ...": a question word
+  // followed closely by a plural noun asks for several things.
+  if (w[0] != "which" && w[0] != "what") return false;
+  const auto& lex = graph::Lexicon::get();
+  for (size_t i = 1; i < w.size() && i <= 4; ++i) {
+    const std::string& x = w[i];
+    if (is_stopword(x)) continue;
+    const std::string s = lex.singular(x);
+    if (s != x && (lex.is_noun(s) || !lex.known(s))) return true;
+    if (lex.is_noun(x)) return false;  // the first noun is singular
+  }
+  return false;
+}
+
+namespace {
+
+std::string relation_phrase(const std::string& type) {
+  static const std::map<std::string, std::string> kPhrase = {
+      {"is_a", "is a"},       {"part_of", "is part of"},         {"uses", "uses"},
+      {"extends", "extends"}, {"proposes", "proposes"},          {"compared_with", "is compared with"},
+      {"co_occurs", "appears with"}};
+  auto it = kPhrase.find(type);
+  if (it != kPhrase.end()) return it->second;
+  std::string s = type;
+  std::replace(s.begin(), s.end(), '_', ' ');
+  return s;
+}
+
+}  // namespace
+
+GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, const GraphRetrieveOptions& opt) {
+  GraphRetrieval out;
+  out.broad = is_broad_question(question);
+  if (g.empty()) return out;
+  out.entities = g.index().link(question, opt.max_entities);
+
+  std::unordered_map<std::string, std::string> names;
+  for (const auto& e : g.snapshot().entities) names[e.id] = e.name;
+  std::unordered_map<std::string, int> chunk_count;
+  for (const auto& m : g.snapshot().mentions) ++chunk_count[m.entity_id];
+
+  // Facts: the linked entities' relations, typed ones first, then by weight.
+  std::set<std::tuple<std::string, std::string, std::string>> seen;
+  std::vector<GraphFact> facts;
+  for (const auto& link : out.entities) {
+    for (const auto& r : g.store().relations_of(link.entity_id, 24)) {
+      if (!seen.insert({r.src, r.dst, r.type}).second || r.evidence.empty()) continue;
+      GraphFact f;
+      f.relation = r.type;
+      f.weight = r.weight;
+      f.text = names[r.src] + " " + relation_phrase(r.type) + " " + names[r.dst];
+      f.chunk_id = r.evidence.front().chunk_id;
+      f.sentence = r.evidence.front().sentence;
+      facts.push_back(std::move(f));
+    }
+  }
+  std::stable_sort(facts.begin(), facts.end(), [](const GraphFact& a, const GraphFact& b) {
+    const bool ta = a.relation != "co_occurs", tb = b.relation != "co_occurs";
+    if (ta != tb) return ta;
+    return a.weight > b.weight;
+  });
+  if (facts.size() > static_cast<size_t>(opt.max_facts)) facts.resize(static_cast<size_t>(opt.max_facts));
+  out.facts = std::move(facts);
+
+  // PPR from the linked entities; rarer entities weigh more (HippoRAG's node specificity).
+  std::map<std::string, double> seeds;
+  for (const auto& link : out.entities) {
+    const double spec = 1.0 / std::log2(2.0 + chunk_count[link.entity_id]);
+    seeds[link.entity_id] += link.score * spec;
+  }
+  if (!seeds.empty()) out.ppr_chunks = graph::rank_chunks_by_ppr(g.snapshot(), seeds, opt.ppr_chunks);
+
+  if (out.broad) {
+    // Communities that hold a linked entity or share the question's content words.
+    std::set<std::string> linked;
+    for (const auto& l : out.entities) linked.insert(l.entity_id);
+    std::set<std::string> qstems;
+    for (const auto& s : content_stems(question)) qstems.insert(s);
+    std::vector<std::pair<double, graph::Community>> scored;
+    for (auto& c : g.store().communities()) {
+      double score = 0;
+      for (const auto& id : c.entity_ids)
+        if (linked.count(id)) score += 2;
+      std::set<std::string> cs;
+      for (const auto& s : content_stems(c.title + " " + c.summary)) cs.insert(s);
+      for (const auto& s : qstems)
+        if (cs.count(s)) score += 1;
+      if (score > 0) scored.emplace_back(score, std::move(c));
+    }
+    std::stable_sort(scored.begin(), scored.end(), [](auto& a, auto& b) { return a.first > b.first; });
+    for (auto& [s, c] : scored) {
+      if (out.communities.size() >= static_cast<size_t>(opt.max_communities)) break;
+      out.communities.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+std::vector<RankedList> graph_lists(const GraphRetrieval& g) {
+  RankedList ppr{"graph: personalised PageRank from the linked entities", {}, 0.6};
+  for (const auto& [id, score] : g.ppr_chunks) ppr.chunk_ids.push_back(id);
+  RankedList facts{"graph: evidence of the entities' relations", {}, 0.4};
+  for (const auto& f : g.facts) facts.chunk_ids.push_back(f.chunk_id);
+  RankedList comm{"graph: community summaries", {}, 0.6};
+  for (const auto& c : g.communities) comm.chunk_ids.insert(comm.chunk_ids.end(), c.chunk_ids.begin(), c.chunk_ids.end());
+  std::vector<RankedList> out;
+  for (auto* l : {&ppr, &facts, &comm})
+    if (!l->chunk_ids.empty()) out.push_back(std::move(*l));
+  return out;
+}
+
+}  // namespace mmkg

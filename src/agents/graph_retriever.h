@@ -1,0 +1,68 @@
+// Graph retriever (the seed's Graph tool, done right): link the question's phrases to entities,
+// turn their relations into short facts with evidence chunks, rank chunks by personalised
+// PageRank from the linked entities, and bring community summaries for broad questions.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "agents/rag.h"
+#include "graph/graph_algo.h"
+#include "graph/graph_store.h"
+#include "graph/resolve.h"
+
+namespace mmkg {
+
+class Trace;
+
+struct GraphFact {
+  std::string text;      ///< "Multi-Head Attention uses scaled dot-product attention"
+  std::string relation;  ///< relation type
+  std::string chunk_id;  ///< evidence chunk
+  std::string sentence;  ///< evidence sentence
+  double weight = 0;
+};
+
+struct GraphRetrieval {
+  std::vector<graph::EntityLink> entities;                 ///< linked, best first
+  std::vector<GraphFact> facts;                            ///< typed relations first, then strongest
+  std::vector<std::pair<std::string, double>> ppr_chunks;  ///< chunk id → PPR mass, best first
+  std::vector<graph::Community> communities;               ///< for broad questions
+  bool broad = false;                                      ///< the question asks for a list/overview
+};
+
+struct GraphRetrieveOptions {
+  int max_entities = 6;
+  int max_facts = 12;
+  int ppr_chunks = 10;
+  int max_communities = 3;
+};
+
+/// A loaded graph for one process: the linking index and an in-memory snapshot for PPR.
+class GraphContext {
+ public:
+  GraphContext(graph::GraphStore& store, const graph::EmbedNames& embed);
+  graph::GraphStore& store() { return store_; }
+  graph::EntityIndex& index() { return *index_; }
+  const graph::GraphSnapshot& snapshot() const { return snap_; }
+  bool empty() const { return snap_.entities.empty(); }
+
+ private:
+  graph::GraphStore& store_;
+  std::unique_ptr<graph::EntityIndex> index_;
+  graph::GraphSnapshot snap_;
+};
+
+/// True for questions that ask for a list or an overview across documents ("which papers ...",
+/// "what approaches ...", "main themes"): a general reading of the question's form.
+bool is_broad_question(const std::string& question);
+
+GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, const GraphRetrieveOptions& opt);
+
+/// The graph's ranked chunk lists, weighted for fusion with the hybrid results: PPR (0.6),
+/// relation evidence (0.4), community summaries for broad questions (0.6).
+std::vector<RankedList> graph_lists(const GraphRetrieval& g);
+
+}  // namespace mmkg

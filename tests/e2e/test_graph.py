@@ -1,0 +1,161 @@
+"""The knowledge graph end to end: built on ingest, entity linking in `ask`, `mmkg graph`
+commands, exports (the Cypher export loaded into a real Neo4j), deletion and the Neo4j backend."""
+import json
+import shutil
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import CORPUS, run
+from neo4j_server import Neo4j
+
+
+@pytest.fixture(scope="module")
+def graph_store(tmp_path_factory):
+    s = tmp_path_factory.mktemp("graph") / "store"
+    r = run("ingest", CORPUS, "--json", store=s)
+    assert r.rc == 0, r
+    g = r.json()["graph"]
+    assert g["documents_added"] == 3 and g["entities"] > 100 and g["relations"] > 100, g
+    assert g["aliases"] > g["entities"], g  # surface variants were merged into entities
+    return s
+
+
+@pytest.fixture(scope="module")
+def neo4j(tmp_path_factory):
+    n = Neo4j(tmp_path_factory.mktemp("neo4j"))
+    yield n
+    n.stop()
+
+
+def entity(store, name):
+    r = run("graph", "entity", name, "--json", store=store)
+    assert r.rc == 0, r
+    return r.json()
+
+
+def linked(store, question):
+    r = run("ask", question, "--json", store=store)
+    assert r.rc == 0, r
+    return r.json()["entities"]
+
+
+def test_linking_cases_from_the_issue(graph_store):
+    att = linked(graph_store, "what is attention?")
+    assert att and att[0]["name"].lower() == "attention", att
+    mha = linked(graph_store, "what is MHA?")
+    assert mha and mha[0]["name"].lower() == "multi-head attention", mha
+    full = linked(graph_store, "multi-head attention")
+    assert full and full[0]["id"] == mha[0]["id"], (full, mha)
+
+
+def test_acronym_and_variants_are_one_entity(graph_store):
+    e = entity(graph_store, "MHA")
+    assert e["name"].lower() == "multi-head attention"
+    keys = {a.lower().replace("-", " ") for a in e["aliases"]}
+    assert "mha" in keys and "multi head attention" in keys, e
+    assert e["mentions"] >= 3 and e["neighbors"], e
+    assert entity(graph_store, "Multi-head attention")["id"] == e["id"]
+
+
+def test_distinct_things_stay_apart(graph_store):
+    a = entity(graph_store, "attention")
+    s = entity(graph_store, "attention sink")
+    assert a["id"] != s["id"]
+    assert "sink" in s["name"].lower()
+
+
+def test_neighbors_carry_evidence_sentences(graph_store):
+    r = run("graph", "neighbors", "multi-head attention", "--json", store=graph_store)
+    assert r.rc == 0, r
+    n = r.json()["neighbors"]
+    assert n
+    for x in n[:10]:
+        assert x["evidence"] and all(ev["sentence"] and ev["doc"] for ev in x["evidence"]), x
+    r = run("graph", "entity", "zzzz qqqq xxxx", store=graph_store)
+    assert r.rc == 1 and "no entity matches" in r.err
+
+
+def test_ask_reports_entities_and_uses_graph(graph_store):
+    r = run("ask", "what is MHA?", "--json", "-v", store=graph_store)
+    j = r.json()
+    steps = [s["step"] for s in j["trace"]]
+    assert "graph" in steps
+    assert "mmkg: graph:" in r.err and "linked entities" in r.err
+    # --graph none: no graph step, no entities
+    j = run("ask", "what is MHA?", "--json", "--graph", "none", store=graph_store).json()
+    assert j["entities"] == [] and "graph" not in [s["step"] for s in j["trace"]]
+
+
+def test_exports(graph_store, tmp_path, neo4j):
+    st = run("stats", "--json", store=graph_store).json()["graph"]
+    r = run("graph", "export", "--format", "jsonl", store=graph_store)
+    lines = [json.loads(l) for l in r.out.splitlines()]
+    kinds = [l["kind"] for l in lines]
+    assert kinds.count("entity") == st["entities"] and kinds.count("relation") == st["relations"]
+    out = tmp_path / "g.graphml"
+    assert run("graph", "export", "--format", "graphml", "-o", out, store=graph_store).rc == 0
+    root = ET.parse(out).getroot()
+    ns = {"g": "http://graphml.graphdrawing.org/xmlns"}
+    assert len(root.findall(".//g:node", ns)) == st["entities"]
+    # The Cypher export loads into a stock Neo4j, statement by statement.
+    cy = run("graph", "export", "--format", "cypher", store=graph_store).out.splitlines()
+    neo4j.query("MATCH (n) DETACH DELETE n")
+    assert all(l.endswith(";") for l in cy)
+    neo4j.run_many([l[:-1] for l in cy if l.startswith("CREATE CONSTRAINT")], batch=1)  # schema: own transaction
+    neo4j.run_many([l[:-1] for l in cy if not l.startswith("CREATE CONSTRAINT")])
+    assert neo4j.query("MATCH (e:Entity) RETURN count(e)")[0][0] == st["entities"]
+    assert neo4j.query("MATCH ()-[r:REL]->() RETURN count(r)")[0][0] == st["relations"]
+    neo4j.query("MATCH (n) DETACH DELETE n")
+
+
+def write(d, name, text):
+    d.mkdir(exist_ok=True)
+    (d / name).write_text(text)
+
+
+SHARED = ("Rotary Position Embedding (RoPE) encodes positions by rotating query and key vectors. "
+          "RoPE is used by many large language models. ")
+
+
+def test_delete_and_replace_keep_the_graph_in_step(tmp_path):
+    d, st = tmp_path / "docs", tmp_path / "store"
+    write(d, "a.txt", SHARED + "Flash Decoding splits the key-value cache across thread blocks. "
+                               "Flash Decoding uses RoPE in its benchmarks.")
+    write(d, "b.txt", SHARED + "Linear Attention replaces the softmax kernel with a feature map. "
+                               "Linear Attention is compared with RoPE-based models.")
+    assert run("ingest", d, store=st).rc == 0
+    rope = entity(st, "RoPE")
+    assert entity(st, "rotary position embedding")["id"] == rope["id"]
+    assert entity(st, "Flash Decoding")["name"].lower() == "flash decoding"
+    j = run("delete", "a.txt", "--json", store=st).json()
+    assert j["graph"]["documents_removed"] == 1
+    rope2 = entity(st, "RoPE")
+    assert rope2["id"] == rope["id"] and rope2["mentions"] < rope["mentions"]  # shared entity stays
+    names = [l["name"].lower() for l in map(json.loads, run("graph", "export", store=st).out.splitlines())
+             if l["kind"] == "entity"]
+    assert "flash decoding" not in names  # only a.txt mentioned it
+    (d / "a.txt").unlink()
+    # replacing b.txt removes its old mentions
+    write(d, "b.txt", SHARED + "Sparse Attention is a variant of attention. Sparse Attention drops small scores.")
+    assert run("ingest", d, store=st).rc == 0
+    names = [l["name"].lower() for l in map(json.loads, run("graph", "export", store=st).out.splitlines())
+             if l["kind"] == "entity"]
+    assert "linear attention" not in names and "sparse attention" in names
+
+
+def test_neo4j_backend_end_to_end(tmp_path, neo4j):
+    neo4j.query("MATCH (n) DETACH DELETE n")
+    st = tmp_path / "store"
+    r = run("ingest", CORPUS, "--json", "--graph", neo4j.spec, store=st)
+    assert r.rc == 0, r
+    g = r.json()["graph"]
+    assert g["entities"] > 100
+    assert neo4j.query("MATCH (e:Entity) RETURN count(e)")[0][0] == g["entities"]
+    mha = run("ask", "what is MHA?", "--json", "--graph", neo4j.spec, store=st).json()["entities"]
+    assert mha and mha[0]["name"].lower() == "multi-head attention", mha
+    # the same corpus in SQLite gives the same graph size
+    st2 = tmp_path / "store2"
+    g2 = run("ingest", CORPUS, "--json", store=st2).json()["graph"]
+    assert (g2["entities"], g2["relations"]) == (g["entities"], g["relations"])
+    neo4j.query("MATCH (n) DETACH DELETE n")
