@@ -124,11 +124,11 @@ GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, cons
 }
 
 std::vector<RankedList> graph_lists(const GraphRetrieval& g) {
-  RankedList ppr{"graph: personalised PageRank from the linked entities", {}, 0.6};
+  RankedList ppr{"graph: personalised PageRank from the linked entities", {}, 0.3};
   for (const auto& [id, score] : g.ppr_chunks) ppr.chunk_ids.push_back(id);
-  RankedList facts{"graph: evidence of the entities' relations", {}, 0.4};
+  RankedList facts{"graph: evidence of the entities' relations", {}, 0.2};
   for (const auto& f : g.facts) facts.chunk_ids.push_back(f.chunk_id);
-  RankedList comm{"graph: community summaries", {}, 0.6};
+  RankedList comm{"graph: community summaries", {}, 0.3};
   for (const auto& c : g.communities) comm.chunk_ids.insert(comm.chunk_ids.end(), c.chunk_ids.begin(), c.chunk_ids.end());
   std::vector<RankedList> out;
   for (auto* l : {&ppr, &facts, &comm})

@@ -45,15 +45,36 @@ void add_ranked_lists(Store& store, const std::vector<RankedList>& extra, size_t
         auto h = hit_for_chunk(store, id);
         if (!h) continue;
         it = index.emplace(id, all.size()).first;
-        all.push_back(Candidate{std::move(*h), 0, {}});
+        all.push_back(Candidate{.hit = std::move(*h)});
       }
       Candidate& c = all[it->second];
-      c.fused += extra[l].weight / (kRrf + static_cast<double>(r + 1));
+      c.graph += extra[l].weight / (kRrf + static_cast<double>(r + 1));
       c.subqueries.push_back(tag);
       ++used;
     }
     if (trace) trace->log("mmkg: retrieve: %zu chunks from %s", used, extra[l].name.c_str());
   }
+}
+
+// Orders candidates: those the main lists found (tags < n_main) by `fused`, with up to `slots`
+// graph-only candidates (by `graph`) inserted after the first `keep` of them.
+std::vector<Candidate> reserve_order(std::vector<Candidate> all, size_t n_main, size_t keep, size_t slots) {
+  std::vector<Candidate> main, graph_only;
+  for (auto& c : all) {
+    bool from_main = false;
+    for (int t : c.subqueries) from_main = from_main || static_cast<size_t>(t) < n_main;
+    (from_main ? main : graph_only).push_back(std::move(c));
+  }
+  std::stable_sort(main.begin(), main.end(), [](const Candidate& a, const Candidate& b) { return a.fused > b.fused; });
+  std::stable_sort(graph_only.begin(), graph_only.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.graph > b.graph; });
+  std::vector<Candidate> out;
+  size_t m = 0, g = 0;
+  for (; m < main.size() && m < keep; ++m) out.push_back(std::move(main[m]));
+  for (; g < graph_only.size() && g < slots; ++g) out.push_back(std::move(graph_only[g]));
+  for (; m < main.size(); ++m) out.push_back(std::move(main[m]));
+  for (; g < graph_only.size(); ++g) out.push_back(std::move(graph_only[g]));
+  return out;
 }
 
 }  // namespace
@@ -65,14 +86,15 @@ std::vector<SearchHit> fuse_ranked(Store& store, std::vector<SearchHit> hits, co
   for (size_t r = 0; r < hits.size(); ++r) {
     auto [it, fresh] = index.try_emplace(hits[r].chunk_id, all.size());
     if (!fresh) continue;
-    all.push_back(Candidate{std::move(hits[r]), 1.0 / (kRrf + static_cast<double>(r + 1)), {0}});
+    all.push_back(Candidate{.hit = std::move(hits[r]), .fused = 1.0 / (kRrf + static_cast<double>(r + 1)), .subqueries = {0}});
   }
   add_ranked_lists(store, extra, 1, index, all, nullptr);
-  std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return a.fused > b.fused; });
+  const size_t slots = std::max<size_t>(1, k / 5);
+  all = reserve_order(std::move(all), 1, k > slots ? k - slots : 0, slots);
   std::vector<SearchHit> out;
   for (auto& c : all) {
     if (out.size() >= k) break;
-    c.hit.score = c.fused;
+    c.hit.score = c.fused + c.graph;
     out.push_back(std::move(c.hit));
   }
   return out;
@@ -114,7 +136,7 @@ Retrieval retrieve(Store& store, Searcher& searcher, const Plan& plan, const Ret
     for (size_t r = 0; r < hits.size(); ++r) {
       docs.insert(hits[r].doc);
       auto [it, fresh] = index.try_emplace(hits[r].chunk_id, all.size());
-      if (fresh) all.push_back(Candidate{std::move(hits[r]), 0, {}});
+      if (fresh) all.push_back(Candidate{.hit = std::move(hits[r])});
       Candidate& c = all[it->second];
       c.fused += w / (kRrf + static_cast<double>(r + 1));
       c.subqueries.push_back(static_cast<int>(q));
@@ -125,7 +147,8 @@ Retrieval retrieve(Store& store, Searcher& searcher, const Plan& plan, const Ret
               dl.empty() ? "none" : dl.c_str());
   }
   add_ranked_lists(store, extra, subqueries.size(), index, all, &trace);
-  std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return a.fused > b.fused; });
+  const size_t slots = extra.empty() ? 0 : std::min(opt.graph_slots, opt.max_chunks);
+  all = reserve_order(std::move(all), subqueries.size(), opt.max_chunks - slots, slots);
   Retrieval r;
   r.unique_chunks = all.size();
   for (auto& c : all) {

@@ -18,12 +18,16 @@ struct RetrieveOptions {
   size_t max_chunks = 8;             ///< chunks kept for the context
   size_t max_context_chars = 8000;   ///< budget for the context handed to synthesis
   SearchMode mode = SearchMode::Hybrid;  ///< retrieval per sub-query
+  /// Context slots kept for chunks only the graph found (after the best max_chunks - graph_slots
+  /// chunks of the sub-queries). Graph lists never reorder what the sub-queries found.
+  size_t graph_slots = 2;
 };
 
 /// A chunk chosen for the context.
 struct Candidate {
   SearchHit hit;
   double fused = 0;              ///< reciprocal-rank-fusion score over sub-queries
+  double graph = 0;              ///< the same over the graph's lists (RankedList)
   std::vector<int> subqueries;   ///< indices of the sub-queries that retrieved it
 };
 
@@ -33,15 +37,16 @@ struct Retrieval {
   size_t context_chars = 0;
 };
 
-/// A ranked list of chunk ids from another retriever (graph PPR, relation evidence), fused with
-/// the sub-queries' lists by reciprocal rank with `weight` (a sub-query weighs 0.7, the question 1).
+/// A ranked list of chunk ids from another retriever (graph PPR, relation evidence). Lists are
+/// fused among themselves by reciprocal rank with `weight`; see RetrieveOptions::graph_slots.
 struct RankedList {
   std::string name;  ///< for the log: "graph: personalised PageRank"
   std::vector<std::string> chunk_ids;
   double weight = 0.5;
 };
 
-/// Fuses one ranked list of hits (weight 1) with `extra` lists by reciprocal rank; best `k`.
+/// The hits in order, with up to max(1, k/5) chunks found only by the `extra` lists (ranked among
+/// themselves by weighted reciprocal rank) placed after the best k - slots hits; best `k`.
 std::vector<SearchHit> fuse_ranked(Store& store, std::vector<SearchHit> hits, const std::vector<RankedList>& extra,
                                    size_t k);
 

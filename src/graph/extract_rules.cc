@@ -21,6 +21,10 @@ using rules::Sentence;
 using rules::Token;
 
 constexpr int kMaxCooccurTerms = 8;  // strongest terms of a sentence paired for co_occurs
+// Longer "sentences" (tables, lists, unpunctuated dumps) give no relations or definitions: their
+// evidence would not read as a sentence, and on a 50 MB unpunctuated file they made the graph
+// explode (every chunk one long run, every term pair a relation carrying 1 KB of evidence).
+constexpr size_t kMaxEvidenceBytes = 600;
 
 // Section names that are not topics ("Introduction", "Related Work").
 const std::unordered_set<std::string_view> kSectionNames = {
@@ -318,7 +322,7 @@ class RuleExtractor final : public Extractor {
     for (size_t si = 0; si < sents.size(); ++si) {
       const Sentence& s = sents[si];
       const auto& ms = mentions[si];
-      if (ms.empty()) continue;
+      if (ms.empty() || s.e - s.b > kMaxEvidenceBytes) continue;
       defined.clear();
       rules::defined_terms(s, ms, defined);
       for (int t : defined)
@@ -335,6 +339,7 @@ class RuleExtractor final : public Extractor {
     std::vector<int> ts;
     for (size_t si = 0; si < sents.size(); ++si) {
       ts.clear();
+      if (sents[si].e - sents[si].b > kMaxEvidenceBytes) continue;
       for (const Mention& m : mentions[si])
         if (std::find(ts.begin(), ts.end(), m.term) == ts.end()) ts.push_back(m.term);
       if (ts.size() < 2) continue;
@@ -510,6 +515,16 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
       t.score = it->second.score;
       kept.insert(t.surface);
       terms.push_back(std::move(t));
+    }
+    // At most kMaxTermsPerChunk terms per chunk, the best scored: about 1,000 characters of prose
+    // rarely hold more distinct terms (19 on average in examples/corpus), and the cap bounds the
+    // graph of pathological input (a 50 MB file of 8 repeated words) to a linear size.
+    constexpr size_t kMaxTermsPerChunk = 32;
+    if (terms.size() > kMaxTermsPerChunk) {
+      std::stable_sort(terms.begin(), terms.end(),
+                       [](const TermCandidate& x, const TermCandidate& y) { return x.score > y.score; });
+      for (size_t i = kMaxTermsPerChunk; i < terms.size(); ++i) kept.erase(terms[i].surface);
+      terms.resize(kMaxTermsPerChunk);
     }
     ch.terms = std::move(terms);
     std::erase_if(ch.relations, [&](const RelationCandidate& r) { return !kept.count(r.src) || !kept.count(r.dst); });

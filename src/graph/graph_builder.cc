@@ -215,41 +215,63 @@ GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor
     return v;
   };
 
+  // Large documents are built in slices of kSlice chunks (termhood is then per slice), so memory
+  // stays bounded whatever the document's size. A document is marked as in the graph only after
+  // its last slice; a document not marked is first removed from the graph, so a run killed
+  // between slices resumes without counting anything twice.
+  constexpr size_t kSlice = 2000;
   for (size_t i = 0; i < todo.size(); ++i) {
     const DocumentRecord& doc = *todo[i];
-    std::vector<StoredChunk> chunks = store.chunks_of(doc.id);
-    auto te = Clock::now();
-    std::vector<ChunkExtraction> ex = extract_document(store, extractor, doc, chunks, res);
-    rank_terms(ex, idf);
-    res.extract_seconds += since(te);
-
-    auto tr = Clock::now();
-    // A document half-written by a killed run (Neo4j: no shared transaction) is cleared first.
-    if (!same_db) graph.remove_document(doc.id);
-    GraphDelta delta = resolve_document(ex, doc.id, graph, embed, opt.resolve);
-    res.resolve_seconds += since(tr);
-
-    auto tw = Clock::now();
-    if (same_db) {
-      Transaction tx(db);
-      graph.upsert(delta);
-      mark(doc.id, true);
-      tx.commit();
-    } else {
-      graph.upsert(delta);
-      if (graph.supports_vector_search()) {
-        std::vector<ChunkNode> nodes;
-        std::vector<std::string> texts;
-        for (const auto& c : chunks) texts.push_back(c.chunk.text);
-        std::vector<std::vector<float>> vecs;
-        if (!opt.vector_model.empty()) vecs = store.cached_embeddings(opt.vector_model, texts);
-        for (size_t k = 0; k < chunks.size(); ++k)
-          nodes.push_back({chunks[k].chunk.id, chunks[k].chunk.doc_id, k < vecs.size() ? vecs[k] : std::vector<float>{}});
-        graph.upsert_chunks(nodes);
+    std::vector<StoredChunk> all_chunks = store.chunks_of(doc.id);
+    {
+      auto tw = Clock::now();
+      if (same_db) {
+        Transaction tx(db);
+        graph.remove_document(doc.id);
+        tx.commit();
+      } else {
+        graph.remove_document(doc.id);
       }
-      mark(doc.id, true);
+      res.write_seconds += since(tw);
     }
-    res.write_seconds += since(tw);
+    for (size_t from = 0; from < all_chunks.size() || from == 0; from += kSlice) {
+      const size_t to = std::min(all_chunks.size(), from + kSlice);
+      std::vector<StoredChunk> chunks(std::make_move_iterator(all_chunks.begin() + static_cast<long>(from)),
+                                      std::make_move_iterator(all_chunks.begin() + static_cast<long>(to)));
+      auto te = Clock::now();
+      std::vector<ChunkExtraction> ex = extract_document(store, extractor, doc, chunks, res);
+      rank_terms(ex, idf);
+      res.extract_seconds += since(te);
+
+      auto tr = Clock::now();
+      GraphDelta delta = resolve_document(ex, doc.id, graph, embed, opt.resolve);
+      ex.clear();
+      res.resolve_seconds += since(tr);
+
+      auto tw = Clock::now();
+      const bool last = to >= all_chunks.size();
+      if (same_db) {
+        Transaction tx(db);
+        graph.upsert(delta);
+        if (last) mark(doc.id, true);
+        tx.commit();
+      } else {
+        graph.upsert(delta);
+        if (graph.supports_vector_search()) {
+          std::vector<ChunkNode> nodes;
+          std::vector<std::string> texts;
+          for (const auto& c : chunks) texts.push_back(c.chunk.text);
+          std::vector<std::vector<float>> vecs;
+          if (!opt.vector_model.empty()) vecs = store.cached_embeddings(opt.vector_model, texts);
+          for (size_t k = 0; k < chunks.size(); ++k)
+            nodes.push_back({chunks[k].chunk.id, chunks[k].chunk.doc_id, k < vecs.size() ? vecs[k] : std::vector<float>{}});
+          graph.upsert_chunks(nodes);
+        }
+        if (last) mark(doc.id, true);
+      }
+      res.write_seconds += since(tw);
+      if (to >= all_chunks.size()) break;
+    }
     ++res.documents_added;
     if (opt.progress) opt.progress(i + 1, todo.size(), doc.name);
   }

@@ -487,10 +487,12 @@ class Resolver {
     // the candidates that read it (two surfaces of one entity in one sentence count once).
     using RelKey = std::tuple<std::string, std::string, std::string>;
     std::map<RelKey, std::map<std::pair<size_t, std::string>, double>> rels;
+    std::vector<std::vector<const Cand*>> cands_of_chunk(doc_.size());
+    for (const Cand& c : cands_)
+      if (c.chunk < doc_.size()) cands_of_chunk[c.chunk].push_back(&c);
     for (size_t ci = 0; ci < doc_.size(); ++ci) {
       std::unordered_map<std::string, std::string> id_of_surface;
-      for (const Cand& c : cands_)
-        if (c.chunk == ci) id_of_surface.try_emplace(c.term->surface, entity_of_key(c.key));
+      for (const Cand* c : cands_of_chunk[ci]) id_of_surface.try_emplace(c->term->surface, entity_of_key(c->key));
       auto resolve_surface = [&](const std::string& s) -> std::string {
         if (auto it = id_of_surface.find(s); it != id_of_surface.end()) return it->second;
         if (auto it = key_index_.find(key_of(s)); it != key_index_.end()) return entity_of_key(it->second);
@@ -506,9 +508,13 @@ class Resolver {
     }
     for (const auto& [key, evs] : rels) {
       Relation rel{std::get<0>(key), std::get<1>(key), std::get<2>(key), 0, {}};
+      // Every sentence adds to the weight; the first kMaxEvidence are kept as evidence (a frequent
+      // pair would otherwise carry thousands of sentences per document).
+      constexpr size_t kMaxEvidence = 5;
       for (const auto& [where, w] : evs) {
         rel.weight += w;
-        rel.evidence.push_back({doc_[where.first].chunk_id, doc_id_, where.second});
+        if (rel.evidence.size() < kMaxEvidence)
+          rel.evidence.push_back({doc_[where.first].chunk_id, doc_id_, where.second});
       }
       delta.relations.push_back(std::move(rel));
     }
