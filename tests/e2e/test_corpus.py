@@ -68,7 +68,7 @@ def test_ask_what_is_attention_is_cited(corpus_store):
         assert c["quote"] and c["quote"] in " ".join(c["text"].split()) or c["quote"][:40] in c["text"]
     # every citation resolves to a chunk that search can show
     steps = [s["step"] for s in j["trace"]]
-    assert steps == ["plan", "retrieve", "synthesize", "verify"]
+    assert steps == ["plan", "graph", "retrieve", "synthesize", "verify"]
     verify = j["trace"][-1]
     assert verify["citations_resolved"] == verify["citations"]
 

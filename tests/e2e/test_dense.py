@@ -55,7 +55,10 @@ def test_eval_reports_every_mode_and_hybrid_is_best(dense_store):
     assert r.rc == 0, r
     j = r.json()
     m = j["modes"]
-    assert set(m) == {"bm25", "dense", "hybrid"}
+    assert set(m) == {"bm25", "dense", "hybrid", "hybrid+graph"}
+    # the graph only adds candidates after hybrid's best 8: recall@10 never drops
+    assert m["hybrid+graph"]["recall_at_k"]["10"] >= m["hybrid"]["recall_at_k"]["10"]
+    assert m["hybrid+graph"]["recall_at_k"]["5"] == m["hybrid"]["recall_at_k"]["5"]
     assert j["mode"] == "hybrid" and j["recall_at_k"] == m["hybrid"]["recall_at_k"]
     # Floors a little under the figures measured when this test was written (docs/EVAL.md).
     assert m["hybrid"]["recall_at_k"]["10"] >= 0.90, m

@@ -17,8 +17,14 @@ def dump(store):
         "SELECT id, doc_id, seq, page_start, page_end, heading_path, start_off, end_off, text FROM chunks"))
     fts = db.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'attention OR zebra1'").fetchone()
     db.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES('integrity-check', 1)")
+    # The knowledge graph: every document in it exactly once, nothing counted twice. (Entity names
+    # and ids may differ with the order documents reached the graph, so sizes are compared.)
+    graph = (db.execute("SELECT count(*) FROM graph_docs").fetchone(),
+             db.execute("SELECT count(*) FROM graph_entities").fetchone(),
+             db.execute("SELECT count(*), sum(count) FROM graph_mentions").fetchone(),
+             db.execute("SELECT count(*), round(sum(weight), 3) FROM graph_relations").fetchone())
     db.close()
-    return docs, chunks, fts
+    return docs, chunks, fts, graph
 
 
 def make_inputs(d):
