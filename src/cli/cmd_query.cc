@@ -58,6 +58,12 @@ json facts_json(const AskResult& r) {
 int cmd_search(const Common& c, const std::string& query, int k, const std::string& mode) {
   auto store = Store::open(c.store, false);
   Searcher searcher(*store, c.embedder, c.fusion);
+  // With the graph in Neo4j, Neo4j's vector index serves the dense side.
+  std::unique_ptr<graph::GraphStore> gs;
+  if (graph_backend_key(c.graph).rfind("neo4j:", 0) == 0) {
+    gs = open_graph(c, *store);
+    searcher.set_vector_backend(gs.get());
+  }
   SearchOptions so;
   so.mode = parse_search_mode(mode);
   so.k = k;
@@ -79,7 +85,10 @@ int cmd_search(const Common& c, const std::string& query, int k, const std::stri
                          {"heading_path", h.heading_path}, {"score", h.score}, {"snippet", h.snippet},
                          {"text", h.text}});
     }
-    std::printf("%s\n", json({{"query", query}, {"mode", used}, {"results", results}}).dump().c_str());
+    std::printf("%s\n", json({{"query", query}, {"mode", used}, {"dense_backend", used == "bm25" ? json(nullptr) : json(searcher.dense_backend())},
+                              {"results", results}})
+                             .dump()
+                             .c_str());
     return 0;
   }
   if (hits.empty()) std::printf("no results for \"%s\"\n", query.c_str());

@@ -1,5 +1,7 @@
 #include "index/searcher.h"
 
+#include "graph/graph_store.h"
+
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
@@ -35,8 +37,14 @@ Searcher::Searcher(Store& store, std::string spec, std::string fusion)
 }
 Searcher::~Searcher() = default;
 
+void Searcher::set_vector_backend(graph::GraphStore* backend) {
+  remote_ = backend && backend->supports_vector_search() ? backend : nullptr;
+}
+
+std::string Searcher::dense_backend() const { return remote_ ? remote_->backend() : "faiss"; }
+
 bool Searcher::ensure_dense() {
-  if (tried_) return index_ != nullptr;
+  if (tried_) return index_ != nullptr || (remote_ && embedder_);
   tried_ = true;
   if (spec_ == "none") {
     why_not_ = "no embedder configured (--embedder none)";
@@ -44,6 +52,7 @@ bool Searcher::ensure_dense() {
   }
   try {
     embedder_ = make_embedder(spec_);
+    if (remote_) return true;
     index_ = open_vector_index(store_, embedder_->id(), embedder_->dim());
     if (index_->size() == 0) {
       why_not_ = "the store has no embeddings for " + embedder_->id() + "; run `mmkg ingest` again to compute them";
@@ -68,6 +77,29 @@ Embedder* Searcher::embedder() {
 
 std::vector<SearchHit> Searcher::dense(std::string_view text, int k) {
   std::vector<float> q = embedder_->embed({std::string(text)}, EmbedKind::Query);
+  if (remote_) {  // the graph store's vector index (Neo4j): chunk ids with cosines
+    std::vector<SearchHit> out;
+    for (const auto& [id, score] : remote_->vector_search(q, k)) {
+      auto c = store_.chunk(id);
+      if (!c) continue;  // the graph store is ahead of this store: skip
+      SearchHit h;
+      h.chunk_id = c->chunk.id;
+      h.doc_id = c->chunk.doc_id;
+      h.doc = c->doc_name;
+      h.page_start = c->chunk.page_start;
+      h.page_end = c->chunk.page_end;
+      h.heading_path = c->chunk.heading_path;
+      h.start = c->chunk.start;
+      h.end = c->chunk.end;
+      h.text = c->chunk.text;
+      h.score = score;
+      h.rowid = c->rowid;
+      std::string_view pre = utf8_prefix(c->chunk.text, 200);
+      h.snippet = collapse_ws(pre) + (pre.size() < c->chunk.text.size() ? "…" : "");
+      out.push_back(std::move(h));
+    }
+    return out;
+  }
   auto res = index_->search(q.data(), k);
   std::vector<int64_t> ids;
   for (auto& [id, score] : res) ids.push_back(id);

@@ -10,6 +10,9 @@
 #include "index/lexical.h"
 
 namespace mmkg {
+namespace graph {
+class GraphStore;
+}
 
 class Store;
 class Embedder;
@@ -51,6 +54,11 @@ class Searcher {
   std::string dense_unavailable_reason();
   /// The embedder (loaded on first use); nullptr when unavailable.
   Embedder* embedder();
+  /// Serve the dense side from a graph store's vector index (Neo4j) instead of the store's FAISS
+  /// index. Call before the first search; ignored when the backend has no vector search.
+  void set_vector_backend(graph::GraphStore* backend);
+  /// "faiss" or the backend serving dense search ("neo4j").
+  std::string dense_backend() const;
 
  private:
   std::vector<SearchHit> dense(std::string_view text, int k);
@@ -63,6 +71,7 @@ class Searcher {
   std::string why_not_;
   std::unique_ptr<Embedder> embedder_;
   std::unique_ptr<VectorIndex> index_;
+  graph::GraphStore* remote_ = nullptr;
 };
 
 }  // namespace mmkg
