@@ -67,6 +67,8 @@ std::shared_ptr<LlmCache> LlmCache::open(const std::string& db_path) {
     throw IOError("cannot open the LLM cache in " + db_path + " (" + msg + ")");
   }
   sqlite3_busy_timeout(db, 10000);
+  // The store runs in WAL mode; a cache row lost in a power cut only costs a request again.
+  sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL", nullptr, nullptr, nullptr);
   char* err = nullptr;
   if (sqlite3_exec(db,
                    "CREATE TABLE IF NOT EXISTS llm_cache(key TEXT PRIMARY KEY, response TEXT NOT NULL, "
