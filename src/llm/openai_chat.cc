@@ -35,8 +35,10 @@ std::string lower(std::string s) {
   return s;
 }
 
+// llama-cpp-python answers an unsupported response_format with HTTP 500 (a pydantic validation
+// error), OpenAI-style servers with 400 or 422.
 bool mentions_response_format(const HttpStatusError& e) {
-  if (e.status() != 400 && e.status() != 422) return false;
+  if (e.status() != 400 && e.status() != 422 && e.status() != 500) return false;
   const std::string b = lower(e.body()) + lower(e.what());
   return b.find("response_format") != std::string::npos || b.find("json_schema") != std::string::npos ||
          b.find("json_object") != std::string::npos || b.find("response format") != std::string::npos;
@@ -428,7 +430,7 @@ json OpenAiChat::build_body(const ChatRequest& req, const std::vector<Message>& 
 }
 
 ChatResponse OpenAiChat::exchange(const json& body, const ChatRequest& req, const TokenCallback& on_token,
-                                  bool& emitted) {
+                                  bool& emitted, bool retry_500) {
   HttpRequest hr{url_, body.dump(-1, ' ', false, json::error_handler_t::replace),
                  {"Content-Type: application/json", req.stream ? "Accept: text/event-stream" : "Accept: application/json"}};
   if (!cfg_.api_key.empty()) hr.headers.push_back("Authorization: Bearer " + cfg_.api_key);
@@ -439,6 +441,10 @@ ChatResponse OpenAiChat::exchange(const json& body, const ChatRequest& req, cons
   lim.max_body = size_t(64) << 20;
   RetryPolicy pol = policy_;
   pol.max_attempts = cfg_.max_retries + 1;
+  if (!retry_500) {
+    pol.retry_statuses.erase(std::remove(pol.retry_statuses.begin(), pol.retry_statuses.end(), 500L),
+                             pol.retry_statuses.end());
+  }
 
   if (!req.stream) {
     HttpResponse resp = http_send_with_retry(hr, lim, pol, "chat model");
@@ -506,17 +512,25 @@ ChatResponse OpenAiChat::exchange(const json& body, const ChatRequest& req, cons
 ChatResponse OpenAiChat::run(const ChatRequest& req, const TokenCallback& on_token) {
   std::vector<Message> msgs = req.messages;
   int second_chances = 1;  // one more attempt after an unusable answer
+  bool retry_500 = false;
   for (;;) {
     const auto mode = static_cast<JsonMode>(json_mode_.load());
     const json body = build_body(req, msgs, mode);
+    // While response_format is sent, a 500 may be a refusal of it (llama-cpp-python): look at the
+    // first one before retrying.
+    const bool probing = req.response_schema && mode != JsonMode::Prompted && !retry_500;
     ChatResponse r;
     bool emitted = false;
     try {
-      r = exchange(body, req, on_token, emitted);
+      r = exchange(body, req, on_token, emitted, !probing);
     } catch (const HttpStatusError& e) {
       if (req.response_schema && mode != JsonMode::Prompted && mentions_response_format(e)) {
         int cur = static_cast<int>(mode);
         json_mode_.compare_exchange_strong(cur, cur + 1);  // remembered for later calls
+        continue;
+      }
+      if (probing && e.status() == 500) {
+        retry_500 = true;  // an ordinary server error: the usual retries
         continue;
       }
       if (req.stream && stream_options_.load() && mentions_stream_options(e)) {

@@ -52,7 +52,7 @@ class OpenAiChat final : public ChatModel {
   ChatResponse run(const ChatRequest& req, const TokenCallback& on_token);
   nlohmann::json build_body(const ChatRequest& req, const std::vector<Message>& msgs, JsonMode mode) const;
   ChatResponse exchange(const nlohmann::json& body, const ChatRequest& req, const TokenCallback& on_token,
-                        bool& emitted);
+                        bool& emitted, bool retry_500);
   void acquire(const std::atomic<bool>* cancel);
   void release();
   std::string scrub(std::string s) const;

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <iostream>
 #include <thread>
 
 #include "core/test_util.h"
@@ -334,6 +336,29 @@ TEST(ChatStructured, FallsBackFromJsonSchemaToJsonObjectToPromptedWithRepair) {
   EXPECT_FALSE(body_of(s, 3).contains("response_format"));
 }
 
+TEST(ChatStructured, Http500RefusalAsLlamaCppPythonSendsIt) {
+  ScriptedHttpServer s;
+  // llama-cpp-python 0.3.16: a pydantic validation error, as HTTP 500.
+  s.push_json(500, R"({"error":{"message":"1 validation error: {'type': 'literal_error', 'loc': ('body', )"
+                   R"('response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\"}"}})");
+  s.push_json(200, answer("{\"city\": \"Oslo\"}"));
+  Recorder rec;
+  OpenAiChat chat(config(s), rec.policy());
+  ChatRequest r = ask("Where?");
+  r.response_schema = ResponseSchema{"place", {{"type", "object"}}};
+  EXPECT_EQ(chat.chat(r).json["city"], "Oslo");
+  EXPECT_EQ(chat.json_mode(), OpenAiChat::JsonMode::Object);
+  EXPECT_EQ(s.request_count(), 2u);
+  EXPECT_TRUE(rec.delays->empty());  // not retried as a server error
+  // An ordinary 500 on a structured request still gets the usual retries.
+  s.push_json(500, R"({"error":{"message":"out of memory"}})");
+  s.push_json(500, R"({"error":{"message":"out of memory"}})");
+  s.push_json(200, answer("{\"city\": \"Bergen\"}"));
+  EXPECT_EQ(chat.chat(r).json["city"], "Bergen");
+  EXPECT_EQ(chat.json_mode(), OpenAiChat::JsonMode::Object);
+  EXPECT_EQ(rec.delays->size(), 1u);
+}
+
 TEST(ChatStructured, InvalidJsonIsAskedForAgainQuotingTheError) {
   ScriptedHttpServer s;
   s.push_json(200, answer("I think the city is Paris."));
@@ -444,6 +469,73 @@ TEST(ChatClient, ConcurrencyCapAndCancellation) {
   EXPECT_THROW(chat.chat(r), Error);
   canceller.join();
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 3.0);
+}
+
+}  // namespace
+}  // namespace mmkg
+
+namespace mmkg {
+namespace {
+
+// Against a real OpenAI-compatible server; tests/e2e/test_llm_local.py starts llama-cpp-python
+// and sets MMKG_TEST_LLM_URL. Skipped otherwise.
+class ChatLocal : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* url = std::getenv("MMKG_TEST_LLM_URL");
+    if (!url || !*url) GTEST_SKIP() << "MMKG_TEST_LLM_URL is not set (tests/e2e/test_llm_local.py sets it)";
+    cfg_ = parse_llm_spec(url);
+    cfg_.timeout_s = 120;
+  }
+  LlmConfig cfg_;
+};
+
+TEST_F(ChatLocal, PlainAndStreamedAnswers) {
+  OpenAiChat chat(cfg_);
+  ChatRequest r;
+  r.messages = {Message::system("You are a helpful assistant."), Message::user("Say hello in one short sentence.")};
+  r.temperature = 0;
+  r.max_tokens = 24;
+  auto a = chat.chat(r);
+  EXPECT_FALSE(a.text.empty());
+  EXPECT_FALSE(a.finish_reason.empty());
+  EXPECT_GT(a.usage.prompt, 0);
+  EXPECT_GT(a.usage.completion, 0);
+  std::cout << "plain: " << a.text << " [" << a.finish_reason << ", " << a.usage.total << " tokens, " << a.ms
+            << " ms]\n";
+
+  r.stream = true;
+  std::string streamed;
+  int pieces = 0;
+  auto b = chat.chat(r, [&](std::string_view p) {
+    streamed += p;
+    ++pieces;
+  });
+  EXPECT_FALSE(b.text.empty());
+  EXPECT_EQ(streamed, b.text);
+  EXPECT_GT(pieces, 1);
+  EXPECT_FALSE(b.finish_reason.empty());
+  std::cout << "streamed (" << pieces << " pieces): " << b.text << "\n";
+  // Same prompt, temperature 0: llama.cpp is deterministic, so both agree.
+  EXPECT_EQ(a.text, b.text);
+}
+
+TEST_F(ChatLocal, StructuredOutput) {
+  OpenAiChat chat(cfg_);
+  ChatRequest r;
+  r.messages = {Message::user("Give the name and age of a fictional person.")};
+  r.temperature = 0;
+  r.max_tokens = 64;
+  r.response_schema = ResponseSchema{
+      "person",
+      {{"type", "object"},
+       {"properties", {{"name", {{"type", "string"}}}, {"age", {{"type", "integer"}}}}},
+       {"required", {"name", "age"}}}};
+  auto a = chat.chat(r);
+  std::cout << "structured (mode " << static_cast<int>(chat.json_mode()) << "): " << a.json.dump() << "\n";
+  ASSERT_TRUE(a.json.is_object());
+  EXPECT_TRUE(a.json.contains("name"));
+  EXPECT_TRUE(a.json.contains("age"));
 }
 
 }  // namespace
