@@ -419,7 +419,9 @@ json OpenAiChat::build_body(const ChatRequest& req, const std::vector<Message>& 
       b["response_format"] = {{"type", "json_schema"},
                               {"json_schema", {{"name", req.response_schema->name}, {"schema", req.response_schema->schema}}}};
     } else if (mode == JsonMode::Object) {
-      b["response_format"] = {{"type", "json_object"}};
+      // "schema" beside json_object is llama-cpp-python's way to constrain the grammar to the
+      // schema; a server that refuses the extra field says response_format and we go to prompted.
+      b["response_format"] = {{"type", "json_object"}, {"schema", req.response_schema->schema}};
     }
   }
   if (req.stream) {

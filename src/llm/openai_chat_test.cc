@@ -325,6 +325,7 @@ TEST(ChatStructured, FallsBackFromJsonSchemaToJsonObjectToPromptedWithRepair) {
   EXPECT_EQ(body_of(s, 0)["response_format"]["type"], "json_schema");
   EXPECT_EQ(body_of(s, 0)["response_format"]["json_schema"]["name"], "place");
   EXPECT_EQ(body_of(s, 1)["response_format"]["type"], "json_object");
+  EXPECT_EQ(body_of(s, 1)["response_format"]["schema"]["required"][0], "city");
   json third = body_of(s, 2);
   EXPECT_FALSE(third.contains("response_format"));
   EXPECT_NE(third["messages"][0]["content"].get<std::string>().find("Answer with JSON matching this schema"),

@@ -26,6 +26,7 @@ def run_gtest(server, name):
     p = subprocess.run([TESTS, f"--gtest_filter=ChatLocal.{name}"], capture_output=True, text=True,
                        timeout=600, env=env, stdin=subprocess.DEVNULL)
     out = p.stdout + p.stderr
+    print(out)
     assert p.returncode == 0, out[-4000:]
     assert "[  PASSED  ] 1 test" in out, out[-4000:]
     assert "SKIPPED" not in out, out[-4000:]
