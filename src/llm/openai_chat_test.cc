@@ -298,6 +298,30 @@ TEST(ChatStream, RetriesBeforeTheFirstTokenAndFailsClearlyAfterIt) {
   EXPECT_THROW(chat.chat(r, [](std::string_view) {}), LlmError);
 }
 
+TEST(ChatStream, ErrorEventsAndBadToolFragmentsFailClearly) {
+  ScriptedHttpServer s;
+  const std::string err = R"({"error":{"message":"context length exceeded"}})";
+  s.push({sse({err})});
+  s.push({sse({err})});
+  OpenAiChat chat(config(s), Recorder().policy());
+  ChatRequest r = ask("q");
+  r.stream = true;
+  try {
+    chat.chat(r, [](std::string_view) {});
+    FAIL();
+  } catch (const LlmError& e) {
+    EXPECT_NE(std::string(e.what()).find("context length exceeded"), std::string::npos) << e.what();
+  }
+  const std::string bad_tool =
+      R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"search","arguments":"{oops"}}]},"finish_reason":"tool_calls"}]})";
+  s.push({sse({bad_tool, "[DONE]"})});
+  s.push({sse({R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"search","arguments":"{\"q\":1}"}}]},"finish_reason":"tool_calls"}]})",
+               "[DONE]"})});
+  auto ok = chat.chat(r, [](std::string_view) {});
+  ASSERT_EQ(ok.tool_calls.size(), 1u);
+  EXPECT_EQ(ok.tool_calls[0].arguments["q"], 1);
+}
+
 TEST(ChatStream, ServerThatIgnoresStreamStillAnswers) {
   ScriptedHttpServer s;
   s.push_json(200, answer("not streamed"));
