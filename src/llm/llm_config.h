@@ -1,0 +1,51 @@
+// Where the chat model lives: base URL, model, API key and client limits, resolved from the
+// --llm value, a config file and the environment (in that order of precedence, field by field).
+#pragma once
+
+#include <string>
+
+namespace mmkg {
+
+struct LlmConfig {
+  std::string base_url;  ///< OpenAI-compatible base, e.g. "https://api.openai.com/v1" (no trailing /)
+  std::string model;     ///< sent as "model"; empty lets the server pick (llama.cpp servers)
+  std::string api_key;   ///< secret: sent as a bearer token only; never print it
+  double timeout_s = 120;  ///< one whole request
+  double stall_s = 60;     ///< silence after the first byte that counts as a stalled stream
+  int concurrency = 4;     ///< requests in flight at once per client
+  int max_retries = 4;     ///< transport/status retries after the first attempt
+  bool disabled = false;   ///< --llm none: no model (answers are extractive)
+  /// --llm local: a local server is to be started by the caller (which then fills base_url).
+  bool local = false;
+  std::string source;  ///< where base_url came from: "--llm", "config file PATH", "MMKG_LLM_BASE_URL", ...
+
+  /// A usable remote model is configured.
+  bool configured() const { return !disabled && !base_url.empty(); }
+  /// The base URL with credentials redacted, for messages.
+  std::string describe() const;
+};
+
+constexpr const char* kGroqBaseUrl = "https://api.groq.com/openai/v1";
+constexpr const char* kOpenAiBaseUrl = "https://api.openai.com/v1";
+constexpr const char* kGroqDefaultModel = "llama-3.1-8b-instant";
+constexpr const char* kOpenAiDefaultModel = "gpt-4o-mini";
+
+/// Parses an --llm value: "none", "local", or "http(s)://host/v1#model=NAME&key_env=VAR&
+/// timeout=S&concurrency=N&retries=N". Throws UsageError for anything else. The key comes from
+/// key_env, else from the environment as in resolve_llm_config.
+LlmConfig parse_llm_spec(const std::string& spec);
+
+/// Resolves the configuration. Each field takes the first source that sets it:
+///  1. `llm_flag` (the --llm value; empty = not given),
+///  2. the config file: $MMKG_CONFIG, else ./mmkg.json when it exists, keys under "llm":
+///     base_url, model, api_key_env, timeout, concurrency, max_retries,
+///  3. the environment: MMKG_LLM_BASE_URL, MMKG_LLM_MODEL, MMKG_LLM_API_KEY; without a base URL,
+///     GROQ_API_KEY or else OPENAI_API_KEY selects that service (and its default model).
+/// With nothing configured the result has configured() == false. Throws UsageError for a bad
+/// flag or config file (the message never holds a key).
+LlmConfig resolve_llm_config(const std::string& llm_flag = "");
+
+/// "http://h:1" -> "http://h:1/v1"; strips a trailing "/" and "/chat/completions".
+std::string normalise_llm_base_url(std::string url);
+
+}  // namespace mmkg

@@ -1,0 +1,123 @@
+// LLM configuration: --llm values, the config file, the environment, and their precedence.
+#include "llm/llm_config.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "core/error.h"
+#include "core/test_util.h"
+
+namespace mmkg {
+namespace {
+
+class LlmConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* v : kVars) {
+      if (const char* old = std::getenv(v)) saved_.emplace_back(v, old);
+      ::unsetenv(v);
+    }
+  }
+  void TearDown() override {
+    for (const char* v : kVars) ::unsetenv(v);
+    for (auto& [k, v] : saved_) ::setenv(k.c_str(), v.c_str(), 1);
+  }
+  static constexpr const char* kVars[] = {"MMKG_LLM_BASE_URL", "MMKG_LLM_MODEL", "MMKG_LLM_API_KEY", "GROQ_API_KEY",
+                                          "OPENAI_API_KEY", "MMKG_CONFIG", "MMKG_TEST_LLM_KEY"};
+  std::vector<std::pair<std::string, std::string>> saved_;
+};
+
+TEST_F(LlmConfigTest, ParsesUrlSpecsWithFragmentOptions) {
+  ::setenv("MMKG_TEST_LLM_KEY", "sk-frag-1234", 1);
+  auto c = parse_llm_spec("http://127.0.0.1:8080/v1/#model=qwen2.5&key_env=MMKG_TEST_LLM_KEY&timeout=30&concurrency=2&retries=0");
+  EXPECT_EQ(c.base_url, "http://127.0.0.1:8080/v1");
+  EXPECT_EQ(c.model, "qwen2.5");
+  EXPECT_EQ(c.api_key, "sk-frag-1234");
+  EXPECT_EQ(c.timeout_s, 30);
+  EXPECT_EQ(c.concurrency, 2);
+  EXPECT_EQ(c.max_retries, 0);
+  EXPECT_TRUE(c.configured());
+  EXPECT_EQ(parse_llm_spec("http://h:1").base_url, "http://h:1/v1");
+  EXPECT_EQ(parse_llm_spec("https://h/v1/chat/completions").base_url, "https://h/v1");
+  EXPECT_THROW(parse_llm_spec("http://h/v1#colour=red"), UsageError);
+  EXPECT_THROW(parse_llm_spec("http://h/v1#concurrency=0"), UsageError);
+  EXPECT_THROW(parse_llm_spec("gpt-4"), UsageError);
+  ::unsetenv("MMKG_TEST_LLM_KEY");
+  EXPECT_THROW(parse_llm_spec("http://h/v1#key_env=MMKG_TEST_LLM_KEY"), UsageError);
+}
+
+TEST_F(LlmConfigTest, NoneAndLocal) {
+  auto n = resolve_llm_config("none");
+  EXPECT_TRUE(n.disabled);
+  EXPECT_FALSE(n.configured());
+  auto l = resolve_llm_config("local");
+  EXPECT_TRUE(l.local);
+  EXPECT_TRUE(l.base_url.empty());
+  EXPECT_FALSE(resolve_llm_config("").configured());
+}
+
+TEST_F(LlmConfigTest, ServiceKeysPickTheirBaseUrls) {
+  ::setenv("GROQ_API_KEY", "gsk-groq-1", 1);
+  auto g = resolve_llm_config();
+  EXPECT_EQ(g.base_url, "https://api.groq.com/openai/v1");
+  EXPECT_EQ(g.api_key, "gsk-groq-1");
+  EXPECT_EQ(g.model, kGroqDefaultModel);
+  ::unsetenv("GROQ_API_KEY");
+  ::setenv("OPENAI_API_KEY", "sk-openai-1", 1);
+  ::setenv("MMKG_LLM_MODEL", "gpt-4.1-nano", 1);
+  auto o = resolve_llm_config();
+  EXPECT_EQ(o.base_url, "https://api.openai.com/v1");
+  EXPECT_EQ(o.api_key, "sk-openai-1");
+  EXPECT_EQ(o.model, "gpt-4.1-nano");
+  // MMKG_LLM_BASE_URL wins over the service keys; MMKG_LLM_API_KEY is its key.
+  ::setenv("MMKG_LLM_BASE_URL", "http://10.0.0.1:8000", 1);
+  ::setenv("MMKG_LLM_API_KEY", "sk-mmkg-1", 1);
+  auto m = resolve_llm_config();
+  EXPECT_EQ(m.base_url, "http://10.0.0.1:8000/v1");
+  EXPECT_EQ(m.api_key, "sk-mmkg-1");
+  EXPECT_EQ(m.source, "MMKG_LLM_BASE_URL");
+}
+
+TEST_F(LlmConfigTest, PrecedenceFlagThenFileThenEnvironment) {
+  testing::TempDir d;
+  ::setenv("MMKG_TEST_LLM_KEY", "sk-file-key-77", 1);
+  const std::string path = d.write("mmkg.json", R"({"llm": {"base_url": "http://file:1/v1", "model": "file-model",
+      "api_key_env": "MMKG_TEST_LLM_KEY", "timeout": 9, "concurrency": 3, "max_retries": 1}})");
+  ::setenv("MMKG_CONFIG", path.c_str(), 1);
+  ::setenv("MMKG_LLM_BASE_URL", "http://env:1/v1", 1);
+  ::setenv("MMKG_LLM_MODEL", "env-model", 1);
+  auto f = resolve_llm_config();
+  EXPECT_EQ(f.base_url, "http://file:1/v1");
+  EXPECT_EQ(f.model, "file-model");
+  EXPECT_EQ(f.api_key, "sk-file-key-77");
+  EXPECT_EQ(f.timeout_s, 9);
+  EXPECT_EQ(f.concurrency, 3);
+  EXPECT_EQ(f.max_retries, 1);
+  auto fl = resolve_llm_config("http://flag:1/v1#model=flag-model");
+  EXPECT_EQ(fl.base_url, "http://flag:1/v1");
+  EXPECT_EQ(fl.model, "flag-model");
+  EXPECT_EQ(fl.timeout_s, 9);  // not set by the flag: the file's
+  EXPECT_EQ(fl.source, "--llm");
+  // A key written into the file is refused, and the message does not repeat it.
+  d.write("mmkg.json", R"({"llm": {"api_key": "sk-in-file-999"}})");
+  try {
+    resolve_llm_config();
+    ADD_FAILURE();
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).find("sk-in-file-999"), std::string::npos);
+  }
+  d.write("mmkg.json", "{not json");
+  EXPECT_THROW(resolve_llm_config(), UsageError);
+  ::setenv("MMKG_CONFIG", d.file("missing.json").c_str(), 1);
+  EXPECT_THROW(resolve_llm_config(), UsageError);
+}
+
+TEST_F(LlmConfigTest, DescribeRedactsCredentials) {
+  auto c = parse_llm_spec("https://user:pw-secret@h/v1?api_key=sk-q-1#model=m");
+  EXPECT_EQ(c.describe().find("pw-secret"), std::string::npos);
+  EXPECT_EQ(c.describe().find("sk-q-1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mmkg
