@@ -93,8 +93,32 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
   res.context_chars = r.context_chars;
 
   Answer a = trace.step("synthesize", [&](nlohmann::json& d) {
-    Answer an = synthesize_extractive(question, r, stats, opt.synth);
-    d["synthesizer"] = "extractive";
+    Answer an;
+    if (opt.chat) {
+      LlmSynthReport rep;
+      try {
+        an = synthesize_llm(*opt.chat, question, r, stats, opt.synth, opt.llm, rep);
+      } catch (const Error& e) {  // the model failed: the extractive answer stands
+        rep.fallback = std::string("model call failed: ") + e.what();
+        an = synthesize_extractive(question, r, stats, opt.synth);
+      }
+      d["synthesizer"] = rep.used_model ? "llm" : "extractive";
+      d["model"] = opt.chat->id();
+      d["model_ms"] = rep.model_ms;
+      d["prompt_tokens"] = rep.usage.prompt;
+      d["completion_tokens"] = rep.usage.completion;
+      d["cached"] = rep.cached;
+      d["model_sentences"] = rep.model_sentences;
+      d["verified_sentences"] = rep.kept_sentences;
+      if (!rep.fallback.empty()) d["fallback"] = rep.fallback;
+      trace.log("mmkg: synthesize: model %s: %lld prompt + %lld completion tokens, %.0f ms%s", opt.chat->id().c_str(),
+                rep.usage.prompt, rep.usage.completion, rep.model_ms, rep.cached ? " (cached)" : "");
+      trace.log("mmkg: verify: %zu of %zu model sentences supported by their cited passage%s%s", rep.kept_sentences,
+                rep.model_sentences, rep.fallback.empty() ? "" : "; extractive answer: ", rep.fallback.c_str());
+    } else {
+      an = synthesize_extractive(question, r, stats, opt.synth);
+      d["synthesizer"] = "extractive";
+    }
     d["found"] = an.found;
     d["coverage"] = an.coverage;
     d["citations"] = an.citations.size();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "agents/graph_retriever.h"
+#include "agents/llm_synthesizer.h"
 #include "agents/rag.h"
 #include "agents/synthesizer.h"
 
@@ -23,6 +24,9 @@ struct AskOptions {
   /// The knowledge graph (nullptr: no graph step). Its chunks are fused with the hybrid results.
   GraphContext* graph = nullptr;
   GraphRetrieveOptions graph_retrieve;
+  /// The language model (nullptr: --llm none, extractive answers).
+  ChatModel* chat = nullptr;
+  LlmSynthOptions llm;
 };
 
 struct AskResult {

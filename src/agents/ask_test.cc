@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "agents/planner.h"
+#include "llm/llm_config.h"
+#include "llm/openai_chat.h"
+#include "net/test_http_server.h"
 #include "core/test_util.h"
 #include "index/lexical.h"
 #include "store/store.h"
@@ -102,6 +105,64 @@ TEST_F(AskStore, ContextRespectsBudgetAndDeduplicates) {
   AskOptions wide;
   AskResult w = ask(*store, "attention softmax recurrent gardening", wide);
   EXPECT_LE(w.context_chunks, 4u);
+}
+
+// The model's answer is verified sentence by sentence against the passage it cites; a scripted
+// server stands in for the model so the answer is known (the real local model is tested in
+// tests/e2e/test_llm_ask.py).
+std::string chat_answer(const std::string& text) {
+  return nlohmann::json({{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}},
+                                       {"finish_reason", "stop"}}}},
+                         {"usage", {{"prompt_tokens", 100}, {"completion_tokens", 20}, {"total_tokens", 120}}}})
+      .dump();
+}
+
+TEST_F(AskStore, LlmAnswerKeepsOnlySentencesItsPassagesSupport) {
+  mmkg::testing::ScriptedHttpServer srv;
+  srv.push_json(200, chat_answer("Attention determines the relative importance of each component in a sequence [1]. "
+                                 "Attention was invented by Napoleon on the island of Elba [1]."));
+  auto model = make_openai_chat(parse_llm_spec(srv.url("/v1#model=test")));
+  AskOptions o;
+  o.chat = model.get();
+  AskResult r = ask(*store, "what is attention?", o);
+  ASSERT_TRUE(r.found) << r.answer;
+  EXPECT_NE(r.answer.find("relative importance of each component in a sequence [1]"), std::string::npos) << r.answer;
+  EXPECT_EQ(r.answer.find("Napoleon"), std::string::npos) << r.answer;
+  ASSERT_EQ(r.citations.size(), 1u);
+  EXPECT_EQ(r.citations[0].chunk_id, "w1-0");
+  // the quote is verbatim from the chunk
+  EXPECT_NE(r.citations[0].text.find(r.citations[0].quote.substr(0, 40)), std::string::npos) << r.citations[0].quote;
+  const auto& synth = r.trace[2];
+  EXPECT_EQ(synth["synthesizer"], "llm");
+  EXPECT_EQ(synth["model_sentences"], 2);
+  EXPECT_EQ(synth["verified_sentences"], 1);
+  EXPECT_EQ(synth["prompt_tokens"], 100);
+  // the request carried the numbered passage and the question
+  auto req = nlohmann::json::parse(srv.requests()[0].body);
+  EXPECT_NE(req["messages"][1]["content"].get<std::string>().find("[1] (wiki.txt)"), std::string::npos);
+}
+
+TEST_F(AskStore, LlmFallsBackToExtractiveWhenNothingIsSupportedOrTheModelFails) {
+  mmkg::testing::ScriptedHttpServer srv;
+  srv.push_json(200, chat_answer("Bananas are yellow [1]."));
+  auto model = make_openai_chat(parse_llm_spec(srv.url("/v1#model=test&retries=0")));
+  AskOptions o;
+  o.chat = model.get();
+  AskResult r = ask(*store, "what is attention?", o);
+  ASSERT_TRUE(r.found);
+  EXPECT_NE(r.answer.find("relative importance"), std::string::npos) << r.answer;  // extractive
+  EXPECT_EQ(r.trace[2]["synthesizer"], "extractive");
+  EXPECT_TRUE(r.trace[2].contains("fallback"));
+  // a server error: still an answer, from the extractive path
+  srv.push_json(400, R"({"error":{"message":"model overloaded"}})");
+  AskResult e = ask(*store, "How do implementations keep the softmax from overflowing?", o);
+  ASSERT_TRUE(e.found);
+  EXPECT_NE(e.trace[2]["fallback"].get<std::string>().find("model call failed"), std::string::npos);
+  // not in the documents: no model call at all, the honest answer
+  size_t before = srv.request_count();
+  AskResult n = ask(*store, "Which GPU was the quantum chromodynamics simulation benchmarked on?", o);
+  EXPECT_FALSE(n.found);
+  EXPECT_EQ(srv.request_count(), before);
 }
 
 }  // namespace

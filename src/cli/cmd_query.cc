@@ -6,6 +6,10 @@
 #include "core/error.h"
 #include "embed/embedder.h"
 #include "eval/eval.h"
+#include "llm/llm_cache.h"
+#include "llm/llm_config.h"
+#include "llm/local_server.h"
+#include "llm/openai_chat.h"
 #include "index/lexical.h"
 #include "index/searcher.h"
 #include "store/store.h"
@@ -51,6 +55,24 @@ json facts_json(const AskResult& r) {
   for (const auto& f : r.facts)
     a.push_back({{"fact", f.text}, {"relation", f.relation}, {"chunk_id", f.chunk_id}, {"sentence", f.sentence}});
   return a;
+}
+
+// The language model: none (extractive), local (a llama-cpp-python server started for this
+// command and stopped after it), or a configured OpenAI-compatible server. nullptr for none.
+std::unique_ptr<ChatModel> open_llm(const Common& c, Store& store, const std::string& llm,
+                                    std::unique_ptr<LocalModelServer>& local) {
+  LlmConfig cfg = resolve_llm_config(llm);
+  if (cfg.local) {
+    LocalServerOptions lo;
+    lo.log_path = store.dir() + "/local-llm.log";
+    if (c.verbose) std::fprintf(stderr, "mmkg: llm: starting the local model server\n");
+    local = LocalModelServer::start(lo);
+    cfg.base_url = local->base_url();
+    if (cfg.model.empty()) cfg.model = local->model_name();
+    if (c.verbose) std::fprintf(stderr, "mmkg: llm: %s ready at %s\n", cfg.model.c_str(), cfg.base_url.c_str());
+  }
+  if (!cfg.configured()) return nullptr;
+  return make_openai_chat(cfg, {}, LlmCache::open(store.dir() + "/mmkg.db"));
 }
 
 }  // namespace
@@ -100,14 +122,17 @@ int cmd_search(const Common& c, const std::string& query, int k, const std::stri
   return 0;
 }
 
-int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt) {
+int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt, const std::string& llm) {
   auto store = Store::open(c.store, false);
+  std::unique_ptr<LocalModelServer> local;
+  std::unique_ptr<ChatModel> chat = open_llm(c, *store, llm, local);
   Searcher searcher(*store, opt.embedder, opt.fusion);
   auto gs = open_graph_for_query(c, *store);
   std::unique_ptr<GraphContext> gctx;
   if (gs) gctx = std::make_unique<GraphContext>(*gs, graph::make_embed_names(*store, searcher.embedder()));
   AskOptions o = opt;
   o.graph = gctx.get();
+  o.chat = chat.get();
   AskResult r = ask(*store, searcher, question, o);
   if (c.json) {
     json cites = json::array();
@@ -131,10 +156,15 @@ int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt)
   return 0;
 }
 
-int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const std::string& mode) {
+int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const std::string& mode,
+             const std::string& llm) {
   auto items = load_qa(qa_path);
   auto store = Store::open(c.store, false);
   EvalOptions eo;
+  std::unique_ptr<LocalModelServer> local;
+  std::unique_ptr<ChatModel> chat;
+  if (answers) chat = open_llm(c, *store, llm, local);
+  eo.chat = chat.get();
   auto gs = open_graph_for_query(c, *store);
   std::unique_ptr<Embedder> emb;
   std::unique_ptr<GraphContext> gctx;
@@ -169,7 +199,11 @@ int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const st
                   t["questions"].get<int>(), t["recall_at_5"].get<double>(), t["recall_at_10"].get<double>(),
                   t["mrr"].get<double>());
   }
-  if (answers) std::printf("answer accuracy %.3f\n", r["answer_accuracy"].get<double>());
+  if (answers) {
+    std::printf("answer accuracy %.3f", r["answer_accuracy"].get<double>());
+    if (r["citation_precision"].is_number()) std::printf("  citation precision %.3f", r["citation_precision"].get<double>());
+    std::printf("%s%s\n", chat ? "  (model " : "  (extractive", chat ? (chat->id() + ")").c_str() : ")");
+  }
   return 0;
 }
 

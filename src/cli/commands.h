@@ -27,12 +27,13 @@ struct Common {
 int cmd_ingest(const Common& c, const std::vector<std::string>& paths, const IngestOptions& opt, bool progress,
                const std::string& extract);
 int cmd_search(const Common& c, const std::string& query, int k, const std::string& mode);
-int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt);
+int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt, const std::string& llm);
 int cmd_delete(const Common& c, const std::vector<std::string>& docs);
 int cmd_stats(const Common& c);
 int cmd_graph(const Common& c, const std::string& action, const std::string& name, const std::string& format,
               const std::string& output);
-int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const std::string& mode);
+int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const std::string& mode,
+             const std::string& llm = "");
 
 /// The graph store named by c.graph on `store` (nullptr for --graph none).
 std::unique_ptr<graph::GraphStore> open_graph(const Common& c, Store& store);

@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   // ask
   auto* askc = app.add_subcommand("ask", "answer a question with citations");
   add_common(askc);
-  std::string question, llm = "none";
+  std::string question, llm;  // empty: config file or environment, else none
   AskOptions aopt;
   askc->add_option("question", question, "the question")->required();
   askc->add_option("-k", aopt.retrieve.k_per_query, "chunks retrieved per sub-query")->capture_default_str()
@@ -83,8 +83,10 @@ int main(int argc, char** argv) {
   std::string ask_mode = "hybrid";
   askc->add_option("--mode", ask_mode, "retrieval per sub-query: bm25, dense or hybrid")->capture_default_str()
       ->check(CLI::IsMember({"bm25", "dense", "hybrid"}));
-  askc->add_option("--llm", llm, "language model: none (rules and extraction)")->capture_default_str()
-      ->check(CLI::IsMember({"none"}));
+  askc->add_option("--llm", llm,
+                   "language model: none (extractive), local (starts llama-cpp-python with SmolLM2), or "
+                   "an OpenAI-compatible URL http(s)://HOST/v1#model=NAME (env MMKG_LLM_BASE_URL, GROQ_API_KEY, ...)")
+      ->capture_default_str();
 
   // delete
   auto* del = app.add_subcommand("delete", "remove documents (by file name, path or id) and all derived data");
@@ -120,6 +122,8 @@ int main(int argc, char** argv) {
   bool answers = false;
   evalc->add_option("qa", qa, "QA file (JSON lines)")->required()->check(CLI::ExistingFile);
   evalc->add_flag("--answers", answers, "also answer every question and score the answers");
+  std::string eval_llm;
+  evalc->add_option("--llm", eval_llm, "language model for --answers: none, local or a URL (as for ask)");
   std::string eval_mode = "all";
   evalc->add_option("--mode", eval_mode, "search mode to score: bm25, dense, hybrid or all")->capture_default_str()
       ->check(CLI::IsMember({"bm25", "dense", "hybrid", "all"}));
@@ -147,14 +151,14 @@ int main(int argc, char** argv) {
       return cli::cmd_ingest(common, paths, iopt, !no_progress && !common.json, extract);
     }
     if (*search) return cli::cmd_search(common, query, k, mode);
-    if (*askc) return cli::cmd_ask(common, question, aopt);
+    if (*askc) return cli::cmd_ask(common, question, aopt, llm);
     if (*del) return cli::cmd_delete(common, docs);
     if (*stats) return cli::cmd_stats(common);
     if (*graphc) {
       std::string action = *gentity ? "entity" : *gneighbors ? "neighbors" : "export";
       return cli::cmd_graph(common, action, gname, gformat, goutput);
     }
-    if (*evalc) return cli::cmd_eval(common, qa, answers, eval_mode);
+    if (*evalc) return cli::cmd_eval(common, qa, answers, eval_mode, eval_llm);
   } catch (const UsageError& e) {
     cli::print_error("", e.what());
     return 2;

@@ -6,6 +6,7 @@
 
 #include "agents/ask.h"
 #include "agents/graph_retriever.h"
+#include "llm/chat_model.h"
 #include "core/error.h"
 #include "core/text.h"
 #include "index/lexical.h"
@@ -146,11 +147,13 @@ nlohmann::json evaluate(Store& store, const std::vector<QaItem>& items, const Ev
     if (modes[search_mode_name(m)].contains("mrr")) primary = search_mode_name(m);
 
   double acc = 0;
+  long cite_total = 0, cite_good = 0;
   if (opt.answers) {
     AskOptions ao;
     ao.embedder = opt.embedder;
     ao.fusion = opt.fusion;
     ao.graph = opt.graph;
+    ao.chat = opt.chat;
     ao.retrieve.mode = primary.empty() ? SearchMode::Bm25 : parse_search_mode(primary);
     for (size_t qi = 0; qi < items.size(); ++qi) {
       const QaItem& q = items[qi];
@@ -166,6 +169,20 @@ nlohmann::json evaluate(Store& store, const std::vector<QaItem>& items, const Ev
       }
       acc += ok ? 1 : 0;
       rows[qi]["answer_correct"] = ok;
+      // citation precision: cited passages that contain one of the question's evidence quotes
+      int cited = 0, with_evidence = 0;
+      for (const auto& c : a.citations) {
+        ++cited;
+        for (const auto& ev : q.evidence)
+          if (evidence_in(c.text, ev.quote)) {
+            ++with_evidence;
+            break;
+          }
+      }
+      if (!q.evidence.empty() && cited) {
+        cite_total += cited;
+        cite_good += with_evidence;
+      }
       rows[qi]["answer"] = a.answer;
     }
   }
@@ -180,6 +197,9 @@ nlohmann::json evaluate(Store& store, const std::vector<QaItem>& items, const Ev
     out["by_type"] = modes[primary]["by_type"];
   }
   out["answer_accuracy"] = opt.answers && !items.empty() ? nlohmann::json(acc / items.size()) : nlohmann::json(nullptr);
+  out["citation_precision"] =
+      opt.answers && cite_total ? nlohmann::json(static_cast<double>(cite_good) / cite_total) : nlohmann::json(nullptr);
+  out["llm"] = opt.chat ? nlohmann::json(opt.chat->id()) : nlohmann::json(nullptr);
   out["modes"] = modes;
   out["items"] = rows;
   return out;

@@ -11,6 +11,7 @@ namespace mmkg {
 
 class Store;
 class GraphContext;
+class ChatModel;
 
 struct Evidence {
   std::string doc;
@@ -39,6 +40,8 @@ struct EvalOptions {
   /// When set, also scores "<primary>+graph": the primary mode's hits fused with the graph's
   /// ranked lists (PPR, relation evidence, communities) as `ask` fuses them. Not the primary.
   GraphContext* graph = nullptr;
+  /// The language model for --answers (nullptr: extractive answers).
+  ChatModel* chat = nullptr;
 };
 
 /// Runs the evaluation; returns the JSON object of the CLI contract

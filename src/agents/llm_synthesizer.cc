@@ -1,0 +1,133 @@
+#include "agents/llm_synthesizer.h"
+
+#include <map>
+#include <regex>
+#include <set>
+
+#include "core/text.h"
+#include "ingest/sentences.h"
+
+namespace mmkg {
+namespace {
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+double support(const std::string& sentence, const std::string& passage) {
+  auto ss = content_stems(sentence);
+  if (ss.empty()) return 0;
+  std::set<std::string> ps;
+  for (auto& s : content_stems(passage)) ps.insert(s);
+  size_t in = 0;
+  for (auto& s : ss) in += ps.count(s);
+  return static_cast<double>(in) / static_cast<double>(ss.size());
+}
+
+}  // namespace
+
+Answer synthesize_llm(ChatModel& model, const std::string& question, const Retrieval& retrieval, TermStats& stats,
+                      const SynthOptions& opt, const LlmSynthOptions& lopt, LlmSynthReport& report) {
+  Answer extractive = synthesize_extractive(question, retrieval, stats, opt);
+  if (!extractive.found) {
+    report.fallback = "the documents do not cover the question";
+    return extractive;
+  }
+  const size_t n = std::min(lopt.max_passages, retrieval.context.size());
+  std::string passages;
+  for (size_t i = 0; i < n; ++i) {
+    const auto& h = retrieval.context[i].hit;
+    std::string text = std::string(utf8_prefix(h.text, lopt.max_passage_chars));
+    passages += "[" + std::to_string(i + 1) + "] (" + h.doc + ")\n" + collapse_ws(text) + "\n\n";
+  }
+  ChatRequest req;
+  req.temperature = 0;
+  req.max_tokens = lopt.max_tokens;
+  req.messages = {
+      Message::system("You answer questions using only the numbered passages you are given. Write two or three "
+                      "short sentences. End every sentence with the number of the passage it comes from in "
+                      "square brackets, like [2]. If the passages do not answer the question, reply exactly: "
+                      "NOT FOUND"),
+      Message::user("Passages:\n\n" + passages + "Question: " + question)};
+  ChatResponse resp = model.chat(req);
+  report.usage = resp.usage;
+  report.model_ms = resp.ms;
+  report.cached = resp.cached;
+
+  // Verify sentence by sentence against the cited passage (or, uncited, the best passage).
+  const std::string text = trim(resp.text);
+  if (text.empty() || text.find("NOT FOUND") != std::string::npos) {
+    report.fallback = text.empty() ? "the model returned nothing" : "the model found no answer";
+    return extractive;
+  }
+  static const std::regex marker(R"(\[(\d+)\])");
+  Answer ans;
+  ans.coverage = extractive.coverage;
+  std::map<size_t, int> cite_no;  // passage index -> [n] in the answer
+  for (auto [b, e] : split_sentences(text)) {
+    std::string s = text.substr(b, e - b);
+    std::set<size_t> cited;
+    for (std::sregex_iterator it(s.begin(), s.end(), marker), end; it != end; ++it) {
+      size_t k = std::stoul((*it)[1].str());
+      if (k >= 1 && k <= n) cited.insert(k - 1);
+    }
+    std::string bare = collapse_ws(std::regex_replace(s, marker, ""));
+    for (const char* p : {" .", " ,", " ;", " :", " !", " ?"})  // "sequence [1]." left "sequence ."
+      for (size_t at; (at = bare.find(p)) != std::string::npos;) bare.erase(at, 1);
+    if (bare.empty()) continue;
+    ++report.model_sentences;
+    // The best-supporting passage among the cited ones (all passages when none is cited).
+    double best = 0;
+    size_t where = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (!cited.empty() && !cited.count(i)) continue;
+      double sup = support(bare, retrieval.context[i].hit.text);
+      if (sup > best) best = sup, where = i;
+    }
+    if (best < lopt.min_support) continue;  // unsupported: dropped
+    ++report.kept_sentences;
+    auto [it, fresh] = cite_no.try_emplace(where, static_cast<int>(ans.citations.size()) + 1);
+    if (fresh) {
+      const SearchHit& h = retrieval.context[where].hit;
+      Citation c;
+      c.n = it->second;
+      c.doc = h.doc;
+      c.doc_id = h.doc_id;
+      c.chunk_id = h.chunk_id;
+      c.page = h.page_start;
+      c.page_end = h.page_end;
+      c.heading_path = h.heading_path;
+      c.text = h.text;
+      ans.citations.push_back(std::move(c));
+    }
+    // The quote is verbatim from the passage: its sentence that best supports the model's.
+    Citation& c = ans.citations[static_cast<size_t>(it->second - 1)];
+    const std::string& ptext = retrieval.context[where].hit.text;
+    std::string quote;
+    double qbest = -1;
+    for (auto [pb, pe] : split_sentences(ptext)) {
+      std::string ps = ptext.substr(pb, pe - pb);
+      std::set<std::string> st;
+      for (auto& x : content_stems(ps)) st.insert(x);
+      size_t hit = 0;
+      auto bs = content_stems(bare);
+      for (auto& x : bs) hit += st.count(x);
+      double sc = static_cast<double>(hit) / (1.0 + 0.01 * static_cast<double>(ps.size()));
+      if (sc > qbest) qbest = sc, quote = collapse_ws(ps);
+    }
+    if (c.quote.find(quote) == std::string::npos) c.quote += (c.quote.empty() ? "" : " ") + quote;
+    while (!bare.empty() && (bare.back() == '.' || bare.back() == '!' || bare.back() == '?' || bare.back() == ' '))
+      bare.pop_back();
+    ans.text += (ans.text.empty() ? "" : " ") + bare + " [" + std::to_string(it->second) + "].";
+  }
+  if (report.kept_sentences == 0) {
+    report.fallback = "no sentence of the model's answer is supported by the passage it cites";
+    return extractive;
+  }
+  ans.found = true;
+  report.used_model = true;
+  return ans;
+}
+
+}  // namespace mmkg

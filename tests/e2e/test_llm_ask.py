@@ -1,0 +1,47 @@
+"""`mmkg ask --llm local`: mmkg starts llama-cpp-python with SmolLM2 on loopback, asks it, verifies
+its cited sentences against the passages, and stops the server afterwards."""
+import subprocess
+
+from conftest import CORPUS, run
+
+
+def llama_servers():
+    p = subprocess.run(["pgrep", "-f", "llama_cpp.server"], capture_output=True, text=True)
+    return set(p.stdout.split())
+
+
+def test_ask_local_model_answers_with_verified_citations(tmp_path):
+    st = tmp_path / "store"
+    assert run("ingest", CORPUS, store=st).rc == 0
+    before = llama_servers()
+    r = run("ask", "what is multi-head attention?", "--llm", "local", "--json", "-v", store=st, timeout=600)
+    assert r.rc == 0, r
+    j = r.json()
+    synth = next(s for s in j["trace"] if s["step"] == "synthesize")
+    assert synth["model"].startswith("openai:SmolLM2"), synth
+    assert synth["prompt_tokens"] > 0 and synth["model_ms"] > 0
+    assert "mmkg: synthesize: model" in r.err and "mmkg: verify:" in r.err
+    assert j["found"] and j["citations"]
+    for c in j["citations"]:
+        assert f"[{c['n']}]" in j["answer"]
+        assert c["quote"][:40] in " ".join(c["text"].split())  # quotes are verbatim from the chunk
+    if synth["synthesizer"] == "llm":
+        assert synth["verified_sentences"] >= 1
+    else:  # nothing the model wrote was supported: the extractive answer, and the trace says why
+        assert synth["fallback"]
+    # the server was stopped with the command
+    assert llama_servers() <= before
+    # the same question again comes from the response cache (temperature 0)
+    j2 = run("ask", "what is multi-head attention?", "--llm", "local", "--json", store=st, timeout=600).json()
+    assert next(s for s in j2["trace"] if s["step"] == "synthesize")["cached"] is True
+    assert j2["answer"] == j["answer"]
+
+
+def test_unanswerable_question_makes_no_model_call(tmp_path):
+    st = tmp_path / "store"
+    assert run("ingest", CORPUS, store=st).rc == 0
+    j = run("ask", "Which GPU was the quantum chromodynamics lattice simulation benchmarked on?",
+            "--llm", "local", "--json", store=st, timeout=600).json()
+    assert j["found"] is False
+    synth = next(s for s in j["trace"] if s["step"] == "synthesize")
+    assert synth["prompt_tokens"] == 0 and synth["fallback"]
