@@ -88,19 +88,7 @@ Answer synthesize_llm(ChatModel& model, const std::string& question, const Retri
     if (best < lopt.min_support) continue;  // unsupported: dropped
     ++report.kept_sentences;
     auto [it, fresh] = cite_no.try_emplace(where, static_cast<int>(ans.citations.size()) + 1);
-    if (fresh) {
-      const SearchHit& h = retrieval.context[where].hit;
-      Citation c;
-      c.n = it->second;
-      c.doc = h.doc;
-      c.doc_id = h.doc_id;
-      c.chunk_id = h.chunk_id;
-      c.page = h.page_start;
-      c.page_end = h.page_end;
-      c.heading_path = h.heading_path;
-      c.text = h.text;
-      ans.citations.push_back(std::move(c));
-    }
+    if (fresh) ans.citations.push_back(make_citation(retrieval.context[where].hit, it->second));
     // The quote is verbatim from the passage: its sentence that best supports the model's.
     Citation& c = ans.citations[static_cast<size_t>(it->second - 1)];
     const std::string& ptext = retrieval.context[where].hit.text;

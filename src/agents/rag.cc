@@ -18,18 +18,7 @@ constexpr double kRrf = 60.0;  // reciprocal rank fusion constant (Cormack et al
 std::optional<SearchHit> hit_for_chunk(Store& store, const std::string& id) {
   auto sc = store.chunk(id);
   if (!sc) return std::nullopt;  // the graph may name a chunk deleted since (rebuilt on ingest)
-  SearchHit h;
-  h.chunk_id = sc->chunk.id;
-  h.doc_id = sc->chunk.doc_id;
-  h.doc = sc->doc_name;
-  h.page_start = sc->chunk.page_start;
-  h.page_end = sc->chunk.page_end;
-  h.heading_path = sc->chunk.heading_path;
-  h.start = sc->chunk.start;
-  h.end = sc->chunk.end;
-  h.text = sc->chunk.text;
-  h.rowid = sc->rowid;
-  return h;
+  return hit_from_chunk(*sc, 0);
 }
 
 // Adds the lists' chunks to the candidates (fetching those not seen yet), by weighted RRF.

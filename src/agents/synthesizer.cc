@@ -13,6 +13,19 @@
 
 namespace mmkg {
 
+Citation make_citation(const SearchHit& h, int n) {
+  Citation c;
+  c.n = n;
+  c.doc = h.doc;
+  c.doc_id = h.doc_id;
+  c.chunk_id = h.chunk_id;
+  c.page = h.page_start;
+  c.page_end = h.page_end;
+  c.heading_path = h.heading_path;
+  c.text = h.text;
+  return c;
+}
+
 const char* const kNotFound = "The documents do not say: no passage in the corpus answers this question.";
 
 namespace {
@@ -146,19 +159,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
   for (size_t i : chosen) {
     const Sentence& s = sents[i];
     auto [it, fresh] = cite_no.try_emplace(s.cand, static_cast<int>(ans.citations.size()) + 1);
-    if (fresh) {
-      const SearchHit& h = retrieval.context[s.cand].hit;
-      Citation c;
-      c.n = it->second;
-      c.doc = h.doc;
-      c.doc_id = h.doc_id;
-      c.chunk_id = h.chunk_id;
-      c.page = h.page_start;
-      c.page_end = h.page_end;
-      c.heading_path = h.heading_path;
-      c.text = h.text;
-      ans.citations.push_back(std::move(c));
-    }
+    if (fresh) ans.citations.push_back(make_citation(retrieval.context[s.cand].hit, it->second));
     Citation& c = ans.citations[static_cast<size_t>(it->second - 1)];
     c.quote += (c.quote.empty() ? "" : " ") + s.text;
     if (!ans.text.empty()) ans.text += ' ';

@@ -37,6 +37,9 @@ struct Answer {
   double coverage = 0;       ///< best passage coverage of the question's content words
 };
 
+/// A citation numbered `n` for a retrieved chunk (quote empty).
+Citation make_citation(const SearchHit& h, int n);
+
 /// The answer given when the documents do not contain one.
 extern const char* const kNotFound;
 

@@ -11,28 +11,13 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "net/http.h"
 #include "core/hash.h"
 
 namespace mmkg {
 namespace {
 
 using json = nlohmann::json;
-
-std::string percent_decode(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '+') {
-      out += ' ';
-    } else if (s[i] == '%' && i + 2 < s.size() + 0 && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
-               std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
-      out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
 
 int positive_int(const std::string& key, const std::string& v) {
   try {

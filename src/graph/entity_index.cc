@@ -41,25 +41,6 @@ constexpr double kEmbedMin = 0.80;
 constexpr int kMaxEmbedPhrases = 16;
 constexpr int kMaxEmbedPhraseWords = 4;
 
-std::vector<std::string> split_words(const std::string& key) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i <= key.size()) {
-    size_t j = key.find(' ', i);
-    if (j == std::string::npos) j = key.size();
-    if (j > i) out.push_back(key.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
-
-std::string compact(const std::string& key) {
-  std::string out;
-  for (char c : key)
-    if (c != ' ') out += c;
-  return out;
-}
-
 /// Optimal string alignment distance (Levenshtein plus adjacent transpositions), bytes.
 int osa_distance(const std::string& a, const std::string& b) {
   const size_t n = a.size(), m = b.size();
@@ -85,9 +66,9 @@ bool has_digit(const std::string& s) {
 /// The typo model of the file comment. Returns the similarity, or 0 when `q` is no typo of `k`.
 double typo_similarity(const std::string& q, const std::string& k) {
   if (q == k) return 1;
-  std::string cq = compact(q), ck = compact(k);
+  std::string cq = key_compact(q), ck = key_compact(k);
   double len = static_cast<double>(std::max(cq.size(), ck.size()));
-  std::vector<std::string> wq = split_words(q), wk = split_words(k);
+  std::vector<std::string> wq = key_words(q), wk = key_words(k);
   if (wq.size() != wk.size()) {
     if (has_digit(cq) || has_digit(ck)) return cq == ck ? 1 - 0.5 / len : 0;
     int d = osa_distance(cq, ck);
@@ -200,7 +181,7 @@ class MemoryEntityIndex : public EntityIndex {
     for (int f = 0; f < static_cast<int>(fkeys_.size()); ++f) {
       fkey_trigrams_.push_back(trigrams(fkeys_[f]));
       fkey_letters_.push_back(letters(fkeys_[f]));
-      for (std::string& w : split_words(fkeys_[f])) vocabulary_.insert(std::move(w));
+      for (std::string& w : key_words(fkeys_[f])) vocabulary_.insert(std::move(w));
       for (uint32_t t : fkey_trigrams_.back()) postings_[t].push_back(f);
     }
     common_cap_ = std::max<size_t>(64, fkeys_.size() / 20);
@@ -331,7 +312,7 @@ class MemoryEntityIndex : public EntityIndex {
           out.push_back({0, 0, h.entity, "alias", 1.0, 1});
     if (!out.empty() || !fuzzy_ok || letters(key) < 6) return out;
     // A typo makes a word the index does not know; phrases of known words are not typos.
-    std::vector<std::string> kw = split_words(key);
+    std::vector<std::string> kw = key_words(key);
     if (std::all_of(kw.begin(), kw.end(), [&](const std::string& w) { return vocabulary_.count(w) > 0; })) return out;
     // Fuzzy: candidates sharing enough selective trigrams, then the typo model. A typo of d edits
     // destroys at most 3d trigrams: allow 2 edits' worth (at least one trigram shared). By

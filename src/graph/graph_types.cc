@@ -51,4 +51,23 @@ std::string name_key(std::string_view name) {
   return out;
 }
 
+std::vector<std::string> key_words(const std::string& key) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= key.size()) {
+    size_t j = key.find(' ', i);
+    if (j == std::string::npos) j = key.size();
+    if (j > i) out.push_back(key.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string key_compact(const std::string& key) {
+  std::string out;
+  for (char c : key)
+    if (c != ' ') out += c;
+  return out;
+}
+
 }  // namespace mmkg::graph

@@ -77,4 +77,9 @@ struct GraphStats {
 /// last word singularised ("Multi-head  Attentions" → "multi head attention").
 std::string name_key(std::string_view name);
 
+/// The words of a name_key (split at its single spaces).
+std::vector<std::string> key_words(const std::string& key);
+/// A key without its spaces ("feed forward" → "feedforward"), to join spacing variants.
+std::string key_compact(const std::string& key);
+
 }  // namespace mmkg::graph

@@ -56,25 +56,6 @@ class UnionFind {
   std::vector<int> parent_;
 };
 
-std::vector<std::string> split_words(const std::string& key) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i <= key.size()) {
-    size_t j = key.find(' ', i);
-    if (j == std::string::npos) j = key.size();
-    if (j > i) out.push_back(key.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
-
-std::string compact(const std::string& key) {
-  std::string out;
-  for (char c : key)
-    if (c != ' ') out += c;
-  return out;
-}
-
 double dot(const std::vector<float>& a, const std::vector<float>& b) {
   if (a.size() != b.size() || a.empty()) return 0;
   double s = 0;
@@ -109,7 +90,7 @@ std::string pick_name(const std::map<std::string, int>& counts) {
   std::tuple<int, bool, bool> best_rank{-1, false, false};
   for (const auto& [s, n] : counts) {
     bool cap = !s.empty() && s[0] >= 'A' && s[0] <= 'Z';
-    std::vector<std::string> kw = split_words(name_key(s));
+    std::vector<std::string> kw = key_words(name_key(s));
     std::vector<std::string> sw = words(s);
     bool singular = !kw.empty() && !sw.empty() && kw.back() == sw.back();
     std::tuple<int, bool, bool> rank{n, cap, singular};
@@ -121,8 +102,8 @@ std::string pick_name(const std::map<std::string, int>& counts) {
 /// Same head word and mostly the same content words (see the file comment).
 bool lexically_compatible(const std::string& ka, const std::string& kb) {
   if (ka.empty() || kb.empty()) return false;
-  if (ka == kb || compact(ka) == compact(kb)) return true;
-  std::vector<std::string> wa = split_words(ka), wb = split_words(kb);
+  if (ka == kb || key_compact(ka) == key_compact(kb)) return true;
+  std::vector<std::string> wa = key_words(ka), wb = key_words(kb);
   if (stem(wa.back()) != stem(wb.back())) return false;
   std::set<std::string> sa, sb;
   for (const auto& w : wa)
@@ -138,7 +119,7 @@ bool lexically_compatible(const std::string& ka, const std::string& kb) {
 bool is_symmetric(const std::string& type) { return type == "co_occurs" || type == "compared_with"; }
 
 /// The number of letters and digits of an acronym, a plural "s" not counted.
-size_t acronym_length(const std::string& key) { return compact(key).size(); }
+size_t acronym_length(const std::string& key) { return key_compact(key).size(); }
 
 class Resolver {
  public:
@@ -214,7 +195,7 @@ class Resolver {
   void join_compact_keys() {
     std::unordered_map<std::string, int> first;
     for (int k = 0; k < static_cast<int>(keys_.size()); ++k) {
-      std::string ck = compact(keys_[k]);
+      std::string ck = key_compact(keys_[k]);
       if (ck.size() < 4) continue;
       auto [it, fresh] = first.try_emplace(ck, k);
       if (!fresh) uf_.unite(it->second, k);
@@ -326,14 +307,14 @@ class Resolver {
     // Stored entities with the same head word that pass the lexical checks.
     std::map<std::string, std::vector<size_t>> open_by_head;
     for (size_t i = 0; i < open.size(); ++i) {
-      std::vector<std::string> w = split_words(name_keys[i]);
+      std::vector<std::string> w = key_words(name_keys[i]);
       if (!w.empty()) open_by_head[stem(w.back())].push_back(i);
     }
     std::vector<Entity> stored_entities;
     std::vector<std::vector<size_t>> pairs_of_open(open.size());  // → index into stored_entities
     for (Entity& e : store_.entities()) {
       std::string ek = name_key(e.name);
-      std::vector<std::string> w = split_words(ek);
+      std::vector<std::string> w = key_words(ek);
       if (w.empty()) continue;
       auto it = open_by_head.find(stem(w.back()));
       if (it == open_by_head.end()) continue;

@@ -9,6 +9,7 @@
 namespace mmkg {
 
 class Store;
+struct StoredChunk;
 
 /// One retrieved chunk.
 struct SearchHit {
@@ -24,6 +25,9 @@ struct SearchHit {
   std::string snippet;       ///< matching excerpt with «highlighted» terms
   int64_t rowid = 0;         ///< the chunk's row id (its id in the vector index)
 };
+
+/// A hit for a stored chunk (from the vector index or the graph), with a 200-byte snippet.
+SearchHit hit_from_chunk(const StoredChunk& c, double score);
 
 struct LexicalOptions {
   int k = 10;                    ///< number of hits

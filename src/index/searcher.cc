@@ -82,21 +82,7 @@ std::vector<SearchHit> Searcher::dense(std::string_view text, int k) {
     for (const auto& [id, score] : remote_->vector_search(q, k)) {
       auto c = store_.chunk(id);
       if (!c) continue;  // the graph store is ahead of this store: skip
-      SearchHit h;
-      h.chunk_id = c->chunk.id;
-      h.doc_id = c->chunk.doc_id;
-      h.doc = c->doc_name;
-      h.page_start = c->chunk.page_start;
-      h.page_end = c->chunk.page_end;
-      h.heading_path = c->chunk.heading_path;
-      h.start = c->chunk.start;
-      h.end = c->chunk.end;
-      h.text = c->chunk.text;
-      h.score = score;
-      h.rowid = c->rowid;
-      std::string_view pre = utf8_prefix(c->chunk.text, 200);
-      h.snippet = collapse_ws(pre) + (pre.size() < c->chunk.text.size() ? "…" : "");
-      out.push_back(std::move(h));
+      out.push_back(hit_from_chunk(*c, score));
     }
     return out;
   }
@@ -110,22 +96,7 @@ std::vector<SearchHit> Searcher::dense(std::string_view text, int k) {
   for (auto& [id, score] : res) {
     auto it = pos.find(id);
     if (it == pos.end()) continue;  // index ahead of the store: skip
-    const StoredChunk& c = chunks[it->second];
-    SearchHit h;
-    h.chunk_id = c.chunk.id;
-    h.doc_id = c.chunk.doc_id;
-    h.doc = c.doc_name;
-    h.page_start = c.chunk.page_start;
-    h.page_end = c.chunk.page_end;
-    h.heading_path = c.chunk.heading_path;
-    h.start = c.chunk.start;
-    h.end = c.chunk.end;
-    h.text = c.chunk.text;
-    h.score = score;
-    h.rowid = id;
-    std::string_view pre = utf8_prefix(c.chunk.text, 200);
-    h.snippet = collapse_ws(pre) + (pre.size() < c.chunk.text.size() ? "…" : "");
-    out.push_back(std::move(h));
+    out.push_back(hit_from_chunk(chunks[it->second], score));
   }
   return out;
 }

@@ -103,6 +103,9 @@ std::optional<double> server_retry_delay(const HttpResponse& resp);
 /// Parses rate-limit durations as sent by OpenAI and Groq: "1m30.5s", "6ms", "2h", "0.5s", "17".
 std::optional<double> parse_duration_s(std::string_view s);
 
+/// Decodes %XX escapes and '+' (a space) in a URL fragment or query value.
+std::string percent_decode(const std::string& s);
+
 /// The URL without credentials: userinfo and key-like query parameters are replaced by "***".
 std::string redact_url(const std::string& url);
 
