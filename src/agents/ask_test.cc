@@ -120,7 +120,8 @@ std::string chat_answer(const std::string& text) {
 TEST_F(AskStore, LlmAnswerKeepsOnlySentencesItsPassagesSupport) {
   mmkg::testing::ScriptedHttpServer srv;
   srv.push_json(200, chat_answer("Attention determines the relative importance of each component in a sequence [1]. "
-                                 "Attention was invented by Napoleon on the island of Elba [1]."));
+                                 "Attention was invented by Napoleon on the island of Elba [1]. "
+                                 "Attention determines the relative importance of each component in a sequence [1]."));
   auto model = make_openai_chat(parse_llm_spec(srv.url("/v1#model=test")));
   AskOptions o;
   o.chat = model.get();
@@ -134,7 +135,7 @@ TEST_F(AskStore, LlmAnswerKeepsOnlySentencesItsPassagesSupport) {
   EXPECT_NE(r.citations[0].text.find(r.citations[0].quote.substr(0, 40)), std::string::npos) << r.citations[0].quote;
   const auto& synth = r.trace[2];
   EXPECT_EQ(synth["synthesizer"], "llm");
-  EXPECT_EQ(synth["model_sentences"], 2);
+  EXPECT_EQ(synth["model_sentences"], 3);  // the repeated sentence is dropped too
   EXPECT_EQ(synth["verified_sentences"], 1);
   EXPECT_EQ(synth["prompt_tokens"], 100);
   // the request carried the numbered passage and the question

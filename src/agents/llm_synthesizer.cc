@@ -65,6 +65,7 @@ Answer synthesize_llm(ChatModel& model, const std::string& question, const Retri
   Answer ans;
   ans.coverage = extractive.coverage;
   std::map<size_t, int> cite_no;  // passage index -> [n] in the answer
+  std::vector<std::set<std::string>> kept_stems;
   for (auto [b, e] : split_sentences(text)) {
     std::string s = text.substr(b, e - b);
     std::set<size_t> cited;
@@ -86,6 +87,18 @@ Answer synthesize_llm(ChatModel& model, const std::string& question, const Retri
       if (sup > best) best = sup, where = i;
     }
     if (best < lopt.min_support) continue;  // unsupported: dropped
+    // A sentence that repeats one already kept (small models loop) is dropped too.
+    std::set<std::string> stems;
+    for (auto& x : content_stems(bare)) stems.insert(x);
+    bool repeat = false;
+    for (const auto& k : kept_stems) {
+      size_t inter = 0;
+      for (const auto& x : stems) inter += k.count(x);
+      const size_t uni = stems.size() + k.size() - inter;
+      repeat = repeat || (uni > 0 && static_cast<double>(inter) / static_cast<double>(uni) > 0.8);
+    }
+    if (repeat) continue;
+    kept_stems.push_back(std::move(stems));
     ++report.kept_sentences;
     auto [it, fresh] = cite_no.try_emplace(where, static_cast<int>(ans.citations.size()) + 1);
     if (fresh) ans.citations.push_back(make_citation(retrieval.context[where].hit, it->second));
