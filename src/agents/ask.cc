@@ -21,8 +21,14 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
   trace.log("mmkg: ask: question: %s", question.c_str());
 
   Plan plan = trace.step("plan", [&](nlohmann::json& d) {
-    Plan p = plan_rules(question, stats, opt.max_phrases);
-    d["planner"] = "rules";
+    std::string fallback;
+    Plan p = opt.chat ? plan_llm(*opt.chat, question, stats, &fallback) : plan_rules(question, stats, opt.max_phrases);
+    d["planner"] = p.planner;
+    if (!fallback.empty()) {
+      d["fallback"] = fallback;
+      trace.log("mmkg: plan: rules (%s)", fallback.c_str());
+    }
+    if (!p.tools.empty()) d["tools"] = p.tools;
     d["subqueries"] = p.subqueries;
     trace.log("mmkg: plan: %zu sub-queries", p.subqueries.size());
     for (size_t i = 0; i < p.subqueries.size(); ++i)

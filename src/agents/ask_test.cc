@@ -117,8 +117,11 @@ std::string chat_answer(const std::string& text) {
       .dump();
 }
 
+const char* kPlan = R"({"subqueries": ["attention importance of components", "bananas"], "tools": ["rag", "graph"]})";
+
 TEST_F(AskStore, LlmAnswerKeepsOnlySentencesItsPassagesSupport) {
   mmkg::testing::ScriptedHttpServer srv;
+  srv.push_json(200, chat_answer(kPlan));
   srv.push_json(200, chat_answer("Attention determines the relative importance of each component in a sequence [1]. "
                                  "Attention was invented by Napoleon on the island of Elba [1]. "
                                  "Attention determines the relative importance of each component in a sequence [1]."));
@@ -133,18 +136,26 @@ TEST_F(AskStore, LlmAnswerKeepsOnlySentencesItsPassagesSupport) {
   EXPECT_EQ(r.citations[0].chunk_id, "w1-0");
   // the quote is verbatim from the chunk
   EXPECT_NE(r.citations[0].text.find(r.citations[0].quote.substr(0, 40)), std::string::npos) << r.citations[0].quote;
+  // the plan came from the model (structured output); an unrelated sub-query was dropped
+  EXPECT_EQ(r.trace[0]["planner"], "llm");
+  EXPECT_EQ(r.subqueries, (std::vector<std::string>{"what is attention?", "attention importance of components",
+                                                     "attention is ..."}));
+  EXPECT_EQ(r.trace[0]["tools"], nlohmann::json({"rag", "graph"}));
+  auto plan_req = nlohmann::json::parse(srv.requests()[0].body);
+  EXPECT_EQ(plan_req["response_format"]["type"], "json_schema");
   const auto& synth = r.trace[2];
   EXPECT_EQ(synth["synthesizer"], "llm");
   EXPECT_EQ(synth["model_sentences"], 3);  // the repeated sentence is dropped too
   EXPECT_EQ(synth["verified_sentences"], 1);
   EXPECT_EQ(synth["prompt_tokens"], 100);
   // the request carried the numbered passage and the question
-  auto req = nlohmann::json::parse(srv.requests()[0].body);
+  auto req = nlohmann::json::parse(srv.requests()[1].body);
   EXPECT_NE(req["messages"][1]["content"].get<std::string>().find("[1] (wiki.txt)"), std::string::npos);
 }
 
 TEST_F(AskStore, LlmFallsBackToExtractiveWhenNothingIsSupportedOrTheModelFails) {
   mmkg::testing::ScriptedHttpServer srv;
+  srv.push_json(200, chat_answer(kPlan));
   srv.push_json(200, chat_answer("Bananas are yellow [1]."));
   auto model = make_openai_chat(parse_llm_spec(srv.url("/v1#model=test&retries=0")));
   AskOptions o;
@@ -156,14 +167,19 @@ TEST_F(AskStore, LlmFallsBackToExtractiveWhenNothingIsSupportedOrTheModelFails) 
   EXPECT_TRUE(r.trace[2].contains("fallback"));
   // a server error: still an answer, from the extractive path
   srv.push_json(400, R"({"error":{"message":"model overloaded"}})");
+  srv.push_json(400, R"({"error":{"message":"model overloaded"}})");
   AskResult e = ask(*store, "How do implementations keep the softmax from overflowing?", o);
   ASSERT_TRUE(e.found);
+  EXPECT_EQ(e.trace[0]["planner"], "rules");
+  EXPECT_NE(e.trace[0]["fallback"].get<std::string>().find("model call failed"), std::string::npos);
   EXPECT_NE(e.trace[2]["fallback"].get<std::string>().find("model call failed"), std::string::npos);
-  // not in the documents: no model call at all, the honest answer
+  // not in the documents: the plan asks the model, the answer does not (the honest answer)
+  srv.push_json(200, chat_answer(kPlan));
   size_t before = srv.request_count();
   AskResult n = ask(*store, "Which GPU was the quantum chromodynamics simulation benchmarked on?", o);
   EXPECT_FALSE(n.found);
-  EXPECT_EQ(srv.request_count(), before);
+  EXPECT_EQ(srv.request_count(), before + 1);
+  EXPECT_EQ(n.trace[2]["prompt_tokens"], 0);
 }
 
 }  // namespace

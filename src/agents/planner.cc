@@ -3,9 +3,11 @@
 #include "agents/definition.h"
 
 #include <algorithm>
+#include <set>
 
 #include "core/text.h"
 #include "index/lexical.h"
+#include "llm/chat_model.h"
 
 namespace mmkg {
 
@@ -57,6 +59,67 @@ Plan plan_rules(const std::string& question, TermStats& stats, size_t max_phrase
     p.matches.push_back(m);
   }
   return p;
+}
+
+Plan plan_llm(ChatModel& model, const std::string& question, TermStats& stats, std::string* fallback) {
+  Plan rules = plan_rules(question, stats);
+  ChatRequest req;
+  req.temperature = 0;
+  req.max_tokens = 200;
+  ResponseSchema rs;
+  rs.name = "plan";
+  rs.schema = {{"type", "object"},
+               {"properties",
+                {{"subqueries", {{"type", "array"}, {"items", {{"type", "string"}}}, {"minItems", 2}, {"maxItems", 5}}},
+                 {"tools", {{"type", "array"}, {"items", {{"type", "string"}, {"enum", {"rag", "graph"}}}}}}}},
+               {"required", {"subqueries"}}};
+  req.response_schema = rs;
+  req.messages = {Message::system("You plan searches over a document collection. Given a question, write 2 to 5 "
+                                  "short search queries that together find the passages needed to answer it, "
+                                  "and the tools to use: rag (text search) and/or graph (entities and their "
+                                  "relations). Answer with JSON only."),
+                  Message::user(question)};
+  try {
+    ChatResponse r = model.chat(req);
+    std::vector<std::string> subs;
+    if (r.json.is_object() && r.json.contains("subqueries") && r.json["subqueries"].is_array()) {
+      for (const auto& q : r.json["subqueries"])
+        if (q.is_string()) subs.push_back(collapse_ws(q.get<std::string>()));
+    }
+    Plan p;
+    p.planner = "llm";
+    p.subqueries.push_back(question);
+    p.matches.emplace_back();
+    const std::string qn = collapse_ws(lower_ascii(question));
+    for (auto& q : subs) {
+      if (p.subqueries.size() >= 5) break;
+      // Queries must share a content word with the question: a small model may drift.
+      bool related = false;
+      std::set<std::string> qs;
+      for (auto& x : content_stems(question)) qs.insert(x);
+      for (auto& x : content_stems(q)) related = related || qs.count(x);
+      if (q.empty() || !related || collapse_ws(lower_ascii(q)) == qn) continue;
+      if (std::find(p.subqueries.begin(), p.subqueries.end(), q) != p.subqueries.end()) continue;
+      p.subqueries.push_back(q);
+      p.matches.emplace_back();
+    }
+    if (p.subqueries.size() < 2) {
+      if (fallback) *fallback = "the model proposed no usable sub-query";
+      return rules;
+    }
+    if (r.json.contains("tools") && r.json["tools"].is_array())
+      for (const auto& t : r.json["tools"])
+        if (t.is_string()) p.tools.push_back(t.get<std::string>());
+    p.definiendum = rules.definiendum;  // keep the definition sub-query (a precise FTS expression)
+    if (!p.definiendum.empty()) {
+      p.subqueries.push_back(rules.subqueries.back());
+      p.matches.push_back(rules.matches.back());
+    }
+    return p;
+  } catch (const Error& e) {
+    if (fallback) *fallback = std::string("model call failed: ") + e.what();
+    return rules;
+  }
 }
 
 }  // namespace mmkg

@@ -1,4 +1,4 @@
-// Planner: turns a question into sub-queries (rules; an LLM planner plugs in later).
+// Planner: turns a question into sub-queries (rules, or a language model with a JSON schema).
 #pragma once
 
 #include <string>
@@ -13,11 +13,21 @@ struct Plan {
   /// FTS5 expressions parallel to `subqueries`; empty means "derive from the text" (fts_query).
   std::vector<std::string> matches;
   std::string definiendum;              ///< X of "what is X?" questions, else empty
+  std::vector<std::string> tools;       ///< tools the planner chose ("rag", "graph"); empty = all
+  std::string planner = "rules";        ///< "rules" or "llm"
 };
+
+class ChatModel;
 
 
 /// Rule-based plan: the question plus up to `max_phrases` key phrases (maximal runs of content
 /// words, ranked by their summed IDF in the collection).
 Plan plan_rules(const std::string& question, TermStats& stats, size_t max_phrases = 3);
+
+/// LLM plan: the model proposes 2-5 sub-queries and the tools to use, as JSON matching a schema
+/// (structured output, with the client's fallbacks). The question stays the first sub-query and
+/// the rule plan's definition sub-query is kept. Falls back to plan_rules (and says why in
+/// `fallback`) when the model fails or answers nothing usable.
+Plan plan_llm(ChatModel& model, const std::string& question, TermStats& stats, std::string* fallback = nullptr);
 
 }  // namespace mmkg
