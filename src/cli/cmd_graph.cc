@@ -90,6 +90,9 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
 // Finds the entity NAME names (exact, alias, then fuzzy/embedding); throws when none.
 graph::Entity find_entity(graph::GraphStore& gs, graph::EntityIndex& index, const std::string& name) {
   auto hits = index.lookup(name, 1);
+  if (hits.empty() && gs.stats().entities == 0) {
+    throw Error("the knowledge graph is empty; `mmkg ingest` builds it (unless run with --extract none)");
+  }
   if (hits.empty()) {
     throw Error("no entity matches \"" + name + "\"; `mmkg graph export --format jsonl` lists them all");
   }

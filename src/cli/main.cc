@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
     a->add_flag("--json", common.json, "print one JSON object on stdout (fields in README)");
     a->add_flag("-v,--verbose", common.verbose, "log every step on stderr");
     a->add_option("--embedder", common.embedder,
-                  "embedding model: native (all-MiniLM-L6-v2), native:/model/folder, none (env MMKG_EMBEDDER)")
+                  "embedding model: native (all-MiniLM-L6-v2), native:/model/folder, http(s)://HOST/v1#model=NAME "
+                  "(OpenAI-compatible server), none (env MMKG_EMBEDDER)")
         ->capture_default_str();
     a->add_option("--fusion", common.fusion,
                   "hybrid fusion: relative (min-max normalised scores, summed) or rrf (reciprocal rank)")
