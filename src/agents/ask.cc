@@ -4,6 +4,7 @@
 
 #include "agents/planner.h"
 #include "agents/trace.h"
+#include "embed/embedder.h"
 #include "index/lexical.h"
 #include "store/store.h"
 
@@ -102,8 +103,21 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
     Answer an;
     if (opt.chat) {
       LlmSynthReport rep;
+      LlmSynthOptions lo = opt.llm;
+      if (!lo.embed) {
+        if (Embedder* emb = searcher.embedder()) {
+          lo.embed = [emb](const std::vector<std::string>& texts) {
+            const std::vector<float> flat = emb->embed(texts, EmbedKind::Document);
+            const size_t d = static_cast<size_t>(emb->dim());
+            std::vector<std::vector<float>> out(texts.size());
+            for (size_t i = 0; i < texts.size(); ++i)
+              out[i].assign(flat.begin() + static_cast<long>(i * d), flat.begin() + static_cast<long>((i + 1) * d));
+            return out;
+          };
+        }
+      }
       try {
-        an = synthesize_llm(*opt.chat, question, r, stats, opt.synth, opt.llm, rep);
+        an = synthesize_llm(*opt.chat, question, r, stats, opt.synth, lo, rep);
       } catch (const Error& e) {  // the model failed: the extractive answer stands
         rep.fallback = std::string("model call failed: ") + e.what();
         an = synthesize_extractive(question, r, stats, opt.synth);
@@ -116,6 +130,7 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
       d["cached"] = rep.cached;
       d["model_sentences"] = rep.model_sentences;
       d["verified_sentences"] = rep.kept_sentences;
+      d["verified_by_embedding"] = rep.kept_by_embedding;
       if (!rep.fallback.empty()) d["fallback"] = rep.fallback;
       trace.log("mmkg: synthesize: model %s: %lld prompt + %lld completion tokens, %.0f ms%s", opt.chat->id().c_str(),
                 rep.usage.prompt, rep.usage.completion, rep.model_ms, rep.cached ? " (cached)" : "");

@@ -153,6 +153,35 @@ TEST_F(AskStore, LlmAnswerKeepsOnlySentencesItsPassagesSupport) {
   EXPECT_NE(req["messages"][1]["content"].get<std::string>().find("[1] (wiki.txt)"), std::string::npos);
 }
 
+TEST_F(AskStore, LlmParaphraseIsKeptOnlyWithEmbeddingOverlap) {
+  // 2 of the sentence's 5 content words are in the passage: too few alone (0.6), enough (0.3)
+  // together with an embedding close to one of the passage's sentences.
+  const std::string para = "Attention weighs the relevance of every sequence element [1].";
+  for (double cos : {1.0, 0.0}) {
+    mmkg::testing::ScriptedHttpServer srv;
+    srv.push_json(200, chat_answer(kPlan));
+    srv.push_json(200, chat_answer(para));
+    auto model = make_openai_chat(parse_llm_spec(srv.url("/v1#model=test")));
+    AskOptions o;
+    o.chat = model.get();
+    o.embedder = "none";
+    o.llm.embed = [cos](const std::vector<std::string>& texts) {
+      std::vector<std::vector<float>> v(texts.size(), std::vector<float>{0.0f, 1.0f});
+      v[0] = cos == 1.0 ? std::vector<float>{0.0f, 1.0f} : std::vector<float>{1.0f, 0.0f};
+      return v;
+    };
+    AskResult r = ask(*store, "what is attention?", o);
+    ASSERT_TRUE(r.found);
+    if (cos == 1.0) {
+      EXPECT_EQ(r.trace[2]["synthesizer"], "llm") << r.answer;
+      EXPECT_EQ(r.trace[2]["verified_by_embedding"], 1);
+      EXPECT_NE(r.answer.find("relevance of every sequence element [1]"), std::string::npos) << r.answer;
+    } else {
+      EXPECT_EQ(r.trace[2]["synthesizer"], "extractive") << r.answer;  // dropped, so extractive
+    }
+  }
+}
+
 TEST_F(AskStore, LlmFallsBackToExtractiveWhenNothingIsSupportedOrTheModelFails) {
   mmkg::testing::ScriptedHttpServer srv;
   srv.push_json(200, chat_answer(kPlan));

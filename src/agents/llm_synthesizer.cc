@@ -86,7 +86,23 @@ Answer synthesize_llm(ChatModel& model, const std::string& question, const Retri
       double sup = support(bare, retrieval.context[i].hit.text);
       if (sup > best) best = sup, where = i;
     }
-    if (best < lopt.min_support) continue;  // unsupported: dropped
+    bool by_embedding = false;
+    if (best < lopt.min_support && best >= lopt.min_lexical_with_embedding && lopt.embed) {
+      // A paraphrase: compare with each sentence of the passage by embedding.
+      const std::string& ptext = retrieval.context[where].hit.text;
+      std::vector<std::string> texts = {bare};
+      for (auto [pb, pe] : split_sentences(ptext)) texts.push_back(collapse_ws(ptext.substr(pb, pe - pb)));
+      auto vecs = lopt.embed(texts);
+      double cos = 0;
+      for (size_t i = 1; i < vecs.size() && !vecs[0].empty(); ++i) {
+        if (vecs[i].size() != vecs[0].size()) continue;
+        double dot = 0;
+        for (size_t d = 0; d < vecs[0].size(); ++d) dot += static_cast<double>(vecs[0][d]) * vecs[i][d];
+        cos = std::max(cos, dot);
+      }
+      by_embedding = cos >= lopt.min_cosine;
+    }
+    if (best < lopt.min_support && !by_embedding) continue;  // unsupported: dropped
     // A sentence that repeats one already kept (small models loop) is dropped too.
     std::set<std::string> stems;
     for (auto& x : content_stems(bare)) stems.insert(x);
@@ -99,6 +115,7 @@ Answer synthesize_llm(ChatModel& model, const std::string& question, const Retri
     }
     if (repeat) continue;
     kept_stems.push_back(std::move(stems));
+    if (by_embedding) ++report.kept_by_embedding;
     ++report.kept_sentences;
     auto [it, fresh] = cite_no.try_emplace(where, static_cast<int>(ans.citations.size()) + 1);
     if (fresh) ans.citations.push_back(make_citation(retrieval.context[where].hit, it->second));
