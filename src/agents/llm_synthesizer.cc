@@ -15,14 +15,18 @@ std::string trim(const std::string& s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
-double support(const std::string& sentence, const std::string& passage) {
-  auto ss = content_stems(sentence);
-  if (ss.empty()) return 0;
-  std::set<std::string> ps;
-  for (auto& s : content_stems(passage)) ps.insert(s);
+std::set<std::string> stem_set(const std::string& text) {
+  std::set<std::string> out;
+  for (auto& s : content_stems(text)) out.insert(s);
+  return out;
+}
+
+// Share of the sentence's content stems (as a list, repeats counted) found in the passage's.
+double support(const std::vector<std::string>& sentence, const std::set<std::string>& passage) {
+  if (sentence.empty()) return 0;
   size_t in = 0;
-  for (auto& s : ss) in += ps.count(s);
-  return static_cast<double>(in) / static_cast<double>(ss.size());
+  for (auto& s : sentence) in += passage.count(s);
+  return static_cast<double>(in) / static_cast<double>(sentence.size());
 }
 
 }  // namespace
@@ -41,6 +45,8 @@ Answer synthesize_llm(ChatModel& model, const std::string& question, const Retri
     std::string text = std::string(utf8_prefix(h.text, lopt.max_passage_chars));
     passages += "[" + std::to_string(i + 1) + "] (" + h.doc + ")\n" + collapse_ws(text) + "\n\n";
   }
+  std::vector<std::set<std::string>> passage_stems(n);  // computed once, used for every sentence
+  for (size_t i = 0; i < n; ++i) passage_stems[i] = stem_set(retrieval.context[i].hit.text);
   ChatRequest req;
   req.temperature = 0;
   req.max_tokens = lopt.max_tokens;
@@ -78,12 +84,13 @@ Answer synthesize_llm(ChatModel& model, const std::string& question, const Retri
       for (size_t at; (at = bare.find(p)) != std::string::npos;) bare.erase(at, 1);
     if (bare.empty()) continue;
     ++report.model_sentences;
+    const std::vector<std::string> bare_stems = content_stems(bare);
     // The best-supporting passage among the cited ones (all passages when none is cited).
     double best = 0;
     size_t where = 0;
     for (size_t i = 0; i < n; ++i) {
       if (!cited.empty() && !cited.count(i)) continue;
-      double sup = support(bare, retrieval.context[i].hit.text);
+      double sup = support(bare_stems, passage_stems[i]);
       if (sup > best) best = sup, where = i;
     }
     bool by_embedding = false;
@@ -104,8 +111,7 @@ Answer synthesize_llm(ChatModel& model, const std::string& question, const Retri
     }
     if (best < lopt.min_support && !by_embedding) continue;  // unsupported: dropped
     // A sentence that repeats one already kept (small models loop) is dropped too.
-    std::set<std::string> stems;
-    for (auto& x : content_stems(bare)) stems.insert(x);
+    std::set<std::string> stems(bare_stems.begin(), bare_stems.end());
     bool repeat = false;
     for (const auto& k : kept_stems) {
       size_t inter = 0;
@@ -126,11 +132,9 @@ Answer synthesize_llm(ChatModel& model, const std::string& question, const Retri
     double qbest = -1;
     for (auto [pb, pe] : split_sentences(ptext)) {
       std::string ps = ptext.substr(pb, pe - pb);
-      std::set<std::string> st;
-      for (auto& x : content_stems(ps)) st.insert(x);
+      const std::set<std::string> st = stem_set(ps);
       size_t hit = 0;
-      auto bs = content_stems(bare);
-      for (auto& x : bs) hit += st.count(x);
+      for (auto& x : bare_stems) hit += st.count(x);
       double sc = static_cast<double>(hit) / (1.0 + 0.01 * static_cast<double>(ps.size()));
       if (sc > qbest) qbest = sc, quote = collapse_ws(ps);
     }
