@@ -285,22 +285,8 @@ HttpEmbedderConfig parse_http_embedder_spec(const std::string& spec) {
   if (s.rfind("http://", 0) != 0 && s.rfind("https://", 0) != 0) {
     throw UsageError("embedder spec \"" + redact_url(spec) + "\" is not an http(s) URL");
   }
-  std::string frag;
-  if (auto h = s.find('#'); h != std::string::npos) {
-    frag = s.substr(h + 1);
-    s = s.substr(0, h);
-  }
   std::string key_env;
-  size_t i = 0;
-  while (i < frag.size()) {
-    size_t amp = frag.find('&', i);
-    if (amp == std::string::npos) amp = frag.size();
-    const std::string kv = frag.substr(i, amp - i);
-    i = amp + 1;
-    if (kv.empty()) continue;
-    const size_t eq = kv.find('=');
-    const std::string key = kv.substr(0, eq);
-    const std::string val = eq == std::string::npos ? "" : percent_decode(kv.substr(eq + 1));
+  for (const auto& [key, val] : split_fragment_options(s)) {
     if (key == "model") c.model = val;
     else if (key == "prompts") c.style = val;
     else if (key == "query_prefix") c.query_prefix = val, c.style = "custom";

@@ -83,23 +83,11 @@ void apply(LlmConfig& c, const Partial& p, bool& have_url, bool& have_model, boo
 
 Partial parse_url_spec(const std::string& spec) {
   Partial p;
-  std::string s = spec, frag;
-  if (auto h = s.find('#'); h != std::string::npos) {
-    frag = s.substr(h + 1);
-    s = s.substr(0, h);
-  }
+  std::string s = spec;
+  const auto options = split_fragment_options(s);
   p.base_url = normalise_llm_base_url(s);
   p.source = "--llm";
-  size_t i = 0;
-  while (i < frag.size()) {
-    size_t amp = frag.find('&', i);
-    if (amp == std::string::npos) amp = frag.size();
-    const std::string kv = frag.substr(i, amp - i);
-    i = amp + 1;
-    if (kv.empty()) continue;
-    const size_t eq = kv.find('=');
-    const std::string key = kv.substr(0, eq);
-    const std::string val = eq == std::string::npos ? "" : percent_decode(kv.substr(eq + 1));
+  for (const auto& [key, val] : options) {
     if (key == "model") p.model = val;
     else if (key == "key_env") p.api_key = key_from_env_var(val, "key_env"), p.key_set = true;
     else if (key == "timeout") p.timeout_s = positive_number("timeout", val);

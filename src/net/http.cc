@@ -300,6 +300,25 @@ std::string percent_decode(const std::string& s) {
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> split_fragment_options(std::string& url) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const size_t h = url.find('#');
+  if (h == std::string::npos) return out;
+  const std::string frag = url.substr(h + 1);
+  url.resize(h);
+  size_t i = 0;
+  while (i < frag.size()) {
+    size_t amp = frag.find('&', i);
+    if (amp == std::string::npos) amp = frag.size();
+    const std::string kv = frag.substr(i, amp - i);
+    i = amp + 1;
+    if (kv.empty()) continue;
+    const size_t eq = kv.find('=');
+    out.emplace_back(kv.substr(0, eq), eq == std::string::npos ? "" : percent_decode(kv.substr(eq + 1)));
+  }
+  return out;
+}
+
 std::string error_excerpt(const std::string& body) {
   std::string msg;
   try {

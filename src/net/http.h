@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -105,6 +106,11 @@ std::optional<double> parse_duration_s(std::string_view s);
 
 /// Decodes %XX escapes and '+' (a space) in a URL fragment or query value.
 std::string percent_decode(const std::string& s);
+
+/// Splits "URL#k1=v1&k2=v2" (the options mmkg reads from a spec's fragment, never sent to a
+/// server): `url` keeps the part before '#', the result is the (key, percent-decoded value)
+/// pairs in order; a key without '=' has an empty value, empty items are skipped.
+std::vector<std::pair<std::string, std::string>> split_fragment_options(std::string& url);
 
 /// The URL without credentials: userinfo and key-like query parameters are replaced by "***".
 std::string redact_url(const std::string& url);

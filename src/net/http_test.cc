@@ -265,6 +265,19 @@ TEST(Http, RedactUrlHidesCredentials) {
   EXPECT_EQ(redact_url("https://h/v1?token=abc#frag"), "https://h/v1?token=***#frag");
 }
 
+TEST(Http, SplitFragmentOptions) {
+  std::string url = "http://h:1/v1#model=a%20b&&flag&q=x+y";
+  auto o = split_fragment_options(url);
+  EXPECT_EQ(url, "http://h:1/v1");
+  ASSERT_EQ(o.size(), 3u);
+  EXPECT_EQ(o[0], (std::pair<std::string, std::string>{"model", "a b"}));
+  EXPECT_EQ(o[1], (std::pair<std::string, std::string>{"flag", ""}));
+  EXPECT_EQ(o[2], (std::pair<std::string, std::string>{"q", "x y"}));
+  std::string plain = "http://h/v1";
+  EXPECT_TRUE(split_fragment_options(plain).empty());
+  EXPECT_EQ(plain, "http://h/v1");
+}
+
 TEST(Http, ErrorExcerpt) {
   EXPECT_EQ(error_excerpt("{\"error\":{\"message\":\"bad\\nthing\"}}"), "bad thing");
   EXPECT_EQ(error_excerpt("{\"error\":\"plain\"}"), "plain");
