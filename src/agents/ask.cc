@@ -107,12 +107,7 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
       if (!lo.embed) {
         if (Embedder* emb = searcher.embedder()) {
           lo.embed = [emb](const std::vector<std::string>& texts) {
-            const std::vector<float> flat = emb->embed(texts, EmbedKind::Document);
-            const size_t d = static_cast<size_t>(emb->dim());
-            std::vector<std::vector<float>> out(texts.size());
-            for (size_t i = 0; i < texts.size(); ++i)
-              out[i].assign(flat.begin() + static_cast<long>(i * d), flat.begin() + static_cast<long>((i + 1) * d));
-            return out;
+            return embed_rows(*emb, texts, EmbedKind::Document);
           };
         }
       }

@@ -9,6 +9,15 @@
 
 namespace mmkg {
 
+std::vector<std::vector<float>> embed_rows(Embedder& embedder, const std::vector<std::string>& texts, EmbedKind kind) {
+  const std::vector<float> flat = embedder.embed(texts, kind);
+  const size_t d = static_cast<size_t>(embedder.dim());
+  std::vector<std::vector<float>> out(texts.size());
+  for (size_t i = 0; i < texts.size() && (i + 1) * d <= flat.size(); ++i)
+    out[i].assign(flat.begin() + static_cast<long>(i * d), flat.begin() + static_cast<long>((i + 1) * d));
+  return out;
+}
+
 std::unique_ptr<Embedder> make_embedder(const std::string& spec) {
   const size_t colon = spec.find(':');
   const std::string scheme = spec.substr(0, colon);

@@ -23,6 +23,9 @@ class Embedder {
   virtual std::vector<float> embed(const std::vector<std::string>& texts, EmbedKind kind) = 0;
 };
 
+/// embed() with one vector per text (instead of one flat row-major array).
+std::vector<std::vector<float>> embed_rows(Embedder& embedder, const std::vector<std::string>& texts, EmbedKind kind);
+
 /// Builds an embedder from a short spec:
 ///   "native"                 the bundled all-MiniLM-L6-v2 (found automatically, see README)
 ///   "native:/path/to/model"  a BERT-family sentence-transformers folder

@@ -138,13 +138,8 @@ EmbedNames make_embed_names(Store& store, Embedder* embedder) {
     for (size_t i = 0; i < names.size(); ++i)
       if (vecs[i].empty()) missing.push_back(names[i]), where.push_back(i);
     if (!missing.empty()) {
-      const int d = embedder->dim();
-      std::vector<float> flat = embedder->embed(missing, EmbedKind::Document);
-      std::vector<std::vector<float>> fresh(missing.size());
-      for (size_t i = 0; i < missing.size(); ++i) {
-        fresh[i].assign(flat.begin() + static_cast<long>(i * d), flat.begin() + static_cast<long>((i + 1) * d));
-        vecs[where[i]] = fresh[i];
-      }
+      std::vector<std::vector<float>> fresh = embed_rows(*embedder, missing, EmbedKind::Document);
+      for (size_t i = 0; i < missing.size(); ++i) vecs[where[i]] = fresh[i];
       store.put_embeddings(embedder->id(), missing, fresh, /*chunk_vectors=*/false);
     }
     return vecs;

@@ -29,13 +29,9 @@ constexpr size_t kEmbedBatch = 256;
 std::vector<std::vector<float>> embed_batch(Embedder& emb, const std::vector<std::string>& texts,
                                             IngestResult& res) {
   auto t0 = std::chrono::steady_clock::now();
-  std::vector<float> v = emb.embed(texts, EmbedKind::Document);
+  std::vector<std::vector<float>> out = embed_rows(emb, texts, EmbedKind::Document);
   res.embed_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res.embedded += static_cast<int64_t>(texts.size());
-  size_t d = static_cast<size_t>(emb.dim());
-  std::vector<std::vector<float>> out;
-  out.reserve(texts.size());
-  for (size_t k = 0; k < texts.size(); ++k) out.emplace_back(v.begin() + k * d, v.begin() + (k + 1) * d);
   return out;
 }
 
