@@ -165,22 +165,19 @@ int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const st
   std::unique_ptr<ChatModel> chat;
   if (answers) chat = open_llm(c, *store, llm, local);
   eo.chat = chat.get();
+  // One searcher: its embedder (loaded once) also embeds the graph's entity names.
+  Searcher searcher(*store, c.embedder, c.fusion);
   auto gs = open_graph_for_query(c, *store);
-  std::unique_ptr<Embedder> emb;
   std::unique_ptr<GraphContext> gctx;
   if (gs) {
-    try {
-      if (c.embedder != "none") emb = make_embedder(c.embedder);
-    } catch (const Error&) {
-    }
-    gctx = std::make_unique<GraphContext>(*gs, graph::make_embed_names(*store, emb.get()));
+    gctx = std::make_unique<GraphContext>(*gs, graph::make_embed_names(*store, searcher.embedder()));
     eo.graph = gctx.get();
   }
   eo.answers = answers;
   eo.embedder = c.embedder;
   eo.fusion = c.fusion;
   if (mode != "all") eo.modes = {parse_search_mode(mode)};
-  json r = evaluate(*store, items, eo);
+  json r = evaluate(*store, searcher, items, eo);
   if (c.json) {
     std::printf("%s\n", r.dump().c_str());
     return 0;

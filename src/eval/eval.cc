@@ -108,6 +108,10 @@ nlohmann::json score_mode(const HitsFn& search, const std::string& mode_name, co
 
 nlohmann::json evaluate(Store& store, const std::vector<QaItem>& items, const EvalOptions& opt) {
   Searcher searcher(store, opt.embedder, opt.fusion);
+  return evaluate(store, searcher, items, opt);
+}
+
+nlohmann::json evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>& items, const EvalOptions& opt) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& q : items) rows.push_back({{"id", q.id}, {"type", q.type}});
 

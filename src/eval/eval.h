@@ -48,5 +48,8 @@ struct EvalOptions {
 /// {"questions", "mode", "recall_at_k": {"5","10"}, "mrr", "answer_accuracy", "by_type",
 ///  "modes": {mode: {...same per mode...}}, "items"}.
 nlohmann::json evaluate(Store& store, const std::vector<QaItem>& items, const EvalOptions& opt);
+/// The same with the caller's Searcher (whose embedder the caller may share, e.g. with the
+/// graph's entity index); opt.embedder and opt.fusion are then the searcher's.
+nlohmann::json evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>& items, const EvalOptions& opt);
 
 }  // namespace mmkg
