@@ -95,30 +95,33 @@ Retrieval retrieve(Store& store, Searcher& searcher, const Plan& plan, const Ret
   // Reciprocal rank fusion; the question itself weighs more than the phrases cut from it.
   std::unordered_map<std::string, size_t> index;
   std::vector<Candidate> all;
-  LexicalOptions lo;
-  lo.k = opt.k_per_query;
+  // Every sub-query at once: one batched embedding call, the searches on parallel threads.
+  const bool def_query = !plan.definiendum.empty();
+  std::vector<SearchQuery> batch;
   for (size_t q = 0; q < subqueries.size(); ++q) {
     bool raw = q < plan.matches.size() && !plan.matches[q].empty();
-    std::vector<SearchHit> hits;
-    if (raw && !plan.definiendum.empty()) {
-      // Definition sub-query: take a wide BM25 candidate set and re-rank it by how well its best
-      // sentence reads as a definition, keeping BM25 order among equals.
-      LexicalOptions wide = lo;
-      wide.k = std::max(lo.k * 10, 50);
-      hits = bm25_match(store, plan.matches[q], wide);
+    SearchQuery sq{.text = subqueries[q], .match = raw ? plan.matches[q] : std::string()};
+    // A definition sub-query takes a wide BM25 candidate set, re-ranked below.
+    if (raw && def_query) sq.lexical_only = true, sq.k = std::max(opt.k_per_query * 10, 50);
+    batch.push_back(std::move(sq));
+  }
+  SearchOptions so;
+  so.mode = opt.mode;
+  so.k = opt.k_per_query;
+  std::vector<std::vector<SearchHit>> results = searcher.search_many(batch, so, opt.parallel);
+  for (size_t q = 0; q < subqueries.size(); ++q) {
+    std::vector<SearchHit> hits = std::move(results[q]);
+    if (batch[q].lexical_only) {
+      // Re-rank by how well each hit's best sentence reads as a definition, keeping BM25 order
+      // among equals.
       auto x = definiendum_stems(plan.definiendum);
       std::vector<std::pair<double, size_t>> order;
       for (size_t i = 0; i < hits.size(); ++i) order.emplace_back(best_definition_strength(x, hits[i].text), i);
       std::stable_sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.first > b.first; });
       std::vector<SearchHit> top;
-      for (size_t i = 0; i < order.size() && top.size() < static_cast<size_t>(lo.k); ++i)
+      for (size_t i = 0; i < order.size() && top.size() < static_cast<size_t>(opt.k_per_query); ++i)
         if (order[i].first > 0) top.push_back(std::move(hits[order[i].second]));
       hits = std::move(top);
-    } else {
-      SearchOptions so;
-      so.mode = opt.mode;
-      so.k = opt.k_per_query;
-      hits = raw ? searcher.search_match(plan.matches[q], subqueries[q], so) : searcher.search(subqueries[q], so);
     }
     std::set<std::string> docs;
     double w = q == 0 ? 1.0 : 0.7;

@@ -21,6 +21,9 @@ struct RetrieveOptions {
   /// Context slots kept for chunks only the graph found (after the best max_chunks - graph_slots
   /// chunks of the sub-queries). Graph lists never reorder what the sub-queries found.
   size_t graph_slots = 2;
+  /// Threads for the sub-queries' searches (0 = one per core; 1 = one after another, each
+  /// query embedded alone: the sequential baseline).
+  int parallel = 0;
 };
 
 /// A chunk chosen for the context.

@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <unordered_map>
 
 #include "core/error.h"
@@ -86,10 +90,14 @@ std::vector<SearchHit> Searcher::dense(std::string_view text, int k) {
     }
     return out;
   }
-  auto res = index_->search(q.data(), k);
+  return dense_vec(store_, q.data(), k);
+}
+
+std::vector<SearchHit> Searcher::dense_vec(Store& store, const float* q, int k) {
+  auto res = index_->search(q, k);
   std::vector<int64_t> ids;
   for (auto& [id, score] : res) ids.push_back(id);
-  auto chunks = store_.chunks_by_rowid(ids);
+  auto chunks = store.chunks_by_rowid(ids);
   std::unordered_map<int64_t, size_t> pos;
   for (size_t i = 0; i < chunks.size(); ++i) pos[chunks[i].rowid] = i;
   std::vector<SearchHit> out;
@@ -115,10 +123,13 @@ std::vector<SearchHit> Searcher::search_match(const std::string& match, std::str
   if (!ensure_dense()) throw UsageError("dense search is not available: " + why_not_);
   if (opt.mode == SearchMode::Dense) return dense(text, opt.k);
 
-  // Hybrid: reciprocal-rank fusion of both candidate lists.
+  // Hybrid: fusion of both candidate lists.
   lo.k = opt.candidates;
-  auto lex = bm25_match(store_, match, lo);
-  auto den = dense(text, opt.candidates);
+  return fuse(store_, bm25_match(store_, match, lo), dense(text, opt.candidates), opt);
+}
+
+std::vector<SearchHit> Searcher::fuse(Store& store, std::vector<SearchHit> lex, std::vector<SearchHit> den,
+                                      const SearchOptions& opt) {
   std::unordered_map<int64_t, size_t> at;
   std::vector<SearchHit> all;
   std::vector<double> fused;
@@ -149,7 +160,7 @@ std::vector<SearchHit> Searcher::search_match(const std::string& match, std::str
   std::vector<int64_t> ids;
   for (size_t i : order) ids.push_back(all[i].rowid);
   std::unordered_map<int64_t, std::vector<float>> vec;
-  store_.for_each_vector(embedder_->id(), [&](int64_t id, const float* v, size_t d) {
+  store.for_each_vector(embedder_->id(), [&](int64_t id, const float* v, size_t d) {
     vec[id].assign(v, v + d);
   }, &ids);
   std::vector<SearchHit> out;
@@ -174,6 +185,109 @@ std::vector<SearchHit> Searcher::search_match(const std::string& match, std::str
     all[i].score = fused[i];
     out.push_back(std::move(all[i]));
   }
+  return out;
+}
+
+Store& Searcher::reader(size_t i) {
+  if (i == 0) return store_;
+  while (readers_.size() < i) readers_.push_back(Store::open(store_.dir(), false));
+  return *readers_[i - 1];
+}
+
+std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<SearchQuery>& queries,
+                                                          const SearchOptions& opt, int parallel) {
+  const size_t n = queries.size();
+  std::vector<std::vector<SearchHit>> out(n);
+  auto match_of = [](const SearchQuery& q) { return q.match.empty() ? fts_query(q.text) : q.match; };
+  auto lexical = [&](Store& s, const SearchQuery& q, int k) {
+    LexicalOptions lo;
+    lo.k = q.k > 0 ? q.k : k;
+    return bm25_match(s, match_of(q), lo);
+  };
+  if (parallel == 1) {  // the sequential baseline: one query at a time, each embedded alone
+    for (size_t i = 0; i < n; ++i) {
+      if (queries[i].lexical_only) {
+        out[i] = lexical(store_, queries[i], opt.k);
+      } else {
+        out[i] = search_match(match_of(queries[i]), queries[i].text, opt);
+      }
+    }
+    return out;
+  }
+  const bool use_dense = opt.mode != SearchMode::Bm25 && ensure_dense();
+  if (opt.mode == SearchMode::Dense && !use_dense) throw UsageError("dense search is not available: " + why_not_);
+  const int depth = opt.mode == SearchMode::Hybrid ? opt.candidates : opt.k;
+
+  // The dense side of every query: one batched embedding call; the remote vector index (Neo4j)
+  // is asked here, from this thread (its client is not shared across threads).
+  std::vector<size_t> dense_q;
+  for (size_t i = 0; i < n; ++i)
+    if (use_dense && !queries[i].lexical_only) dense_q.push_back(i);
+  std::vector<float> qvecs;
+  std::vector<std::vector<SearchHit>> remote_hits(n);
+  const size_t dim = use_dense ? static_cast<size_t>(embedder_->dim()) : 0;
+  if (!dense_q.empty()) {
+    std::vector<std::string> texts;
+    for (size_t i : dense_q) texts.push_back(queries[i].text);
+    qvecs = embedder_->embed(texts, EmbedKind::Query);
+    if (qvecs.size() != texts.size() * dim)
+      throw Error("the embedder returned " + std::to_string(qvecs.size()) + " values for " +
+                  std::to_string(texts.size()) + " queries of dimension " + std::to_string(dim));
+    if (remote_) {
+      for (size_t j = 0; j < dense_q.size(); ++j) {
+        std::vector<float> q(qvecs.begin() + static_cast<long>(j * dim), qvecs.begin() + static_cast<long>((j + 1) * dim));
+        for (const auto& [id, score] : remote_->vector_search(q, depth)) {
+          auto c = store_.chunk(id);
+          if (c) remote_hits[dense_q[j]].push_back(hit_from_chunk(*c, score));
+        }
+      }
+    }
+  }
+  std::vector<const float*> qvec_of(n, nullptr);
+  for (size_t j = 0; j < dense_q.size(); ++j) qvec_of[dense_q[j]] = qvecs.data() + j * dim;
+
+  // The per-query work, on up to `parallel` threads with a store connection each.
+  auto one = [&](Store& s, size_t i) {
+    const SearchQuery& q = queries[i];
+    if (q.lexical_only || !qvec_of[i]) {
+      out[i] = lexical(s, q, opt.k);
+      return;
+    }
+    std::vector<SearchHit> den = remote_ ? std::move(remote_hits[i]) : dense_vec(s, qvec_of[i], depth);
+    if (opt.mode == SearchMode::Dense) {
+      if (den.size() > static_cast<size_t>(opt.k)) den.resize(static_cast<size_t>(opt.k));
+      out[i] = std::move(den);
+      return;
+    }
+    out[i] = fuse(s, lexical(s, q, opt.candidates), std::move(den), opt);
+  };
+  size_t threads = parallel > 0 ? static_cast<size_t>(parallel)
+                                : std::max<size_t>(1, std::thread::hardware_concurrency());
+  threads = std::min(threads, n);
+  if (threads <= 1) {
+    for (size_t i = 0; i < n; ++i) one(store_, i);
+    return out;
+  }
+  for (size_t t = 1; t < threads; ++t) reader(t);  // open the connections before the threads start
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  std::exception_ptr failure;
+  auto work = [&](size_t t) {
+    Store& s = reader(t);
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        one(s, i);
+      } catch (...) {
+        std::lock_guard<std::mutex> g(mu);
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (auto& th : pool) th.join();
+  if (failure) std::rethrow_exception(failure);
   return out;
 }
 

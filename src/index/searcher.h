@@ -37,6 +37,16 @@ struct SearchOptions {
   double duplicate_cosine = 0.95;  ///< a hit this similar to a better one is dropped (MMR cut-off)
 };
 
+/// One query of a batch (search_many).
+struct SearchQuery {
+  std::string text;   ///< free text: the dense side embeds it
+  std::string match;  ///< FTS5 expression for the lexical side; empty = fts_query(text)
+  /// BM25 only, whatever the mode (a definition sub-query's wide candidate set), with this k
+  /// (0 = the options' k).
+  bool lexical_only = false;
+  int k = 0;
+};
+
 class Searcher {
  public:
   /// `embedder_spec`: "native" (default), "native:/path", or "none" (BM25 only).
@@ -50,6 +60,14 @@ class Searcher {
   /// As search(), with a ready FTS5 expression for the lexical side and `text` for the dense side.
   std::vector<SearchHit> search_match(const std::string& match, std::string_view text, const SearchOptions& opt);
 
+  /// Several queries at once, one hit list per query, as search_match() would give each. The
+  /// dense side embeds all query texts in one batch; the per-query work (BM25, vector search,
+  /// fusion) runs on up to `parallel` threads (0 = one per core), each with its own read
+  /// connection to the store. `parallel` 1 runs the queries one after another, each embedded
+  /// alone (the sequential baseline the speed-up is measured against).
+  std::vector<std::vector<SearchHit>> search_many(const std::vector<SearchQuery>& queries, const SearchOptions& opt,
+                                                  int parallel = 0);
+
   /// Empty when dense search works; otherwise why not (model missing, no vectors).
   std::string dense_unavailable_reason();
   /// The embedder (loaded on first use); nullptr when unavailable.
@@ -62,7 +80,13 @@ class Searcher {
 
  private:
   std::vector<SearchHit> dense(std::string_view text, int k);
+  /// The FAISS neighbours of a ready query vector, read through `store`.
+  std::vector<SearchHit> dense_vec(Store& store, const float* q, int k);
+  /// Hybrid fusion of two candidate lists + near-duplicate removal (vectors read through `store`).
+  std::vector<SearchHit> fuse(Store& store, std::vector<SearchHit> lex, std::vector<SearchHit> den,
+                              const SearchOptions& opt);
   bool ensure_dense();
+  Store& reader(size_t i);  ///< i = 0: the main store; else a pooled read connection
 
   Store& store_;
   std::string spec_;
@@ -72,6 +96,7 @@ class Searcher {
   std::unique_ptr<Embedder> embedder_;
   std::unique_ptr<VectorIndex> index_;
   graph::GraphStore* remote_ = nullptr;
+  std::vector<std::unique_ptr<Store>> readers_;  ///< extra connections for parallel queries
 };
 
 }  // namespace mmkg
