@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "agents/planner.h"
+#include "agents/team.h"
 #include "agents/trace.h"
 #include "embed/embedder.h"
 #include "index/lexical.h"
@@ -15,146 +15,99 @@ AskResult ask(Store& store, const std::string& question, const AskOptions& opt) 
   return ask(store, searcher, question, opt);
 }
 
+// The orchestrator: plan → graph → retrieve → synthesize → verify, then, while the verifier
+// finds gaps and rounds remain, a follow-up plan for the gaps, retrieval and a new answer, kept
+// only when it is better (found where the last was not, or fewer gaps).
 AskResult ask(Store& store, Searcher& searcher, const std::string& question, const AskOptions& opt) {
   Trace trace(opt.verbose);
   AskResult res;
   TermStats stats(store);
   trace.log("mmkg: ask: question: %s", question.c_str());
 
-  Plan plan = trace.step("plan", [&](nlohmann::json& d) {
-    std::string fallback;
-    Plan p = opt.chat ? plan_llm(*opt.chat, question, stats, &fallback) : plan_rules(question, stats, opt.max_phrases);
-    d["planner"] = p.planner;
-    if (!fallback.empty()) {
-      d["fallback"] = fallback;
-      trace.log("mmkg: plan: rules (%s)", fallback.c_str());
-    }
-    if (!p.tools.empty()) d["tools"] = p.tools;
-    d["subqueries"] = p.subqueries;
-    trace.log("mmkg: plan: %zu sub-queries", p.subqueries.size());
-    for (size_t i = 0; i < p.subqueries.size(); ++i)
-      trace.log("mmkg: plan:   sub-query %zu: %s", i + 1, p.subqueries[i].c_str());
-    return p;
-  });
+  VerifyOptions vo = opt.verify;
+  if (!vo.embed) {
+    vo.embed = [&searcher](const std::vector<std::string>& texts) {
+      Embedder* emb = searcher.embedder();
+      return emb ? embed_rows(*emb, texts, EmbedKind::Document) : std::vector<std::vector<float>>(texts.size());
+    };
+  }
+  if (!vo.judge && opt.chat && opt.judge != "none") {
+    vo.judge = opt.chat;
+    vo.judge_scope = opt.judge;
+  }
+  PlannerAgent planner(stats, opt.chat, opt.max_phrases);
+  RagAgent rag(store, searcher, opt.retrieve);
+  SynthesizerAgent synth(stats, opt.chat, opt.synth, opt.llm);
+  VerifierAgent verifier(store, stats, vo);
+
+  Plan plan = run_agent(planner, PlanInput{.question = question}, trace);
   res.subqueries = plan.subqueries;
 
   std::vector<RankedList> extra;
   if (opt.graph) {
-    GraphRetrieval gr = trace.step("graph", [&](nlohmann::json& d) {
-      GraphRetrieval g = graph_retrieve(*opt.graph, question, opt.graph_retrieve);
-      nlohmann::json ents = nlohmann::json::array();
-      std::string names;
-      for (const auto& e : g.entities) {
-        ents.push_back({{"name", e.name}, {"id", e.entity_id}, {"phrase", e.phrase}, {"how", e.how}, {"score", e.score}});
-        names += (names.empty() ? "" : ", ") + e.name + " (" + e.how + ")";
-      }
-      d["entities"] = ents;
-      d["facts"] = g.facts.size();
-      d["ppr_chunks"] = g.ppr_chunks.size();
-      d["broad"] = g.broad;
-      d["communities"] = g.communities.size();
-      if (opt.graph->empty()) {
-        trace.log("mmkg: graph: the graph is empty (ingest builds it)");
-      } else {
-        trace.log("mmkg: graph: %zu linked entities%s%s", g.entities.size(), names.empty() ? "" : ": ", names.c_str());
-        for (const auto& f : g.facts) trace.log("mmkg: graph:   fact: %s (chunk %s)", f.text.c_str(), f.chunk_id.c_str());
-        if (g.broad)
-          trace.log("mmkg: graph: broad question; %zu community summaries", g.communities.size());
-      }
-      return g;
-    });
+    GraphAgent graph(*opt.graph, opt.graph_retrieve);
+    GraphRetrieval gr = run_agent(graph, question, trace);
     extra = graph_lists(gr);
     res.entities = std::move(gr.entities);
     res.facts = std::move(gr.facts);
   }
 
-  Retrieval r = trace.step("retrieve", [&](nlohmann::json& d) {
-    Retrieval rr = retrieve(store, searcher, plan, opt.retrieve, trace, extra);
-    std::set<std::string> docs;
-    for (auto& c : rr.context) docs.insert(c.hit.doc);
-    d["mode"] = search_mode_name(opt.retrieve.mode);
-    if (opt.retrieve.mode != SearchMode::Bm25) {
-      std::string why = searcher.dense_unavailable_reason();
-      if (!why.empty()) {
-        d["mode"] = "bm25";
-        d["fallback"] = why;
-        trace.log("mmkg: retrieve: dense retrieval unavailable (%s); BM25 only", why.c_str());
-      }
+  Retrieval r = run_agent(rag, RagInput{&plan, &extra}, trace);
+  Draft draft = run_agent(synth, SynthInput{question, &r}, trace);
+  Verified v = run_agent(verifier, VerifyInput{question, &r, &draft}, trace);
+
+  int round = 1, answer_round = 1;
+  std::string stop = v.gaps.empty() ? "no gaps" : "no rounds left";
+  while (!v.gaps.empty() && round < opt.max_rounds) {
+    trace.set_round(++round);
+    Plan next = run_agent(planner, PlanInput{question, &plan, v.gaps}, trace);
+    if (next.subqueries.size() == plan.subqueries.size()) {
+      stop = "nothing new to search";
+      break;
     }
-    d["unique_chunks"] = rr.unique_chunks;
-    d["context_chunks"] = rr.context.size();
-    d["context_chars"] = rr.context_chars;
-    d["documents"] = std::vector<std::string>(docs.begin(), docs.end());
-    trace.log("mmkg: retrieve: %zu unique chunks after de-duplication across sub-queries", rr.unique_chunks);
-    trace.log("mmkg: retrieve: context: %zu chunks from %zu documents, %zu characters", rr.context.size(),
-              docs.size(), rr.context_chars);
-    for (size_t i = 0; i < rr.context.size(); ++i) {
-      const auto& h = rr.context[i].hit;
-      std::string page = h.page_start > 0 ? ", page " + std::to_string(h.page_start) : "";
-      trace.log("mmkg: retrieve:   %zu. %s%s, chunk %s%s%s", i + 1, h.doc.c_str(), page.c_str(),
-                h.chunk_id.c_str(), h.heading_path.empty() ? "" : " — ", h.heading_path.c_str());
+    Retrieval r2 = run_agent(rag, RagInput{&next, &extra}, trace);
+    std::set<std::string> before;
+    for (const auto& c : r.context) before.insert(c.hit.chunk_id);
+    size_t fresh = 0;
+    for (const auto& c : r2.context) fresh += !before.count(c.hit.chunk_id);
+    if (fresh == 0) {
+      stop = "the follow-up found no new passage";
+      trace.log("mmkg: orchestrate: round %d found no new passage; keeping round %d's answer", round, answer_round);
+      break;
     }
-    return rr;
+    Draft d2 = run_agent(synth, SynthInput{question, &r2}, trace);
+    Verified v2 = run_agent(verifier, VerifyInput{question, &r2, &d2}, trace);
+    const bool better = (v2.answer.found && !v.answer.found) ||
+                        (v2.answer.found == v.answer.found && v2.gaps.size() < v.gaps.size());
+    trace.log("mmkg: orchestrate: round %d: %s", round,
+              better ? "the new answer covers more of the question; it replaces the last"
+                     : "no better than the last answer; keeping it");
+    if (!better) {
+      stop = "the follow-up answer was no better";
+      break;
+    }
+    plan = std::move(next);
+    r = std::move(r2);
+    v = std::move(v2);
+    answer_round = round;
+    stop = v.gaps.empty() ? "no gaps" : "no rounds left";
+  }
+  trace.set_round(0);
+  trace.step("orchestrate", [&](nlohmann::json& d) {
+    d["rounds"] = round;
+    d["answer_round"] = answer_round;
+    d["max_rounds"] = opt.max_rounds;
+    d["stop"] = stop;
   });
+
+  res.subqueries = plan.subqueries;
   res.context_chunks = r.context.size();
   res.context_chars = r.context_chars;
-
-  Answer a = trace.step("synthesize", [&](nlohmann::json& d) {
-    Answer an;
-    if (opt.chat) {
-      LlmSynthReport rep;
-      LlmSynthOptions lo = opt.llm;
-      if (!lo.embed) {
-        if (Embedder* emb = searcher.embedder()) {
-          lo.embed = [emb](const std::vector<std::string>& texts) {
-            return embed_rows(*emb, texts, EmbedKind::Document);
-          };
-        }
-      }
-      try {
-        an = synthesize_llm(*opt.chat, question, r, stats, opt.synth, lo, rep);
-      } catch (const Error& e) {  // the model failed: the extractive answer stands
-        rep.fallback = std::string("model call failed: ") + e.what();
-        an = synthesize_extractive(question, r, stats, opt.synth);
-      }
-      d["synthesizer"] = rep.used_model ? "llm" : "extractive";
-      d["model"] = opt.chat->id();
-      d["model_ms"] = rep.model_ms;
-      d["prompt_tokens"] = rep.usage.prompt;
-      d["completion_tokens"] = rep.usage.completion;
-      d["cached"] = rep.cached;
-      d["model_sentences"] = rep.model_sentences;
-      d["verified_sentences"] = rep.kept_sentences;
-      d["verified_by_embedding"] = rep.kept_by_embedding;
-      if (!rep.fallback.empty()) d["fallback"] = rep.fallback;
-      trace.log("mmkg: synthesize: model %s: %lld prompt + %lld completion tokens, %.0f ms%s", opt.chat->id().c_str(),
-                rep.usage.prompt, rep.usage.completion, rep.model_ms, rep.cached ? " (cached)" : "");
-      trace.log("mmkg: verify: %zu of %zu model sentences supported by their cited passage%s%s", rep.kept_sentences,
-                rep.model_sentences, rep.fallback.empty() ? "" : "; extractive answer: ", rep.fallback.c_str());
-    } else {
-      an = synthesize_extractive(question, r, stats, opt.synth);
-      d["synthesizer"] = "extractive";
-    }
-    d["found"] = an.found;
-    d["coverage"] = an.coverage;
-    d["citations"] = an.citations.size();
-    trace.log("mmkg: synthesize: %s (best passage covers %.0f%% of the question's terms), %zu citations",
-              an.found ? "answered" : "not found in the documents", an.coverage * 100, an.citations.size());
-    return an;
-  });
-
-  // Verify that every citation resolves to a real chunk of the store (a bug guard, cheap).
-  trace.step("verify", [&](nlohmann::json& d) {
-    size_t ok = 0;
-    for (auto& c : a.citations)
-      if (store.chunk(c.chunk_id)) ++ok;
-    d["citations_resolved"] = ok;
-    d["citations"] = a.citations.size();
-  });
-
-  res.answer = a.text;
-  res.citations = std::move(a.citations);
-  res.found = a.found;
+  res.rounds = round;
+  res.gaps = v.gaps;
+  res.answer = v.answer.text;
+  res.citations = std::move(v.answer.citations);
+  res.found = v.answer.found;
   res.trace = trace.steps();
   return res;
 }

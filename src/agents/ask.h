@@ -27,6 +27,15 @@ struct AskOptions {
   /// The language model (nullptr: --llm none, extractive answers).
   ChatModel* chat = nullptr;
   LlmSynthOptions llm;
+  /// Verification thresholds; its embed function defaults to the searcher's embedder and its
+  /// judge to `chat` (see `judge`).
+  VerifyOptions verify;
+  /// The LLM judge in the verifier when a model is configured: "none", "borderline" or "all"
+  /// (VerifyOptions::judge_scope).
+  std::string judge = "borderline";
+  /// Orchestrator rounds: when the verifier finds gaps (question words the answer's sources do
+  /// not mention), up to max_rounds - 1 follow-up rounds re-plan, retrieve and answer again.
+  int max_rounds = 2;
 };
 
 struct AskResult {
@@ -38,6 +47,8 @@ struct AskResult {
   bool found = false;
   size_t context_chunks = 0;
   size_t context_chars = 0;
+  int rounds = 1;                 ///< orchestrator rounds run
+  std::vector<std::string> gaps;  ///< question words the final answer's sources do not mention
   nlohmann::json trace;  ///< [{"step": ..., "ms": ..., ...}]
 };
 

@@ -77,7 +77,9 @@ TEST_F(AskStore, AnswersWithCitationsToDocPageAndChunk) {
     steps.push_back(s["step"]);
     EXPECT_GE(s["ms"].get<double>(), 0.0);
   }
-  EXPECT_EQ(steps, (std::vector<std::string>{"plan", "retrieve", "synthesize", "verify"}));
+  EXPECT_EQ(steps, (std::vector<std::string>{"plan", "retrieve", "synthesize", "verify", "orchestrate"}));
+  EXPECT_EQ(r.trace.back()["stop"], "no gaps");
+  EXPECT_EQ(r.rounds, 1);
 }
 
 TEST_F(AskStore, CitesPagesOfPagedDocuments) {
@@ -110,6 +112,14 @@ TEST_F(AskStore, ContextRespectsBudgetAndDeduplicates) {
 // The model's answer is verified sentence by sentence against the passage it cites; a scripted
 // server stands in for the model so the answer is known (the real local model is tested in
 // tests/e2e/test_llm_ask.py).
+// The first trace record of step `name` (in round 1).
+nlohmann::json step_of(const AskResult& r, const std::string& name) {
+  for (const auto& s : r.trace)
+    if (s["step"] == name && !s.contains("round")) return s;
+  ADD_FAILURE() << "no step " << name << " in " << r.trace.dump();
+  return nlohmann::json::object();
+}
+
 std::string chat_answer(const std::string& text) {
   return nlohmann::json({{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}},
                                        {"finish_reason", "stop"}}}},
@@ -143,10 +153,13 @@ TEST_F(AskStore, LlmAnswerKeepsOnlySentencesItsPassagesSupport) {
   EXPECT_EQ(r.trace[0]["tools"], nlohmann::json({"rag", "graph"}));
   auto plan_req = nlohmann::json::parse(srv.requests()[0].body);
   EXPECT_EQ(plan_req["response_format"]["type"], "json_schema");
-  const auto& synth = r.trace[2];
+  const auto synth = step_of(r, "synthesize");
+  const auto verify = step_of(r, "verify");
   EXPECT_EQ(synth["synthesizer"], "llm");
-  EXPECT_EQ(synth["model_sentences"], 3);  // the repeated sentence is dropped too
-  EXPECT_EQ(synth["verified_sentences"], 1);
+  EXPECT_EQ(verify["answer_from"], "llm");
+  EXPECT_EQ(verify["model_sentences"], 3);  // the repeated sentence is dropped too
+  EXPECT_EQ(verify["verified_sentences"], 1);
+  EXPECT_EQ(verify["dropped"], 2);
   EXPECT_EQ(synth["prompt_tokens"], 100);
   // the request carried the numbered passage and the question
   auto req = nlohmann::json::parse(srv.requests()[1].body);
@@ -165,7 +178,7 @@ TEST_F(AskStore, LlmParaphraseIsKeptOnlyWithEmbeddingOverlap) {
     AskOptions o;
     o.chat = model.get();
     o.embedder = "none";
-    o.llm.embed = [cos](const std::vector<std::string>& texts) {
+    o.verify.embed = [cos](const std::vector<std::string>& texts) {
       std::vector<std::vector<float>> v(texts.size(), std::vector<float>{0.0f, 1.0f});
       v[0] = cos == 1.0 ? std::vector<float>{0.0f, 1.0f} : std::vector<float>{1.0f, 0.0f};
       return v;
@@ -173,11 +186,11 @@ TEST_F(AskStore, LlmParaphraseIsKeptOnlyWithEmbeddingOverlap) {
     AskResult r = ask(*store, "what is attention?", o);
     ASSERT_TRUE(r.found);
     if (cos == 1.0) {
-      EXPECT_EQ(r.trace[2]["synthesizer"], "llm") << r.answer;
-      EXPECT_EQ(r.trace[2]["verified_by_embedding"], 1);
+      EXPECT_EQ(step_of(r, "verify")["answer_from"], "llm") << r.answer;
+      EXPECT_EQ(step_of(r, "verify")["verified_by_embedding"], 1);
       EXPECT_NE(r.answer.find("relevance of every sequence element [1]"), std::string::npos) << r.answer;
     } else {
-      EXPECT_EQ(r.trace[2]["synthesizer"], "extractive") << r.answer;  // dropped, so extractive
+      EXPECT_EQ(step_of(r, "verify")["answer_from"], "extractive") << r.answer;  // dropped, so extractive
     }
   }
 }
@@ -192,8 +205,8 @@ TEST_F(AskStore, LlmFallsBackToExtractiveWhenNothingIsSupportedOrTheModelFails) 
   AskResult r = ask(*store, "what is attention?", o);
   ASSERT_TRUE(r.found);
   EXPECT_NE(r.answer.find("relative importance"), std::string::npos) << r.answer;  // extractive
-  EXPECT_EQ(r.trace[2]["synthesizer"], "extractive");
-  EXPECT_TRUE(r.trace[2].contains("fallback"));
+  EXPECT_EQ(step_of(r, "verify")["answer_from"], "extractive");
+  EXPECT_TRUE(step_of(r, "verify").contains("fallback"));
   // a server error: still an answer, from the extractive path
   srv.push_json(400, R"({"error":{"message":"model overloaded"}})");
   srv.push_json(400, R"({"error":{"message":"model overloaded"}})");
@@ -201,14 +214,14 @@ TEST_F(AskStore, LlmFallsBackToExtractiveWhenNothingIsSupportedOrTheModelFails) 
   ASSERT_TRUE(e.found);
   EXPECT_EQ(e.trace[0]["planner"], "rules");
   EXPECT_NE(e.trace[0]["fallback"].get<std::string>().find("model call failed"), std::string::npos);
-  EXPECT_NE(e.trace[2]["fallback"].get<std::string>().find("model call failed"), std::string::npos);
+  EXPECT_NE(step_of(e, "synthesize")["fallback"].get<std::string>().find("model call failed"), std::string::npos);
   // not in the documents: the plan asks the model, the answer does not (the honest answer)
   srv.push_json(200, chat_answer(kPlan));
   size_t before = srv.request_count();
   AskResult n = ask(*store, "Which GPU was the quantum chromodynamics simulation benchmarked on?", o);
   EXPECT_FALSE(n.found);
   EXPECT_EQ(srv.request_count(), before + 1);
-  EXPECT_EQ(n.trace[2]["prompt_tokens"], 0);
+  EXPECT_EQ(step_of(n, "synthesize")["prompt_tokens"], 0);
 }
 
 }  // namespace

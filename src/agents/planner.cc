@@ -122,4 +122,36 @@ Plan plan_llm(ChatModel& model, const std::string& question, TermStats& stats, s
   }
 }
 
+Plan plan_followup(const Plan& previous, const std::string& question, const std::vector<std::string>& gaps) {
+  Plan p = previous;
+  p.followup_from = std::min(previous.followup_from, previous.subqueries.size());
+  const std::string any = fts_query(question);
+  // The question's phrases: maximal runs of content words.
+  std::vector<std::vector<std::string>> phrases(1);
+  for (auto& w : words(question)) {
+    if (is_stopword(w)) {
+      if (!phrases.back().empty()) phrases.emplace_back();
+    } else {
+      phrases.back().push_back(w);
+    }
+  }
+  size_t added = 0;
+  for (const auto& g : gaps) {
+    if (added >= 2) break;
+    std::string text = g;
+    for (const auto& ph : phrases) {
+      if (std::find(ph.begin(), ph.end(), g) == ph.end()) continue;
+      text.clear();
+      for (auto& w : ph) text += (text.empty() ? "" : " ") + w;
+    }
+    std::string match = "\"" + g + "\"";
+    if (!any.empty()) match += " AND (" + any + ")";
+    if (std::find(p.matches.begin(), p.matches.end(), match) != p.matches.end()) continue;
+    p.subqueries.push_back(text);
+    p.matches.push_back(match);
+    ++added;
+  }
+  return p;
+}
+
 }  // namespace mmkg

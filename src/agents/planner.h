@@ -15,6 +15,9 @@ struct Plan {
   std::string definiendum;              ///< X of "what is X?" questions, else empty
   std::vector<std::string> tools;       ///< tools the planner chose ("rag", "graph"); empty = all
   std::string planner = "rules";        ///< "rules" or "llm"
+  /// Sub-queries from this index on are a follow-up round's (aimed at gaps): the best hit of
+  /// each is guaranteed a place in the context. Equal to subqueries.size() when there are none.
+  size_t followup_from = static_cast<size_t>(-1);
 };
 
 class ChatModel;
@@ -29,5 +32,10 @@ Plan plan_rules(const std::string& question, TermStats& stats, size_t max_phrase
 /// the rule plan's definition sub-query is kept. Falls back to plan_rules (and says why in
 /// `fallback`) when the model fails or answers nothing usable.
 Plan plan_llm(ChatModel& model, const std::string& question, TermStats& stats, std::string* fallback = nullptr);
+
+/// A follow-up plan for the orchestrator's next round: `previous` plus, for each of up to two
+/// `gaps` (question words the answer's sources do not mention), the question's key phrase that
+/// holds it, searched as "the gap word AND any of the question's words".
+Plan plan_followup(const Plan& previous, const std::string& question, const std::vector<std::string>& gaps);
 
 }  // namespace mmkg

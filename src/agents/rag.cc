@@ -109,6 +109,7 @@ Retrieval retrieve(Store& store, Searcher& searcher, const Plan& plan, const Ret
   so.mode = opt.mode;
   so.k = opt.k_per_query;
   std::vector<std::vector<SearchHit>> results = searcher.search_many(batch, so, opt.parallel);
+  std::vector<std::string> first_hit(subqueries.size());  // each sub-query's best chunk
   for (size_t q = 0; q < subqueries.size(); ++q) {
     std::vector<SearchHit> hits = std::move(results[q]);
     if (batch[q].lexical_only) {
@@ -123,6 +124,7 @@ Retrieval retrieve(Store& store, Searcher& searcher, const Plan& plan, const Ret
         if (order[i].first > 0) top.push_back(std::move(hits[order[i].second]));
       hits = std::move(top);
     }
+    if (!hits.empty()) first_hit[q] = hits[0].chunk_id;
     std::set<std::string> docs;
     double w = q == 0 ? 1.0 : 0.7;
     for (size_t r = 0; r < hits.size(); ++r) {
@@ -141,6 +143,26 @@ Retrieval retrieve(Store& store, Searcher& searcher, const Plan& plan, const Ret
   add_ranked_lists(store, extra, subqueries.size(), index, all, &trace);
   const size_t slots = extra.empty() ? 0 : std::min(opt.graph_slots, opt.max_chunks);
   all = reserve_order(std::move(all), subqueries.size(), opt.max_chunks - slots, slots);
+  // A follow-up round's sub-queries look for what the last answer lacked: the best hit of each
+  // takes a place among the first max_chunks (the weakest other candidates make room).
+  std::vector<std::string> promoted;
+  for (size_t q = plan.followup_from; q < subqueries.size() && promoted.size() < opt.max_chunks; ++q) {
+    if (first_hit[q].empty()) continue;
+    if (std::find(promoted.begin(), promoted.end(), first_hit[q]) == promoted.end()) promoted.push_back(first_hit[q]);
+  }
+  if (!promoted.empty()) {
+    std::vector<Candidate> lead, chosen, rest;
+    const size_t room = opt.max_chunks - promoted.size();
+    for (auto& c : all) {
+      const bool is_promoted = std::find(promoted.begin(), promoted.end(), c.hit.chunk_id) != promoted.end();
+      if (is_promoted) chosen.push_back(std::move(c));
+      else if (lead.size() < room) lead.push_back(std::move(c));
+      else rest.push_back(std::move(c));
+    }
+    all = std::move(lead);
+    for (auto& c : chosen) all.push_back(std::move(c));
+    for (auto& c : rest) all.push_back(std::move(c));
+  }
   Retrieval r;
   r.unique_chunks = all.size();
   for (auto& c : all) {

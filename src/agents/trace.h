@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <exception>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -22,19 +23,29 @@ class Trace {
     auto finish = [&]() {
       double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       nlohmann::json rec = {{"step", name}, {"ms", ms}};
+      if (round_ > 0) rec["round"] = round_;
       rec.update(detail);
       steps_.push_back(std::move(rec));
       if (verbose_) std::fprintf(stderr, "mmkg: %s: done in %.1f ms\n", name.c_str(), ms);
     };
-    if constexpr (std::is_void_v<decltype(fn(detail))>) {
-      fn(detail);
+    try {
+      if constexpr (std::is_void_v<decltype(fn(detail))>) {
+        fn(detail);
+        finish();
+      } else {
+        auto r = fn(detail);
+        finish();
+        return r;
+      }
+    } catch (const std::exception& e) {  // recorded, then passed on
+      detail["error"] = e.what();
       finish();
-    } else {
-      auto r = fn(detail);
-      finish();
-      return r;
+      throw;
     }
   }
+
+  /// The orchestrator's round (1, 2, ...): recorded in every later step; 0 = not recorded.
+  void set_round(int round) { round_ = round; }
 
   /// A human log line on stderr (only with -v), like the seed system's run log.
   template <typename... Args>
@@ -53,6 +64,7 @@ class Trace {
 
  private:
   bool verbose_;
+  int round_ = 0;
   nlohmann::json steps_ = nlohmann::json::array();
 };
 

@@ -1,0 +1,173 @@
+#include "agents/team.h"
+
+#include <set>
+
+#include "index/searcher.h"
+#include "llm/chat_model.h"
+#include "store/store.h"
+
+namespace mmkg {
+
+Plan PlannerAgent::run(const PlanInput& in, AgentStep& step) {
+  auto& d = step.detail;
+  Plan p;
+  if (in.previous) {
+    p = plan_followup(*in.previous, in.question, in.gaps);
+    d["planner"] = "followup";
+    d["gaps"] = in.gaps;
+    d["new_subqueries"] = std::vector<std::string>(p.subqueries.begin() + static_cast<long>(in.previous->subqueries.size()),
+                                                   p.subqueries.end());
+    step.trace.log("mmkg: plan: follow-up for the gaps: %zu new sub-queries", p.subqueries.size() - in.previous->subqueries.size());
+    for (size_t i = in.previous->subqueries.size(); i < p.subqueries.size(); ++i)
+      step.trace.log("mmkg: plan:   sub-query %zu: %s", i + 1, p.subqueries[i].c_str());
+    d["subqueries"] = p.subqueries;
+    return p;
+  }
+  std::string fallback;
+  p = chat_ ? plan_llm(*chat_, in.question, stats_, &fallback) : plan_rules(in.question, stats_, max_phrases_);
+  d["planner"] = p.planner;
+  if (!fallback.empty()) {
+    d["fallback"] = fallback;
+    step.trace.log("mmkg: plan: rules (%s)", fallback.c_str());
+  }
+  if (!p.tools.empty()) d["tools"] = p.tools;
+  d["subqueries"] = p.subqueries;
+  step.trace.log("mmkg: plan: %zu sub-queries", p.subqueries.size());
+  for (size_t i = 0; i < p.subqueries.size(); ++i)
+    step.trace.log("mmkg: plan:   sub-query %zu: %s", i + 1, p.subqueries[i].c_str());
+  return p;
+}
+
+GraphRetrieval GraphAgent::run(const std::string& question, AgentStep& step) {
+  auto& d = step.detail;
+  GraphRetrieval g = graph_retrieve(graph_, question, opt_);
+  nlohmann::json ents = nlohmann::json::array();
+  std::string names;
+  for (const auto& e : g.entities) {
+    ents.push_back({{"name", e.name}, {"id", e.entity_id}, {"phrase", e.phrase}, {"how", e.how}, {"score", e.score}});
+    names += (names.empty() ? "" : ", ") + e.name + " (" + e.how + ")";
+  }
+  d["entities"] = ents;
+  d["facts"] = g.facts.size();
+  d["ppr_chunks"] = g.ppr_chunks.size();
+  d["broad"] = g.broad;
+  d["communities"] = g.communities.size();
+  if (graph_.empty()) {
+    step.trace.log("mmkg: graph: the graph is empty (ingest builds it)");
+  } else {
+    step.trace.log("mmkg: graph: %zu linked entities%s%s", g.entities.size(), names.empty() ? "" : ": ", names.c_str());
+    for (const auto& f : g.facts) step.trace.log("mmkg: graph:   fact: %s (chunk %s)", f.text.c_str(), f.chunk_id.c_str());
+    if (g.broad) step.trace.log("mmkg: graph: broad question; %zu community summaries", g.communities.size());
+  }
+  return g;
+}
+
+Retrieval RagAgent::run(const RagInput& in, AgentStep& step) {
+  auto& d = step.detail;
+  static const std::vector<RankedList> none;
+  Retrieval rr = retrieve(store_, searcher_, *in.plan, opt_, step.trace, in.extra ? *in.extra : none);
+  std::set<std::string> docs;
+  for (auto& c : rr.context) docs.insert(c.hit.doc);
+  d["mode"] = search_mode_name(opt_.mode);
+  if (opt_.mode != SearchMode::Bm25) {
+    std::string why = searcher_.dense_unavailable_reason();
+    if (!why.empty()) {
+      d["mode"] = "bm25";
+      d["fallback"] = why;
+      step.trace.log("mmkg: retrieve: dense retrieval unavailable (%s); BM25 only", why.c_str());
+    }
+  }
+  d["subqueries"] = in.plan->subqueries.size();
+  d["unique_chunks"] = rr.unique_chunks;
+  d["context_chunks"] = rr.context.size();
+  d["context_chars"] = rr.context_chars;
+  d["documents"] = std::vector<std::string>(docs.begin(), docs.end());
+  step.trace.log("mmkg: retrieve: %zu unique chunks after de-duplication across sub-queries", rr.unique_chunks);
+  step.trace.log("mmkg: retrieve: context: %zu chunks from %zu documents, %zu characters", rr.context.size(),
+                 docs.size(), rr.context_chars);
+  for (size_t i = 0; i < rr.context.size(); ++i) {
+    const auto& h = rr.context[i].hit;
+    std::string page = h.page_start > 0 ? ", page " + std::to_string(h.page_start) : "";
+    step.trace.log("mmkg: retrieve:   %zu. %s%s, chunk %s%s%s", i + 1, h.doc.c_str(), page.c_str(), h.chunk_id.c_str(),
+                   h.heading_path.empty() ? "" : " — ", h.heading_path.c_str());
+  }
+  return rr;
+}
+
+Draft SynthesizerAgent::run(const SynthInput& in, AgentStep& step) {
+  auto& d = step.detail;
+  Draft dr;
+  if (chat_) {
+    try {
+      dr = draft_llm(*chat_, in.question, *in.retrieval, stats_, opt_, lopt_);
+    } catch (const Error& e) {  // the model failed: the extractive answer stands
+      dr = draft_extractive(in.question, *in.retrieval, stats_, opt_);
+      dr.fallback = std::string("model call failed: ") + e.what();
+    }
+    d["synthesizer"] = dr.from_model() ? "llm" : "extractive";
+    d["model"] = chat_->id();
+    d["model_ms"] = dr.model_ms;
+    d["prompt_tokens"] = dr.usage.prompt;
+    d["completion_tokens"] = dr.usage.completion;
+    d["cached"] = dr.cached;
+    d["model_sentences"] = dr.sentences.size();
+    if (!dr.fallback.empty()) d["fallback"] = dr.fallback;
+    step.trace.log("mmkg: synthesize: model %s: %lld prompt + %lld completion tokens, %.0f ms%s", chat_->id().c_str(),
+                   dr.usage.prompt, dr.usage.completion, dr.model_ms, dr.cached ? " (cached)" : "");
+    if (!dr.fallback.empty()) step.trace.log("mmkg: synthesize: extractive answer: %s", dr.fallback.c_str());
+  } else {
+    dr = draft_extractive(in.question, *in.retrieval, stats_, opt_);
+    d["synthesizer"] = "extractive";
+  }
+  d["found"] = dr.extractive.found;
+  d["coverage"] = dr.extractive.coverage;
+  step.trace.log("mmkg: synthesize: %s (best passage covers %.0f%% of the question's terms)",
+                 dr.extractive.found ? "answerable" : "not found in the documents", dr.extractive.coverage * 100);
+  return dr;
+}
+
+Verified VerifierAgent::run(const VerifyInput& in, AgentStep& step) {
+  auto& d = step.detail;
+  Verified v;
+  v.answer = verify_draft(in.question, *in.retrieval, *in.draft, opt_, v.report);
+  const VerifyReport& r = v.report;
+  d["answer_from"] = r.used_model ? "llm" : "extractive";
+  if (in.draft->from_model()) {
+    d["model_sentences"] = r.model_sentences;
+    d["verified_sentences"] = r.kept_sentences;
+    d["verified_by_embedding"] = r.kept_by_embedding;
+    d["verified_by_judge"] = r.kept_by_judge;
+    d["revised"] = r.revised;
+    d["dropped"] = r.dropped;
+    if (opt_.judge) {
+      d["judge"] = {{"model", opt_.judge->id()}, {"scope", opt_.judge_scope}, {"sentences", r.judged},
+                    {"vetoes", r.judge_vetoes}, {"ms", r.judge_ms}, {"prompt_tokens", r.judge_usage.prompt},
+                    {"completion_tokens", r.judge_usage.completion}};
+      if (!r.judge_error.empty()) d["judge"]["error"] = r.judge_error;
+    }
+    step.trace.log("mmkg: verify: %zu of %zu model sentences supported by their cited passage (%zu by embedding, "
+                   "%zu by the judge, %zu revised to the source's words)%s%s",
+                   r.kept_sentences, r.model_sentences, r.kept_by_embedding, r.kept_by_judge, r.revised,
+                   r.fallback.empty() ? "" : "; extractive answer: ", r.fallback.c_str());
+    if (opt_.judge)
+      step.trace.log("mmkg: verify: judge %s: %zu sentences, %zu vetoes, %.0f ms%s%s", opt_.judge->id().c_str(),
+                     r.judged, r.judge_vetoes, r.judge_ms, r.judge_error.empty() ? "" : "; ", r.judge_error.c_str());
+  }
+  if (!r.fallback.empty()) d["fallback"] = r.fallback;
+  // Every citation must resolve to a real chunk of the store (a bug guard, cheap).
+  size_t ok = 0;
+  for (auto& c : v.answer.citations)
+    if (store_.chunk(c.chunk_id)) ++ok;
+  d["citations"] = v.answer.citations.size();
+  d["citations_resolved"] = ok;
+  d["found"] = v.answer.found;
+  v.gaps = answer_gaps(in.question, v.answer, *in.retrieval, stats_);
+  d["gaps"] = v.gaps;
+  std::string gl;
+  for (auto& g : v.gaps) gl += (gl.empty() ? "" : ", ") + g;
+  step.trace.log("mmkg: verify: %s, %zu citations%s%s", v.answer.found ? "answered" : "not found in the documents",
+                 v.answer.citations.size(), gl.empty() ? "" : "; the sources do not mention: ", gl.c_str());
+  return v;
+}
+
+}  // namespace mmkg

@@ -1,0 +1,120 @@
+// The query team: each agent has one input and one output and runs through run_agent()
+// (agent.h). The orchestrator (ask.cc) chains them and loops when the verifier finds gaps.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "agents/agent.h"
+#include "agents/graph_retriever.h"
+#include "agents/llm_synthesizer.h"
+#include "agents/planner.h"
+#include "agents/rag.h"
+#include "agents/verifier.h"
+
+namespace mmkg {
+
+class Store;
+class Searcher;
+class TermStats;
+class ChatModel;
+
+struct PlanInput {
+  std::string question;
+  /// Follow-up rounds: the previous plan and the gaps the verifier found (else null / empty).
+  const Plan* previous = nullptr;
+  std::vector<std::string> gaps;
+};
+
+/// Planner: sub-queries and tools (the model with a JSON schema, else rules); in follow-up rounds
+/// the previous plan plus sub-queries aimed at the gaps.
+class PlannerAgent : public Agent<PlanInput, Plan> {
+ public:
+  PlannerAgent(TermStats& stats, ChatModel* chat, size_t max_phrases)
+      : stats_(stats), chat_(chat), max_phrases_(max_phrases) {}
+  std::string name() const override { return "plan"; }
+  Plan run(const PlanInput& in, AgentStep& step) override;
+
+ private:
+  TermStats& stats_;
+  ChatModel* chat_;
+  size_t max_phrases_;
+};
+
+/// Graph retriever: entity linking, facts, personalised PageRank, community summaries.
+class GraphAgent : public Agent<std::string, GraphRetrieval> {
+ public:
+  GraphAgent(GraphContext& graph, GraphRetrieveOptions opt) : graph_(graph), opt_(opt) {}
+  std::string name() const override { return "graph"; }
+  GraphRetrieval run(const std::string& question, AgentStep& step) override;
+
+ private:
+  GraphContext& graph_;
+  GraphRetrieveOptions opt_;
+};
+
+struct RagInput {
+  const Plan* plan = nullptr;
+  const std::vector<RankedList>* extra = nullptr;  ///< the graph's ranked chunk lists (may be null)
+};
+
+/// RAG retriever: every sub-query searched in parallel, de-duplicated, fused, cut to the budget.
+class RagAgent : public Agent<RagInput, Retrieval> {
+ public:
+  RagAgent(Store& store, Searcher& searcher, RetrieveOptions opt) : store_(store), searcher_(searcher), opt_(opt) {}
+  std::string name() const override { return "retrieve"; }
+  Retrieval run(const RagInput& in, AgentStep& step) override;
+
+ private:
+  Store& store_;
+  Searcher& searcher_;
+  RetrieveOptions opt_;
+};
+
+struct SynthInput {
+  std::string question;
+  const Retrieval* retrieval = nullptr;
+};
+
+/// Synthesizer: a drafted answer with [n] citations (the model's, else extractive sentences).
+class SynthesizerAgent : public Agent<SynthInput, Draft> {
+ public:
+  SynthesizerAgent(TermStats& stats, ChatModel* chat, SynthOptions opt, LlmSynthOptions lopt)
+      : stats_(stats), chat_(chat), opt_(opt), lopt_(lopt) {}
+  std::string name() const override { return "synthesize"; }
+  Draft run(const SynthInput& in, AgentStep& step) override;
+
+ private:
+  TermStats& stats_;
+  ChatModel* chat_;
+  SynthOptions opt_;
+  LlmSynthOptions lopt_;
+};
+
+struct VerifyInput {
+  std::string question;
+  const Retrieval* retrieval = nullptr;
+  const Draft* draft = nullptr;
+};
+
+struct Verified {
+  Answer answer;
+  VerifyReport report;
+  std::vector<std::string> gaps;  ///< question words the answer's sources do not mention
+};
+
+/// Verifier: each cited sentence against its passage (lexical, embedding, LLM judge); every
+/// citation must resolve to a stored chunk; the gaps for the orchestrator.
+class VerifierAgent : public Agent<VerifyInput, Verified> {
+ public:
+  VerifierAgent(Store& store, TermStats& stats, VerifyOptions opt) : store_(store), stats_(stats), opt_(opt) {}
+  std::string name() const override { return "verify"; }
+  Verified run(const VerifyInput& in, AgentStep& step) override;
+
+ private:
+  Store& store_;
+  TermStats& stats_;
+  VerifyOptions opt_;
+};
+
+}  // namespace mmkg

@@ -1,0 +1,88 @@
+// Verifier: checks a drafted answer sentence by sentence against the passage each sentence
+// cites, and finds the question's gaps (what the answer's sources do not mention).
+//
+// A model sentence is kept when its cited passage holds at least `min_support` of its content
+// words; below `min_lexical_with_embedding` it is unsupported. In between (a paraphrase, or a
+// claim the passage only half makes) an LLM judge decides when one is configured, else the
+// embedding cosine with the passage's closest sentence. With judge scope "all" the judge is also
+// asked about the lexically supported sentences and may veto them (a negation, a swapped
+// number). An unsupported sentence is revised to its passage's own best-matching sentence when
+// that sentence says most of the same thing, and dropped otherwise; repeats are dropped. When no
+// sentence survives, the extractive answer stands.
+#pragma once
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "agents/synthesizer.h"
+#include "llm/chat_model.h"
+
+namespace mmkg {
+
+class TermStats;
+
+/// One sentence of a model's draft: the text without its [n] markers and the passages it cites
+/// (indices into Retrieval::context; empty = none cited).
+struct DraftSentence {
+  std::string text;
+  std::set<size_t> cited;
+};
+
+/// A drafted answer, before verification.
+struct Draft {
+  Answer extractive;                     ///< always made: the found decision and the fallback
+  std::vector<DraftSentence> sentences;  ///< the model's sentences; empty when there is no model draft
+  size_t passages = 0;                   ///< context passages the model was shown ([1]..[passages])
+  std::string fallback;                  ///< why there is no model draft
+  Usage usage;
+  double model_ms = 0;
+  bool cached = false;
+  bool from_model() const { return !sentences.empty(); }
+};
+
+using EmbedTexts = std::function<std::vector<std::vector<float>>(const std::vector<std::string>&)>;
+
+struct VerifyOptions {
+  double min_support = 0.6;                 ///< share of content words the cited passage must hold
+  double min_lexical_with_embedding = 0.3;  ///< the borderline band's floor
+  double min_cosine = 0.8;                  ///< embedding overlap that keeps a borderline sentence
+  EmbedTexts embed;                         ///< empty: no embedding check
+  /// The LLM judge (nullptr: none) and what it is asked about: "borderline" (sentences in the
+  /// band between the two lexical thresholds) or "all" (every sentence above the floor; a "no"
+  /// drops or revises even a lexically supported sentence).
+  ChatModel* judge = nullptr;
+  std::string judge_scope = "borderline";
+  /// Revise an unsupported sentence to the cited passage's best-matching sentence when that
+  /// sentence holds at least this share of the model sentence's content words (0 = never).
+  double revise_min_overlap = 0.5;
+};
+
+struct VerifyReport {
+  bool used_model = false;       ///< the verified model answer is the answer
+  size_t model_sentences = 0;
+  size_t kept_sentences = 0;     ///< verified (revised ones included)
+  size_t kept_by_embedding = 0;  ///< of those, kept on embedding overlap
+  size_t kept_by_judge = 0;      ///< of those, kept on the judge's word
+  size_t revised = 0;            ///< replaced by the passage's own sentence
+  size_t dropped = 0;            ///< unsupported or repeated
+  size_t judged = 0;             ///< sentences the judge was asked about
+  size_t judge_vetoes = 0;       ///< lexically supported sentences the judge rejected
+  Usage judge_usage;
+  double judge_ms = 0;
+  std::string judge_error;       ///< the judge failed; the other checks decided
+  std::string fallback;          ///< why the extractive answer was used, if it was
+};
+
+/// Verifies `draft` against `retrieval` (see the file comment). Extractive drafts pass through.
+Answer verify_draft(const std::string& question, const Retrieval& retrieval, const Draft& draft,
+                    const VerifyOptions& opt, VerifyReport& report);
+
+/// The question's informative words (content words the corpus holds, at least as rare as the
+/// question's average) that none of the answer's cited passages mentions — or, for an answer
+/// that found nothing, none of the retrieved passages. Empty = no gap.
+std::vector<std::string> answer_gaps(const std::string& question, const Answer& answer, const Retrieval& retrieval,
+                                     TermStats& stats);
+
+}  // namespace mmkg
