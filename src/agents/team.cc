@@ -161,7 +161,8 @@ Verified VerifierAgent::run(const VerifyInput& in, AgentStep& step) {
   d["citations"] = v.answer.citations.size();
   d["citations_resolved"] = ok;
   d["found"] = v.answer.found;
-  v.gaps = answer_gaps(in.question, v.answer, *in.retrieval, stats_);
+  if (!doc_words_) doc_words_ = document_name_stems(store_);
+  v.gaps = answer_gaps(in.question, v.answer, *in.retrieval, stats_, *doc_words_);
   d["gaps"] = v.gaps;
   std::string gl;
   for (auto& g : v.gaps) gl += (gl.empty() ? "" : ", ") + g;

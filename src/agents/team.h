@@ -2,6 +2,8 @@
 // (agent.h). The orchestrator (ask.cc) chains them and loops when the verifier finds gaps.
 #pragma once
 
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -115,6 +117,7 @@ class VerifierAgent : public Agent<VerifyInput, Verified> {
   Store& store_;
   TermStats& stats_;
   VerifyOptions opt_;
+  std::optional<std::set<std::string>> doc_words_;  ///< document-name stems, read on first use
 };
 
 }  // namespace mmkg

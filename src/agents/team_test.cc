@@ -7,6 +7,7 @@
 
 #include "agents/ask.h"
 #include "core/test_util.h"
+#include "core/text.h"
 #include "index/lexical.h"
 #include "llm/llm_config.h"
 #include "llm/openai_chat.h"
@@ -168,7 +169,10 @@ class TeamStore : public ::testing::Test {
     add("b", "/c/history.txt",
         {"Cornwall has a long history of mining. Its tin and copper pits were worked from the Bronze Age, its "
          "engine houses still stand on the cliffs, and its miners took their skills around the world in the "
-         "nineteenth century. In one of those tin mines, in 1901, Ada Kestrel discovered zorblium."});
+         "nineteenth century. The county's ports shipped ore to smelters in Wales, its towns grew around the "
+         "shafts, and its chapels, schools and institutes were paid for by the profits of the lodes. Many "
+         "families left when prices fell, for America, Australia and South Africa, and the skills of the "
+         "Cornish miner spread with them to every continent. In one of those tin mines, in 1901, the chemist Ada Kestrel isolated zorblium."});
     add("c", "/c/other.txt",
         {"Copper is a soft metal used in wires.", "Tin is a soft metal used in solder.",
          "Lead is a soft metal once used in pipes."});
@@ -199,13 +203,19 @@ TEST_F(TeamStore, GapsAreInformativeQuestionWordsTheSourcesLack) {
   Answer a;
   a.found = true;
   Citation c;
-  c.text = "Zorblium boils at 412 degrees under standard pressure, far above most soft metals.";
+  c.text = "How many degrees does zorblium need to boil? Zorblium boils at 412 degrees.";
   a.citations.push_back(c);
-  // "discovered" is in the corpus but not in the cited text; "spectroscopy" is in no chunk.
-  auto gaps = answer_gaps("At what temperature does zorblium boil, and who discovered it by spectroscopy?", a, r, st);
-  EXPECT_EQ(gaps, std::vector<std::string>{"discovered"});
-  a.citations[0].text += " Ada Kestrel discovered it.";
-  EXPECT_TRUE(answer_gaps("who discovered zorblium?", a, r, st).empty());
+  // "chemist" is in the corpus but not in the cited text; "spectroscopy" is in no chunk;
+  // "discovered" is a verb form (framing, not content).
+  const std::string q = "At how many degrees does zorblium boil, and which chemist discovered it by spectroscopy?";
+  EXPECT_EQ(answer_gaps(q, a, r, st), std::vector<std::string>{"chemist"});
+  // a word naming a document is a reference to it, not a gap
+  EXPECT_EQ(document_name_stems(*store), (std::set<std::string>{"boil", stem("history"), "other", "txt"}));
+  EXPECT_TRUE(answer_gaps("what does the history say about zorblium boiling?", a, r, st, {stem("history")}).empty());
+  EXPECT_EQ(answer_gaps("what does the history say about zorblium boiling?", a, r, st, {}),
+            std::vector<std::string>{"history"});
+  a.citations[0].text += " The chemist Ada Kestrel discovered it.";
+  EXPECT_TRUE(answer_gaps(q, a, r, st).empty());
 }
 
 TEST_F(TeamStore, FollowUpPlanAimsAtTheGap) {
@@ -228,7 +238,7 @@ TEST_F(TeamStore, OrchestratorRunsAFollowUpRoundForAGapAndKeepsTheBetterAnswer) 
   o.retrieve.max_chunks = 2;  // room for two passages: round 1 fills it with the boiling chunks
   o.retrieve.k_per_query = 2;
   o.max_phrases = 0;          // the question alone is searched in round 1
-  const std::string q = "At how many degrees does zorblium boil, and who discovered zorblium?";
+  const std::string q = "Under standard pressure, at how many degrees does zorblium boil, and which chemist isolated it?";
   AskResult one = [&] {
     AskOptions o1 = o;
     o1.max_rounds = 1;
@@ -236,7 +246,7 @@ TEST_F(TeamStore, OrchestratorRunsAFollowUpRoundForAGapAndKeepsTheBetterAnswer) 
   }();
   ASSERT_TRUE(one.found) << one.answer;
   EXPECT_EQ(one.rounds, 1);
-  EXPECT_EQ(one.gaps, std::vector<std::string>{"discovered"}) << one.trace.dump();
+  EXPECT_EQ(one.gaps, std::vector<std::string>{"chemist"}) << one.trace.dump();
   EXPECT_EQ(one.trace.back()["stop"], "no rounds left");
 
   AskResult two = ask(*store, q, o);

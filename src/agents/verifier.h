@@ -22,6 +22,7 @@
 namespace mmkg {
 
 class TermStats;
+class Store;
 
 /// One sentence of a model's draft: the text without its [n] markers and the passages it cites
 /// (indices into Retrieval::context; empty = none cited).
@@ -79,10 +80,16 @@ struct VerifyReport {
 Answer verify_draft(const std::string& question, const Retrieval& retrieval, const Draft& draft,
                     const VerifyOptions& opt, VerifyReport& report);
 
-/// The question's informative words (content words the corpus holds, at least as rare as the
-/// question's average) that none of the answer's cited passages mentions — or, for an answer
-/// that found nothing, none of the retrieved passages. Empty = no gap.
+/// The question's informative words that none of the answer's cited passages mentions — or,
+/// for an answer that found nothing, none of the retrieved passages. Informative: a content word
+/// the corpus holds, at least as rare as the question's average, that is not a verb form (per
+/// WordNet: framing words such as "describes", "add", "claim") and does not name a document
+/// (`doc_words`: stems of the store's file names and titles, as in "according to the wiki").
+/// Empty = no gap.
 std::vector<std::string> answer_gaps(const std::string& question, const Answer& answer, const Retrieval& retrieval,
-                                     TermStats& stats);
+                                     TermStats& stats, const std::set<std::string>& doc_words = {});
+
+/// Stems of the words of every document's file name and title in `store`.
+std::set<std::string> document_name_stems(Store& store);
 
 }  // namespace mmkg

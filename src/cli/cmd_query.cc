@@ -142,7 +142,7 @@ int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt,
                        {"heading_path", ct.heading_path}, {"quote", ct.quote}, {"text", ct.text}});
     json out = {{"question", question}, {"answer", r.answer}, {"found", r.found}, {"citations", cites},
                 {"subqueries", r.subqueries}, {"entities", entities_json(r)}, {"facts", facts_json(r)}, {"context_chunks", r.context_chunks},
-                {"context_chars", r.context_chars}, {"trace", r.trace}};
+                {"context_chars", r.context_chars}, {"rounds", r.rounds}, {"gaps", r.gaps}, {"trace", r.trace}};
     std::printf("%s\n", out.dump().c_str());
     return 0;
   }
@@ -157,10 +157,11 @@ int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt,
 }
 
 int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const std::string& mode,
-             const std::string& llm) {
+             const std::string& llm, const AskOptions& ask) {
   auto items = load_qa(qa_path);
   auto store = Store::open(c.store, false);
   EvalOptions eo;
+  eo.ask = ask;
   std::unique_ptr<LocalModelServer> local;
   std::unique_ptr<ChatModel> chat;
   if (answers) chat = open_llm(c, *store, llm, local);

@@ -33,7 +33,7 @@ int cmd_stats(const Common& c);
 int cmd_graph(const Common& c, const std::string& action, const std::string& name, const std::string& format,
               const std::string& output);
 int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const std::string& mode,
-             const std::string& llm = "");
+             const std::string& llm = "", const AskOptions& ask = {});
 
 /// The graph store named by c.graph on `store` (nullptr for --graph none).
 std::unique_ptr<graph::GraphStore> open_graph(const Common& c, Store& store);

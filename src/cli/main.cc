@@ -84,6 +84,19 @@ int main(int argc, char** argv) {
   std::string ask_mode = "hybrid";
   askc->add_option("--mode", ask_mode, "retrieval per sub-query: bm25, dense or hybrid")->capture_default_str()
       ->check(CLI::IsMember({"bm25", "dense", "hybrid"}));
+  auto add_team_options = [](CLI::App* cmd, AskOptions& o) {
+    cmd->add_option("--max-rounds", o.max_rounds,
+                    "orchestrator rounds: follow-up rounds search for what the verifier found missing")
+        ->capture_default_str()->check(CLI::Range(1, 5));
+    cmd->add_option("--judge", o.judge,
+                    "LLM judge in the verifier (with a model): none, borderline (sentences the word-overlap "
+                    "check cannot settle) or all (may veto supported sentences)")
+        ->capture_default_str()->check(CLI::IsMember({"none", "borderline", "all"}));
+    cmd->add_option("--parallel", o.retrieve.parallel,
+                    "threads for the sub-query searches (0: one per core; 1: one after another)")
+        ->capture_default_str()->check(CLI::Range(0, 64));
+  };
+  add_team_options(askc, aopt);
   askc->add_option("--llm", llm,
                    "language model: none (extractive), local (starts llama-cpp-python with SmolLM2), or "
                    "an OpenAI-compatible URL http(s)://HOST/v1#model=NAME (env MMKG_LLM_BASE_URL, GROQ_API_KEY, ...)")
@@ -125,6 +138,8 @@ int main(int argc, char** argv) {
   evalc->add_flag("--answers", answers, "also answer every question and score the answers");
   std::string eval_llm;
   evalc->add_option("--llm", eval_llm, "language model for --answers: none, local or a URL (as for ask)");
+  AskOptions eval_ask;
+  add_team_options(evalc, eval_ask);
   std::string eval_mode = "all";
   evalc->add_option("--mode", eval_mode, "search mode to score: bm25, dense, hybrid or all")->capture_default_str()
       ->check(CLI::IsMember({"bm25", "dense", "hybrid", "all"}));
@@ -159,7 +174,7 @@ int main(int argc, char** argv) {
       std::string action = *gentity ? "entity" : *gneighbors ? "neighbors" : "export";
       return cli::cmd_graph(common, action, gname, gformat, goutput);
     }
-    if (*evalc) return cli::cmd_eval(common, qa, answers, eval_mode, eval_llm);
+    if (*evalc) return cli::cmd_eval(common, qa, answers, eval_mode, eval_llm, eval_ask);
   } catch (const UsageError& e) {
     cli::print_error("", e.what());
     return 2;

@@ -153,7 +153,7 @@ nlohmann::json evaluate(Store& store, Searcher& searcher, const std::vector<QaIt
   double acc = 0;
   long cite_total = 0, cite_good = 0;
   if (opt.answers) {
-    AskOptions ao;
+    AskOptions ao = opt.ask;
     ao.embedder = opt.embedder;
     ao.fusion = opt.fusion;
     ao.graph = opt.graph;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "agents/ask.h"
 #include "index/searcher.h"
 
 namespace mmkg {
@@ -42,6 +43,9 @@ struct EvalOptions {
   GraphContext* graph = nullptr;
   /// The language model for --answers (nullptr: extractive answers).
   ChatModel* chat = nullptr;
+  /// The rest of `ask`'s options for --answers (orchestrator rounds, judge, ...); the fields
+  /// above (embedder, fusion, graph, chat, the primary mode) override theirs.
+  AskOptions ask;
 };
 
 /// Runs the evaluation; returns the JSON object of the CLI contract
