@@ -25,10 +25,14 @@ def test_ask_local_model_answers_with_verified_citations(tmp_path):
     for c in j["citations"]:
         assert f"[{c['n']}]" in j["answer"]
         assert c["quote"][:40] in " ".join(c["text"].split())  # quotes are verbatim from the chunk
-    if synth["synthesizer"] == "llm":
-        assert synth["verified_sentences"] >= 1
+    verify = next(s for s in j["trace"] if s["step"] == "verify")
+    if verify["answer_from"] == "llm":
+        assert verify["verified_sentences"] >= 1
     else:  # nothing the model wrote was supported: the extractive answer, and the trace says why
-        assert synth["fallback"]
+        assert verify["fallback"]
+    if synth["synthesizer"] == "llm":  # the model's draft went through the verifier
+        assert verify["model_sentences"] >= 1
+        assert verify["verified_sentences"] + verify["dropped"] == verify["model_sentences"]
     # the server was stopped with the command
     assert llama_servers() <= before
     # the same question again comes from the response cache (temperature 0)
@@ -45,3 +49,31 @@ def test_unanswerable_question_makes_no_model_call(tmp_path):
     assert j["found"] is False
     synth = next(s for s in j["trace"] if s["step"] == "synthesize")
     assert synth["prompt_tokens"] == 0 and synth["fallback"]
+
+
+def test_judge_checks_every_sentence_with_the_real_model(tmp_path):
+    """--judge all: the local model is also asked, through structured output, whether each
+    sentence is supported by its passage; its verdicts are in the trace."""
+    st = tmp_path / "store"
+    assert run("ingest", CORPUS, store=st).rc == 0
+    r = run("ask", "what is multi-head attention?", "--llm", "local", "--judge", "all", "--json", "-v",
+            store=st, timeout=900)
+    assert r.rc == 0, r
+    j = r.json()
+    synth = next(s for s in j["trace"] if s["step"] == "synthesize")
+    verify = next(s for s in j["trace"] if s["step"] == "verify")
+    assert j["found"] and j["citations"]
+    if synth["synthesizer"] == "llm":
+        judge = verify["judge"]
+        assert judge["model"].startswith("openai:SmolLM2") and judge["scope"] == "all"
+        # every sentence above the lexical floor went to the judge, in one call
+        assert judge["sentences"] >= 1 and judge["prompt_tokens"] > 0 and judge["ms"] > 0, judge
+        assert "error" not in judge, judge
+        assert judge["vetoes"] <= judge["sentences"]
+        assert "mmkg: verify: judge" in r.err
+    else:
+        assert synth["fallback"]
+    # --judge none: no judge in the trace
+    j2 = run("ask", "what is multi-head attention?", "--llm", "local", "--judge", "none", "--json",
+             store=st, timeout=900).json()
+    assert "judge" not in next(s for s in j2["trace"] if s["step"] == "verify")
