@@ -82,6 +82,19 @@ TEST_F(AskStore, AnswersWithCitationsToDocPageAndChunk) {
   EXPECT_EQ(r.rounds, 1);
 }
 
+TEST_F(AskStore, ParallelSubQueriesGiveTheSameAnswerAsSequential) {
+  AskOptions seq, par;
+  seq.retrieve.parallel = 1;
+  par.retrieve.parallel = 4;
+  for (const char* q : {"what is attention?", "How do implementations keep the softmax from overflowing?"}) {
+    AskResult a = ask(*store, q, seq), b = ask(*store, q, par);
+    EXPECT_EQ(a.answer, b.answer);
+    EXPECT_EQ(a.subqueries.size(), b.subqueries.size());
+    ASSERT_EQ(a.citations.size(), b.citations.size());
+    for (size_t i = 0; i < a.citations.size(); ++i) EXPECT_EQ(a.citations[i].chunk_id, b.citations[i].chunk_id);
+  }
+}
+
 TEST_F(AskStore, CitesPagesOfPagedDocuments) {
   AskResult r = ask(*store, "How do implementations keep the softmax from overflowing?", {});
   ASSERT_TRUE(r.found) << r.answer;
