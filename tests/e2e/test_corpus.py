@@ -68,9 +68,13 @@ def test_ask_what_is_attention_is_cited(corpus_store):
         assert c["quote"] and c["quote"] in " ".join(c["text"].split()) or c["quote"][:40] in c["text"]
     # every citation resolves to a chunk that search can show
     steps = [s["step"] for s in j["trace"]]
-    assert steps == ["plan", "graph", "retrieve", "synthesize", "verify"]
-    verify = j["trace"][-1]
+    assert steps[:5] == ["plan", "graph", "retrieve", "synthesize", "verify"] and steps[-1] == "orchestrate"
+    verify = j["trace"][4]
     assert verify["citations_resolved"] == verify["citations"]
+    orch = j["trace"][-1]
+    assert orch["rounds"] == j["rounds"] and 1 <= j["rounds"] <= 2 and orch["max_rounds"] == 2
+    # a follow-up round's steps say so
+    assert all(s.get("round", 1) <= j["rounds"] for s in j["trace"])
 
 
 def test_ask_verbose_log_and_plain_output(corpus_store):
