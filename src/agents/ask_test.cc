@@ -9,6 +9,7 @@
 #include "core/test_util.h"
 #include "index/lexical.h"
 #include "store/store.h"
+#include "store/store_test_util.h"
 
 namespace mmkg {
 namespace {
@@ -28,21 +29,7 @@ class AskStore : public ::testing::Test {
          "Gardening requires patience, water and good soil for tomatoes to grow."});
   }
   void add(const std::string& id, const std::string& path, int page, std::vector<std::string> texts) {
-    DocumentRecord d;
-    d.id = id;
-    d.path = path;
-    d.name = path.substr(3);
-    d.format = "text";
-    std::vector<Chunk> cs;
-    for (size_t i = 0; i < texts.size(); ++i) {
-      Chunk c;
-      c.id = id + "-" + std::to_string(i);
-      c.seq = static_cast<int>(i);
-      c.text = texts[i];
-      c.page_start = c.page_end = page;
-      cs.push_back(c);
-    }
-    store->put_document(d, "", cs, std::nullopt);
+    mmkg::testing::put_text_document(*store, id, path, texts, page);
   }
   testing::TempDir dir;
   std::unique_ptr<Store> store;

@@ -13,6 +13,7 @@
 #include "llm/openai_chat.h"
 #include "net/test_http_server.h"
 #include "store/store.h"
+#include "store/store_test_util.h"
 
 namespace mmkg {
 namespace {
@@ -178,20 +179,7 @@ class TeamStore : public ::testing::Test {
          "Lead is a soft metal once used in pipes."});
   }
   void add(const std::string& id, const std::string& path, std::vector<std::string> texts) {
-    DocumentRecord d;
-    d.id = id;
-    d.path = path;
-    d.name = path.substr(3);
-    d.format = "text";
-    std::vector<Chunk> cs;
-    for (size_t i = 0; i < texts.size(); ++i) {
-      Chunk c;
-      c.id = id + "-" + std::to_string(i);
-      c.seq = static_cast<int>(i);
-      c.text = texts[i];
-      cs.push_back(c);
-    }
-    store->put_document(d, "", cs, std::nullopt);
+    mmkg::testing::put_text_document(*store, id, path, texts);
   }
   testing::TempDir dir;
   std::unique_ptr<Store> store;
