@@ -38,6 +38,8 @@ struct AskResult {
   bool found = false;
   size_t context_chunks = 0;
   size_t context_chars = 0;
+  size_t context_tokens = 0;  ///< the context's tokens as the budget counted them
+  std::vector<Candidate> context;  ///< the passages the answer was written from (budgeted)
   nlohmann::json trace;  ///< [{"step": ..., "ms": ..., ...}]
 };
 

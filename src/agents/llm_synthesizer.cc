@@ -4,6 +4,7 @@
 #include <regex>
 #include <set>
 
+#include "agents/context_budget.h"
 #include "core/text.h"
 #include "ingest/sentences.h"
 
@@ -15,7 +16,7 @@ std::string trim(const std::string& s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
-std::set<std::string> stem_set(const std::string& text) {
+std::set<std::string> content_stem_set(const std::string& text) {
   std::set<std::string> out;
   for (auto& s : content_stems(text)) out.insert(s);
   return out;
@@ -38,15 +39,22 @@ Answer synthesize_llm(ChatModel& model, const std::string& question, const Retri
     report.fallback = "the documents do not cover the question";
     return extractive;
   }
-  const size_t n = std::min(lopt.max_passages, retrieval.context.size());
+  // The passages are the budgeted context exactly as the budget counted them (context_budget.h):
+  // the budget alone decides what the model sees.
+  const size_t n = retrieval.context.size();
   std::string passages;
+  for (size_t i = 0; i < n; ++i) passages += format_passage(i + 1, retrieval.context[i]);
+  // Each passage's shown sentences (verbatim chunk text) and their stems, computed once.
+  std::vector<std::vector<std::string>> passage_sents(n);
+  std::vector<std::set<std::string>> passage_stems(n);
   for (size_t i = 0; i < n; ++i) {
-    const auto& h = retrieval.context[i].hit;
-    std::string text = std::string(utf8_prefix(h.text, lopt.max_passage_chars));
-    passages += "[" + std::to_string(i + 1) + "] (" + h.doc + ")\n" + collapse_ws(text) + "\n\n";
+    const std::string& chunk = retrieval.context[i].hit.text;
+    for (auto [b, e] : shown_sentences(retrieval.context[i])) {
+      passage_sents[i].push_back(chunk.substr(b, e - b));
+      auto st = content_stems(passage_sents[i].back());
+      passage_stems[i].insert(st.begin(), st.end());
+    }
   }
-  std::vector<std::set<std::string>> passage_stems(n);  // computed once, used for every sentence
-  for (size_t i = 0; i < n; ++i) passage_stems[i] = stem_set(retrieval.context[i].hit.text);
   ChatRequest req;
   req.temperature = 0;
   req.max_tokens = lopt.max_tokens;
@@ -96,9 +104,8 @@ Answer synthesize_llm(ChatModel& model, const std::string& question, const Retri
     bool by_embedding = false;
     if (best < lopt.min_support && best >= lopt.min_lexical_with_embedding && lopt.embed) {
       // A paraphrase: compare with each sentence of the passage by embedding.
-      const std::string& ptext = retrieval.context[where].hit.text;
       std::vector<std::string> texts = {bare};
-      for (auto [pb, pe] : split_sentences(ptext)) texts.push_back(collapse_ws(ptext.substr(pb, pe - pb)));
+      for (const auto& ps : passage_sents[where]) texts.push_back(collapse_ws(ps));
       auto vecs = lopt.embed(texts);
       double cos = 0;
       for (size_t i = 1; i < vecs.size() && !vecs[0].empty(); ++i) {
@@ -127,12 +134,10 @@ Answer synthesize_llm(ChatModel& model, const std::string& question, const Retri
     if (fresh) ans.citations.push_back(make_citation(retrieval.context[where].hit, it->second));
     // The quote is verbatim from the passage: its sentence that best supports the model's.
     Citation& c = ans.citations[static_cast<size_t>(it->second - 1)];
-    const std::string& ptext = retrieval.context[where].hit.text;
     std::string quote;
     double qbest = -1;
-    for (auto [pb, pe] : split_sentences(ptext)) {
-      std::string ps = ptext.substr(pb, pe - pb);
-      const std::set<std::string> st = stem_set(ps);
+    for (const auto& ps : passage_sents[where]) {
+      const std::set<std::string> st = content_stem_set(ps);
       size_t hit = 0;
       for (auto& x : bare_stems) hit += st.count(x);
       double sc = static_cast<double>(hit) / (1.0 + 0.01 * static_cast<double>(ps.size()));

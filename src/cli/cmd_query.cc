@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "agents/rerank.h"
 #include "cli/commands.h"
 #include "core/error.h"
 #include "embed/embedder.h"
@@ -75,6 +76,16 @@ std::unique_ptr<ChatModel> open_llm(const Common& c, Store& store, const std::st
   return make_openai_chat(cfg, {}, LlmCache::open(store.dir() + "/mmkg.db"));
 }
 
+// The --rerank spec with what its backends need; embed needs the searcher's embedder.
+std::unique_ptr<Reranker> open_reranker(const std::string& spec, TermStats& stats, Searcher& searcher,
+                                        ChatModel* chat) {
+  RerankDeps deps;
+  deps.stats = &stats;
+  deps.chat = chat;
+  if (spec.find("embed") != std::string::npos) deps.embedder = searcher.embedder();
+  return make_reranker(spec, deps);
+}
+
 }  // namespace
 
 int cmd_search(const Common& c, const std::string& query, int k, const std::string& mode) {
@@ -122,7 +133,8 @@ int cmd_search(const Common& c, const std::string& query, int k, const std::stri
   return 0;
 }
 
-int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt, const std::string& llm) {
+int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt, const std::string& llm,
+            const std::string& rerank) {
   auto store = Store::open(c.store, false);
   std::unique_ptr<LocalModelServer> local;
   std::unique_ptr<ChatModel> chat = open_llm(c, *store, llm, local);
@@ -130,9 +142,12 @@ int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt,
   auto gs = open_graph_for_query(c, *store);
   std::unique_ptr<GraphContext> gctx;
   if (gs) gctx = std::make_unique<GraphContext>(*gs, graph::make_embed_names(*store, searcher.embedder()));
+  TermStats stats(*store);
+  auto reranker = open_reranker(rerank, stats, searcher, chat.get());
   AskOptions o = opt;
   o.graph = gctx.get();
   o.chat = chat.get();
+  o.retrieve.reranker = reranker.get();
   AskResult r = ask(*store, searcher, question, o);
   if (c.json) {
     json cites = json::array();
@@ -142,7 +157,7 @@ int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt,
                        {"heading_path", ct.heading_path}, {"quote", ct.quote}, {"text", ct.text}});
     json out = {{"question", question}, {"answer", r.answer}, {"found", r.found}, {"citations", cites},
                 {"subqueries", r.subqueries}, {"entities", entities_json(r)}, {"facts", facts_json(r)}, {"context_chunks", r.context_chunks},
-                {"context_chars", r.context_chars}, {"trace", r.trace}};
+                {"context_chars", r.context_chars}, {"context_tokens", r.context_tokens}, {"trace", r.trace}};
     std::printf("%s\n", out.dump().c_str());
     return 0;
   }
@@ -157,13 +172,14 @@ int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt,
 }
 
 int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const std::string& mode,
-             const std::string& llm) {
+             const std::string& llm, const EvalFlags& flags) {
   auto items = load_qa(qa_path);
   auto store = Store::open(c.store, false);
   EvalOptions eo;
   std::unique_ptr<LocalModelServer> local;
   std::unique_ptr<ChatModel> chat;
-  if (answers) chat = open_llm(c, *store, llm, local);
+  // The model answers with --answers; --rerank llm needs it for retrieval alone too.
+  if (answers || flags.rerank.find("llm") != std::string::npos) chat = open_llm(c, *store, llm, local);
   eo.chat = chat.get();
   // One searcher: its embedder (loaded once) also embeds the graph's entity names.
   Searcher searcher(*store, c.embedder, c.fusion);
@@ -173,6 +189,10 @@ int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const st
     gctx = std::make_unique<GraphContext>(*gs, graph::make_embed_names(*store, searcher.embedder()));
     eo.graph = gctx.get();
   }
+  TermStats stats(*store);
+  auto reranker = open_reranker(flags.rerank, stats, searcher, chat.get());
+  eo.retrieve.reranker = reranker.get();
+  eo.retrieve.max_context_tokens = flags.context_tokens;
   eo.answers = answers;
   eo.embedder = c.embedder;
   eo.fusion = c.fusion;
@@ -197,6 +217,12 @@ int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const st
                   t["mrr"].get<double>());
   }
   if (answers) {
+    const auto& cx = r["context"];
+    std::printf("context per question: %.0f tokens, %.0f chars, %.1f chunks (%.1f trimmed); without the budget "
+                "%.0f tokens, %.0f chars; evidence in context %.3f\n",
+                cx["tokens"].get<double>(), cx["chars"].get<double>(), cx["chunks"].get<double>(),
+                cx["trimmed_chunks"].get<double>(), cx["unbudgeted_tokens"].get<double>(),
+                cx["unbudgeted_chars"].get<double>(), cx["evidence_recall"].get<double>());
     std::printf("answer accuracy %.3f", r["answer_accuracy"].get<double>());
     if (r["citation_precision"].is_number()) std::printf("  citation precision %.3f", r["citation_precision"].get<double>());
     std::printf("%s%s\n", chat ? "  (model " : "  (extractive", chat ? (chat->id() + ")").c_str() : ")");

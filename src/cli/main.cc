@@ -9,6 +9,11 @@
 
 using namespace mmkg;
 
+namespace {
+// The reranker ask and eval use unless --rerank says otherwise (docs/EVAL.md has the measurements).
+const char* const kDefaultRerank = "none";
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"mmkg: documents in, cited answers out (multimodal knowledge graph + agents)", "mmkg"};
   app.require_subcommand(1);
@@ -79,7 +84,13 @@ int main(int argc, char** argv) {
   askc->add_option("question", question, "the question")->required();
   askc->add_option("-k", aopt.retrieve.k_per_query, "chunks retrieved per sub-query")->capture_default_str()
       ->check(CLI::Range(1, 100));
-  askc->add_option("--max-context", aopt.retrieve.max_context_chars, "context budget in characters")
+  askc->add_option("--context-tokens", aopt.retrieve.max_context_tokens,
+                   "token budget of the context the answer is written from (0: no limit, max 8 chunks)")
+      ->capture_default_str();
+  std::string ask_rerank = kDefaultRerank;
+  askc->add_option("--rerank", ask_rerank,
+                   "reranker of the retrieved chunks: none, lexical, embed (sentence vectors), llm (needs --llm), "
+                   "or several joined by '+'")
       ->capture_default_str();
   std::string ask_mode = "hybrid";
   askc->add_option("--mode", ask_mode, "retrieval per sub-query: bm25, dense or hybrid")->capture_default_str()
@@ -128,6 +139,13 @@ int main(int argc, char** argv) {
   std::string eval_mode = "all";
   evalc->add_option("--mode", eval_mode, "search mode to score: bm25, dense, hybrid or all")->capture_default_str()
       ->check(CLI::IsMember({"bm25", "dense", "hybrid", "all"}));
+  cli::EvalFlags eflags;
+  eflags.rerank = kDefaultRerank;
+  evalc->add_option("--rerank", eflags.rerank,
+                    "reranker to score (as <mode>+rerank) and to answer with: none, lexical, embed, llm, or A+B")
+      ->capture_default_str();
+  evalc->add_option("--context-tokens", eflags.context_tokens, "token budget of the context for --answers (0: no limit)")
+      ->capture_default_str();
 
   try {
     app.parse(argc, argv);
@@ -152,14 +170,14 @@ int main(int argc, char** argv) {
       return cli::cmd_ingest(common, paths, iopt, !no_progress && !common.json, extract);
     }
     if (*search) return cli::cmd_search(common, query, k, mode);
-    if (*askc) return cli::cmd_ask(common, question, aopt, llm);
+    if (*askc) return cli::cmd_ask(common, question, aopt, llm, ask_rerank);
     if (*del) return cli::cmd_delete(common, docs);
     if (*stats) return cli::cmd_stats(common);
     if (*graphc) {
       std::string action = *gentity ? "entity" : *gneighbors ? "neighbors" : "export";
       return cli::cmd_graph(common, action, gname, gformat, goutput);
     }
-    if (*evalc) return cli::cmd_eval(common, qa, answers, eval_mode, eval_llm);
+    if (*evalc) return cli::cmd_eval(common, qa, answers, eval_mode, eval_llm, eflags);
   } catch (const UsageError& e) {
     cli::print_error("", e.what());
     return 2;
