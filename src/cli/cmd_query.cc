@@ -193,6 +193,8 @@ int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const st
   auto reranker = open_reranker(flags.rerank, stats, searcher, chat.get());
   eo.retrieve.reranker = reranker.get();
   eo.retrieve.max_context_tokens = flags.context_tokens;
+  eo.retrieve.rerank_top_n = flags.rerank_top_n;
+  eo.retrieve.rerank_weight = flags.rerank_weight;
   eo.answers = answers;
   eo.embedder = c.embedder;
   eo.fusion = c.fusion;

@@ -37,7 +37,9 @@ int cmd_graph(const Common& c, const std::string& action, const std::string& nam
 /// eval's retrieval options beyond the search mode.
 struct EvalFlags {
   std::string rerank = "none";  ///< --rerank: scored as "<mode>+rerank" and used for --answers
-  size_t context_tokens = 2000;  ///< --context-tokens for --answers
+  size_t context_tokens = RetrieveOptions{}.max_context_tokens;  ///< --context-tokens for --answers
+  size_t rerank_top_n = RetrieveOptions{}.rerank_top_n;         ///< --rerank-top
+  double rerank_weight = RetrieveOptions{}.rerank_weight;       ///< --rerank-weight
 };
 int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const std::string& mode,
              const std::string& llm = "", const EvalFlags& flags = {});

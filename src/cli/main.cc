@@ -92,6 +92,11 @@ int main(int argc, char** argv) {
                    "reranker of the retrieved chunks: none, lexical, embed (sentence vectors), llm (needs --llm), "
                    "or several joined by '+'")
       ->capture_default_str();
+  askc->add_option("--rerank-top", aopt.retrieve.rerank_top_n, "candidates the reranker sees")->capture_default_str()
+      ->check(CLI::Range(2, 200));
+  askc->add_option("--rerank-weight", aopt.retrieve.rerank_weight,
+                   "share of the reranker's order in the blend with the fused order (1: its order alone)")
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
   std::string ask_mode = "hybrid";
   askc->add_option("--mode", ask_mode, "retrieval per sub-query: bm25, dense or hybrid")->capture_default_str()
       ->check(CLI::IsMember({"bm25", "dense", "hybrid"}));
@@ -146,6 +151,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   evalc->add_option("--context-tokens", eflags.context_tokens, "token budget of the context for --answers (0: no limit)")
       ->capture_default_str();
+  evalc->add_option("--rerank-top", eflags.rerank_top_n, "candidates the reranker sees")->capture_default_str()
+      ->check(CLI::Range(2, 200));
+  evalc->add_option("--rerank-weight", eflags.rerank_weight,
+                    "share of the reranker's order in the blend with the fused order (1: its order alone)")
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
 
   try {
     app.parse(argc, argv);
