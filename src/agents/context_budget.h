@@ -18,7 +18,7 @@ class TokenCounter;
 
 struct BudgetOptions {
   size_t max_chunks = 8;
-  size_t max_tokens = 2000;               ///< 0: no token limit
+  size_t max_tokens = 1500;               ///< 0: no token limit
   const TokenCounter* counter = nullptr;  ///< nullptr: default_token_counter()
 };
 

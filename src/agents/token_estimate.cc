@@ -1,9 +1,10 @@
 // The default token counter: the text is cut into the pieces BPE tokenizers start from (letter
 // runs, single digits, punctuation, newline runs, non-ASCII characters), each piece is given
 // the tokens it costs on average, and the sum is scaled up so that real tokenizers rarely
-// count more. Weights fitted (relative least squares) on the 383 chunks of examples/corpus
-// against the largest of SmolLM2's, cl100k's and o200k's counts; docs/EVAL.md ("Token counter")
-// has the fit, the errors and the command that repeats it.
+// count more. Weights fitted (relative least squares) on the 383 chunks of examples/corpus, as
+// stored and with whitespace collapsed (766 texts: prose, LaTeX, headings, numbers), against the
+// largest of SmolLM2's, cl100k's and o200k's counts; docs/EVAL.md ("Token counter") has the
+// errors and bench/token_counts.py repeats the measurement.
 #include <cmath>
 
 #include "agents/tokens.h"

@@ -221,10 +221,10 @@ int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const st
   if (answers) {
     const auto& cx = r["context"];
     std::printf("context per question: %.0f tokens, %.0f chars, %.1f chunks (%.1f trimmed); without the budget "
-                "%.0f tokens, %.0f chars; evidence in context %.3f\n",
+                "%.0f tokens, %.0f chars; evidence in context %.3f (MRR %.3f)\n",
                 cx["tokens"].get<double>(), cx["chars"].get<double>(), cx["chunks"].get<double>(),
                 cx["trimmed_chunks"].get<double>(), cx["unbudgeted_tokens"].get<double>(),
-                cx["unbudgeted_chars"].get<double>(), cx["evidence_recall"].get<double>());
+                cx["unbudgeted_chars"].get<double>(), cx["evidence_recall"].get<double>(), cx["evidence_mrr"].get<double>());
     std::printf("answer accuracy %.3f", r["answer_accuracy"].get<double>());
     if (r["citation_precision"].is_number()) std::printf("  citation precision %.3f", r["citation_precision"].get<double>());
     std::printf("%s%s\n", chat ? "  (model " : "  (extractive", chat ? (chat->id() + ")").c_str() : ")");

@@ -191,7 +191,7 @@ nlohmann::json evaluate(Store& store, Searcher& searcher, const std::vector<QaIt
   long cite_total = 0, cite_good = 0;
   struct ContextAgg {
     double tokens = 0, chars = 0, chunks = 0, unbudgeted_tokens = 0, unbudgeted_chars = 0, trimmed = 0;
-    double evidence = 0, rerank_ms = 0;
+    double evidence = 0, mrr = 0, rerank_ms = 0;
     int with_evidence = 0;
   } cx;
   if (opt.answers) {
@@ -220,15 +220,19 @@ nlohmann::json evaluate(Store& store, Searcher& searcher, const std::vector<QaIt
         }
       if (!q.evidence.empty()) {
         int in = 0;
+        size_t first = 0;  // 1-based place of the first passage holding an evidence quote
         for (const auto& ev : q.evidence)
-          for (const auto& c : a.context)
-            if (evidence_in(c.text, ev.quote)) {
+          for (size_t p = 0; p < a.context.size(); ++p)
+            if (evidence_in(a.context[p].text, ev.quote)) {
               ++in;
+              if (first == 0 || p + 1 < first) first = p + 1;
               break;
             }
         cx.evidence += static_cast<double>(in) / static_cast<double>(q.evidence.size());
+        cx.mrr += first ? 1.0 / static_cast<double>(first) : 0.0;
         ++cx.with_evidence;
         rows[qi]["context_evidence"] = static_cast<double>(in) / static_cast<double>(q.evidence.size());
+        rows[qi]["context_first_evidence"] = first ? nlohmann::json(first) : nlohmann::json(nullptr);
       }
       bool ok;
       if (q.evidence.empty()) {
@@ -283,6 +287,7 @@ nlohmann::json evaluate(Store& store, Searcher& searcher, const std::vector<QaIt
                       {"unbudgeted_tokens", cx.unbudgeted_tokens / n},
                       {"unbudgeted_chars", cx.unbudgeted_chars / n},
                       {"evidence_recall", cx.with_evidence ? cx.evidence / cx.with_evidence : 0.0},
+                      {"evidence_mrr", cx.with_evidence ? cx.mrr / cx.with_evidence : 0.0},
                       {"rerank_ms", cx.rerank_ms / n}};
   }
   out["modes"] = modes;

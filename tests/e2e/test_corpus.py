@@ -131,7 +131,10 @@ def test_eval_dev_set(corpus_store):
     assert r10 >= 0.90, j
     assert j["mrr"] >= 0.85, j
     assert j["answer_accuracy"] is None
-    assert j["reranker"] is None and "bm25+rerank" not in j["modes"]
+    # the default reranker (lexical) is scored beside the primary mode and loses nothing
+    assert j["reranker"] == "lexical" and j["modes"]["bm25+rerank"]["mrr"] >= j["mrr"] - 0.02, j["modes"]
+    none = run("eval", DEV_QA, "--json", "--rerank", "none", store=corpus_store).json()
+    assert none["reranker"] is None and "bm25+rerank" not in none["modes"]
 
 
 def test_eval_with_reranker_and_budget(corpus_store):
