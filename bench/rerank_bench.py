@@ -19,7 +19,7 @@ def main():
     ap.add_argument("--store", required=True)
     ap.add_argument("--qa", default=os.path.join(ROOT, "..", "shared", "eval", "dev_qa.jsonl"))
     ap.add_argument("--bin", default=os.environ.get("MMKG_BIN", os.path.join(ROOT, "build", "mmkg")))
-    ap.add_argument("--rerankers", default="lexical,embed,lexical+embed")
+    ap.add_argument("--rerankers", default="none,lexical,embed,lexical+embed")
     ap.add_argument("--llm", default="none", help="model for --rerank llm (local or a URL)")
     a = ap.parse_args()
     questions = [json.loads(l)["question"] for l in open(a.qa) if l.strip()]
@@ -36,6 +36,9 @@ def main():
             ret = next(s for s in json.loads(p.stdout)["trace"] if s["step"] == "retrieve")
             cold.append(ret.get("rerank", {}).get("ms", 0.0))
             step.append(ret["ms"])
+        if rr == "none":  # the retrieve step without a reranker, for comparison
+            print(f"| none | | | | | {statistics.mean(step):.1f} |")
+            continue
         p = subprocess.run([a.bin, "eval", a.qa, "--json", "--mode", "hybrid", "--rerank", rr, "--store", a.store]
                            + extra, capture_output=True, text=True, check=True)
         warm = json.loads(p.stdout)["modes"]["hybrid+rerank"]["rerank_ms_per_question"]
