@@ -177,6 +177,10 @@ int main(int argc, char** argv) {
     aopt.embedder = common.embedder;
     aopt.fusion = common.fusion;
     aopt.retrieve.mode = parse_search_mode(ask_mode);
+    for (size_t t : {aopt.retrieve.max_context_tokens, eflags.context_tokens})
+      if (t > 0 && t < 50)
+        throw UsageError("--context-tokens " + std::to_string(t) +
+                         " leaves no room for a passage; give at least 50 (1500 is the default), or 0 for no limit");
     if (*ingest) {
       iopt.max_file_bytes = static_cast<int64_t>(max_mb * 1024 * 1024);
       return cli::cmd_ingest(common, paths, iopt, !no_progress && !common.json, extract);

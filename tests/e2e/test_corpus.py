@@ -117,6 +117,8 @@ def test_rerank_needs_what_it_uses(corpus_store):
     assert r.rc == 2 and "--llm local" in r.err, r
     r = run("ask", "what is attention?", "--rerank", "cross", store=corpus_store)
     assert r.rc == 2 and "unknown reranker 'cross'" in r.err, r
+    r = run("ask", "what is attention?", "--context-tokens", "10", store=corpus_store)
+    assert r.rc == 2 and "give at least 50" in r.err, r
 
 
 def test_eval_dev_set(corpus_store):
