@@ -165,6 +165,33 @@ TEST_F(RerankStore, FusedRerankersCombineAndFactoryErrorsSayWhatToDo) {
   EXPECT_NE(message("lexical+", {&stats, nullptr, nullptr}).find("unknown reranker ''"), std::string::npos);
 }
 
+// What every backend promises: one score per passage (or none, with a reason), for any question.
+TEST_F(RerankStore, EveryBackendGivesOneScorePerPassage) {
+  TermStats stats(*store);
+  BagEmbedder emb;
+  mmkg::testing::ScriptedHttpServer srv;
+  for (int i = 0; i < 4; ++i)
+    srv.push_json(200, nlohmann::json({{"choices", {{{"index", 0},
+                                                     {"message", {{"role", "assistant"}, {"content", R"({"ranking": [2]})"}}},
+                                                     {"finish_reason", "stop"}}}}})
+                           .dump());
+  auto model = make_openai_chat(parse_llm_spec(srv.url("/v1#model=test&retries=0")));
+  const auto cs = constructed();
+  std::vector<const SearchHit*> three = {&cs[0].hit, &cs[1].hit, &cs[2].hit};
+  SearchHit empty_text;
+  for (const char* spec : {"lexical", "embed", "llm", "lexical+embed"}) {
+    auto r = make_reranker(spec, {&stats, &emb, model.get()});
+    for (const std::string q : {kQuestion, std::string("???"), std::string()}) {
+      std::string why;
+      auto s = r->score(q, three, why);
+      EXPECT_TRUE(s.size() == 3 || (s.empty() && !why.empty())) << spec << " '" << q << "': " << why;
+    }
+    std::string why;
+    auto one = r->score(kQuestion, {&empty_text}, why);
+    EXPECT_TRUE(one.size() == 1 || (one.empty() && !why.empty())) << spec << ": " << why;
+  }
+}
+
 std::string chat_answer(const std::string& text) {
   return nlohmann::json({{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}},
                                        {"finish_reason", "stop"}}}},
