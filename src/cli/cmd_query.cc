@@ -207,14 +207,14 @@ int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const st
   std::printf("%d questions\n", r["questions"].get<int>());
   for (auto& [name, m] : r["modes"].items()) {
     if (m.contains("unavailable")) {
-      std::printf("%-12s unavailable: %s\n", name.c_str(), m["unavailable"].get<std::string>().c_str());
+      std::printf("%-13s unavailable: %s\n", name.c_str(), m["unavailable"].get<std::string>().c_str());
       continue;
     }
-    std::printf("%-12s recall@5 %.3f  recall@10 %.3f  MRR %.3f  (%d questions with evidence)\n", name.c_str(),
+    std::printf("%-13s recall@5 %.3f  recall@10 %.3f  MRR %.3f  (%d questions with evidence)\n", name.c_str(),
                 m["recall_at_k"]["5"].get<double>(), m["recall_at_k"]["10"].get<double>(), m["mrr"].get<double>(),
                 m["answerable"].get<int>());
     for (auto& [type, t] : m["by_type"].items())
-      std::printf("             %-12s n=%-3d recall@5 %.3f  recall@10 %.3f  MRR %.3f\n", type.c_str(),
+      std::printf("              %-12s n=%-3d recall@5 %.3f  recall@10 %.3f  MRR %.3f\n", type.c_str(),
                   t["questions"].get<int>(), t["recall_at_5"].get<double>(), t["recall_at_10"].get<double>(),
                   t["mrr"].get<double>());
   }
