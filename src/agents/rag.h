@@ -29,7 +29,8 @@ struct RetrieveOptions {
   /// well as no budget (docs/EVAL.md, "Reranking and the token budget").
   size_t max_context_tokens = 1500;
   const TokenCounter* tokens = nullptr;  ///< nullptr: default_token_counter() ("estimate")
-  /// Reorders the fused candidates before packing (nullptr: fused order). Not owned.
+  /// Reorders the fused candidates before packing (nullptr: fused order; `mmkg ask` and `mmkg eval`
+  /// pass "lexical" unless --rerank says otherwise). Not owned.
   Reranker* reranker = nullptr;
   size_t rerank_top_n = 20;          ///< candidates the reranker sees (the rest keep their order)
   /// Share of the reranker's order in the blend with the fused order (rerank()); 1: its order alone.
