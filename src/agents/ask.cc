@@ -103,6 +103,8 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
   res.subqueries = plan.subqueries;
   res.context_chunks = r.context.size();
   res.context_chars = r.context_chars;
+  res.context_tokens = r.context_tokens;
+  res.context = r.context;
   res.rounds = round;
   res.gaps = v.gaps;
   res.answer = v.answer.text;

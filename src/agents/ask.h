@@ -49,6 +49,8 @@ struct AskResult {
   size_t context_chars = 0;
   int rounds = 1;                 ///< orchestrator rounds run
   std::vector<std::string> gaps;  ///< question words the final answer's sources do not mention
+  size_t context_tokens = 0;  ///< the context's tokens as the budget counted them
+  std::vector<Candidate> context;  ///< the passages the answer was written from (budgeted)
   nlohmann::json trace;  ///< [{"step": ..., "ms": ..., ...}]
 };
 

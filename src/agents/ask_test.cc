@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "agents/planner.h"
+#include "agents/rerank.h"
 #include "llm/llm_config.h"
 #include "llm/openai_chat.h"
 #include "net/test_http_server.h"
@@ -99,14 +100,40 @@ TEST_F(AskStore, SaysSoWhenTheDocumentsDoNotContainIt) {
   EXPECT_FALSE(e.found);
 }
 
-TEST_F(AskStore, ContextRespectsBudgetAndDeduplicates) {
-  AskOptions o;
-  o.retrieve.max_context_chars = 100;
-  AskResult r = ask(*store, "attention softmax recurrent gardening", o);
-  EXPECT_EQ(r.context_chunks, 1u) << "the first chunk always fits, later ones must respect the budget";
+TEST_F(AskStore, ContextRespectsTokenBudgetAndDeduplicates) {
   AskOptions wide;
   AskResult w = ask(*store, "attention softmax recurrent gardening", wide);
   EXPECT_LE(w.context_chunks, 4u);
+  EXPECT_GT(w.context_tokens, 0u);
+  // A budget smaller than the chunks: what does not fit whole is trimmed to its best sentences,
+  // and the count never goes over the budget.
+  AskOptions o;
+  o.retrieve.max_context_tokens = 45;
+  AskResult r = ask(*store, "attention softmax recurrent gardening", o);
+  EXPECT_GE(r.context_chunks, 1u) << "the first chunk is never left out for size";
+  EXPECT_LE(r.context_tokens, 45u);
+  EXPECT_LT(r.context_tokens, w.context_tokens);
+  const auto& retrieve = r.trace[1];
+  ASSERT_EQ(retrieve["step"], "retrieve");
+  EXPECT_EQ(retrieve["context_tokens"], r.context_tokens);
+  EXPECT_GE(retrieve["trimmed_chunks"].get<int>() + retrieve["skipped_chunks"].get<int>(), 1) << retrieve.dump();
+  EXPECT_GE(retrieve["unbudgeted_tokens"].get<size_t>(), w.context_tokens);
+}
+
+TEST_F(AskStore, RerankerRunsBeforeTheBudgetAndIsTraced) {
+  TermStats stats(*store);
+  auto reranker = make_reranker("lexical", {&stats, nullptr, nullptr});
+  AskOptions o;
+  o.retrieve.reranker = reranker.get();
+  AskResult r = ask(*store, "Which softmax implementation avoids overflow, and why is recurrent training slow?", o);
+  ASSERT_TRUE(r.found) << r.answer;
+  const auto& retrieve = r.trace[1];
+  ASSERT_TRUE(retrieve.contains("rerank")) << retrieve.dump();
+  EXPECT_EQ(retrieve["rerank"]["reranker"], "lexical");
+  EXPECT_GE(retrieve["rerank"]["ms"].get<double>(), 0.0);
+  ASSERT_GE(retrieve["unique_chunks"].get<size_t>(), 2u);
+  EXPECT_EQ(retrieve["rerank"]["scored"].get<size_t>(), std::min<size_t>(20, retrieve["unique_chunks"].get<size_t>()));
+  EXPECT_GT(r.context[0].rerank, 0.0);
 }
 
 // The model's answer is verified sentence by sentence against the passage it cites; a scripted

@@ -2,6 +2,7 @@
 
 #include <regex>
 
+#include "agents/context_budget.h"
 #include "core/text.h"
 #include "ingest/sentences.h"
 
@@ -29,14 +30,12 @@ Draft draft_llm(ChatModel& model, const std::string& question, const Retrieval& 
     d.fallback = "the documents do not cover the question";
     return d;
   }
-  const size_t n = std::min(lopt.max_passages, retrieval.context.size());
+  // The passages are the budgeted context exactly as the budget counted them (context_budget.h):
+  // the budget alone decides what the model sees.
+  const size_t n = retrieval.context.size();
   d.passages = n;
   std::string passages;
-  for (size_t i = 0; i < n; ++i) {
-    const auto& h = retrieval.context[i].hit;
-    std::string text = std::string(utf8_prefix(h.text, lopt.max_passage_chars));
-    passages += "[" + std::to_string(i + 1) + "] (" + h.doc + ")\n" + collapse_ws(text) + "\n\n";
-  }
+  for (size_t i = 0; i < n; ++i) passages += format_passage(i + 1, retrieval.context[i]);
   ChatRequest req;
   req.temperature = 0;
   req.max_tokens = lopt.max_tokens;

@@ -11,9 +11,9 @@
 
 namespace mmkg {
 
+/// The model sees the whole budgeted context (Retrieval::context, each passage as
+/// format_passage() renders it); RetrieveOptions::max_context_tokens sizes it.
 struct LlmSynthOptions {
-  size_t max_passages = 5;
-  size_t max_passage_chars = 1200;
   int max_tokens = 300;
 };
 

@@ -5,7 +5,10 @@
 #include <set>
 #include <unordered_map>
 
+#include "agents/context_budget.h"
 #include "agents/definition.h"
+#include "agents/query_terms.h"
+#include "agents/rerank.h"
 #include "agents/trace.h"
 #include "store/store.h"
 
@@ -165,12 +168,18 @@ Retrieval retrieve(Store& store, Searcher& searcher, const Plan& plan, const Ret
   }
   Retrieval r;
   r.unique_chunks = all.size();
-  for (auto& c : all) {
-    if (r.context.size() >= opt.max_chunks) break;
-    if (!r.context.empty() && r.context_chars + c.hit.text.size() > opt.max_context_chars) continue;
-    r.context_chars += c.hit.text.size();
-    r.context.push_back(std::move(c));
+  // Rerank the best candidates (rerank.h), then pack them into the token budget (context_budget.h).
+  if (opt.reranker && !subqueries.empty()) {
+    r.rerank = rerank(*opt.reranker, subqueries[0], all, opt.rerank_top_n, opt.rerank_weight);
+    if (r.rerank.fallback.empty())
+      trace.log("mmkg: retrieve: reranked %zu candidates with %s in %.0f ms (%zu moved)", r.rerank.scored,
+                r.rerank.reranker.c_str(), r.rerank.ms, r.rerank.moved);
+    else
+      trace.log("mmkg: retrieve: reranker %s failed (%s); fused order kept", r.rerank.reranker.c_str(),
+                r.rerank.fallback.c_str());
   }
+  TermStats stats(store);
+  pack_context(std::move(all), query_terms(subqueries, stats), {opt.max_chunks, opt.max_context_tokens, opt.tokens}, r);
   return r;
 }
 

@@ -1,7 +1,9 @@
-// RAG retriever: search per sub-query, de-duplicate, fuse ranks, cut to a context budget.
+// RAG retriever: search per sub-query, de-duplicate, fuse ranks, rerank (rerank.h), cut to a
+// token budget (context_budget.h).
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "agents/planner.h"
@@ -12,11 +14,27 @@ namespace mmkg {
 
 class Store;
 class Trace;
+class Reranker;
+class TokenCounter;
 
 struct RetrieveOptions {
   int k_per_query = 5;               ///< hits per sub-query
   size_t max_chunks = 8;             ///< chunks kept for the context
-  size_t max_context_chars = 8000;   ///< budget for the context handed to synthesis
+  /// Token budget of the context handed to synthesis: the passages as the model sees them
+  /// ("[n] (doc)" line included), counted by `tokens`. 0: no token limit (max_chunks only).
+  /// 1500 holds about 7 chunks of prose whole (a 1,000-character chunk is about 210 tokens) and
+  /// trims the mathematics-heavy ones that made the seed's contexts balloon; it leaves a
+  /// 4,096-token model (the local SmolLM2 server's window) ample room for instructions, question
+  /// and answer. On the dev set budgets of 1000-2000 kept every evidence quote and answered as
+  /// well as no budget (docs/EVAL.md, "Reranking and the token budget").
+  size_t max_context_tokens = 1500;
+  const TokenCounter* tokens = nullptr;  ///< nullptr: default_token_counter() ("estimate")
+  /// Reorders the fused candidates before packing (nullptr: fused order; `mmkg ask` and `mmkg eval`
+  /// pass "lexical" unless --rerank says otherwise). Not owned.
+  Reranker* reranker = nullptr;
+  size_t rerank_top_n = 20;          ///< candidates the reranker sees (the rest keep their order)
+  /// Share of the reranker's order in the blend with the fused order (rerank()); 1: its order alone.
+  double rerank_weight = 0.5;
   SearchMode mode = SearchMode::Hybrid;  ///< retrieval per sub-query
   /// Context slots kept for chunks only the graph found (after the best max_chunks - graph_slots
   /// chunks of the sub-queries). Graph lists never reorder what the sub-queries found.
@@ -28,16 +46,40 @@ struct RetrieveOptions {
 
 /// A chunk chosen for the context.
 struct Candidate {
-  SearchHit hit;
+  SearchHit hit;                 ///< the chunk (hit.text: all of it; citations point here)
   double fused = 0;              ///< reciprocal-rank-fusion score over sub-queries
   double graph = 0;              ///< the same over the graph's lists (RankedList)
   std::vector<int> subqueries;   ///< indices of the sub-queries that retrieved it
+  double rerank = 0;             ///< the reranker's score (0 when not reranked)
+  /// What the context shows of the chunk: hit.text, or (trimmed to fit the budget) its best
+  /// sentences in document order with "…" where text was left out. Set by the budget.
+  std::string text;
+  /// Trimmed: the byte ranges of hit.text shown (sentences, document order). Empty: all of it.
+  std::vector<std::pair<size_t, size_t>> shown;
+  size_t tokens = 0;             ///< tokens of the passage as the model sees it
+  bool trimmed() const { return !shown.empty(); }
+};
+
+/// What the reranker did (RetrieveOptions::reranker).
+struct RerankReport {
+  std::string reranker;   ///< its name; empty when none ran
+  size_t scored = 0;      ///< candidates it scored
+  size_t moved = 0;       ///< of those, how many changed place
+  double ms = 0;          ///< wall time
+  std::string fallback;   ///< why the fused order was kept, if it was (a failed LLM call)
 };
 
 struct Retrieval {
   std::vector<Candidate> context;  ///< best first, within the budget
   size_t unique_chunks = 0;        ///< after de-duplication, before the budget
-  size_t context_chars = 0;
+  size_t context_chars = 0;        ///< bytes of the passages' text (Candidate::text)
+  size_t context_tokens = 0;       ///< tokens of the passages as the model sees them (the budget's count)
+  size_t trimmed_chunks = 0;       ///< chunks cut to their best sentences to fit
+  size_t skipped_chunks = 0;       ///< candidates left out because not even their best sentence fit
+  /// The same sizes for the best max_chunks candidates whole: the context without a token budget.
+  size_t unbudgeted_chars = 0;
+  size_t unbudgeted_tokens = 0;
+  RerankReport rerank;
 };
 
 /// A ranked list of chunk ids from another retriever (graph PPR, relation evidence). Lists are

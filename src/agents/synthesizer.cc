@@ -5,8 +5,10 @@
 #include <set>
 #include <unordered_map>
 
+#include "agents/context_budget.h"
 #include "agents/definition.h"
 #include "agents/planner.h"
+#include "agents/query_terms.h"
 #include "core/text.h"
 #include "index/lexical.h"
 #include "ingest/sentences.h"
@@ -30,11 +32,6 @@ const char* const kNotFound = "The documents do not say: no passage in the corpu
 
 namespace {
 
-struct QueryTerm {
-  std::string stem;
-  double idf;
-};
-
 struct Sentence {
   size_t cand;          // index into retrieval.context
   std::string text;
@@ -42,20 +39,6 @@ struct Sentence {
   double coverage = 0;  // IDF share of query terms present
   double score = 0;
 };
-
-std::set<std::string> stem_set(std::string_view s) {
-  std::set<std::string> out;
-  for (auto& w : words(s)) out.insert(stem(w));
-  return out;
-}
-
-double coverage_of(const std::set<std::string>& stems, const std::vector<QueryTerm>& q, double total) {
-  if (total <= 0) return 0;
-  double c = 0;
-  for (auto& t : q)
-    if (stems.count(t.stem)) c += t.idf;
-  return c / total;
-}
 
 double jaccard(const std::set<std::string>& a, const std::set<std::string>& b) {
   if (a.empty() || b.empty()) return 0;
@@ -80,38 +63,32 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
                              const SynthOptions& opt) {
   Answer ans;
   // Query terms: distinct content-word stems, weighted by IDF.
-  std::vector<QueryTerm> q;
-  {
-    std::set<std::string> seen;
-    auto ws = words(question);
-    bool any_content = std::any_of(ws.begin(), ws.end(), [](auto& w) { return !is_stopword(w); });
-    for (auto& w : ws) {
-      if (any_content && is_stopword(w)) continue;
-      std::string st = stem(w);
-      if (!seen.insert(st).second) continue;
-      q.push_back({st, std::max(0.05, stats.idf(w))});
-    }
-  }
-  double total = 0;
-  for (auto& t : q) total += t.idf;
+  const std::vector<QueryTerm> q = query_terms(question, stats);
   std::vector<std::string> defx = definiendum_stems(definition_target(question));
 
   // Score every sentence of every context chunk.
   std::vector<Sentence> sents;
   double best_chunk_cov = 0;
   for (size_t ci = 0; ci < retrieval.context.size(); ++ci) {
+    // Only what the context shows of the chunk (the budget may have trimmed it to its best
+    // sentences): sentences are byte ranges of the chunk, so quotes stay verbatim chunk text.
     const SearchHit& hit = retrieval.context[ci].hit;
     const std::string& text = hit.text;
+    const auto shown = shown_sentences(retrieval.context[ci]);
     // Where a passage stands (its document's file name and heading path) is context for all its
     // sentences: "according to the wiki" is covered by attention_wiki.txt, a paper's name by
     // the heading above the paragraph.
     std::string where = hit.doc.substr(0, hit.doc.rfind('.')) + " " + hit.heading_path;
     std::set<std::string> where_stems = stem_set(where);
-    std::set<std::string> chunk_stems = stem_set(text);
+    std::set<std::string> chunk_stems;
+    for (auto [b, e] : shown) {
+      auto st = stem_set(std::string_view(text).substr(b, e - b));
+      chunk_stems.insert(st.begin(), st.end());
+    }
     chunk_stems.insert(where_stems.begin(), where_stems.end());
-    best_chunk_cov = std::max(best_chunk_cov, coverage_of(chunk_stems, q, total));
+    best_chunk_cov = std::max(best_chunk_cov, term_coverage(chunk_stems, q));
     double prior = 0.1 / (1.0 + static_cast<double>(ci));
-    for (auto [b, e] : split_sentences(text)) {
+    for (auto [b, e] : shown) {
       if (text[b] == '#') continue;  // a heading line, not a statement
       std::string s = clean_sentence(std::string_view(text).substr(b, e - b));
       if (s.size() < 25) continue;  // headings, labels, stray fragments
@@ -121,7 +98,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       x.stems = stem_set(x.text);
       std::set<std::string> with_where = x.stems;
       with_where.insert(where_stems.begin(), where_stems.end());
-      x.coverage = coverage_of(with_where, q, total);
+      x.coverage = term_coverage(with_where, q);
       // Longer sentences match more words by chance: a mild length normalisation.
       double len_pen = x.stems.size() > 40 ? 0.9 : 1.0;
       x.score = x.coverage * len_pen + prior + 0.5 * definition_strength(defx, x.text);

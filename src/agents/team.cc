@@ -79,17 +79,33 @@ Retrieval RagAgent::run(const RagInput& in, AgentStep& step) {
   }
   d["subqueries"] = in.plan->subqueries.size();
   d["unique_chunks"] = rr.unique_chunks;
+  if (!rr.rerank.reranker.empty()) {
+    nlohmann::json rk = {{"reranker", rr.rerank.reranker}, {"ms", rr.rerank.ms}, {"scored", rr.rerank.scored},
+                         {"moved", rr.rerank.moved}};
+    if (!rr.rerank.fallback.empty()) rk["fallback"] = rr.rerank.fallback;
+    d["rerank"] = rk;
+  }
   d["context_chunks"] = rr.context.size();
   d["context_chars"] = rr.context_chars;
+  d["context_tokens"] = rr.context_tokens;
+  d["max_context_tokens"] = opt_.max_context_tokens;
+  d["trimmed_chunks"] = rr.trimmed_chunks;
+  d["skipped_chunks"] = rr.skipped_chunks;
+  d["unbudgeted_tokens"] = rr.unbudgeted_tokens;
+  d["unbudgeted_chars"] = rr.unbudgeted_chars;
   d["documents"] = std::vector<std::string>(docs.begin(), docs.end());
   step.trace.log("mmkg: retrieve: %zu unique chunks after de-duplication across sub-queries", rr.unique_chunks);
-  step.trace.log("mmkg: retrieve: context: %zu chunks from %zu documents, %zu characters", rr.context.size(),
-                 docs.size(), rr.context_chars);
+  step.trace.log("mmkg: retrieve: context: %zu chunks from %zu documents, %zu characters, %zu tokens (budget %zu; "
+                 "%zu trimmed to their best sentences)",
+                 rr.context.size(), docs.size(), rr.context_chars, rr.context_tokens, opt_.max_context_tokens,
+                 rr.trimmed_chunks);
   for (size_t i = 0; i < rr.context.size(); ++i) {
-    const auto& h = rr.context[i].hit;
+    const auto& c = rr.context[i];
+    const auto& h = c.hit;
     std::string page = h.page_start > 0 ? ", page " + std::to_string(h.page_start) : "";
-    step.trace.log("mmkg: retrieve:   %zu. %s%s, chunk %s%s%s", i + 1, h.doc.c_str(), page.c_str(), h.chunk_id.c_str(),
-                   h.heading_path.empty() ? "" : " — ", h.heading_path.c_str());
+    step.trace.log("mmkg: retrieve:   %zu. %s%s, chunk %s%s%s (%zu tokens%s)", i + 1, h.doc.c_str(), page.c_str(),
+                   h.chunk_id.c_str(), h.heading_path.empty() ? "" : " — ", h.heading_path.c_str(), c.tokens,
+                   c.trimmed() ? ", trimmed" : "");
   }
   return rr;
 }

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "agents/context_budget.h"
 #include "core/text.h"
 #include "graph/lexicon.h"
 #include "store/store.h"
@@ -12,6 +13,15 @@
 
 namespace mmkg {
 namespace {
+
+// What the model was shown of a passage: the chunk's text, or for a chunk the budget trimmed,
+// its kept sentences (verbatim, joined by spaces).
+std::string shown_text(const Candidate& c) {
+  if (!c.trimmed()) return c.hit.text;
+  std::string out;
+  for (auto [b, e] : shown_sentences(c)) out += (out.empty() ? "" : " ") + c.hit.text.substr(b, e - b);
+  return out;
+}
 
 std::set<std::string> stem_set(const std::string& text) {
   std::set<std::string> out;
@@ -73,7 +83,7 @@ std::vector<std::optional<bool>> ask_judge(ChatModel& judge, const Draft& draft,
   for (size_t i = 0; i < items.size(); ++i) {
     const auto& h = retrieval.context[items[i].passage].hit;
     claims += "Claim " + std::to_string(i + 1) + ": " + draft.sentences[items[i].sentence].text + "\nSource " +
-              std::to_string(i + 1) + ": " + collapse_ws(std::string(utf8_prefix(h.text, 1500))) + "\n\n";
+              std::to_string(i + 1) + ": " + collapse_ws(std::string(utf8_prefix(shown_text(retrieval.context[items[i].passage]), 1500))) + "\n\n";
   }
   ChatRequest req;
   req.temperature = 0;
@@ -127,8 +137,12 @@ Answer verify_draft(const std::string& question, const Retrieval& retrieval, con
     return draft.extractive;
   }
   const size_t n = std::min(draft.passages, retrieval.context.size());
+  std::vector<std::string> shown(n);                     // what the model saw of each passage
   std::vector<std::set<std::string>> passage_stems(n);  // computed once, used for every sentence
-  for (size_t i = 0; i < n; ++i) passage_stems[i] = stem_set(retrieval.context[i].hit.text);
+  for (size_t i = 0; i < n; ++i) {
+    shown[i] = shown_text(retrieval.context[i]);
+    passage_stems[i] = stem_set(shown[i]);
+  }
 
   // Lexical support of each sentence by its best cited passage (any passage when none is cited).
   struct Check {
@@ -165,7 +179,7 @@ Answer verify_draft(const std::string& question, const Retrieval& retrieval, con
     ++report.model_sentences;
     const Check& c = checks[s];
     std::string text = draft.sentences[s].text;
-    const std::string& ptext = retrieval.context[c.where].hit.text;
+    const std::string& ptext = shown[c.where];
     const bool strong = c.lexical >= opt.min_support;
     const bool band = !strong && c.lexical >= opt.min_lexical_with_embedding;
     bool keep = false, by_embedding = false, by_judge = false;

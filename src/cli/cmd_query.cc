@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "agents/rerank.h"
 #include "cli/commands.h"
 #include "core/error.h"
 #include "embed/embedder.h"
@@ -75,6 +76,16 @@ std::unique_ptr<ChatModel> open_llm(const Common& c, Store& store, const std::st
   return make_openai_chat(cfg, {}, LlmCache::open(store.dir() + "/mmkg.db"));
 }
 
+// The --rerank spec with what its backends need; embed needs the searcher's embedder.
+std::unique_ptr<Reranker> open_reranker(const std::string& spec, TermStats& stats, Searcher& searcher,
+                                        ChatModel* chat) {
+  RerankDeps deps;
+  deps.stats = &stats;
+  deps.chat = chat;
+  if (spec.find("embed") != std::string::npos) deps.embedder = searcher.embedder();
+  return make_reranker(spec, deps);
+}
+
 }  // namespace
 
 int cmd_search(const Common& c, const std::string& query, int k, const std::string& mode) {
@@ -122,7 +133,8 @@ int cmd_search(const Common& c, const std::string& query, int k, const std::stri
   return 0;
 }
 
-int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt, const std::string& llm) {
+int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt, const std::string& llm,
+            const std::string& rerank) {
   auto store = Store::open(c.store, false);
   std::unique_ptr<LocalModelServer> local;
   std::unique_ptr<ChatModel> chat = open_llm(c, *store, llm, local);
@@ -130,9 +142,12 @@ int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt,
   auto gs = open_graph_for_query(c, *store);
   std::unique_ptr<GraphContext> gctx;
   if (gs) gctx = std::make_unique<GraphContext>(*gs, graph::make_embed_names(*store, searcher.embedder()));
+  TermStats stats(*store);
+  auto reranker = open_reranker(rerank, stats, searcher, chat.get());
   AskOptions o = opt;
   o.graph = gctx.get();
   o.chat = chat.get();
+  o.retrieve.reranker = reranker.get();
   AskResult r = ask(*store, searcher, question, o);
   if (c.json) {
     json cites = json::array();
@@ -142,7 +157,8 @@ int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt,
                        {"heading_path", ct.heading_path}, {"quote", ct.quote}, {"text", ct.text}});
     json out = {{"question", question}, {"answer", r.answer}, {"found", r.found}, {"citations", cites},
                 {"subqueries", r.subqueries}, {"entities", entities_json(r)}, {"facts", facts_json(r)}, {"context_chunks", r.context_chunks},
-                {"context_chars", r.context_chars}, {"rounds", r.rounds}, {"gaps", r.gaps}, {"trace", r.trace}};
+                {"context_chars", r.context_chars}, {"context_tokens", r.context_tokens}, {"rounds", r.rounds},
+                {"gaps", r.gaps}, {"trace", r.trace}};
     std::printf("%s\n", out.dump().c_str());
     return 0;
   }
@@ -157,14 +173,15 @@ int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt,
 }
 
 int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const std::string& mode,
-             const std::string& llm, const AskOptions& ask) {
+             const std::string& llm, const EvalFlags& flags) {
   auto items = load_qa(qa_path);
   auto store = Store::open(c.store, false);
   EvalOptions eo;
-  eo.ask = ask;
+  eo.ask = flags.ask;
   std::unique_ptr<LocalModelServer> local;
   std::unique_ptr<ChatModel> chat;
-  if (answers) chat = open_llm(c, *store, llm, local);
+  // The model answers with --answers; --rerank llm needs it for retrieval alone too.
+  if (answers || flags.rerank.find("llm") != std::string::npos) chat = open_llm(c, *store, llm, local);
   eo.chat = chat.get();
   // One searcher: its embedder (loaded once) also embeds the graph's entity names.
   Searcher searcher(*store, c.embedder, c.fusion);
@@ -174,6 +191,12 @@ int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const st
     gctx = std::make_unique<GraphContext>(*gs, graph::make_embed_names(*store, searcher.embedder()));
     eo.graph = gctx.get();
   }
+  TermStats stats(*store);
+  auto reranker = open_reranker(flags.rerank, stats, searcher, chat.get());
+  eo.retrieve.reranker = reranker.get();
+  eo.retrieve.max_context_tokens = flags.context_tokens;
+  eo.retrieve.rerank_top_n = flags.rerank_top_n;
+  eo.retrieve.rerank_weight = flags.rerank_weight;
   eo.answers = answers;
   eo.embedder = c.embedder;
   eo.fusion = c.fusion;
@@ -186,18 +209,24 @@ int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const st
   std::printf("%d questions\n", r["questions"].get<int>());
   for (auto& [name, m] : r["modes"].items()) {
     if (m.contains("unavailable")) {
-      std::printf("%-12s unavailable: %s\n", name.c_str(), m["unavailable"].get<std::string>().c_str());
+      std::printf("%-13s unavailable: %s\n", name.c_str(), m["unavailable"].get<std::string>().c_str());
       continue;
     }
-    std::printf("%-12s recall@5 %.3f  recall@10 %.3f  MRR %.3f  (%d questions with evidence)\n", name.c_str(),
+    std::printf("%-13s recall@5 %.3f  recall@10 %.3f  MRR %.3f  (%d questions with evidence)\n", name.c_str(),
                 m["recall_at_k"]["5"].get<double>(), m["recall_at_k"]["10"].get<double>(), m["mrr"].get<double>(),
                 m["answerable"].get<int>());
     for (auto& [type, t] : m["by_type"].items())
-      std::printf("             %-12s n=%-3d recall@5 %.3f  recall@10 %.3f  MRR %.3f\n", type.c_str(),
+      std::printf("              %-12s n=%-3d recall@5 %.3f  recall@10 %.3f  MRR %.3f\n", type.c_str(),
                   t["questions"].get<int>(), t["recall_at_5"].get<double>(), t["recall_at_10"].get<double>(),
                   t["mrr"].get<double>());
   }
   if (answers) {
+    const auto& cx = r["context"];
+    std::printf("context per question: %.0f tokens, %.0f chars, %.1f chunks (%.1f trimmed); without the budget "
+                "%.0f tokens, %.0f chars; evidence in context %.3f (MRR %.3f)\n",
+                cx["tokens"].get<double>(), cx["chars"].get<double>(), cx["chunks"].get<double>(),
+                cx["trimmed_chunks"].get<double>(), cx["unbudgeted_tokens"].get<double>(),
+                cx["unbudgeted_chars"].get<double>(), cx["evidence_recall"].get<double>(), cx["evidence_mrr"].get<double>());
     std::printf("answer accuracy %.3f", r["answer_accuracy"].get<double>());
     if (r["citation_precision"].is_number()) std::printf("  citation precision %.3f", r["citation_precision"].get<double>());
     std::printf("%s%s\n", chat ? "  (model " : "  (extractive", chat ? (chat->id() + ")").c_str() : ")");

@@ -27,13 +27,23 @@ struct Common {
 int cmd_ingest(const Common& c, const std::vector<std::string>& paths, const IngestOptions& opt, bool progress,
                const std::string& extract);
 int cmd_search(const Common& c, const std::string& query, int k, const std::string& mode);
-int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt, const std::string& llm);
+/// `rerank`: the --rerank spec (make_reranker); built here with the store, embedder and model.
+int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt, const std::string& llm,
+            const std::string& rerank = "none");
 int cmd_delete(const Common& c, const std::vector<std::string>& docs);
 int cmd_stats(const Common& c);
 int cmd_graph(const Common& c, const std::string& action, const std::string& name, const std::string& format,
               const std::string& output);
+/// eval's retrieval options beyond the search mode.
+struct EvalFlags {
+  std::string rerank = "none";  ///< --rerank: scored as "<mode>+rerank" and used for --answers
+  size_t context_tokens = RetrieveOptions{}.max_context_tokens;  ///< --context-tokens for --answers
+  size_t rerank_top_n = RetrieveOptions{}.rerank_top_n;         ///< --rerank-top
+  double rerank_weight = RetrieveOptions{}.rerank_weight;       ///< --rerank-weight
+  AskOptions ask;  ///< the query team's options for --answers (--max-rounds, --judge, --parallel)
+};
 int cmd_eval(const Common& c, const std::string& qa_path, bool answers, const std::string& mode,
-             const std::string& llm = "", const AskOptions& ask = {});
+             const std::string& llm = "", const EvalFlags& flags = {});
 
 /// The graph store named by c.graph on `store` (nullptr for --graph none).
 std::unique_ptr<graph::GraphStore> open_graph(const Common& c, Store& store);

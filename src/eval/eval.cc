@@ -6,6 +6,7 @@
 
 #include "agents/ask.h"
 #include "agents/graph_retriever.h"
+#include "agents/rerank.h"
 #include "llm/chat_model.h"
 #include "core/error.h"
 #include "core/text.h"
@@ -144,24 +145,96 @@ nlohmann::json evaluate(Store& store, Searcher& searcher, const std::vector<QaIt
     modes[std::string(search_mode_name(base)) + "+graph"] = score_mode(fn, std::string(search_mode_name(base)) + "+graph", items, rows);
   }
 
+  // <primary>+rerank: the primary mode's candidates for the question, reranked as `ask` does.
+  std::string rerank_mode;
+  double rerank_ms = 0;
+  int rerank_calls = 0;
+  if (opt.retrieve.reranker && !modes.empty()) {
+    SearchMode base = opt.modes.back();
+    if (base != SearchMode::Bm25 && !unavailable.empty()) base = SearchMode::Bm25;
+    rerank_mode = std::string(search_mode_name(base)) + "+rerank";
+    std::string fallbacks;
+    auto fn = [&](const std::string& q, int k) {
+      SearchOptions so;
+      so.mode = base;
+      so.k = std::max(k, static_cast<int>(opt.retrieve.rerank_top_n));
+      std::vector<Candidate> cands;
+      for (auto& h : searcher.search(q, so)) {
+        Candidate c;
+        c.hit = std::move(h);
+        cands.push_back(std::move(c));
+      }
+      RerankReport rep = rerank(*opt.retrieve.reranker, q, cands, opt.retrieve.rerank_top_n, opt.retrieve.rerank_weight);
+      rerank_ms += rep.ms;
+      ++rerank_calls;
+      if (!rep.fallback.empty()) fallbacks = rep.fallback;
+      std::vector<SearchHit> out;
+      for (auto& c : cands)
+        if (out.size() < static_cast<size_t>(k)) out.push_back(std::move(c.hit));
+      return out;
+    };
+    modes[rerank_mode] = score_mode(fn, rerank_mode, items, rows);
+    modes[rerank_mode]["reranker"] = opt.retrieve.reranker->name();
+    modes[rerank_mode]["rerank_top_n"] = opt.retrieve.rerank_top_n;
+    modes[rerank_mode]["rerank_weight"] = opt.retrieve.rerank_weight;
+    modes[rerank_mode]["rerank_ms_per_question"] = rerank_calls ? rerank_ms / rerank_calls : 0.0;
+    if (!fallbacks.empty()) modes[rerank_mode]["last_fallback"] = fallbacks;
+  }
+
   // The contract's top-level figures are those of the primary mode: the last one evaluated that
   // ran (hybrid by default; BM25 when dense retrieval is unavailable). Answers use that mode too.
   std::string primary;
   for (SearchMode m : opt.modes)
-    if (modes[search_mode_name(m)].contains("mrr")) primary = search_mode_name(m);
+    if (modes.contains(search_mode_name(m)) && modes[search_mode_name(m)].contains("mrr")) primary = search_mode_name(m);
 
   double acc = 0;
   long cite_total = 0, cite_good = 0;
+  struct ContextAgg {
+    double tokens = 0, chars = 0, chunks = 0, unbudgeted_tokens = 0, unbudgeted_chars = 0, trimmed = 0;
+    double evidence = 0, mrr = 0, rerank_ms = 0;
+    int with_evidence = 0;
+  } cx;
   if (opt.answers) {
     AskOptions ao = opt.ask;
     ao.embedder = opt.embedder;
     ao.fusion = opt.fusion;
     ao.graph = opt.graph;
     ao.chat = opt.chat;
+    ao.retrieve = opt.retrieve;
+    ao.retrieve.parallel = opt.ask.retrieve.parallel;
     ao.retrieve.mode = primary.empty() ? SearchMode::Bm25 : parse_search_mode(primary);
     for (size_t qi = 0; qi < items.size(); ++qi) {
       const QaItem& q = items[qi];
       AskResult a = ask(store, searcher, q.question, ao);
+      // The context the answer was written from: its size, with and without the budget, and
+      // how many evidence quotes it still holds (in the text it shows, trimmed or not).
+      for (const auto& st : a.trace)
+        if (st.value("step", "") == "retrieve") {
+          cx.tokens += st.value("context_tokens", 0.0);
+          cx.chars += st.value("context_chars", 0.0);
+          cx.chunks += st.value("context_chunks", 0.0);
+          cx.trimmed += st.value("trimmed_chunks", 0.0);
+          cx.unbudgeted_tokens += st.value("unbudgeted_tokens", 0.0);
+          cx.unbudgeted_chars += st.value("unbudgeted_chars", 0.0);
+          if (st.contains("rerank")) cx.rerank_ms += st["rerank"].value("ms", 0.0);
+          rows[qi]["context_tokens"] = st.value("context_tokens", 0);
+        }
+      if (!q.evidence.empty()) {
+        int in = 0;
+        size_t first = 0;  // 1-based place of the first passage holding an evidence quote
+        for (const auto& ev : q.evidence)
+          for (size_t p = 0; p < a.context.size(); ++p)
+            if (evidence_in(a.context[p].text, ev.quote)) {
+              ++in;
+              if (first == 0 || p + 1 < first) first = p + 1;
+              break;
+            }
+        cx.evidence += static_cast<double>(in) / static_cast<double>(q.evidence.size());
+        cx.mrr += first ? 1.0 / static_cast<double>(first) : 0.0;
+        ++cx.with_evidence;
+        rows[qi]["context_evidence"] = static_cast<double>(in) / static_cast<double>(q.evidence.size());
+        rows[qi]["context_first_evidence"] = first ? nlohmann::json(first) : nlohmann::json(nullptr);
+      }
       bool ok;
       if (q.evidence.empty()) {
         ok = !a.found;
@@ -204,6 +277,20 @@ nlohmann::json evaluate(Store& store, Searcher& searcher, const std::vector<QaIt
   out["citation_precision"] =
       opt.answers && cite_total ? nlohmann::json(static_cast<double>(cite_good) / cite_total) : nlohmann::json(nullptr);
   out["llm"] = opt.chat ? nlohmann::json(opt.chat->id()) : nlohmann::json(nullptr);
+  out["reranker"] = opt.retrieve.reranker ? nlohmann::json(opt.retrieve.reranker->name()) : nlohmann::json(nullptr);
+  if (opt.answers && !items.empty()) {
+    const double n = static_cast<double>(items.size());
+    out["context"] = {{"max_context_tokens", opt.retrieve.max_context_tokens},
+                      {"tokens", cx.tokens / n},
+                      {"chars", cx.chars / n},
+                      {"chunks", cx.chunks / n},
+                      {"trimmed_chunks", cx.trimmed / n},
+                      {"unbudgeted_tokens", cx.unbudgeted_tokens / n},
+                      {"unbudgeted_chars", cx.unbudgeted_chars / n},
+                      {"evidence_recall", cx.with_evidence ? cx.evidence / cx.with_evidence : 0.0},
+                      {"evidence_mrr", cx.with_evidence ? cx.mrr / cx.with_evidence : 0.0},
+                      {"rerank_ms", cx.rerank_ms / n}};
+  }
   out["modes"] = modes;
   out["items"] = rows;
   return out;

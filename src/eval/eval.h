@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "agents/ask.h"
+#include "agents/rag.h"
 #include "index/searcher.h"
 
 namespace mmkg {
@@ -46,11 +47,17 @@ struct EvalOptions {
   /// The rest of `ask`'s options for --answers (orchestrator rounds, judge, ...); the fields
   /// above (embedder, fusion, graph, chat, the primary mode) override theirs.
   AskOptions ask;
+  /// Retrieval for --answers: token budget, reranker (its mode is the primary one). A reranker
+  /// set here is also scored as "<primary>+rerank": the primary mode's top rerank_top_n hits for
+  /// the question, reranked as `ask` reranks them, cut to 10.
+  RetrieveOptions retrieve;
 };
 
 /// Runs the evaluation; returns the JSON object of the CLI contract
 /// {"questions", "mode", "recall_at_k": {"5","10"}, "mrr", "answer_accuracy", "by_type",
-///  "modes": {mode: {...same per mode...}}, "items"}.
+///  "modes": {mode: {...same per mode...}}, "items"}, and with --answers "context": mean sizes of
+/// the context per question (tokens, chars, the same without the budget, trimmed chunks) and
+/// its evidence recall.
 nlohmann::json evaluate(Store& store, const std::vector<QaItem>& items, const EvalOptions& opt);
 /// The same with the caller's Searcher (whose embedder the caller may share, e.g. with the
 /// graph's entity index); opt.embedder and opt.fusion are then the searcher's.

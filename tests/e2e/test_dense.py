@@ -55,7 +55,11 @@ def test_eval_reports_every_mode_and_hybrid_is_best(dense_store):
     assert r.rc == 0, r
     j = r.json()
     m = j["modes"]
-    assert set(m) == {"bm25", "dense", "hybrid", "hybrid+graph"}
+    assert set(m) == {"bm25", "dense", "hybrid", "hybrid+graph", "hybrid+rerank"}
+    # the default reranker (lexical, on hybrid's top 20) loses no recall and no MRR here
+    assert m["hybrid+rerank"]["reranker"] == "lexical"
+    assert m["hybrid+rerank"]["recall_at_k"]["10"] >= m["hybrid"]["recall_at_k"]["10"], m
+    assert m["hybrid+rerank"]["mrr"] >= m["hybrid"]["mrr"], m
     # the graph only adds candidates after hybrid's best 8: recall@10 never drops
     assert m["hybrid+graph"]["recall_at_k"]["10"] >= m["hybrid"]["recall_at_k"]["10"]
     assert m["hybrid+graph"]["recall_at_k"]["5"] == m["hybrid"]["recall_at_k"]["5"]
