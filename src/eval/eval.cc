@@ -208,8 +208,12 @@ nlohmann::json evaluate(Store& store, Searcher& searcher, const std::vector<QaIt
       AskResult a = ask(store, searcher, q.question, ao);
       // The context the answer was written from: its size, with and without the budget, and
       // how many evidence quotes it still holds (in the text it shows, trimmed or not).
+      // (the retrieve step of the round whose answer was kept: follow-up rounds retrieve again)
+      int answer_round = 1;
       for (const auto& st : a.trace)
-        if (st.value("step", "") == "retrieve") {
+        if (st.value("step", "") == "orchestrate") answer_round = st.value("answer_round", 1);
+      for (const auto& st : a.trace)
+        if (st.value("step", "") == "retrieve" && st.value("round", 1) == answer_round) {
           cx.tokens += st.value("context_tokens", 0.0);
           cx.chars += st.value("context_chars", 0.0);
           cx.chunks += st.value("context_chunks", 0.0);
