@@ -41,7 +41,11 @@ json to_json(const ChunkExtraction& x) {
   json terms = json::array(), rels = json::array();
   for (const auto& t : x.terms)
     terms.push_back({t.surface, t.kind, t.expansion, t.definition, t.type, t.count});
-  for (const auto& r : x.relations) rels.push_back({r.src, r.dst, r.type, r.sentence, r.weight});
+  for (const auto& r : x.relations) {
+    json row = {r.src, r.dst, r.type, r.sentence, r.weight};
+    if (!r.description.empty()) row.push_back(r.description);
+    rels.push_back(std::move(row));
+  }
   return {{"t", terms}, {"r", rels}};
 }
 
@@ -59,12 +63,14 @@ ChunkExtraction from_json(const json& j, const std::string& chunk_id) {
     x.terms.push_back(std::move(c));
   }
   for (const auto& r : j.at("r")) {
-    x.relations.push_back({r[0], r[1], r[2], r[3], r[4].get<double>()});
+    x.relations.push_back({r[0], r[1], r[2], r[3], r[4].get<double>(), r.size() > 5 ? r[5].get<std::string>() : ""});
   }
   return x;
 }
 
-// Extracts every chunk of a document, from the cache where possible, in parallel otherwise.
+// Extracts every chunk of a document, from the cache where possible, otherwise with
+// ex.parallelism() threads. When a chunk fails (a model server down), no new chunk is started,
+// the chunks done so far are cached (a rerun does not pay for them again) and Error is thrown.
 std::vector<ChunkExtraction> extract_document(Store& store, Extractor& ex, const DocumentRecord& doc,
                                               const std::vector<StoredChunk>& chunks, GraphSyncResult& res) {
   sqlite3* db = store.db();
