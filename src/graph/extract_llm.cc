@@ -12,6 +12,7 @@
 #include "core/hash.h"
 #include "core/text.h"
 #include "graph/graph_types.h"
+#include "graph/terms.h"
 #include "ingest/sentences.h"
 #include "llm/chat_model.h"
 #include "net/http.h"
@@ -33,10 +34,10 @@ const char* kSystemPrompt =
     "- Copy each entity name exactly as it is written in the passage.\n"
     "- Entity type: one of concept, method, model, dataset, metric, task, person, organization, "
     "artifact, other.\n"
-    "- Entity description: one short sentence, from the passage, saying what the entity is.\n"
+    "- Entity description: a few words, from the passage, saying what the entity is.\n"
     "- A relation links two entities of your list: source and target are their names. Relation "
     "type: one of uses, part_of, is_a, extends, proposes, compared_with, evaluated_on, related_to. "
-    "Relation description: one short sentence stating the relation as the passage says it.\n"
+    "Relation description: a few words stating the relation as the passage says it.\n"
     "- Use only what the passage says, no outside knowledge.\n"
     "Answer with JSON only: {\"entities\": [{\"name\", \"type\", \"description\"}], "
     "\"relations\": [{\"source\", \"target\", \"type\", \"description\"}]}.";
@@ -46,25 +47,32 @@ const char* kGleanPrompt =
     "above, in the same JSON format. If nothing was missed, answer {\"entities\": [], "
     "\"relations\": []}.";
 
-constexpr size_t kMaxNameBytes = 100;
+// Answer limits (the schema's maxLength; small models fill whatever room they are given, so
+// these bound an answer to about 8 * 60 + 8 * 80 tokens, within LlmExtractOptions::max_tokens).
+constexpr int kMaxNameChars = 60;
+constexpr int kMaxDescriptionChars = 100;
+constexpr size_t kMaxNameBytes = 100;  // a longer name (from a lenient server) is not an entity
 constexpr size_t kMaxNameWords = 8;
 constexpr size_t kMaxDescriptionBytes = 300;
 
-json make_schema(const LlmExtractOptions& o) {
-  auto str = [](int max_len) { return json{{"type", "string"}, {"maxLength", max_len}}; };
-  json entity = {{"type", "object"},
+// Ordered: the model writes a name before its type and description (see ResponseSchema).
+nlohmann::ordered_json make_schema(const LlmExtractOptions& o) {
+  using ojson = nlohmann::ordered_json;
+  auto str = [](int max_len) { return ojson{{"type", "string"}, {"maxLength", max_len}}; };
+  const int name = kMaxNameChars, desc = kMaxDescriptionChars;
+  ojson entity = {{"type", "object"},
                  {"properties",
-                  {{"name", str(static_cast<int>(kMaxNameBytes))},
+                  {{"name", str(name)},
                    {"type", {{"type", "string"}, {"enum", llm_entity_types()}}},
-                   {"description", str(200)}}},
+                   {"description", str(desc)}}},
                  {"required", {"name", "type", "description"}},
                  {"additionalProperties", false}};
-  json relation = {{"type", "object"},
+  ojson relation = {{"type", "object"},
                    {"properties",
-                    {{"source", str(static_cast<int>(kMaxNameBytes))},
-                     {"target", str(static_cast<int>(kMaxNameBytes))},
+                    {{"source", str(name)},
+                     {"target", str(name)},
                      {"type", {{"type", "string"}, {"enum", llm_relation_types()}}},
-                     {"description", str(200)}}},
+                     {"description", str(desc)}}},
                    {"required", {"source", "target", "type", "description"}},
                    {"additionalProperties", false}};
   return {{"type", "object"},
@@ -188,7 +196,9 @@ struct Grounded {
 
 class Grounder {
  public:
-  explicit Grounder(const std::string& text) : text_(text), words_(split_words(text)) {}
+  // Words inside markup (link targets, URLs, LaTeX: rules::mask_markup) do not count.
+  explicit Grounder(const std::string& text)
+      : text_(text), masked_(rules::mask_markup(text)), words_(split_words(masked_)) {}
 
   /// The key of a name (its words' keys, leading articles dropped), empty when the name cannot
   /// be an entity (too long, only stop words or numbers).
@@ -223,7 +233,16 @@ class Grounder {
       while (m < n && words_[i + m].key == parts[m]) ++m;
       if (m < n) continue;
       const size_t b = words_[i].b, e = words_[i + n - 1].e;
-      if (g.at.empty()) g.surface = text_.substr(b, e - b);
+      if (g.at.empty()) {
+        // The text's own spelling, unless markup runs through it ("**Sparse attention** patterns"):
+        // then its words joined by spaces.
+        if (text_.compare(b, e - b, masked_, b, e - b) == 0) {
+          g.surface = text_.substr(b, e - b);
+        } else {
+          for (size_t m = 0; m < n; ++m)
+            g.surface += (m ? " " : "") + text_.substr(words_[i + m].b, words_[i + m].e - words_[i + m].b);
+        }
+      }
       g.at.emplace_back(b, e);
       i += n - 1;
     }
@@ -232,6 +251,7 @@ class Grounder {
 
  private:
   const std::string& text_;
+  const std::string masked_;  // same length as text_
   std::vector<Word> words_;
 };
 
@@ -323,6 +343,7 @@ class LlmExtractor final : public Extractor {
       : chat_(chat), o_(std::move(o)), schema_(make_schema(o_)), rules_(make_rule_extractor()) {
     std::string model = o_.model.empty() ? chat_.id() : o_.model;
     id_ = std::string(kFormat) + ":" + model + ":" + llm_extract_prompt_version(o_);
+    requests_at_start_ = chat_.total_usage().requests;
   }
 
   std::string id() const override { return id_; }
@@ -331,6 +352,7 @@ class LlmExtractor final : public Extractor {
   ExtractorCounters counters() const override {
     ExtractorCounters c;
     c.model_calls = calls_.load();
+    c.model_requests = chat_.total_usage().requests - requests_at_start_;
     c.model_cached = cached_.load();
     c.fallbacks = fallbacks_.load();
     c.prompt_tokens = prompt_.load();
@@ -410,10 +432,11 @@ class LlmExtractor final : public Extractor {
 
   ChatModel& chat_;
   const LlmExtractOptions o_;
-  const json schema_;
+  const nlohmann::ordered_json schema_;
   std::unique_ptr<Extractor> rules_;
   std::string id_;
   std::atomic<long long> calls_{0}, cached_{0}, fallbacks_{0}, prompt_{0}, completion_{0};
+  long long requests_at_start_ = 0;
   mutable std::mutex mu_;
   std::string first_fallback_;
 };

@@ -47,10 +47,10 @@ struct LlmExtractOptions {
   /// One more request per chunk, in the same conversation, for entities and relations missed.
   bool gleaning = true;
   /// Tokens per answer.
-  int max_tokens = 1024;
+  int max_tokens = 1536;
   /// Per answer (the schema's maxItems) and per chunk after merging the two passes.
-  int max_entities = 12;
-  int max_relations = 12;
+  int max_entities = 8;
+  int max_relations = 8;
 };
 
 /// An extractor calling `chat` (thread-safe, outlives the extractor).

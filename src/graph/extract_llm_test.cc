@@ -205,6 +205,22 @@ TEST(LlmExtract, EvidenceIsAVerbatimSentenceAndTypesAreNormalised) {
   for (const auto& r : x.relations) EXPECT_NE(kText.find(r.sentence), std::string::npos) << r.sentence;
 }
 
+TEST(LlmExtract, NamesInsideMarkupDoNotCountAndMarkupLeavesTheSurface) {
+  const std::string text =
+      "**Sparse attention** patterns help. See [[large_language_models|Large language models]] and "
+      "[[https://arxiv.org/abs/1|Vaswani et al.]].";
+  ScriptedHttpServer s;
+  s.push_json(200, answer(graph({ent("Sparse attention patterns", "method"), ent("large_language_models", "model"),
+                                 ent("Large language models", "model"), ent("arxiv", "artifact")})));
+  s.push_json(200, answer(graph({})));
+  OpenAiChat chat(config(s), no_sleep());
+  ChunkExtraction x = make_llm_extractor(chat, {})->extract(input(text));
+  std::vector<std::string> surfaces;
+  for (const auto& t : x.terms) surfaces.push_back(t.surface);
+  // The link target and the URL are markup; the link's text is a name.
+  EXPECT_EQ(surfaces, (std::vector<std::string>{"Sparse attention patterns", "Large language models"}));
+}
+
 TEST(LlmExtract, UnusableAnswersFallBackToTheRules) {
   ScriptedHttpServer s;
   s.push_json(200, raw_answer("Sure! Here are some entities: Transformer, BERT"));

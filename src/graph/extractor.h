@@ -48,7 +48,8 @@ struct ChunkExtraction {
 
 /// What an extractor that calls a model spent (all zero for the rule extractor).
 struct ExtractorCounters {
-  long long model_calls = 0;    ///< requests sent to the model (gleaning passes included)
+  long long model_calls = 0;    ///< model calls not served by a cache (gleaning passes included)
+  long long model_requests = 0; ///< HTTP requests those took (retries, JSON repairs, format probes)
   long long model_cached = 0;   ///< answers served by the LLM response cache without a request
   long long fallbacks = 0;      ///< chunks whose model output was unusable: rule extraction instead
   long long prompt_tokens = 0;

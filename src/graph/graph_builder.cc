@@ -146,6 +146,7 @@ std::vector<ChunkExtraction> extract_document(Store& store, Extractor& ex, const
 ExtractorCounters counters_since(const ExtractorCounters& before, const ExtractorCounters& now) {
   ExtractorCounters d;
   d.model_calls = now.model_calls - before.model_calls;
+  d.model_requests = now.model_requests - before.model_requests;
   d.model_cached = now.model_cached - before.model_cached;
   d.fallbacks = now.fallbacks - before.fallbacks;
   d.prompt_tokens = now.prompt_tokens - before.prompt_tokens;

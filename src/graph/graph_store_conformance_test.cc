@@ -47,7 +47,7 @@ Evidence ev(const std::string& chunk, const std::string& doc, const std::string&
 
 Relation rel(const std::string& src, const std::string& dst, const std::string& type, double weight,
              std::vector<Evidence> evidence) {
-  return Relation{src, dst, type, weight, std::move(evidence)};
+  return Relation{src, dst, type, weight, std::move(evidence), ""};
 }
 
 std::vector<std::string> ids(const std::vector<Entity>& es) {

@@ -38,7 +38,7 @@ class MemoryGraphStore : public GraphStore {
     }
     for (const Relation& r : delta.relations) {
       auto key = std::make_tuple(r.src, r.dst, r.type);
-      auto [it, fresh] = relations_.try_emplace(key, Relation{r.src, r.dst, r.type, 0, {}});
+      auto [it, fresh] = relations_.try_emplace(key, Relation{r.src, r.dst, r.type, 0, {}, {}});
       Relation& cur = it->second;
       cur.weight += r.weight;
       if (cur.description.empty()) cur.description = r.description;
