@@ -35,7 +35,11 @@ std::unique_ptr<graph::GraphStore> open_graph(const Common& c, Store& store) {
 }
 
 json graph_sync_json(const graph::GraphSyncResult& g) {
-  return {{"documents_added", g.documents_added}, {"documents_removed", g.documents_removed},
+  return {{"extractor", g.extractor}, {"llm_calls", g.model.model_calls}, {"llm_requests", g.model.model_requests},
+          {"llm_cached", g.model.model_cached},
+          {"llm_fallbacks", g.model.fallbacks}, {"prompt_tokens", g.model.prompt_tokens},
+          {"completion_tokens", g.model.completion_tokens},
+          {"documents_added", g.documents_added}, {"documents_removed", g.documents_removed},
           {"chunks_extracted", g.chunks_extracted}, {"extractions_cached", g.extractions_cached},
           {"entities", g.stats.entities}, {"relations", g.stats.relations}, {"mentions", g.stats.mentions},
           {"aliases", g.stats.aliases}, {"communities", g.stats.communities}, {"seconds", g.seconds},

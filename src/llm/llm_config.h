@@ -30,8 +30,8 @@ constexpr const char* kOpenAiBaseUrl = "https://api.openai.com/v1";
 constexpr const char* kGroqDefaultModel = "llama-3.1-8b-instant";
 constexpr const char* kOpenAiDefaultModel = "gpt-4o-mini";
 
-/// Parses an --llm value: "none", "local", or "http(s)://host/v1#model=NAME&key_env=VAR&
-/// timeout=S&concurrency=N&retries=N". Throws UsageError for anything else. The key comes from
+/// Parses an --llm value: "none", "local[#concurrency=N&timeout=S&retries=N]", or
+/// "http(s)://host/v1#model=NAME&key_env=VAR&timeout=S&concurrency=N&retries=N". Throws UsageError for anything else. The key comes from
 /// key_env, else from the environment as in resolve_llm_config.
 LlmConfig parse_llm_spec(const std::string& spec);
 

@@ -55,6 +55,13 @@ TEST_F(LlmConfigTest, NoneAndLocal) {
   EXPECT_TRUE(l.local);
   EXPECT_TRUE(l.base_url.empty());
   EXPECT_FALSE(resolve_llm_config("").configured());
+  auto lc = resolve_llm_config("local#concurrency=2&timeout=300&retries=0");
+  EXPECT_TRUE(lc.local);
+  EXPECT_EQ(lc.concurrency, 2);
+  EXPECT_EQ(lc.timeout_s, 300);
+  EXPECT_EQ(lc.max_retries, 0);
+  EXPECT_THROW(resolve_llm_config("local#model=x"), UsageError);
+  EXPECT_THROW(resolve_llm_config("local#concurrency=0"), UsageError);
 }
 
 TEST_F(LlmConfigTest, ServiceKeysPickTheirBaseUrls) {
