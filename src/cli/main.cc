@@ -60,7 +60,9 @@ int main(int argc, char** argv) {
   std::string extract = "rules", ingest_llm;
   ingest->add_option("--extract", extract,
                      "knowledge-graph extraction: rules (no model needed), llm (a chat model lists typed entities "
-                     "and relations per chunk; needs --llm or a configured model), or none")
+                     "and relations per chunk; needs --llm or a configured model), or none. --json's graph object "
+                     "reports extractor, llm_calls, llm_requests, llm_cached, llm_fallbacks, prompt_tokens and "
+                     "completion_tokens")
       ->capture_default_str()->check(CLI::IsMember({"rules", "llm", "none"}));
   ingest->add_option("--llm", ingest_llm,
                      "chat model for --extract llm: local (starts llama-cpp-python with SmolLM2; local#concurrency=N), "
