@@ -3,6 +3,7 @@ One short markdown document in a few chunks; checks the extractor id, typed enti
 the text, verbatim evidence, the extraction cache (a rebuild makes no model call), a server that is
 down (nothing cached, the next ingest resumes), and the usage error without a model."""
 import json
+import pathlib
 import sqlite3
 
 import pytest
@@ -36,12 +37,17 @@ def server(tmp_path_factory):
     s.stop()
 
 
+# The name `--llm local` gives the model (the GGUF's file name), so that extractions made through
+# the fixture's server are the ones `--llm local` finds in the cache.
+MODEL = pathlib.Path(smollm2_gguf()).stem
+
+
 def llm(server, concurrency=2):
-    return f"{server.url}#model=smollm2&concurrency={concurrency}"
+    return f"{server.url}#model={MODEL}&concurrency={concurrency}"
 
 
 def dead_llm():
-    return f"http://127.0.0.1:{free_port()}/v1#model=smollm2&retries=0"
+    return f"http://127.0.0.1:{free_port()}/v1#model={MODEL}&retries=0"
 
 
 def extractions(store):
@@ -61,7 +67,7 @@ def test_llm_extraction_builds_a_grounded_typed_graph_and_caches_it(tmp_path, se
     g = j["graph"]
     chunks = j["chunks"]
     assert chunks >= 2
-    assert g["extractor"].startswith("llm-v1:smollm2:"), g
+    assert g["extractor"].startswith(f"llm-v1:{MODEL}:"), g
     assert g["chunks_extracted"] == chunks and g["extractions_cached"] == 0
     # one request per chunk, two when the first answer was usable (gleaning)
     assert chunks <= g["llm_calls"] <= 2 * chunks, g
@@ -98,6 +104,15 @@ def test_llm_extraction_builds_a_grounded_typed_graph_and_caches_it(tmp_path, se
     assert g2["llm_calls"] == 0 and g2["llm_requests"] == 0, g2
     assert g2["extractions_cached"] == chunks and g2["chunks_extracted"] == 0
     assert g2["documents_added"] == 1 and g2["entities"] == g["entities"]
+
+    # The same with --llm local: same model name, so the same cache; the server is never started.
+    assert run("delete", "transformers.md", store=st).rc == 0
+    local = run("ingest", doc, "--extract", "llm", "--llm", "local", "--json", "-v", *CHUNKING, store=st, timeout=300)
+    assert local.rc == 0, local
+    g3 = local.json()["graph"]
+    assert g3["extractor"] == g["extractor"] and g3["llm_calls"] == 0 and g3["extractions_cached"] == chunks, g3
+    assert "starting the local model server" not in local.err
+    assert not (st / "local-llm.log").exists()
 
 
 def test_a_server_that_is_down_caches_nothing_and_the_next_ingest_resumes(tmp_path, server):
