@@ -65,9 +65,10 @@ int main(int argc, char** argv) {
                      "completion_tokens")
       ->capture_default_str()->check(CLI::IsMember({"rules", "llm", "none"}));
   ingest->add_option("--llm", ingest_llm,
-                     "chat model for --extract llm: local (starts llama-cpp-python with SmolLM2; local#concurrency=N), "
-                     "or http(s)://HOST/v1#model=NAME&concurrency=N (default: config file, then env "
-                     "MMKG_LLM_BASE_URL, GROQ_API_KEY, ...); chunks are extracted N at a time (default 4)");
+                     "chat model for --extract llm: local (starts llama-cpp-python with SmolLM2; local#concurrency=N, "
+                     "default 1: that server answers one request at a time), or "
+                     "http(s)://HOST/v1#model=NAME&concurrency=N (default 4; when not given: config file, then env "
+                     "MMKG_LLM_BASE_URL, GROQ_API_KEY, ...); chunks are extracted N at a time");
 
   // search
   auto* search = app.add_subcommand("search", "rank chunks for a query");

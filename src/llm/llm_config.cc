@@ -198,6 +198,9 @@ LlmConfig parse_llm_spec(const std::string& spec) {
     // Hook: the caller starts the local model server and fills base_url (and model).
     c.local = true;
     c.source = "--llm";
+    // llama-cpp-python's server answers one request at a time: more in flight only queue there,
+    // and interleaved conversations lose its reuse of the previous request's prompt prefix.
+    c.concurrency = 1;
     std::string s = spec;
     for (const auto& [key, val] : split_fragment_options(s)) {
       if (key == "concurrency") c.concurrency = non_negative_int("concurrency", val, false);

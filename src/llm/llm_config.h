@@ -12,7 +12,7 @@ struct LlmConfig {
   std::string api_key;   ///< secret: sent as a bearer token only; never print it
   double timeout_s = 120;  ///< one whole request
   double stall_s = 60;     ///< silence after the first byte that counts as a stalled stream
-  int concurrency = 4;     ///< requests in flight at once per client
+  int concurrency = 4;     ///< requests in flight at once per client (1 for --llm local)
   int max_retries = 4;     ///< transport/status retries after the first attempt
   bool disabled = false;   ///< --llm none: no model (answers are extractive)
   /// --llm local: a local server is to be started by the caller (which then fills base_url).

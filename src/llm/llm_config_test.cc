@@ -54,6 +54,7 @@ TEST_F(LlmConfigTest, NoneAndLocal) {
   auto l = resolve_llm_config("local");
   EXPECT_TRUE(l.local);
   EXPECT_TRUE(l.base_url.empty());
+  EXPECT_EQ(l.concurrency, 1) << "the local server answers one request at a time";
   EXPECT_FALSE(resolve_llm_config("").configured());
   auto lc = resolve_llm_config("local#concurrency=2&timeout=300&retries=0");
   EXPECT_TRUE(lc.local);
