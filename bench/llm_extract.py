@@ -72,6 +72,7 @@ def server_timings(store):
     ev = [(float(a), int(b)) for a, b in re.findall(r"\seval time =\s+([\d.]+) ms /\s+(\d+) runs", t)]
     tot = [float(a) for a in re.findall(r"total time =\s+([\d.]+) ms", t)]
     return {"requests_timed": len(tot), "busy_seconds": round(sum(tot) / 1000, 2),
+            "first_request_seconds": round(tot[0] / 1000, 2) if tot else None,
             "prompt_eval_seconds": round(sum(a for a, _ in pe) / 1000, 2),
             "prompt_tokens_evaluated": sum(b for _, b in pe),
             "generation_seconds": round(sum(a for a, _ in ev) / 1000, 2),
@@ -99,6 +100,9 @@ def main():
     ap.add_argument("--mmkg", required=True)
     ap.add_argument("--doc", required=True, help="the document to extract")
     ap.add_argument("--concurrency", default="1,2,4")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="run the concurrencies this many times, alternating the order (1,2,4,4,2,1, ...), "
+                         "so that a drift in the machine's load does not favour one of them")
     ap.add_argument("--out", required=True)
     ap.add_argument("--keep", action="store_true", help="keep the stores (printed)")
     a = ap.parse_args()
@@ -110,8 +114,12 @@ def main():
     res = {"date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "machine": machine_info(),
            "doc": a.doc, "doc_bytes": os.path.getsize(a.doc), "runs": []}
     store = None
-    for c in [int(x) for x in a.concurrency.split(",")]:
-        store = os.path.join(work, f"store-c{c}")
+    order = [int(x) for x in a.concurrency.split(",")]
+    plan = []
+    for r in range(a.rounds):
+        plan += order if r % 2 == 0 else order[::-1]
+    for i, c in enumerate(plan):
+        store = os.path.join(work, f"store-{i}-c{c}")
         cmd = [a.mmkg, "ingest", a.doc, "--store", store, "--extract", "llm", "--llm", f"local#concurrency={c}",
                "--json", "-v"]
         load = loadavg()
@@ -162,6 +170,12 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
 
 
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
 def cmd_str(cmd):
     return " ".join(cmd)
 
@@ -178,15 +192,24 @@ def report(res):
               f"{r['chunks_per_second']} | {r['llm_calls']} | {r['llm_requests']} ({r['server_log_posts']}) | "
               f"{r['prompt_tokens']} + {r['completion_tokens']} | {r['llm_fallbacks']} | "
               f"{r['server_startup_seconds']} | {r['load_before']} / {r['load_after']} |")
+    if len(res["runs"]) > len({r["concurrency"] for r in res["runs"]}):
+        print("\nMedian over the rounds:\n")
+        print("| concurrency | runs | chunks/s (median) | extraction s (median) |")
+        print("|---|---|---|---|")
+        for c in sorted({r["concurrency"] for r in res["runs"]}):
+            rs = [r for r in res["runs"] if r["concurrency"] == c]
+            cps = sorted(r["chunks_per_second"] for r in rs)
+            ext = sorted(r["extract_seconds_without_startup"] for r in rs)
+            print(f"| {c} | {len(rs)} | {median(cps):.4f} | {median(ext):.1f} |")
     print("\nThe server's own timings (llama.cpp, per request, summed):\n")
-    print("| concurrency | server busy s | extraction s | prompt tokens evaluated (prefix reuse) | prompt eval s | "
-          "generated tokens | generation s |")
-    print("|---|---|---|---|---|---|---|")
+    print("| concurrency | server busy s | extraction s | first request s | prompt tokens evaluated (prefix reuse) | "
+          "prompt eval s | generated tokens | generation s |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in res["runs"]:
         v = r.get("server") or {}
         print(f"| {r['concurrency']} | {v.get('busy_seconds')} | {r['extract_seconds_without_startup']} | "
-              f"{v.get('prompt_tokens_evaluated')} | {v.get('prompt_eval_seconds')} | {v.get('generated_tokens')} | "
-              f"{v.get('generation_seconds')} |")
+              f"{v.get('first_request_seconds')} | {v.get('prompt_tokens_evaluated')} | {v.get('prompt_eval_seconds')} | "
+              f"{v.get('generated_tokens')} | {v.get('generation_seconds')} |")
     s = res["second_run"]
     print(f"\nSecond run (document deleted and ingested again): {s['llm_calls']} model calls, "
           f"{s['llm_requests']} requests, {s['extractions_cached']} extractions from the cache, server started: "
