@@ -35,7 +35,11 @@ std::unique_ptr<graph::GraphStore> open_graph(const Common& c, Store& store) {
 }
 
 json graph_sync_json(const graph::GraphSyncResult& g) {
-  return {{"documents_added", g.documents_added}, {"documents_removed", g.documents_removed},
+  return {{"extractor", g.extractor}, {"llm_calls", g.model.model_calls}, {"llm_requests", g.model.model_requests},
+          {"llm_cached", g.model.model_cached},
+          {"llm_fallbacks", g.model.fallbacks}, {"prompt_tokens", g.model.prompt_tokens},
+          {"completion_tokens", g.model.completion_tokens},
+          {"documents_added", g.documents_added}, {"documents_removed", g.documents_removed},
           {"chunks_extracted", g.chunks_extracted}, {"extractions_cached", g.extractions_cached},
           {"entities", g.stats.entities}, {"relations", g.stats.relations}, {"mentions", g.stats.mentions},
           {"aliases", g.stats.aliases}, {"communities", g.stats.communities}, {"seconds", g.seconds},
@@ -135,7 +139,7 @@ int cmd_graph(const Common& c, const std::string& action, const std::string& nam
         json ev = json::array();
         for (const auto& x : r.evidence) ev.push_back({{"chunk_id", x.chunk_id}, {"doc_id", x.doc_id}, {"sentence", x.sentence}});
         out << json({{"kind", "relation"}, {"src", r.src}, {"dst", r.dst}, {"type", r.type}, {"weight", r.weight},
-                     {"evidence", ev}})
+                     {"description", r.description}, {"evidence", ev}})
                    .dump()
             << "\n";
       }
@@ -154,6 +158,7 @@ int cmd_graph(const Common& c, const std::string& action, const std::string& nam
              "  <key id=\"mentions\" for=\"node\" attr.name=\"mentions\" attr.type=\"int\"/>\n"
              "  <key id=\"rtype\" for=\"edge\" attr.name=\"type\" attr.type=\"string\"/>\n"
              "  <key id=\"weight\" for=\"edge\" attr.name=\"weight\" attr.type=\"double\"/>\n"
+             "  <key id=\"rdescription\" for=\"edge\" attr.name=\"description\" attr.type=\"string\"/>\n"
              "  <graph id=\"mmkg\" edgedefault=\"directed\">\n";
       for (const auto& e : entities) {
         out << "    <node id=\"" << xml_escape(e.id) << "\"><data key=\"name\">" << xml_escape(e.name)
@@ -165,7 +170,9 @@ int cmd_graph(const Common& c, const std::string& action, const std::string& nam
       for (const auto& r : relations) {
         out << "    <edge id=\"r" << n++ << "\" source=\"" << xml_escape(r.src) << "\" target=\"" << xml_escape(r.dst)
             << "\"><data key=\"rtype\">" << xml_escape(r.type) << "</data><data key=\"weight\">" << r.weight
-            << "</data></edge>\n";
+            << "</data>";
+        if (!r.description.empty()) out << "<data key=\"rdescription\">" << xml_escape(r.description) << "</data>";
+        out << "</edge>\n";
       }
       out << "  </graph>\n</graphml>\n";
     } else if (format == "cypher") {
@@ -197,11 +204,12 @@ int cmd_graph(const Common& c, const std::string& action, const std::string& nam
         for (const auto& x : rl.evidence) chunks.push_back(x.chunk_id), sentences.push_back(x.sentence);
         std::ostringstream r;
         r << "{src: " << cypher_str(rl.src) << ", dst: " << cypher_str(rl.dst) << ", type: " << cypher_str(rl.type)
-          << ", weight: " << rl.weight << ", chunks: " << cypher_list(chunks) << ", sentences: "
-          << cypher_list(sentences) << "}";
+          << ", weight: " << rl.weight << ", description: " << cypher_str(rl.description)
+          << ", chunks: " << cypher_list(chunks) << ", sentences: " << cypher_list(sentences) << "}";
         return r.str();
       }, "MATCH (a:Entity {id: row.src}), (b:Entity {id: row.dst}) MERGE (a)-[r:REL {type: row.type}]->(b) "
-         "SET r.weight = row.weight, r.ev_chunks = row.chunks, r.ev_sentences = row.sentences");
+         "SET r.weight = row.weight, r.description = row.description, r.ev_chunks = row.chunks, "
+         "r.ev_sentences = row.sentences");
       batches(mentions.size(), [&](size_t i) {
         const auto& m = mentions[i];
         std::ostringstream r;
@@ -241,7 +249,7 @@ int cmd_graph(const Common& c, const std::string& action, const std::string& nam
     const bool out_edge = r.src == e.id;
     const std::string other = out_edge ? r.dst : r.src;
     json n = {{"id", other}, {"name", name_of(other)}, {"relation", r.type}, {"weight", r.weight},
-              {"direction", out_edge ? "out" : "in"}};
+              {"direction", out_edge ? "out" : "in"}, {"description", r.description}};
     if (action == "neighbors") {
       json ev = json::array();
       for (const auto& x : r.evidence) {
@@ -267,6 +275,8 @@ int cmd_graph(const Common& c, const std::string& action, const std::string& nam
     std::printf("  %s %s %s  (weight %.1f)\n", out_edge ? e.name.c_str() : n["name"].get<std::string>().c_str(),
                 n["relation"].get<std::string>().c_str(),
                 out_edge ? n["name"].get<std::string>().c_str() : e.name.c_str(), n["weight"].get<double>());
+    if (!n["description"].get<std::string>().empty())
+      std::printf("      %s\n", n["description"].get<std::string>().c_str());
     if (n.contains("evidence"))
       for (const auto& x : n["evidence"])
         std::printf("      \"%s\" (%s, chunk %s)\n", x["sentence"].get<std::string>().c_str(),

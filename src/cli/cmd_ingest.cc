@@ -12,7 +12,9 @@
 #include <filesystem>
 #include <optional>
 
+#include "graph/extract_llm.h"
 #include "graph/extractor.h"
+#include "llm/chat_model.h"
 
 namespace mmkg::cli {
 
@@ -27,14 +29,24 @@ void print_error(const std::string& subject, const std::string& message) {
 
 namespace {
 
-// Brings the graph in step with the store after ingest or delete. Graph failures (Neo4j down)
+// Brings the graph in step with the store after ingest or delete, with the rule extractor or,
+// when `llm.chat` is set, the LLM extractor. Graph failures (Neo4j down, the model server down)
 // do not undo the ingest: the next run resumes the graph where it stopped.
 std::optional<graph::GraphSyncResult> sync(const Common& c, Store& store, Embedder* emb, const std::string& extract,
-                                           bool progress) {
+                                           bool progress, LazyLlm* llm = nullptr) {
   if (c.graph == "none" || extract == "none") return std::nullopt;
   try {
     auto gs = open_graph(c, store);
-    auto ex = graph::make_rule_extractor();
+    std::unique_ptr<graph::Extractor> ex;
+    if (llm && llm->chat) {
+      graph::LlmExtractOptions lo;
+      lo.model = llm->model;
+      lo.parallelism = llm->concurrency;
+      ex = graph::make_llm_extractor(*llm->chat, lo);
+      if (c.verbose) std::fprintf(stderr, "mmkg: graph: extractor %s, %d chunks at once\n", ex->id().c_str(), lo.parallelism);
+    } else {
+      ex = graph::make_rule_extractor();
+    }
     graph::GraphSyncOptions go;
     go.backend_key = graph_backend_key(c.graph);
     if (emb) go.vector_model = emb->id();
@@ -48,6 +60,9 @@ std::optional<graph::GraphSyncResult> sync(const Common& c, Store& store, Embedd
     };
     auto r = graph::sync_graph(store, *gs, *ex, graph::make_embed_names(store, emb), go);
     bar.finish();
+    if (r.model.fallbacks > 0)
+      std::fprintf(stderr, "mmkg: warning: %lld chunk%s fell back to rule extraction (first: %s)\n", r.model.fallbacks,
+                   r.model.fallbacks == 1 ? "" : "s", r.model.first_fallback.c_str());
     return r;
   } catch (const UsageError&) {
     throw;
@@ -60,7 +75,16 @@ std::optional<graph::GraphSyncResult> sync(const Common& c, Store& store, Embedd
 }  // namespace
 
 int cmd_ingest(const Common& c, const std::vector<std::string>& paths, const IngestOptions& opt_in, bool progress,
-               const std::string& extract) {
+               const std::string& extract, const std::string& llm_spec) {
+  // The model is resolved before anything is written, so a configuration error changes nothing.
+  LazyLlm llm;
+  if (extract == "llm" && c.graph != "none") {
+    llm = open_llm_lazy(c, c.store, llm_spec);
+    if (!llm.chat)
+      throw UsageError("--extract llm needs a chat model: pass --llm local (SmolLM2 via llama-cpp-python, "
+                       "installed by `make setup`) or --llm http(s)://HOST/v1#model=NAME, or set "
+                       "MMKG_LLM_BASE_URL (or llm.base_url in mmkg.json); --extract rules needs none");
+  }
   auto store = Store::open(c.store, true);
   IngestOptions opt = opt_in;
   std::unique_ptr<Embedder> emb;
@@ -77,7 +101,7 @@ int cmd_ingest(const Common& c, const std::vector<std::string>& paths, const Ing
   ProgressBar bar(progress);
   IngestResult r = ingest(*store, paths, opt, [&](const IngestProgress& p) { bar.update(p); });
   bar.finish();
-  auto g = sync(c, *store, emb.get(), extract, progress);
+  auto g = sync(c, *store, emb.get(), extract, progress, &llm);
   for (const auto& f : r.failed) print_error(f.path, f.error);
   if (c.verbose)
     for (const auto& w : r.warnings) std::fprintf(stderr, "mmkg: warning: %s: %s\n", w.path.c_str(), w.error.c_str());
@@ -103,6 +127,12 @@ int cmd_ingest(const Common& c, const std::vector<std::string>& paths, const Ing
       std::printf("graph: %lld entities, %lld relations, %lld communities (%d documents added, %d removed) in %.2f s\n",
                   g->stats.entities, g->stats.relations, g->stats.communities, g->documents_added,
                   g->documents_removed, g->seconds);
+    if (g && llm.chat)
+      std::printf("graph: extractor %s: %lld chunks extracted (%lld cached), %lld model calls (%lld HTTP requests), "
+                  "%lld cached answers, %lld fallbacks, %lld + %lld tokens\n",
+                  g->extractor.c_str(), g->chunks_extracted, g->extractions_cached, g->model.model_calls,
+                  g->model.model_requests, g->model.model_cached, g->model.fallbacks, g->model.prompt_tokens,
+                  g->model.completion_tokens);
   }
   return r.failed.empty() ? 0 : 1;
 }

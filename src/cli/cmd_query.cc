@@ -7,8 +7,6 @@
 #include "core/error.h"
 #include "embed/embedder.h"
 #include "eval/eval.h"
-#include "llm/llm_cache.h"
-#include "llm/llm_config.h"
 #include "llm/local_server.h"
 #include "llm/openai_chat.h"
 #include "index/lexical.h"
@@ -56,24 +54,6 @@ json facts_json(const AskResult& r) {
   for (const auto& f : r.facts)
     a.push_back({{"fact", f.text}, {"relation", f.relation}, {"chunk_id", f.chunk_id}, {"sentence", f.sentence}});
   return a;
-}
-
-// The language model: none (extractive), local (a llama-cpp-python server started for this
-// command and stopped after it), or a configured OpenAI-compatible server. nullptr for none.
-std::unique_ptr<ChatModel> open_llm(const Common& c, Store& store, const std::string& llm,
-                                    std::unique_ptr<LocalModelServer>& local) {
-  LlmConfig cfg = resolve_llm_config(llm);
-  if (cfg.local) {
-    LocalServerOptions lo;
-    lo.log_path = store.dir() + "/local-llm.log";
-    if (c.verbose) std::fprintf(stderr, "mmkg: llm: starting the local model server\n");
-    local = LocalModelServer::start(lo);
-    cfg.base_url = local->base_url();
-    if (cfg.model.empty()) cfg.model = local->model_name();
-    if (c.verbose) std::fprintf(stderr, "mmkg: llm: %s ready at %s\n", cfg.model.c_str(), cfg.base_url.c_str());
-  }
-  if (!cfg.configured()) return nullptr;
-  return make_openai_chat(cfg, {}, LlmCache::open(store.dir() + "/mmkg.db"));
 }
 
 // The --rerank spec with what its backends need; embed needs the searcher's embedder.

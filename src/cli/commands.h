@@ -12,6 +12,12 @@
 #include "graph/graph_builder.h"
 #include "ingest/ingest.h"
 
+namespace mmkg {
+class ChatModel;
+class LocalModelServer;
+class Store;
+}  // namespace mmkg
+
 namespace mmkg::cli {
 
 /// Options every command shares.
@@ -24,8 +30,10 @@ struct Common {
   std::string graph = "sqlite";     ///< --graph / MMKG_GRAPH: sqlite, neo4j://USER:PASS@HOST:PORT[/DB], none
 };
 
+/// `extract`: rules, llm or none; `llm`: the --llm value for --extract llm (empty: config file,
+/// then environment).
 int cmd_ingest(const Common& c, const std::vector<std::string>& paths, const IngestOptions& opt, bool progress,
-               const std::string& extract);
+               const std::string& extract, const std::string& llm = "");
 int cmd_search(const Common& c, const std::string& query, int k, const std::string& mode);
 /// `rerank`: the --rerank spec (make_reranker); built here with the store, embedder and model.
 int cmd_ask(const Common& c, const std::string& question, const AskOptions& opt, const std::string& llm,
@@ -50,6 +58,21 @@ std::unique_ptr<graph::GraphStore> open_graph(const Common& c, Store& store);
 /// Where the graph lives, without credentials ("sqlite", "neo4j:HOST:PORT/DB").
 std::string graph_backend_key(const std::string& spec);
 nlohmann::json graph_sync_json(const graph::GraphSyncResult& g);
+
+/// The language model for ask/eval (llm_open.cc): nullptr for none; for `--llm local` starts the
+/// local server into `local` (stopped when it is destroyed). Responses are cached in the store.
+std::unique_ptr<ChatModel> open_llm(const Common& c, Store& store, const std::string& llm,
+                                    std::unique_ptr<LocalModelServer>& local);
+
+/// The language model for ingest --extract llm, connected (and for `--llm local` started) on
+/// its first request, so a run with nothing to extract starts nothing. `chat` is null when no
+/// model is configured. Throws UsageError for a bad --llm value or a missing local model.
+struct LazyLlm {
+  std::unique_ptr<ChatModel> chat;
+  std::string model;    ///< the model's name for ids ("SmolLM2-135M-Instruct.Q4_1"); no secrets
+  int concurrency = 1;  ///< requests in flight at once (LlmConfig::concurrency)
+};
+LazyLlm open_llm_lazy(const Common& c, const std::string& store_dir, const std::string& llm);
 
 /// Prints `mmkg: error: <subject>: <message>` (or without subject) on stderr.
 void print_error(const std::string& subject, const std::string& message);

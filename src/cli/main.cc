@@ -64,9 +64,18 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   ingest->add_option("--threads", iopt.threads, "parser threads (0 = all cores)")->capture_default_str();
   ingest->add_flag("--no-progress", no_progress, "no progress bar even on a terminal");
-  std::string extract = "rules";
-  ingest->add_option("--extract", extract, "knowledge-graph extraction: rules (no model needed) or none")
-      ->capture_default_str()->check(CLI::IsMember({"rules", "none"}));
+  std::string extract = "rules", ingest_llm;
+  ingest->add_option("--extract", extract,
+                     "knowledge-graph extraction: rules (no model needed), llm (a chat model lists typed entities "
+                     "and relations per chunk; needs --llm or a configured model), or none. --json's graph object "
+                     "reports extractor, llm_calls, llm_requests, llm_cached, llm_fallbacks, prompt_tokens and "
+                     "completion_tokens")
+      ->capture_default_str()->check(CLI::IsMember({"rules", "llm", "none"}));
+  ingest->add_option("--llm", ingest_llm,
+                     "chat model for --extract llm: local (starts llama-cpp-python with SmolLM2; local#concurrency=N, "
+                     "default 1: that server answers one request at a time), or "
+                     "http(s)://HOST/v1#model=NAME&concurrency=N (default 4; when not given: config file, then env "
+                     "MMKG_LLM_BASE_URL, GROQ_API_KEY, ...); chunks are extracted N at a time");
 
   // search
   auto* search = app.add_subcommand("search", "rank chunks for a query");
@@ -197,7 +206,7 @@ int main(int argc, char** argv) {
                          " leaves no room for a passage; give at least 50 (1500 is the default), or 0 for no limit");
     if (*ingest) {
       iopt.max_file_bytes = static_cast<int64_t>(max_mb * 1024 * 1024);
-      return cli::cmd_ingest(common, paths, iopt, !no_progress && !common.json, extract);
+      return cli::cmd_ingest(common, paths, iopt, !no_progress && !common.json, extract, ingest_llm);
     }
     if (*search) return cli::cmd_search(common, query, k, mode);
     if (*askc) return cli::cmd_ask(common, question, aopt, llm, ask_rerank);

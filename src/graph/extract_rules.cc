@@ -397,7 +397,8 @@ std::unique_ptr<Extractor> make_rule_extractor() { return std::make_unique<RuleE
 //   score   = max(C(a), strong ? 1 : 0) * (0.1 + idf(a)) * boost      strong = defined acronym
 //                                                                      or expansion, definition
 //
-// Kept when score >= 0.5, except: single ordinary words (not acronyms or technical tokens, and
+// Terms a model chose (kind "llm") are kept with score >= 0.5. Others are kept when
+// score >= 0.5, except: single ordinary words (not acronyms or technical tokens, and
 // capitalised in under half of their occurrences) are dropped when they are generic WordNet nouns,
 // WordNet adjectives or verb forms, or idf(a) < 0.35; terms
 // seen once with idf(a) < 0.35 are dropped unless strong. A single word heading 3+ kept
@@ -409,6 +410,7 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
     double f = 0;
     int words = 1;
     bool expanded = false, cap = false, heading = false, defined = false, technical = false, shaped = false;
+    bool chosen = false;   // a model chose it (kind "llm"): kept whatever its score
     double cap_count = 0;  // occurrences as a capitalised name
     std::string surface;  // first surface seen: its words are looked up in idf
     std::vector<std::string> content;
@@ -441,6 +443,7 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
       s.technical = s.technical || t.kind == "technical" || t.kind == "acronym";
       if (t.kind == "acronym" || t.kind == "technical") s.shaped = true;
       if (t.kind == "capitalised") s.cap_count += t.count;
+      if (t.kind == "llm") s.chosen = true;
     }
   // nested: b ends with a (word suffix)
   std::unordered_map<std::string, std::pair<double, int>> nested;  // a → (sum f(b), |T(a)|)
@@ -488,6 +491,10 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
     bool ordinary = !s.shaped && s.cap_count * 2 < s.f;
     if (s.words == 1 && ordinary && (rules::weak_single_word(k) || nidf < kLowIdf)) s.keep = false;
     if (s.f <= 1 && nidf < kLowIdf && !strong) s.keep = false;
+    if (s.chosen) {
+      s.keep = true;
+      s.score = std::max(s.score, kMinScore);
+    }
   }
   // Head-word productivity: a single word that heads at least kMinFamily distinct kept multi-word
   // terms and stands alone at least kMinFamily times is a term of the document however common it

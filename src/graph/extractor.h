@@ -1,11 +1,13 @@
 // Extraction: chunk text → candidate terms and relations (surface forms, before resolution).
-// The rule-based extractor (extract_rules.cc) is the default and the fallback; an LLM extractor
-// (issue 5) implements the same interface.
+// The rule-based extractor (extract_rules.cc) is the default and the fallback; the LLM extractor
+// (extract_llm.h) implements the same interface.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace mmkg::graph {
@@ -35,6 +37,7 @@ struct RelationCandidate {
   std::string type;      ///< co_occurs | is_a | part_of | uses | extends | proposes | compared_with | ...
   std::string sentence;  ///< the evidence sentence, verbatim from the chunk
   double weight = 1;
+  std::string description;  ///< what the relation says, in words (LLM extraction); else empty
 };
 
 struct ChunkExtraction {
@@ -43,13 +46,30 @@ struct ChunkExtraction {
   std::vector<RelationCandidate> relations;
 };
 
+/// What an extractor that calls a model spent (all zero for the rule extractor).
+struct ExtractorCounters {
+  long long model_calls = 0;    ///< model calls not served by a cache (gleaning passes included)
+  long long model_requests = 0; ///< HTTP requests those took (retries, JSON repairs, format probes)
+  long long model_cached = 0;   ///< answers served by the LLM response cache without a request
+  long long fallbacks = 0;      ///< chunks whose model output was unusable: rule extraction instead
+  long long prompt_tokens = 0;
+  long long completion_tokens = 0;
+  std::string first_fallback;   ///< why the first fallback happened ("" when none)
+};
+
 class Extractor {
  public:
   virtual ~Extractor() = default;
   /// Names the method and its version ("rules-v1"); extractions are cached under it.
   virtual std::string id() const = 0;
-  /// Thread-safe.
+  /// Thread-safe. Throws Error when the chunk cannot be extracted now (a model server that is
+  /// down): nothing is cached then, and the next run tries again.
   virtual ChunkExtraction extract(const ExtractInput& input) = 0;
+  /// How many chunks to extract at once: the cores for CPU-bound extractors, the model client's
+  /// concurrency for model-bound ones.
+  virtual int parallelism() const { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+  /// Totals since construction.
+  virtual ExtractorCounters counters() const { return {}; }
 };
 
 /// The rule-based extractor (no model needed).
@@ -57,7 +77,8 @@ std::unique_ptr<Extractor> make_rule_extractor();
 
 /// Ranks the terms of one document's extractions by a statistical termhood score (uses the
 /// counts across the document and `idf(word)` from the corpus), sets TermCandidate::score,
-/// drops terms below the threshold and the relations whose ends were dropped.
+/// drops terms below the threshold and the relations whose ends were dropped. Terms of kind
+/// "llm" (a model chose them, and they occur in the text) are kept whatever their score.
 void rank_terms(std::vector<ChunkExtraction>& document, const std::function<double(const std::string&)>& idf);
 
 }  // namespace mmkg::graph

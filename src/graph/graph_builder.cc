@@ -41,7 +41,11 @@ json to_json(const ChunkExtraction& x) {
   json terms = json::array(), rels = json::array();
   for (const auto& t : x.terms)
     terms.push_back({t.surface, t.kind, t.expansion, t.definition, t.type, t.count});
-  for (const auto& r : x.relations) rels.push_back({r.src, r.dst, r.type, r.sentence, r.weight});
+  for (const auto& r : x.relations) {
+    json row = {r.src, r.dst, r.type, r.sentence, r.weight};
+    if (!r.description.empty()) row.push_back(r.description);
+    rels.push_back(std::move(row));
+  }
   return {{"t", terms}, {"r", rels}};
 }
 
@@ -59,12 +63,14 @@ ChunkExtraction from_json(const json& j, const std::string& chunk_id) {
     x.terms.push_back(std::move(c));
   }
   for (const auto& r : j.at("r")) {
-    x.relations.push_back({r[0], r[1], r[2], r[3], r[4].get<double>()});
+    x.relations.push_back({r[0], r[1], r[2], r[3], r[4].get<double>(), r.size() > 5 ? r[5].get<std::string>() : ""});
   }
   return x;
 }
 
-// Extracts every chunk of a document, from the cache where possible, in parallel otherwise.
+// Extracts every chunk of a document, from the cache where possible, otherwise with
+// ex.parallelism() threads. When a chunk fails (a model server down), no new chunk is started,
+// the chunks done so far are cached (a rerun does not pay for them again) and Error is thrown.
 std::vector<ChunkExtraction> extract_document(Store& store, Extractor& ex, const DocumentRecord& doc,
                                               const std::vector<StoredChunk>& chunks, GraphSyncResult& res) {
   sqlite3* db = store.db();
@@ -89,21 +95,25 @@ std::vector<ChunkExtraction> extract_document(Store& store, Extractor& ex, const
     }
   }
   std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::vector<char> done(todo.size(), 0);
   std::mutex err_mu;
   std::string error;
   auto work = [&] {
-    for (size_t k; (k = next.fetch_add(1)) < todo.size();) {
+    for (size_t k; !failed.load() && (k = next.fetch_add(1)) < todo.size();) {
       const auto& c = chunks[todo[k]].chunk;
       try {
         out[todo[k]] = ex.extract({c.id, c.doc_id, doc.title, c.heading_path, c.text});
         out[todo[k]].chunk_id = c.id;
+        done[k] = 1;
       } catch (const std::exception& e) {
+        failed = true;
         std::lock_guard<std::mutex> g(err_mu);
         if (error.empty()) error = e.what();
       }
     }
   };
-  const unsigned n = std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()),
+  const unsigned n = std::min<unsigned>(static_cast<unsigned>(std::max(1, ex.parallelism())),
                                         static_cast<unsigned>(todo.size()));
   if (n <= 1) {
     work();
@@ -112,22 +122,38 @@ std::vector<ChunkExtraction> extract_document(Store& store, Extractor& ex, const
     for (unsigned i = 0; i < n; ++i) ts.emplace_back(work);
     for (auto& t : ts) t.join();
   }
-  if (!error.empty()) throw Error(doc.name + ": extraction failed: " + error);
-  res.chunks_extracted += static_cast<long long>(todo.size());
+  long long extracted = 0;
   if (!todo.empty()) {
     Transaction tx(db);
     Stmt put(db, "INSERT OR REPLACE INTO extractions(extractor, text_hash, result) VALUES (?,?,?)");
-    for (size_t i : todo) {
+    for (size_t k = 0; k < todo.size(); ++k) {
+      if (!done[k]) continue;
+      const size_t i = todo[k];
       put.reset();
       put.bind(1, exid).bind(2, hash_hex(chunks[i].chunk.text)).bind(3, to_json(out[i]).dump());
       put.run();
+      ++extracted;
     }
     tx.commit();
   }
+  res.chunks_extracted += extracted;
+  if (!error.empty()) throw Error(doc.name + ": extraction failed: " + error);
   return out;
 }
 
 }  // namespace
+
+ExtractorCounters counters_since(const ExtractorCounters& before, const ExtractorCounters& now) {
+  ExtractorCounters d;
+  d.model_calls = now.model_calls - before.model_calls;
+  d.model_requests = now.model_requests - before.model_requests;
+  d.model_cached = now.model_cached - before.model_cached;
+  d.fallbacks = now.fallbacks - before.fallbacks;
+  d.prompt_tokens = now.prompt_tokens - before.prompt_tokens;
+  d.completion_tokens = now.completion_tokens - before.completion_tokens;
+  d.first_fallback = before.fallbacks == now.fallbacks ? "" : now.first_fallback;
+  return d;
+}
 
 EmbedNames make_embed_names(Store& store, Embedder* embedder) {
   if (!embedder) return {};
@@ -157,6 +183,8 @@ GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor
                            const GraphSyncOptions& opt) {
   const auto t0 = Clock::now();
   GraphSyncResult res;
+  res.extractor = extractor.id();
+  const ExtractorCounters before = extractor.counters();
   sqlite3* db = store.db();
   ensure_tables(db);
   const bool same_db = graph.backend() == "sqlite";
@@ -290,6 +318,7 @@ GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor
   }
   res.stats = graph.stats();
   res.communities = static_cast<int>(res.stats.communities);
+  res.model = counters_since(before, extractor.counters());
   res.seconds = since(t0);
   return res;
 }

@@ -30,6 +30,8 @@ struct GraphSyncOptions {
 };
 
 struct GraphSyncResult {
+  std::string extractor;      ///< the extractor's id ("rules-v1", "llm-v1:MODEL:PROMPT")
+  ExtractorCounters model;    ///< model calls, cache hits, fallbacks and tokens of this run
   int documents_added = 0;    ///< documents whose graph was built
   int documents_removed = 0;  ///< documents no longer in the store, removed from the graph
   long long chunks_extracted = 0;
@@ -53,6 +55,10 @@ GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor
 /// Name embedding through `embedder` with vectors cached in the store's embeddings table (never
 /// bumping the chunk-vector generation). Returns an empty function when `embedder` is null.
 EmbedNames make_embed_names(Store& store, Embedder* embedder);
+
+/// What an extractor spent between two readings of its counters (first_fallback: the latest
+/// reading's, when a fallback happened in between).
+ExtractorCounters counters_since(const ExtractorCounters& before, const ExtractorCounters& now);
 
 /// The store-side rows: which documents each backend holds (for `mmkg stats`).
 long long graph_document_count(Store& store, const std::string& backend_key);

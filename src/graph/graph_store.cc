@@ -79,6 +79,7 @@ std::vector<RelationWrite> merge_relations(const std::vector<Relation>& in) {
     if (fresh) out.push_back(RelationWrite{src, dst, r.type, 0, {}});
     RelationWrite& w = out[it->second];
     w.weight += r.weight;
+    if (w.description.empty()) w.description = r.description;
     const double share = r.evidence.empty() ? 0 : r.weight / static_cast<double>(r.evidence.size());
     for (const auto& ev : r.evidence) {
       bool merged = false;

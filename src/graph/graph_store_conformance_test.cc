@@ -47,7 +47,7 @@ Evidence ev(const std::string& chunk, const std::string& doc, const std::string&
 
 Relation rel(const std::string& src, const std::string& dst, const std::string& type, double weight,
              std::vector<Evidence> evidence) {
-  return Relation{src, dst, type, weight, std::move(evidence)};
+  return Relation{src, dst, type, weight, std::move(evidence), ""};
 }
 
 std::vector<std::string> ids(const std::vector<Entity>& es) {
@@ -186,6 +186,25 @@ TEST_P(GraphStoreConformance, RelationWeightsAddAndEvidenceIsAppendedWithoutDupl
   EXPECT_EQ(all[0].src, "a");
   EXPECT_EQ(all[0].dst, "b");
   EXPECT_EQ(all[1].dst, "c");
+}
+
+TEST_P(GraphStoreConformance, RelationDescriptionsAreKeptTheFirstNonEmptyOneWins) {
+  Relation described = rel("a", "b", "uses", 1, {ev("c1", "d1", "A uses B.")});
+  described.description = "A relies on B's \"output\" — always.";
+  g().upsert({{ent("a", "A"), ent("b", "B"), ent("c", "C")},
+              {},
+              {rel("a", "c", "uses", 1, {ev("c1", "d1", "A uses C.")}), described}});
+  EXPECT_EQ(find_rel(g(), "a", "c", "uses")->description, "") << "rule relations have none";
+  Relation later = rel("a", "b", "uses", 1, {ev("c2", "d2", "A uses B again.")});
+  later.description = "another description";
+  Relation fill = rel("a", "c", "uses", 1, {ev("c2", "d2", "A uses C again.")});
+  fill.description = "A builds on C.";
+  g().upsert({{}, {}, {later, fill}});
+  EXPECT_EQ(find_rel(g(), "a", "b", "uses")->description, described.description);
+  EXPECT_EQ(find_rel(g(), "a", "c", "uses")->description, "A builds on C.");
+  auto of = g().relations_of("b", 10);
+  ASSERT_EQ(of.size(), 1u);
+  EXPECT_EQ(of[0].description, described.description);
 }
 
 TEST_P(GraphStoreConformance, RelationsOfGoesBothWaysHighestWeightFirstUpToTheLimit) {
@@ -494,6 +513,28 @@ TEST(GraphStoreSqlite, RefusesANewerGraphSchema) {
     EXPECT_NE(std::string(e.what()).find("schema version 99"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("upgrade mmkg"), std::string::npos) << e.what();
   }
+}
+
+TEST(GraphStoreSqlite, MigratesAVersion1GraphKeepingItsRelations) {
+  TempDir dir;
+  auto store = Store::open(dir.str());
+  make_sqlite_graph_store(store->db())->upsert(
+      {{ent("a", "A"), ent("b", "B")}, {}, {rel("a", "b", "uses", 1, {ev("c1", "d1", "A uses B.")})}});
+  // What version 1 looked like: no description column.
+  Stmt(store->db(), "ALTER TABLE graph_relations DROP COLUMN description").run();
+  Stmt(store->db(), "UPDATE graph_meta SET value = '1' WHERE key = 'schema_version'").run();
+  auto g = make_sqlite_graph_store(store->db());
+  Stmt v(store->db(), "SELECT value FROM graph_meta WHERE key = 'schema_version'");
+  ASSERT_TRUE(v.step());
+  EXPECT_EQ(v.text(0), "2");
+  auto r = find_rel(*g, "a", "b", "uses");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->description, "");
+  EXPECT_EQ(r->evidence.size(), 1u);
+  Relation d = rel("a", "b", "uses", 1, {ev("c2", "d1", "A uses B well.")});
+  d.description = "A uses B.";
+  g->upsert({{}, {}, {d}});
+  EXPECT_EQ(find_rel(*g, "a", "b", "uses")->description, "A uses B.");
 }
 
 TEST(GraphStoreDispatch, SpecsChooseTheBackendAndBadOnesSayWhatToDo) {

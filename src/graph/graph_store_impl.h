@@ -10,7 +10,9 @@
 namespace mmkg::graph::detail {
 
 /// Schema version of the graph tables (SQLite) and graph meta node (Neo4j).
-inline constexpr int kGraphSchemaVersion = 1;
+/// 1: first version. 2: relations have a description (graph_relations.description in SQLite,
+/// REL.description in Neo4j); a version-1 graph is migrated on open.
+inline constexpr int kGraphSchemaVersion = 2;
 
 /// One evidence sentence with the share of the relation weight it carries.
 struct WeightedEvidence {
@@ -24,6 +26,7 @@ struct RelationWrite {
   std::string src, dst, type;
   double weight = 0;
   std::vector<WeightedEvidence> evidence;
+  std::string description;  ///< the first non-empty description of the merged relations
 };
 
 /// True for the symmetric relation types (stored with src < dst).
@@ -38,7 +41,8 @@ std::vector<Mention> merge_mentions(const std::vector<Mention>& in);
 
 /// Relations merged by (src, dst, type) within the delta (symmetric types put in src < dst
 /// order). A relation's weight is spread evenly over its evidence (rule-based relations: weight =
-/// evidence count, so 1 each); identical (chunk_id, sentence) evidence is merged, weights added.
+/// evidence count, so 1 each); identical (chunk_id, sentence) evidence is merged, weights added;
+/// the first non-empty description is kept.
 std::vector<RelationWrite> merge_relations(const std::vector<Relation>& in);
 
 }  // namespace mmkg::graph::detail

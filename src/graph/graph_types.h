@@ -36,13 +36,17 @@ struct Mention {
 
 /// A typed edge between two entities. Identity: (src, dst, type). For the symmetric types
 /// co_occurs and compared_with, src < dst. `weight` = number of evidence sentences (co-occurrence
-/// strength), or a model's confidence summed over evidence for LLM-extracted relations.
+/// strength; LLM-extracted relations also weigh 1 per sentence).
 struct Relation {
   std::string src;
   std::string dst;
   std::string type;  ///< co_occurs | is_a | part_of | uses | extends | proposes | compared_with | ...
   double weight = 0;
   std::vector<Evidence> evidence;
+  /// What the relation says in words (LLM extraction), e.g. "BERT is pre-trained with masked
+  /// language modelling"; empty for rule-based relations. Merged like an entity description:
+  /// the first non-empty one stays.
+  std::string description;
 };
 
 /// A Leiden community of entities with an extractive summary.

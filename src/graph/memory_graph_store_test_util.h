@@ -2,7 +2,8 @@
 // the merge rules of GraphDelta (graph_types.h) and GraphStore (graph_store.h): entities merge by
 // id (aliases unioned, higher score kept, empty description filled; name and type kept), mentions
 // of the same (entity, chunk) add their counts, relation evidence is appended and the weight grows,
-// remove_document takes back exactly what the document contributed.
+// remove_document takes back exactly what the document contributed; the first non-empty relation
+// description stays.
 #pragma once
 
 #include <algorithm>
@@ -37,9 +38,10 @@ class MemoryGraphStore : public GraphStore {
     }
     for (const Relation& r : delta.relations) {
       auto key = std::make_tuple(r.src, r.dst, r.type);
-      auto [it, fresh] = relations_.try_emplace(key, Relation{r.src, r.dst, r.type, 0, {}});
+      auto [it, fresh] = relations_.try_emplace(key, Relation{r.src, r.dst, r.type, 0, {}, {}});
       Relation& cur = it->second;
       cur.weight += r.weight;
+      if (cur.description.empty()) cur.description = r.description;
       for (const Evidence& ev : r.evidence) cur.evidence.push_back(ev);
       // Remember which document carried which weight (spread evenly over its evidence).
       if (!r.evidence.empty()) {

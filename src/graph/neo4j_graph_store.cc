@@ -5,8 +5,9 @@
 //   (:Entity {id, name, type, description, score, aliases: [surface forms]})
 //   (:Alias {key, entity_id})                 one per distinct name_key() of an entity's aliases
 //   (:Entity)-[:MENTIONED_IN {count, surface, doc_id}]->(:Chunk {id, doc_id, embedding?})
-//   (:Entity)-[:REL {type, weight, ev_chunks, ev_docs, ev_sentences, ev_weights}]->(:Entity)
-//       evidence as parallel lists; ev_weights[i] is the share of `weight` evidence i brought
+//   (:Entity)-[:REL {type, weight, description, ev_chunks, ev_docs, ev_sentences, ev_weights}]->(:Entity)
+//       evidence as parallel lists; ev_weights[i] is the share of `weight` evidence i brought;
+//       description since schema version 2 (absent on older relations, read as "")
 //   (:Community {id, level, title, summary, chunk_ids})-[:HAS {pos}]->(:Entity)
 //   (:MmkgGraphMeta {key: 'graph', schema_version})
 // Constraints: unique Entity.id, Chunk.id, Community.id; indexes on Alias.key, Alias.entity_id,
@@ -57,7 +58,9 @@ UNWIND $rows AS row
 MATCH (a:Entity {id: row.s})
 MATCH (b:Entity {id: row.d})
 MERGE (a)-[r:REL {type: row.t}]->(b)
-ON CREATE SET r.weight = 0.0, r.ev_chunks = [], r.ev_docs = [], r.ev_sentences = [], r.ev_weights = []
+ON CREATE SET r.weight = 0.0, r.ev_chunks = [], r.ev_docs = [], r.ev_sentences = [], r.ev_weights = [],
+              r.description = row.desc
+ON MATCH SET r.description = CASE WHEN coalesce(r.description, '') = '' THEN row.desc ELSE r.description END
 WITH r, row, reduce(acc = {c: r.ev_chunks, d: r.ev_docs, s: r.ev_sentences, w: r.ev_weights}, ev IN row.evs |
   CASE WHEN any(i IN range(0, size(acc.c) - 1) WHERE acc.c[i] = ev.c AND acc.s[i] = ev.s)
   THEN {c: acc.c, d: acc.d, s: acc.s,
@@ -96,7 +99,7 @@ const char* kRemoveChunks = "MATCH (c:Chunk {doc_id: $doc}) DETACH DELETE c";
 
 const char* kRelationColumns =
     "startNode(r).id AS s, endNode(r).id AS d, r.type AS t, r.weight AS w, r.ev_chunks AS ec, "
-    "r.ev_docs AS ed, r.ev_sentences AS es";
+    "r.ev_docs AS ed, r.ev_sentences AS es, coalesce(r.description, '') AS rd";
 
 std::string str(const json& v) { return v.is_string() ? v.get<std::string>() : std::string(); }
 double num(const json& v) { return v.is_number() ? v.get<double>() : 0.0; }
@@ -109,7 +112,7 @@ std::vector<std::string> strs(const json& v) {
 }
 
 Relation read_relation(const json& row) {
-  Relation r{str(row[0]), str(row[1]), str(row[2]), num(row[3]), {}};
+  Relation r{str(row[0]), str(row[1]), str(row[2]), num(row[3]), {}, row.size() > 7 ? str(row[7]) : ""};
   auto c = strs(row[4]), d = strs(row[5]), s = strs(row[6]);
   for (size_t i = 0; i < c.size(); ++i)
     r.evidence.push_back(Evidence{c[i], i < d.size() ? d[i] : "", i < s.size() ? s[i] : ""});
@@ -153,7 +156,8 @@ class Neo4jGraphStore final : public GraphStore {
       json evs = json::array();
       for (const auto& e : r.evidence)
         evs.push_back({{"c", e.ev.chunk_id}, {"d", e.ev.doc_id}, {"s", e.ev.sentence}, {"w", e.weight}});
-      rows.push_back({{"s", r.src}, {"d", r.dst}, {"t", r.type}, {"w", r.weight}, {"evs", std::move(evs)}});
+      rows.push_back({{"s", r.src}, {"d", r.dst}, {"t", r.type}, {"w", r.weight}, {"desc", r.description},
+                      {"evs", std::move(evs)}});
     }
     run_batched(kUpsertRelations, rows);
   }
@@ -370,6 +374,7 @@ SET c.doc_id = row.doc, c.embedding = CASE WHEN size(row.v) > 0 THEN row.v ELSE 
                          std::to_string(v) + ", this mmkg understands up to " +
                          std::to_string(detail::kGraphSchemaVersion) + "; upgrade mmkg");
       if (v == detail::kGraphSchemaVersion) return;
+      // 1 → 2 needs no data change: REL.description is read with coalesce(…, '').
     }
     for (const char* s : {
              "CREATE CONSTRAINT mmkg_entity_id IF NOT EXISTS FOR (e:Entity) REQUIRE e.id IS UNIQUE",

@@ -468,6 +468,7 @@ class Resolver {
     // the candidates that read it (two surfaces of one entity in one sentence count once).
     using RelKey = std::tuple<std::string, std::string, std::string>;
     std::map<RelKey, std::map<std::pair<size_t, std::string>, double>> rels;
+    std::map<RelKey, std::string> descriptions;  // the first non-empty one (LLM extraction)
     std::vector<std::vector<const Cand*>> cands_of_chunk(doc_.size());
     for (const Cand& c : cands_)
       if (c.chunk < doc_.size()) cands_of_chunk[c.chunk].push_back(&c);
@@ -485,10 +486,12 @@ class Resolver {
         if (is_symmetric(r.type) && b < a) std::swap(a, b);
         double& w = rels[{a, b, r.type}][{ci, r.sentence}];
         w = std::max(w, r.weight);
+        if (!r.description.empty()) descriptions.try_emplace({a, b, r.type}, r.description);
       }
     }
     for (const auto& [key, evs] : rels) {
-      Relation rel{std::get<0>(key), std::get<1>(key), std::get<2>(key), 0, {}};
+      Relation rel{std::get<0>(key), std::get<1>(key), std::get<2>(key), 0, {}, {}};
+      if (auto d = descriptions.find(key); d != descriptions.end()) rel.description = d->second;
       // Every sentence adds to the weight; the first kMaxEvidence are kept as evidence (a frequent
       // pair would otherwise carry thousands of sentences per document).
       constexpr size_t kMaxEvidence = 5;

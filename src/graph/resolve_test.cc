@@ -194,11 +194,11 @@ TEST(Resolve, RelationsByEntityWithoutSelfLoopsOrderedAndWeighted) {
   const std::string s2 = "MHA extends attention with learned projections.";
   std::vector<ChunkExtraction> doc = {
       chunk("c1", {term("Multi-Head Attention", "capitalised"), acronym("MHA", "Multi-Head Attention"), term("attention")},
-            {{"Multi-Head Attention", "MHA", "co_occurs", s1, 1},  // self-loop after resolution
-             {"Multi-Head Attention", "attention", "co_occurs", s1, 1},
-             {"MHA", "attention", "co_occurs", s1, 1},  // same entities, same sentence: one evidence
-             {"MHA", "attention", "extends", s2, 1},
-             {"attention", "MHA", "co_occurs", s2, 1}}),
+            {{"Multi-Head Attention", "MHA", "co_occurs", s1, 1, ""},  // self-loop after resolution
+             {"Multi-Head Attention", "attention", "co_occurs", s1, 1, ""},
+             {"MHA", "attention", "co_occurs", s1, 1, ""},  // same entities, same sentence: one evidence
+             {"MHA", "attention", "extends", s2, 1, ""},
+             {"attention", "MHA", "co_occurs", s2, 1, ""}}),
   };
   GraphDelta d = resolve_document(doc, "d1", store, kNoEmbedder);
   const std::string mha = with_alias(d, "MHA")->id, att = with_alias(d, "attention")->id;
@@ -281,7 +281,7 @@ TEST(Resolve, RemovingTheDocumentTakesBackItsContribution) {
   MemoryGraphStore store;
   auto doc = [](const std::string& c) {
     return std::vector<ChunkExtraction>{chunk(c, {term("attention"), term("transformer")},
-                                              {{"attention", "transformer", "co_occurs", "s " + c, 1}})};
+                                              {{"attention", "transformer", "co_occurs", "s " + c, 1, ""}})};
   };
   store.upsert(resolve_document(doc("a"), "d1", store, kNoEmbedder));
   store.upsert(resolve_document(doc("b"), "d2", store, kNoEmbedder));

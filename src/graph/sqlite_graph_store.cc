@@ -1,5 +1,5 @@
 // The SQLite graph store: graph_* tables inside the mmkg database, created on first use and
-// versioned by a row in graph_meta. Writes join the caller's open transaction (inside a
+// versioned by a row in graph_meta (older versions are migrated step by step, see migrate()). Writes join the caller's open transaction (inside a
 // savepoint, so a failed write leaves the caller's other work intact) or run in their own.
 #include <sqlite3.h>
 
@@ -81,6 +81,11 @@ CREATE TABLE graph_community_members(
 CREATE INDEX graph_community_members_entity ON graph_community_members(entity_id);
 )SQL";
 
+// Version 2: a relation's description (LLM extraction; empty for rule-based relations).
+const char* kGraphMigrateV1toV2 = R"SQL(
+ALTER TABLE graph_relations ADD COLUMN description TEXT NOT NULL DEFAULT '';
+)SQL";
+
 void exec(sqlite3* db, const char* sql) {
   char* err = nullptr;
   if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
@@ -159,16 +164,18 @@ class SqliteGraphStore final : public GraphStore {
     }
     if (!relations.empty()) {
       Stmt rel(db_,
-               "INSERT INTO graph_relations(src, dst, type, weight) SELECT ?1, ?2, ?3, ?4 "
+               "INSERT INTO graph_relations(src, dst, type, weight, description) SELECT ?1, ?2, ?3, ?4, ?5 "
                "WHERE EXISTS (SELECT 1 FROM graph_entities WHERE id = ?1) "
                "AND EXISTS (SELECT 1 FROM graph_entities WHERE id = ?2) "
-               "ON CONFLICT(src, dst, type) DO UPDATE SET weight = weight + excluded.weight RETURNING id");
+               "ON CONFLICT(src, dst, type) DO UPDATE SET weight = weight + excluded.weight, "
+               "description = CASE WHEN description = '' THEN excluded.description ELSE description END "
+               "RETURNING id");
       Stmt ev(db_,
               "INSERT INTO graph_evidence(rel_id, chunk_id, doc_id, sentence, weight) VALUES (?1, ?2, ?3, ?4, ?5) "
               "ON CONFLICT(rel_id, chunk_id, sentence) DO UPDATE SET weight = weight + excluded.weight");
       for (const auto& r : relations) {
         rel.reset();
-        rel.bind(1, r.src).bind(2, r.dst).bind(3, r.type).bind(4, r.weight);
+        rel.bind(1, r.src).bind(2, r.dst).bind(3, r.type).bind(4, r.weight).bind(5, r.description);
         if (!rel.step()) continue;  // an endpoint is unknown
         const int64_t id = rel.i64(0);
         rel.run();
@@ -271,15 +278,15 @@ class SqliteGraphStore final : public GraphStore {
   std::vector<Relation> relations_of(const std::string& entity_id, int limit) override {
     if (limit <= 0) return {};
     Stmt s(db_,
-           "SELECT id, src, dst, type, weight FROM graph_relations WHERE src = ?1 UNION "
-           "SELECT id, src, dst, type, weight FROM graph_relations WHERE dst = ?1 "
+           "SELECT id, src, dst, type, weight, description FROM graph_relations WHERE src = ?1 UNION "
+           "SELECT id, src, dst, type, weight, description FROM graph_relations WHERE dst = ?1 "
            "ORDER BY weight DESC, src, dst, type LIMIT ?2");
     s.bind(1, entity_id).bind(2, limit);
     return read_relations(s);
   }
 
   std::vector<Relation> relations() override {
-    Stmt s(db_, "SELECT id, src, dst, type, weight FROM graph_relations ORDER BY src, dst, type");
+    Stmt s(db_, "SELECT id, src, dst, type, weight, description FROM graph_relations ORDER BY src, dst, type");
     return read_relations(s, /*all=*/true);
   }
 
@@ -380,7 +387,9 @@ class SqliteGraphStore final : public GraphStore {
                        ", this mmkg understands up to " + std::to_string(detail::kGraphSchemaVersion) +
                        "; upgrade mmkg");
     WriteScope w(db_);
-    exec(db_, kGraphSchemaV1);
+    // Each step takes the schema one version up; a fresh store runs them all.
+    if (version < 1) exec(db_, kGraphSchemaV1);
+    if (version < 2) exec(db_, kGraphMigrateV1toV2);
     Stmt(db_, "INSERT OR REPLACE INTO graph_meta(key, value) VALUES ('schema_version', ?1)")
         .bind(1, std::to_string(detail::kGraphSchemaVersion))
         .run();
@@ -411,13 +420,13 @@ class SqliteGraphStore final : public GraphStore {
     return out;
   }
 
-  // Rows (id, src, dst, type, weight) → relations with their evidence in insertion order.
+  // Rows (id, src, dst, type, weight, description) → relations with their evidence in insertion order.
   std::vector<Relation> read_relations(Stmt& s, bool all = false) {
     std::vector<Relation> out;
     std::unordered_map<int64_t, size_t> at;
     while (s.step()) {
       at.emplace(s.i64(0), out.size());
-      out.push_back(Relation{s.text(1), s.text(2), s.text(3), s.f64(4), {}});
+      out.push_back(Relation{s.text(1), s.text(2), s.text(3), s.f64(4), {}, s.text(5)});
     }
     if (out.empty()) return out;
     auto add = [&](Stmt& e) {

@@ -46,10 +46,13 @@ struct ToolSpec {
   nlohmann::json parameters = nlohmann::json::object();
 };
 
-/// Structured output: the answer must be JSON matching `schema`.
+/// Structured output: the answer must be JSON matching `schema`. The schema is sent with its
+/// keys in the order written: grammar-constrained servers (llama.cpp) generate an object's
+/// properties in that order, so put first what should condition the rest (a name before its
+/// description).
 struct ResponseSchema {
   std::string name = "answer";
-  nlohmann::json schema = nlohmann::json::object();
+  nlohmann::ordered_json schema = nlohmann::ordered_json::object();
 };
 
 struct ChatRequest {
@@ -68,11 +71,15 @@ struct ChatRequest {
   const std::atomic<bool>* cancel = nullptr;
 };
 
-/// Token counts as reported by the server (0 when it reports none).
+/// Token counts as reported by the server (0 when it reports none). A response's usage covers
+/// every answer its chat() call received (a repair attempt included).
 struct Usage {
   long long prompt = 0;
   long long completion = 0;
   long long total = 0;
+  /// HTTP requests sent: transport retries, repair attempts and structured-output probes
+  /// included. Set in ChatModel::total_usage() only.
+  long long requests = 0;
 };
 
 struct ChatResponse {
@@ -106,7 +113,7 @@ class ChatModel {
   virtual ChatResponse chat(const ChatRequest& req, const TokenCallback& on_token = {}) = 0;
   /// "openai:MODEL@URL" or similar; no secrets.
   virtual std::string id() const = 0;
-  /// Tokens used by all requests so far (cache hits excluded).
+  /// Tokens used and HTTP requests sent by all calls so far (cache hits excluded).
   virtual Usage total_usage() const = 0;
 };
 

@@ -194,14 +194,26 @@ LlmConfig parse_llm_spec(const std::string& spec) {
     c.source = "--llm";
     return c;
   }
-  if (spec == "local") {
+  if (spec == "local" || spec.rfind("local#", 0) == 0) {
     // Hook: the caller starts the local model server and fills base_url (and model).
     c.local = true;
     c.source = "--llm";
+    // llama-cpp-python's server answers one request at a time: more in flight only queue there,
+    // and interleaved conversations lose its reuse of the previous request's prompt prefix.
+    c.concurrency = 1;
+    std::string s = spec;
+    for (const auto& [key, val] : split_fragment_options(s)) {
+      if (key == "concurrency") c.concurrency = non_negative_int("concurrency", val, false);
+      else if (key == "timeout") c.timeout_s = positive_number("timeout", val);
+      else if (key == "retries") c.max_retries = non_negative_int("retries", val, true);
+      else
+        throw UsageError("unknown --llm local option \"" + key +
+                         "\"; use concurrency, timeout or retries (MMKG_LOCAL_MODEL names another .gguf model)");
+    }
     return c;
   }
   if (spec.rfind("http://", 0) != 0 && spec.rfind("https://", 0) != 0) {
-    throw UsageError("--llm \"" + redact_url(spec) + "\" is not none, local or an http(s) URL "
+    throw UsageError("--llm \"" + redact_url(spec) + "\" is not none, local[#concurrency=N] or an http(s) URL "
                      "such as https://api.openai.com/v1#model=gpt-4o-mini");
   }
   Partial p = parse_url_spec(spec);
@@ -216,7 +228,7 @@ LlmConfig resolve_llm_config(const std::string& llm_flag) {
   LlmConfig c;
   bool u = false, m = false, k = false, t = false, cc = false, r = false;
   if (!llm_flag.empty()) {
-    if (llm_flag == "none" || llm_flag == "local") return parse_llm_spec(llm_flag);
+    if (llm_flag == "none" || llm_flag == "local" || llm_flag.rfind("local#", 0) == 0) return parse_llm_spec(llm_flag);
     if (llm_flag.rfind("http://", 0) != 0 && llm_flag.rfind("https://", 0) != 0) parse_llm_spec(llm_flag);  // throws
     apply(c, parse_url_spec(llm_flag), u, m, k, t, cc, r);
   }

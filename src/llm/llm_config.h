@@ -12,7 +12,7 @@ struct LlmConfig {
   std::string api_key;   ///< secret: sent as a bearer token only; never print it
   double timeout_s = 120;  ///< one whole request
   double stall_s = 60;     ///< silence after the first byte that counts as a stalled stream
-  int concurrency = 4;     ///< requests in flight at once per client
+  int concurrency = 4;     ///< requests in flight at once per client (1 for --llm local)
   int max_retries = 4;     ///< transport/status retries after the first attempt
   bool disabled = false;   ///< --llm none: no model (answers are extractive)
   /// --llm local: a local server is to be started by the caller (which then fills base_url).
@@ -30,8 +30,8 @@ constexpr const char* kOpenAiBaseUrl = "https://api.openai.com/v1";
 constexpr const char* kGroqDefaultModel = "llama-3.1-8b-instant";
 constexpr const char* kOpenAiDefaultModel = "gpt-4o-mini";
 
-/// Parses an --llm value: "none", "local", or "http(s)://host/v1#model=NAME&key_env=VAR&
-/// timeout=S&concurrency=N&retries=N". Throws UsageError for anything else. The key comes from
+/// Parses an --llm value: "none", "local[#concurrency=N&timeout=S&retries=N]", or
+/// "http(s)://host/v1#model=NAME&key_env=VAR&timeout=S&concurrency=N&retries=N". Throws UsageError for anything else. The key comes from
 /// key_env, else from the environment as in resolve_llm_config.
 LlmConfig parse_llm_spec(const std::string& spec);
 

@@ -54,7 +54,15 @@ TEST_F(LlmConfigTest, NoneAndLocal) {
   auto l = resolve_llm_config("local");
   EXPECT_TRUE(l.local);
   EXPECT_TRUE(l.base_url.empty());
+  EXPECT_EQ(l.concurrency, 1) << "the local server answers one request at a time";
   EXPECT_FALSE(resolve_llm_config("").configured());
+  auto lc = resolve_llm_config("local#concurrency=2&timeout=300&retries=0");
+  EXPECT_TRUE(lc.local);
+  EXPECT_EQ(lc.concurrency, 2);
+  EXPECT_EQ(lc.timeout_s, 300);
+  EXPECT_EQ(lc.max_retries, 0);
+  EXPECT_THROW(resolve_llm_config("local#model=x"), UsageError);
+  EXPECT_THROW(resolve_llm_config("local#concurrency=0"), UsageError);
 }
 
 TEST_F(LlmConfigTest, ServiceKeysPickTheirBaseUrls) {

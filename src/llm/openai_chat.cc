@@ -84,6 +84,29 @@ std::string remove_trailing_commas(std::string_view s) {
   return out;
 }
 
+// Raw control characters inside strings (a newline a grammar let through) become escapes.
+std::string escape_controls_in_strings(std::string_view s) {
+  std::string out;
+  bool in_str = false, esc = false;
+  for (char c : s) {
+    if (in_str && !esc && static_cast<unsigned char>(c) < 0x20) {
+      out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : " ";
+      continue;
+    }
+    out += c;
+    if (!in_str) {
+      if (c == '"') in_str = true;
+    } else if (esc) {
+      esc = false;
+    } else if (c == '\\') {
+      esc = true;
+    } else if (c == '"') {
+      in_str = false;
+    }
+  }
+  return out;
+}
+
 std::optional<json> try_parse(std::string_view s, std::string* err) {
   try {
     return json::parse(s.begin(), s.end());
@@ -95,7 +118,7 @@ std::optional<json> try_parse(std::string_view s, std::string* err) {
 
 // Checks the parts of a JSON schema that matter most to callers: the top-level type and the
 // required keys of an object. Empty = fine.
-std::string schema_problem(const json& value, const json& schema) {
+std::string schema_problem(const json& value, const nlohmann::ordered_json& schema) {
   if (!schema.is_object()) return {};
   const std::string type = schema.value("type", "");
   if (type == "object" && !value.is_object()) return "the answer is not a JSON object";
@@ -292,7 +315,7 @@ std::optional<json> parse_json_lenient(std::string_view text, std::string* error
     const size_t e = s.rfind(close);
     if (e != std::string::npos && e > b) s = s.substr(b, e - b + 1);
   }
-  s = remove_trailing_commas(s);
+  s = escape_controls_in_strings(remove_trailing_commas(s));
   if (auto j = try_parse(s, &err)) return j;
   if (error) *error = err;
   return std::nullopt;
@@ -315,7 +338,7 @@ std::string OpenAiChat::id() const {
 }
 
 Usage OpenAiChat::total_usage() const {
-  return {prompt_tokens_.load(), completion_tokens_.load(), total_tokens_.load()};
+  return {prompt_tokens_.load(), completion_tokens_.load(), total_tokens_.load(), requests_.load()};
 }
 
 std::string OpenAiChat::scrub(std::string s) const {
@@ -383,7 +406,9 @@ ChatResponse OpenAiChat::chat(const ChatRequest& req, const TokenCallback& on_to
   return r;
 }
 
-json OpenAiChat::build_body(const ChatRequest& req, const std::vector<Message>& msgs, JsonMode mode) const {
+nlohmann::ordered_json OpenAiChat::build_body(const ChatRequest& req, const std::vector<Message>& msgs,
+                                              JsonMode mode) const {
+  using ojson = nlohmann::ordered_json;
   std::vector<Message> m = msgs;
   if (req.response_schema && mode != JsonMode::Schema) {
     // json_object needs "JSON" in the prompt (OpenAI refuses it otherwise); prompt-only needs it all.
@@ -394,16 +419,16 @@ json OpenAiChat::build_body(const ChatRequest& req, const std::vector<Message>& 
   }
   json jm = json::array();
   for (const auto& x : m) jm.push_back(message_to_json(x));
-  json b = {{"messages", jm}};
+  ojson b = {{"messages", jm}};
   if (!cfg_.model.empty()) b["model"] = cfg_.model;
   if (req.temperature) b["temperature"] = *req.temperature;
   if (req.max_tokens) b["max_tokens"] = *req.max_tokens;
   if (req.seed) b["seed"] = *req.seed;
   if (!req.stop.empty()) b["stop"] = req.stop;
   if (!req.tools.empty()) {
-    json tools = json::array();
+    ojson tools = ojson::array();
     for (const auto& t : req.tools) {
-      json f = {{"name", t.name}, {"parameters", t.parameters}};
+      ojson f = {{"name", t.name}, {"parameters", t.parameters}};
       if (!t.description.empty()) f["description"] = t.description;
       tools.push_back({{"type", "function"}, {"function", f}});
     }
@@ -416,12 +441,12 @@ json OpenAiChat::build_body(const ChatRequest& req, const std::vector<Message>& 
   }
   if (req.response_schema) {
     if (mode == JsonMode::Schema) {
-      b["response_format"] = {{"type", "json_schema"},
-                              {"json_schema", {{"name", req.response_schema->name}, {"schema", req.response_schema->schema}}}};
+      b["response_format"] = ojson{{"type", "json_schema"},
+                                   {"json_schema", {{"name", req.response_schema->name}, {"schema", req.response_schema->schema}}}};
     } else if (mode == JsonMode::Object) {
       // "schema" beside json_object is llama-cpp-python's way to constrain the grammar to the
       // schema; a server that refuses the extra field says response_format and we go to prompted.
-      b["response_format"] = {{"type", "json_object"}, {"schema", req.response_schema->schema}};
+      b["response_format"] = ojson{{"type", "json_object"}, {"schema", req.response_schema->schema}};
     }
   }
   if (req.stream) {
@@ -431,7 +456,7 @@ json OpenAiChat::build_body(const ChatRequest& req, const std::vector<Message>& 
   return b;
 }
 
-ChatResponse OpenAiChat::exchange(const json& body, const ChatRequest& req, const TokenCallback& on_token,
+ChatResponse OpenAiChat::exchange(const nlohmann::ordered_json& body, const ChatRequest& req, const TokenCallback& on_token,
                                   bool& emitted, bool retry_500) {
   HttpRequest hr{url_, body.dump(-1, ' ', false, json::error_handler_t::replace),
                  {"Content-Type: application/json", req.stream ? "Accept: text/event-stream" : "Accept: application/json"}};
@@ -448,8 +473,11 @@ ChatResponse OpenAiChat::exchange(const json& body, const ChatRequest& req, cons
                              pol.retry_statuses.end());
   }
 
+  ++requests_;
   if (!req.stream) {
-    HttpResponse resp = http_send_with_retry(hr, lim, pol, "chat model");
+    HttpResponse resp = http_send_with_retry(hr, lim, pol, "chat model", [this](int, double, const std::string&) {
+      ++requests_;  // called before each retry
+    });
     return parse_completion(resp.body, req);
   }
 
@@ -467,6 +495,7 @@ ChatResponse OpenAiChat::exchange(const json& body, const ChatRequest& req, cons
     return st.error.empty();
   };
   RetryObserver observer = [&](int, double, const std::string& why) {
+    ++requests_;
     if (st.emitted > 0) {
       emitted = true;
       throw LlmError(where_ + ": the stream broke after text was delivered (" + why + "); ask again");
@@ -515,9 +544,10 @@ ChatResponse OpenAiChat::run(const ChatRequest& req, const TokenCallback& on_tok
   std::vector<Message> msgs = req.messages;
   int second_chances = 1;  // one more attempt after an unusable answer
   bool retry_500 = false;
+  Usage spent;  // over every answer received, a repaired one included
   for (;;) {
     const auto mode = static_cast<JsonMode>(json_mode_.load());
-    const json body = build_body(req, msgs, mode);
+    const nlohmann::ordered_json body = build_body(req, msgs, mode);
     // While response_format is sent, a 500 may be a refusal of it (llama-cpp-python): look at the
     // first one before retrying.
     const bool probing = req.response_schema && mode != JsonMode::Prompted && !retry_500;
@@ -545,6 +575,10 @@ ChatResponse OpenAiChat::run(const ChatRequest& req, const TokenCallback& on_tok
       throw LlmError(where_ + " " + b.why + (emitted ? "" : " twice in a row") +
                      "; check that the server and model support this request, or try another model");
     }
+    spent.prompt += r.usage.prompt;
+    spent.completion += r.usage.completion;
+    spent.total += r.usage.total;
+    r.usage = spent;
     if (req.response_schema && !(r.text.empty() && !r.tool_calls.empty())) {
       std::string err;
       auto j = parse_json_lenient(r.text, &err);

@@ -50,8 +50,9 @@ class OpenAiChat final : public ChatModel {
  private:
   struct Sent;
   ChatResponse run(const ChatRequest& req, const TokenCallback& on_token);
-  nlohmann::json build_body(const ChatRequest& req, const std::vector<Message>& msgs, JsonMode mode) const;
-  ChatResponse exchange(const nlohmann::json& body, const ChatRequest& req, const TokenCallback& on_token,
+  // Ordered, so that the response schema keeps its property order on the wire.
+  nlohmann::ordered_json build_body(const ChatRequest& req, const std::vector<Message>& msgs, JsonMode mode) const;
+  ChatResponse exchange(const nlohmann::ordered_json& body, const ChatRequest& req, const TokenCallback& on_token,
                         bool& emitted, bool retry_500);
   void acquire(const std::atomic<bool>* cancel);
   void release();
@@ -68,7 +69,7 @@ class OpenAiChat final : public ChatModel {
   std::condition_variable slot_cv_;
   int in_flight_ = 0;
   std::atomic<int> max_in_flight_{0};
-  std::atomic<long long> prompt_tokens_{0}, completion_tokens_{0}, total_tokens_{0};
+  std::atomic<long long> prompt_tokens_{0}, completion_tokens_{0}, total_tokens_{0}, requests_{0};
 };
 
 /// Builds the client for a resolved configuration (cfg.configured() must be true).
@@ -80,7 +81,7 @@ std::unique_ptr<ChatModel> make_openai_chat(const LlmConfig& cfg, const RetryPol
 std::string content_to_text(const nlohmann::json& content, std::string_view sep = "\n");
 
 /// Parses model output as JSON, repairing what models commonly get wrong: ``` fences, prose
-/// around the outermost {...} or [...], trailing commas. nullopt (and *error set) if it fails.
+/// around the outermost {...} or [...], trailing commas, raw newlines and tabs inside strings. nullopt (and *error set) if it fails.
 std::optional<nlohmann::json> parse_json_lenient(std::string_view text, std::string* error = nullptr);
 
 }  // namespace mmkg

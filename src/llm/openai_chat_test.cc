@@ -411,6 +411,7 @@ TEST(ChatStructured, LenientParser) {
   EXPECT_EQ(parse_json_lenient("{\"a\":1}")->at("a"), 1);
   EXPECT_EQ(parse_json_lenient("```\n[1,2,]\n```")->size(), 2u);
   EXPECT_EQ(parse_json_lenient("Here: {\"s\": \"a,}\", \"b\": {\"c\": 2,},} Done.")->at("s"), "a,}");
+  EXPECT_EQ(parse_json_lenient("{\"s\": \"two\nlines\tand \\\"q\\\"\"}")->at("s"), "two\nlines\tand \"q\"");
   std::string err;
   EXPECT_FALSE(parse_json_lenient("no json here", &err).has_value());
   EXPECT_FALSE(err.empty());
