@@ -33,7 +33,7 @@ namespace {
 // when `llm.chat` is set, the LLM extractor. Graph failures (Neo4j down, the model server down)
 // do not undo the ingest: the next run resumes the graph where it stopped.
 std::optional<graph::GraphSyncResult> sync(const Common& c, Store& store, Embedder* emb, const std::string& extract,
-                                           bool progress, LazyLlm* llm = nullptr) {
+                                           bool progress, LazyLlm* llm = nullptr, bool add_documents = true) {
   if (c.graph == "none" || extract == "none") return std::nullopt;
   try {
     auto gs = open_graph(c, store);
@@ -50,6 +50,7 @@ std::optional<graph::GraphSyncResult> sync(const Common& c, Store& store, Embedd
     graph::GraphSyncOptions go;
     go.backend_key = graph_backend_key(c.graph);
     if (emb) go.vector_model = emb->id();
+    go.add_documents = add_documents;
     ProgressBar bar(progress);
     go.progress = [&](size_t done, size_t total, const std::string& name) {
       IngestProgress p;
@@ -173,7 +174,7 @@ int cmd_delete(const Common& c, const std::vector<std::string>& docs) {
     }
   }
   std::optional<graph::GraphSyncResult> g;
-  if (!deleted.empty()) g = sync(c, *store, nullptr, "rules", false);
+  if (!deleted.empty()) g = sync(c, *store, nullptr, "rules", false, nullptr, /*add_documents=*/false);
   if (c.json)
     std::printf("%s\n", json({{"deleted", deleted}, {"failed", failed}, {"graph", g ? graph_sync_json(*g) : json(nullptr)}})
                              .dump()

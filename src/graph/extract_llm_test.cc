@@ -349,6 +349,29 @@ TEST(LlmExtractSync, ASecondBuildOfTheSameTextMakesNoRequest) {
   EXPECT_EQ(other.relations().size(), 1u);
 }
 
+TEST(GraphSync, WithoutAddDocumentsItOnlyRemoves) {
+  // What `mmkg delete` runs: a document the graph lacks (its build pending for ingest's
+  // extractor) is not built; one the store no longer has is removed.
+  Corpus corpus(kText + "\n");
+  auto rules = make_rule_extractor();
+  testing::MemoryGraphStore gs;
+  GraphSyncOptions only_remove;
+  only_remove.backend_key = "memory";
+  only_remove.add_documents = false;
+  GraphSyncResult none = sync_graph(*corpus.store, gs, *rules, {}, only_remove);
+  EXPECT_EQ(none.documents_added, 0);
+  EXPECT_EQ(none.chunks_extracted, 0);
+  EXPECT_EQ(graph_document_count(*corpus.store, "memory"), 0);
+  GraphSyncOptions full;
+  full.backend_key = "memory";
+  EXPECT_EQ(sync_graph(*corpus.store, gs, *rules, {}, full).documents_added, 1);
+  ASSERT_GT(gs.entities().size(), 0u);
+  for (const auto& d : corpus.store->documents()) corpus.store->delete_document(d.id);
+  GraphSyncResult removed = sync_graph(*corpus.store, gs, *rules, {}, only_remove);
+  EXPECT_EQ(removed.documents_removed, 1);
+  EXPECT_EQ(gs.entities().size(), 0u);
+}
+
 TEST(LlmExtractSync, AFallbackIsCachedButATransportFailureIsNot) {
   Corpus corpus(kText + "\n");
   ScriptedHttpServer s;

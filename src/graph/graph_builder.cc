@@ -226,7 +226,7 @@ GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor
 
   std::vector<const DocumentRecord*> todo;
   for (const auto& d : docs)
-    if (!in_graph.count(d.id)) todo.push_back(&d);
+    if (opt.add_documents && !in_graph.count(d.id)) todo.push_back(&d);
 
   TermStats stats(store);
   std::unordered_map<std::string, double> idf_cache;

@@ -25,6 +25,9 @@ struct GraphSyncOptions {
   /// Embedding model whose stored chunk vectors go to backends with a vector index (Neo4j).
   std::string vector_model;
   ResolveOptions resolve;
+  /// Build the graph of documents the graph lacks. `mmkg delete` turns it off: a delete only
+  /// removes (building pending documents is ingest's work, with its extractor and model).
+  bool add_documents = true;
   /// Called after each document with (done, total, document name).
   std::function<void(size_t, size_t, const std::string&)> progress;
 };
