@@ -81,9 +81,9 @@ std::vector<std::optional<bool>> ask_judge(ChatModel& judge, const Draft& draft,
   std::vector<std::optional<bool>> out(items.size());
   std::string claims;
   for (size_t i = 0; i < items.size(); ++i) {
-    const auto& h = retrieval.context[items[i].passage].hit;
+    const std::string source = shown_text(retrieval.context[items[i].passage]);
     claims += "Claim " + std::to_string(i + 1) + ": " + draft.sentences[items[i].sentence].text + "\nSource " +
-              std::to_string(i + 1) + ": " + collapse_ws(std::string(utf8_prefix(shown_text(retrieval.context[items[i].passage]), 1500))) + "\n\n";
+              std::to_string(i + 1) + ": " + collapse_ws(std::string(utf8_prefix(source, 1500))) + "\n\n";
   }
   ChatRequest req;
   req.temperature = 0;
