@@ -40,7 +40,9 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
   SynthesizerAgent synth(stats, opt.chat, opt.synth, opt.llm);
   VerifierAgent verifier(store, stats, vo);
 
-  Plan plan = run_agent(planner, PlanInput{.question = question}, trace);
+  PlanInput first;
+  first.question = question;
+  Plan plan = run_agent(planner, first, trace);
   res.subqueries = plan.subqueries;
 
   std::vector<RankedList> extra;
