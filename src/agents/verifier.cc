@@ -242,31 +242,6 @@ Answer verify_draft(const std::string& question, const Retrieval& retrieval, con
   return ans;
 }
 
-namespace {
-
-// A word that can be read as a verb or adverb, in any inflection WordNet's base forms cover.
-bool verb_form(const graph::Lexicon& lex, const std::string& w) {
-  if (lex.is_verb(w) || lex.is_adv(w)) return true;
-  auto ends = [&](const char* suf) {
-    size_t n = std::char_traits<char>::length(suf);
-    return w.size() > n + 2 && w.compare(w.size() - n, n, suf) == 0;
-  };
-  auto base = [&](size_t cut) { return w.substr(0, w.size() - cut); };
-  if (ends("s") && lex.is_verb(base(1))) return true;
-  if (ends("es") && lex.is_verb(base(2))) return true;
-  if (ends("ed") && (lex.is_verb(base(2)) || lex.is_verb(base(1)))) return true;  // pushed, described
-  if (ends("ing") && (lex.is_verb(base(3)) || lex.is_verb(base(3) + "e"))) return true;
-  if (ends("en") && (lex.is_verb(base(2)) || lex.is_verb(base(1)))) return true;  // driven, taken
-  if (ends("ied") && lex.is_verb(base(3) + "y")) return true;
-  if (ends("ies") && lex.is_verb(base(3) + "y")) return true;
-  // doubled consonant: "stopped", "running"
-  if (ends("ed") && w.size() > 5 && w[w.size() - 3] == w[w.size() - 4] && lex.is_verb(base(3))) return true;
-  if (ends("ing") && w.size() > 6 && w[w.size() - 4] == w[w.size() - 5] && lex.is_verb(base(4))) return true;
-  return false;
-}
-
-}  // namespace
-
 std::set<std::string> document_name_stems(Store& store) {
   std::set<std::string> out;
   for (const auto& d : store.documents()) {
@@ -293,7 +268,7 @@ std::vector<std::string> answer_gaps(const std::string& question, const Answer& 
     std::string st = stem(w);
     if (!seen.insert(st).second) continue;
     if (doc_words.count(st)) continue;              // names a document: "according to the wiki"
-    if (lex.loaded() && verb_form(lex, w)) continue;  // framing: "describes", "add", "claim"
+    if (lex.loaded() && (lex.verb_form(w) || lex.is_adv(w))) continue;  // framing: "describes", "add", "claim"
     double idf = stats.idf(w);
     if (idf >= absent - 1e-9) continue;  // not in the corpus: no retrieval can find it
     present.push_back({w, st, idf});

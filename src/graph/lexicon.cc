@@ -39,6 +39,12 @@ Lexicon::Lexicon(const std::string& dir) {
     for (char& c : single) if (c == '_') c = ' ';
     noun_exc_.emplace(plural, single);
   }
+  std::ifstream vx(dir + "/verb.exc");
+  while (std::getline(vx, line)) {  // "form lemma"
+    std::istringstream ls(line);
+    std::string form, base;
+    if (ls >> form >> base) verb_exc_.emplace(form, base);
+  }
   loaded_ = !nouns_.empty();
 }
 
@@ -65,6 +71,39 @@ std::string Lexicon::singular(std::string_view w) const {
     cand = s.substr(0, s.size() - 1);
   if (loaded_ && is_noun(s) && !is_noun(cand)) return s;  // "series", "bias", "news"
   return cand;
+}
+
+bool Lexicon::verb_form(std::string_view w, bool* participle) const {
+  bool part_dummy = false;
+  bool& part = participle ? *participle : part_dummy;
+  part = false;
+  const std::string l(w);
+  if (is_verb(l)) return true;
+  auto try_base = [&](const std::string& base) { return base.size() >= 2 && is_verb(base); };
+  if (auto it = verb_exc_.find(l); it != verb_exc_.end()) {
+    part = !ends_with(l, "s");
+    return true;
+  }
+  size_t n = l.size();
+  if (ends_with(l, "ing") && n > 5) {
+    std::string st = l.substr(0, n - 3);
+    part = true;
+    if (try_base(st) || try_base(st + "e")) return true;
+    if (st.size() >= 2 && st[st.size() - 1] == st[st.size() - 2] && try_base(st.substr(0, st.size() - 1))) return true;
+    part = false;
+  }
+  if (ends_with(l, "ed") && n > 4) {
+    std::string st = l.substr(0, n - 2);
+    part = true;
+    if (try_base(st) || try_base(st + "e") || try_base(l.substr(0, n - 1))) return true;
+    if (ends_with(l, "ied") && try_base(l.substr(0, n - 3) + "y")) return true;
+    if (st.size() >= 2 && st[st.size() - 1] == st[st.size() - 2] && try_base(st.substr(0, st.size() - 1))) return true;
+    part = false;
+  }
+  if (ends_with(l, "ies") && n > 4 && try_base(l.substr(0, n - 3) + "y")) return true;
+  if (ends_with(l, "es") && n > 3 && try_base(l.substr(0, n - 2))) return true;
+  if (ends_with(l, "s") && !ends_with(l, "ss") && n > 3 && try_base(l.substr(0, n - 1))) return true;
+  return false;
 }
 
 }  // namespace mmkg::graph

@@ -32,11 +32,17 @@ class Lexicon {
   /// the regular rules (-ies → -y, -ches/-shes/-xes/-sses → drop -es, -s → drop) unless the word
   /// is itself a noun lemma and the candidate is not ("series", "bias", "analysis" stay).
   std::string singular(std::string_view w) const;
+  /// A lower-case word that is a verb or an inflection of one: the lemma, WordNet's irregular
+  /// forms (verb.exc: "driven", "took"), or -s/-es/-ies, -ed/-ied and -ing forms of a verb lemma
+  /// (with a dropped -e or a doubled consonant). `participle` (optional) is set for -ing/-ed and
+  /// irregular non -s forms.
+  bool verb_form(std::string_view w, bool* participle = nullptr) const;
 
  private:
   bool loaded_ = false;
   std::unordered_set<std::string> nouns_, verbs_, adjs_, advs_;
   std::unordered_map<std::string, std::string> noun_exc_;
+  std::unordered_map<std::string, std::string> verb_exc_;  ///< irregular form -> lemma (verb.exc)
 };
 
 }  // namespace mmkg::graph

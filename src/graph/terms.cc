@@ -26,11 +26,10 @@ bool ends_with(std::string_view s, std::string_view suf) {
 bool starts_with(std::string_view s, std::string_view pre) { return s.substr(0, pre.size()) == pre; }
 
 // ---------------------------------------------------------------- WordNet extras
-// Lexicon answers parts of speech; two more things come from the same WordNet files: how
-// generic a noun is (sense counts in index.noun) and irregular verb forms (verb.exc).
+// Lexicon answers parts of speech and verb forms; one more thing comes from the same WordNet
+// files: how generic a noun is (sense counts in index.noun).
 struct Extra {
   std::unordered_set<std::string> generic;
-  std::unordered_map<std::string, std::string> verb_exc;
 };
 
 const Extra& extra() {
@@ -53,12 +52,6 @@ const Extra& extra() {
       int senses = 0, tagged = 0;
       if (!(ls >> senses >> tagged)) continue;
       if (tagged >= 1 && lemma.find('_') == std::string::npos) e.generic.insert(lemma);
-    }
-    std::ifstream vx(dir + "/verb.exc");
-    while (std::getline(vx, line)) {
-      std::istringstream ls(line);
-      std::string form, base;
-      if (ls >> form >> base) e.verb_exc.emplace(form, base);
     }
     return e;
   }();
@@ -137,36 +130,7 @@ bool noun_form(const Lexicon& lex, const std::string& l) {
   return s != l && lex.is_noun(s);
 }
 
-bool verb_form(const Lexicon& lex, const std::string& l, bool* participle) {
-  *participle = false;
-  if (lex.is_verb(l)) return true;
-  auto try_base = [&](const std::string& base) { return base.size() >= 2 && lex.is_verb(base); };
-  auto& exc = extra().verb_exc;
-  if (auto it = exc.find(l); it != exc.end()) {
-    *participle = !ends_with(l, "s");
-    return true;
-  }
-  size_t n = l.size();
-  if (ends_with(l, "ing") && n > 5) {
-    std::string st = l.substr(0, n - 3);
-    *participle = true;
-    if (try_base(st) || try_base(st + "e")) return true;
-    if (st.size() >= 2 && st[st.size() - 1] == st[st.size() - 2] && try_base(st.substr(0, st.size() - 1))) return true;
-    *participle = false;
-  }
-  if (ends_with(l, "ed") && n > 4) {
-    std::string st = l.substr(0, n - 2);
-    *participle = true;
-    if (try_base(st) || try_base(st + "e") || try_base(l.substr(0, n - 1))) return true;
-    if (ends_with(l, "ied") && try_base(l.substr(0, n - 3) + "y")) return true;
-    if (st.size() >= 2 && st[st.size() - 1] == st[st.size() - 2] && try_base(st.substr(0, st.size() - 1))) return true;
-    *participle = false;
-  }
-  if (ends_with(l, "ies") && n > 4 && try_base(l.substr(0, n - 3) + "y")) return true;
-  if (ends_with(l, "es") && n > 3 && try_base(l.substr(0, n - 2))) return true;
-  if (ends_with(l, "s") && !ends_with(l, "ss") && n > 3 && try_base(l.substr(0, n - 1))) return true;
-  return false;
-}
+bool verb_form(const Lexicon& lex, const std::string& l, bool* participle) { return lex.verb_form(l, participle); }
 
 bool plural_noun(const Lexicon& lex, const Token& t) {
   if (t.acronym) return ends_with(t.text, "s");
