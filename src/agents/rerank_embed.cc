@@ -19,13 +19,6 @@ namespace {
 constexpr size_t kMinSentenceBytes = 20;    // headings and labels alone say little
 constexpr size_t kMaxCached = 100000;       // about 150 MB of 384-dim vectors at most
 
-double dot(const std::vector<float>& a, const std::vector<float>& b) {
-  if (a.size() != b.size()) return 0;
-  double s = 0;
-  for (size_t i = 0; i < a.size(); ++i) s += static_cast<double>(a[i]) * b[i];
-  return s;
-}
-
 class EmbedReranker : public Reranker {
  public:
   explicit EmbedReranker(Embedder& e) : emb_(e) {}

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "agents/context_budget.h"
+#include "embed/embedder.h"
 #include "core/text.h"
 #include "graph/lexicon.h"
 #include "store/store.h"
@@ -61,12 +62,7 @@ double max_cosine(const EmbedTexts& embed, const std::string& sentence, const st
   for (auto [pb, pe] : split_sentences(ptext)) texts.push_back(collapse_ws(ptext.substr(pb, pe - pb)));
   auto vecs = embed(texts);
   double cos = 0;
-  for (size_t i = 1; i < vecs.size() && !vecs[0].empty(); ++i) {
-    if (vecs[i].size() != vecs[0].size()) continue;
-    double dot = 0;
-    for (size_t d = 0; d < vecs[0].size(); ++d) dot += static_cast<double>(vecs[0][d]) * vecs[i][d];
-    cos = std::max(cos, dot);
-  }
+  for (size_t i = 1; i < vecs.size() && !vecs[0].empty(); ++i) cos = std::max(cos, dot(vecs[0], vecs[i]));
   return cos;
 }
 

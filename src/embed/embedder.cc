@@ -18,6 +18,13 @@ std::vector<std::vector<float>> embed_rows(Embedder& embedder, const std::vector
   return out;
 }
 
+double dot(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return 0;
+  double s = 0;
+  for (size_t i = 0; i < a.size(); ++i) s += static_cast<double>(a[i]) * b[i];
+  return s;
+}
+
 std::unique_ptr<Embedder> make_embedder(const std::string& spec) {
   const size_t colon = spec.find(':');
   const std::string scheme = spec.substr(0, colon);

@@ -26,6 +26,10 @@ class Embedder {
 /// embed() with one vector per text (instead of one flat row-major array).
 std::vector<std::vector<float>> embed_rows(Embedder& embedder, const std::vector<std::string>& texts, EmbedKind kind);
 
+/// Dot product of two vectors (their cosine when L2-normalised, as embedders return them),
+/// accumulated in double; 0 when their sizes differ.
+double dot(const std::vector<float>& a, const std::vector<float>& b);
+
 /// Builds an embedder from a short spec:
 ///   "native"                 the bundled all-MiniLM-L6-v2 (found automatically, see README)
 ///   "native:/path/to/model"  a BERT-family sentence-transformers folder

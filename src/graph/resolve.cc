@@ -27,6 +27,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "embed/embedder.h"
 #include "core/hash.h"
 #include "core/text.h"
 #include "graph/acronym.h"
@@ -55,13 +56,6 @@ class UnionFind {
  private:
   std::vector<int> parent_;
 };
-
-double dot(const std::vector<float>& a, const std::vector<float>& b) {
-  if (a.size() != b.size() || a.empty()) return 0;
-  double s = 0;
-  for (size_t i = 0; i < a.size(); ++i) s += static_cast<double>(a[i]) * b[i];
-  return s;
-}
 
 /// A term candidate with where it was read.
 struct Cand {
