@@ -37,7 +37,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "graph/graph_algo.h"
+#include "graph/algo/graph_algo.h"
 
 namespace {
 

@@ -20,9 +20,9 @@
 
 #include <sqlite3.h>
 
-#include "core/test_util.h"
-#include "graph/graph_store.h"
-#include "graph/neo4j_query.h"
+#include "support/temp_dir.h"
+#include "graph/model/graph_store.h"
+#include "graph/stores/neo4j_query.h"
 #include "store/store.h"
 
 using namespace mmkg;

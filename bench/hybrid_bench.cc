@@ -62,8 +62,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/session.h"
 #include "core/hash.h"
-#include "core/text.h"
+#include "text/words.h"
 #include "core/types.h"
 #include "embed/embedder.h"
 #include "embed/native_embedder.h"
@@ -595,13 +596,18 @@ int cmd_search(const Args& a) {
               {"max_pass_seconds", a.pass_seconds}};
   out["memory_start"] = mem_now();
   auto t0 = Clock::now();
-  auto store = mmkg::Store::open(a.store, false);
+  // Through the Session, as `mmkg search` opens its store and searcher.
+  mmkg::Config cfg;
+  cfg.store = a.store;
+  cfg.embedder = a.embedder;
+  auto session = mmkg::Session::open(cfg);
+  mmkg::Store* store = &session->store();
   out["store_open_ms"] = ms_since(t0);
   auto st = store->stats();
   out["chunks"] = st.chunks;
   out["documents"] = st.documents;
 
-  mmkg::Searcher searcher(*store, a.embedder);
+  mmkg::Searcher& searcher = session->searcher();
   t0 = Clock::now();
   std::string why = searcher.dense_unavailable_reason();  // loads the embedder and vectors.idx
   out["dense_setup_ms"] = ms_since(t0);

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "agents/planner.h"
-#include "agents/rag.h"
-#include "agents/trace.h"
+#include "app/session.h"
+#include "retrieve/retrieval.h"
 #include "core/error.h"
 #include "index/lexical.h"
 #include "index/searcher.h"
@@ -51,8 +51,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    auto store = Store::open(store_dir, false);
-    Searcher searcher(*store, embedder);
+    // Through the Session, as `mmkg ask` opens its store and searcher.
+    Config cfg;
+    cfg.store = store_dir;
+    cfg.embedder = embedder;
+    auto session = Session::open(cfg);
+    Store* store = &session->store();
+    Searcher& searcher = session->searcher();
     TermStats stats(*store);
     std::vector<Plan> plans;
     std::ifstream in(qpath);
@@ -62,7 +67,6 @@ int main(int argc, char** argv) {
     }
     size_t subqueries = 0;
     for (auto& p : plans) subqueries += p.subqueries.size();
-    Trace trace(false);
     RetrieveOptions seq, par;
     seq.mode = par.mode = parse_search_mode(mode);
     seq.parallel = 1;
@@ -73,9 +77,9 @@ int main(int argc, char** argv) {
       double s = 0, p = 0;
       for (auto& plan : plans) {
         auto t0 = Clock::now();
-        Retrieval a = retrieve(*store, searcher, plan, seq, trace);
+        Retrieval a = retrieve(*store, searcher, plan, seq);
         auto t1 = Clock::now();
-        Retrieval b = retrieve(*store, searcher, plan, par, trace);
+        Retrieval b = retrieve(*store, searcher, plan, par);
         auto t2 = Clock::now();
         s += std::chrono::duration<double, std::milli>(t1 - t0).count();
         p += std::chrono::duration<double, std::milli>(t2 - t1).count();

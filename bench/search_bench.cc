@@ -25,7 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/text.h"
+#include "text/words.h"
 #include "index/lexical.h"
 #include "store/sqlite_util.h"
 #include "store/store.h"

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "agents/tokens.h"
+#include "text/tokens.h"
 
 int main() {
   auto est = mmkg::make_token_counter("estimate");

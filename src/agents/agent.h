@@ -4,17 +4,16 @@
 // agent reported, and records a failure before passing it on.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "agents/trace.h"
 
 namespace mmkg {
 
-/// What an agent sees of the run besides its input: the trace record it fills (counts, sizes,
-/// model calls) and the step log.
+/// What an agent sees of the run besides its input: the typed report it fills (counts, sizes,
+/// model calls; see trace.h) and the step log.
 struct AgentStep {
-  nlohmann::json& detail;
+  StepDetail& detail;
   Trace& trace;
 };
 
@@ -32,7 +31,7 @@ class Agent {
 /// Runs `agent` on `input` as one traced step.
 template <typename In, typename Out>
 Out run_agent(Agent<In, Out>& agent, const In& input, Trace& trace) {
-  return trace.step(agent.name(), [&](nlohmann::json& detail) {
+  return trace.step(agent.name(), [&](StepDetail& detail) {
     AgentStep step{detail, trace};
     return agent.run(input, step);
   });

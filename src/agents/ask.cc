@@ -6,20 +6,17 @@
 #include "agents/trace.h"
 #include "embed/embedder.h"
 #include "index/lexical.h"
+#include "index/searcher.h"
 #include "store/store.h"
 
 namespace mmkg {
-
-AskResult ask(Store& store, const std::string& question, const AskOptions& opt) {
-  Searcher searcher(store, opt.embedder, opt.fusion);
-  return ask(store, searcher, question, opt);
-}
 
 // The orchestrator: plan → graph → retrieve → synthesize → verify, then, while the verifier
 // finds gaps and rounds remain, a follow-up plan for the gaps, retrieval and a new answer, kept
 // only when it is better (found where the last was not, or fewer gaps).
 AskResult ask(Store& store, Searcher& searcher, const std::string& question, const AskOptions& opt) {
   Trace trace(opt.verbose);
+  trace.on_step = opt.on_step;
   AskResult res;
   TermStats stats(store);
   trace.log("mmkg: ask: question: %s", question.c_str());
@@ -31,7 +28,7 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
       return emb ? embed_rows(*emb, texts, EmbedKind::Document) : std::vector<std::vector<float>>(texts.size());
     };
   }
-  if (!vo.judge && opt.chat && opt.judge != "none") {
+  if (!vo.judge && opt.chat && opt.judge != JudgeScope::None) {
     vo.judge = opt.chat;
     vo.judge_scope = opt.judge;
   }
@@ -95,11 +92,8 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
     stop = v.gaps.empty() ? "no gaps" : "no rounds left";
   }
   trace.set_round(0);
-  trace.step("orchestrate", [&](nlohmann::json& d) {
-    d["rounds"] = round;
-    d["answer_round"] = answer_round;
-    d["max_rounds"] = opt.max_rounds;
-    d["stop"] = stop;
+  trace.step("orchestrate", [&](StepDetail& d) {
+    d = OrchestrateStep{.rounds = round, .answer_round = answer_round, .max_rounds = opt.max_rounds, .stop = stop};
   });
 
   res.subqueries = plan.subqueries;
@@ -112,7 +106,11 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
   res.answer = v.answer.text;
   res.citations = std::move(v.answer.citations);
   res.found = v.answer.found;
-  res.trace = trace.steps();
+  res.answer_round = answer_round;
+  for (const auto& st : trace.steps())  // the retrieval report of the answer's round
+    if (const auto* rs = std::get_if<RetrieveStep>(&st.detail); rs && std::max(st.round, 1) == answer_round)
+      res.retrieval = *rs;
+  res.trace = trace.take_steps();
   return res;
 }
 

@@ -1,14 +1,17 @@
 // The Query agent: plan → retrieve per sub-query → de-duplicate → synthesize, every step traced.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "agents/graph_retriever.h"
 #include "agents/llm_synthesizer.h"
-#include "agents/rag.h"
+#include "agents/messages.h"
 #include "agents/synthesizer.h"
+#include "agents/trace.h"
+#include "agents/verifier.h"
+#include "retrieve/retrieval.h"
 
 namespace mmkg {
 
@@ -19,8 +22,6 @@ struct AskOptions {
   SynthOptions synth;
   size_t max_phrases = 3;  ///< key-phrase sub-queries added to the question
   bool verbose = false;    ///< human step log on stderr
-  std::string embedder = "native";  ///< embedder spec for dense/hybrid retrieval ("none": BM25)
-  std::string fusion = "relative";  ///< hybrid fusion: relative or rrf
   /// The knowledge graph (nullptr: no graph step). Its chunks are fused with the hybrid results.
   GraphContext* graph = nullptr;
   GraphRetrieveOptions graph_retrieve;
@@ -30,12 +31,13 @@ struct AskOptions {
   /// Verification thresholds; its embed function defaults to the searcher's embedder and its
   /// judge to `chat` (see `judge`).
   VerifyOptions verify;
-  /// The LLM judge in the verifier when a model is configured: "none", "borderline" or "all"
-  /// (VerifyOptions::judge_scope).
-  std::string judge = "borderline";
+  /// The LLM judge in the verifier when a model is configured (VerifyOptions::judge_scope).
+  JudgeScope judge = JudgeScope::Borderline;
   /// Orchestrator rounds: when the verifier finds gaps (question words the answer's sources do
   /// not mention), up to max_rounds - 1 follow-up rounds re-plan, retrieve and answer again.
   int max_rounds = 2;
+  /// Called with every finished step, as it finishes (the server streams them); may be empty.
+  std::function<void(const StepRecord&)> on_step;
 };
 
 struct AskResult {
@@ -51,11 +53,14 @@ struct AskResult {
   std::vector<std::string> gaps;  ///< question words the final answer's sources do not mention
   size_t context_tokens = 0;  ///< the context's tokens as the budget counted them
   std::vector<Candidate> context;  ///< the passages the answer was written from (budgeted)
-  nlohmann::json trace;  ///< [{"step": ..., "ms": ..., ...}]
+  /// The retrieval report of the round whose answer was kept (sizes of the context, with and
+  /// without the budget; the reranker's work).
+  RetrieveStep retrieval;
+  int answer_round = 1;
+  std::vector<StepRecord> trace;  ///< every step, timed (trace_json() renders the contract's JSON)
 };
 
+/// Answers `question` from `store` through `searcher` (which holds the embedder and fusion).
 AskResult ask(Store& store, Searcher& searcher, const std::string& question, const AskOptions& opt);
-/// Convenience: a Searcher with opt.embedder for one question.
-AskResult ask(Store& store, const std::string& question, const AskOptions& opt);
 
 }  // namespace mmkg

@@ -3,14 +3,15 @@
 #include <gtest/gtest.h>
 
 #include "agents/planner.h"
-#include "agents/rerank.h"
+#include "retrieve/rerank.h"
 #include "llm/llm_config.h"
 #include "llm/openai_chat.h"
-#include "net/test_http_server.h"
-#include "core/test_util.h"
+#include "support/scripted_http_server.h"
+#include "support/ask_fixtures.h"
+#include "support/temp_dir.h"
 #include "index/lexical.h"
 #include "store/store.h"
-#include "store/store_test_util.h"
+#include "support/store_fixtures.h"
 
 namespace mmkg {
 namespace {
@@ -50,7 +51,7 @@ TEST_F(AskStore, PlannerKeepsQuestionAndAddsKeyPhrases) {
 
 TEST_F(AskStore, AnswersWithCitationsToDocPageAndChunk) {
   AskOptions o;
-  AskResult r = ask(*store, "what is attention?", o);
+  AskResult r = testing::ask_with(*store, "what is attention?", o);
   ASSERT_TRUE(r.found) << r.answer;
   EXPECT_NE(r.answer.find("relative importance"), std::string::npos) << r.answer;
   EXPECT_NE(r.answer.find("[1]"), std::string::npos);
@@ -61,12 +62,12 @@ TEST_F(AskStore, AnswersWithCitationsToDocPageAndChunk) {
   EXPECT_FALSE(r.citations[0].quote.empty());
   // The trace has every step with its time.
   std::vector<std::string> steps;
-  for (auto& s : r.trace) {
+  for (auto& s : trace_json(r.trace)) {
     steps.push_back(s["step"]);
     EXPECT_GE(s["ms"].get<double>(), 0.0);
   }
   EXPECT_EQ(steps, (std::vector<std::string>{"plan", "retrieve", "synthesize", "verify", "orchestrate"}));
-  EXPECT_EQ(r.trace.back()["stop"], "no gaps");
+  EXPECT_EQ(trace_json(r.trace).back()["stop"], "no gaps");
   EXPECT_EQ(r.rounds, 1);
 }
 
@@ -75,7 +76,7 @@ TEST_F(AskStore, ParallelSubQueriesGiveTheSameAnswerAsSequential) {
   seq.retrieve.parallel = 1;
   par.retrieve.parallel = 4;
   for (const char* q : {"what is attention?", "How do implementations keep the softmax from overflowing?"}) {
-    AskResult a = ask(*store, q, seq), b = ask(*store, q, par);
+    AskResult a = testing::ask_with(*store, q, seq), b = testing::ask_with(*store, q, par);
     EXPECT_EQ(a.answer, b.answer);
     EXPECT_EQ(a.subqueries.size(), b.subqueries.size());
     ASSERT_EQ(a.citations.size(), b.citations.size());
@@ -84,7 +85,7 @@ TEST_F(AskStore, ParallelSubQueriesGiveTheSameAnswerAsSequential) {
 }
 
 TEST_F(AskStore, CitesPagesOfPagedDocuments) {
-  AskResult r = ask(*store, "How do implementations keep the softmax from overflowing?", {});
+  AskResult r = testing::ask_with(*store, "How do implementations keep the softmax from overflowing?", {});
   ASSERT_TRUE(r.found) << r.answer;
   EXPECT_NE(r.answer.find("subtracts the maximum"), std::string::npos) << r.answer;
   EXPECT_EQ(r.citations[0].doc, "paper.pdf");
@@ -92,28 +93,28 @@ TEST_F(AskStore, CitesPagesOfPagedDocuments) {
 }
 
 TEST_F(AskStore, SaysSoWhenTheDocumentsDoNotContainIt) {
-  AskResult r = ask(*store, "Which GPU was the quantum chromodynamics simulation benchmarked on?", {});
+  AskResult r = testing::ask_with(*store, "Which GPU was the quantum chromodynamics simulation benchmarked on?", {});
   EXPECT_FALSE(r.found);
   EXPECT_EQ(r.answer, kNotFound);
   EXPECT_TRUE(r.citations.empty());
-  AskResult e = ask(*store, "???", {});
+  AskResult e = testing::ask_with(*store, "???", {});
   EXPECT_FALSE(e.found);
 }
 
 TEST_F(AskStore, ContextRespectsTokenBudgetAndDeduplicates) {
   AskOptions wide;
-  AskResult w = ask(*store, "attention softmax recurrent gardening", wide);
+  AskResult w = testing::ask_with(*store, "attention softmax recurrent gardening", wide);
   EXPECT_LE(w.context_chunks, 4u);
   EXPECT_GT(w.context_tokens, 0u);
   // A budget smaller than the chunks: what does not fit whole is trimmed to its best sentences,
   // and the count never goes over the budget.
   AskOptions o;
   o.retrieve.max_context_tokens = 45;
-  AskResult r = ask(*store, "attention softmax recurrent gardening", o);
+  AskResult r = testing::ask_with(*store, "attention softmax recurrent gardening", o);
   EXPECT_GE(r.context_chunks, 1u) << "the first chunk is never left out for size";
   EXPECT_LE(r.context_tokens, 45u);
   EXPECT_LT(r.context_tokens, w.context_tokens);
-  const auto& retrieve = r.trace[1];
+  const auto retrieve = trace_json(r.trace)[1];
   ASSERT_EQ(retrieve["step"], "retrieve");
   EXPECT_EQ(retrieve["context_tokens"], r.context_tokens);
   EXPECT_GE(retrieve["trimmed_chunks"].get<int>() + retrieve["skipped_chunks"].get<int>(), 1) << retrieve.dump();
@@ -125,9 +126,9 @@ TEST_F(AskStore, RerankerRunsBeforeTheBudgetAndIsTraced) {
   auto reranker = make_reranker("lexical", {&stats, nullptr, nullptr});
   AskOptions o;
   o.retrieve.reranker = reranker.get();
-  AskResult r = ask(*store, "Which softmax implementation avoids overflow, and why is recurrent training slow?", o);
+  AskResult r = testing::ask_with(*store, "Which softmax implementation avoids overflow, and why is recurrent training slow?", o);
   ASSERT_TRUE(r.found) << r.answer;
-  const auto& retrieve = r.trace[1];
+  const auto retrieve = trace_json(r.trace)[1];
   ASSERT_TRUE(retrieve.contains("rerank")) << retrieve.dump();
   EXPECT_EQ(retrieve["rerank"]["reranker"], "lexical");
   EXPECT_GE(retrieve["rerank"]["ms"].get<double>(), 0.0);
@@ -141,9 +142,9 @@ TEST_F(AskStore, RerankerRunsBeforeTheBudgetAndIsTraced) {
 // tests/e2e/test_llm_ask.py).
 // The first trace record of step `name` (in round 1).
 nlohmann::json step_of(const AskResult& r, const std::string& name) {
-  for (const auto& s : r.trace)
+  for (const auto& s : trace_json(r.trace))
     if (s["step"] == name && !s.contains("round")) return s;
-  ADD_FAILURE() << "no step " << name << " in " << r.trace.dump();
+  ADD_FAILURE() << "no step " << name << " in " << trace_json(r.trace).dump();
   return nlohmann::json::object();
 }
 
@@ -165,7 +166,7 @@ TEST_F(AskStore, LlmAnswerKeepsOnlySentencesItsPassagesSupport) {
   auto model = make_openai_chat(parse_llm_spec(srv.url("/v1#model=test")));
   AskOptions o;
   o.chat = model.get();
-  AskResult r = ask(*store, "what is attention?", o);
+  AskResult r = testing::ask_with(*store, "what is attention?", o);
   ASSERT_TRUE(r.found) << r.answer;
   EXPECT_NE(r.answer.find("relative importance of each component in a sequence [1]"), std::string::npos) << r.answer;
   EXPECT_EQ(r.answer.find("Napoleon"), std::string::npos) << r.answer;
@@ -174,10 +175,10 @@ TEST_F(AskStore, LlmAnswerKeepsOnlySentencesItsPassagesSupport) {
   // the quote is verbatim from the chunk
   EXPECT_NE(r.citations[0].text.find(r.citations[0].quote.substr(0, 40)), std::string::npos) << r.citations[0].quote;
   // the plan came from the model (structured output); an unrelated sub-query was dropped
-  EXPECT_EQ(r.trace[0]["planner"], "llm");
+  EXPECT_EQ(trace_json(r.trace)[0]["planner"], "llm");
   EXPECT_EQ(r.subqueries, (std::vector<std::string>{"what is attention?", "attention importance of components",
                                                      "attention is ..."}));
-  EXPECT_EQ(r.trace[0]["tools"], nlohmann::json({"rag", "graph"}));
+  EXPECT_EQ(trace_json(r.trace)[0]["tools"], nlohmann::json({"rag", "graph"}));
   auto plan_req = nlohmann::json::parse(srv.requests()[0].body);
   EXPECT_EQ(plan_req["response_format"]["type"], "json_schema");
   const auto synth = step_of(r, "synthesize");
@@ -204,13 +205,12 @@ TEST_F(AskStore, LlmParaphraseIsKeptOnlyWithEmbeddingOverlap) {
     auto model = make_openai_chat(parse_llm_spec(srv.url("/v1#model=test")));
     AskOptions o;
     o.chat = model.get();
-    o.embedder = "none";
     o.verify.embed = [cos](const std::vector<std::string>& texts) {
       std::vector<std::vector<float>> v(texts.size(), std::vector<float>{0.0f, 1.0f});
       v[0] = cos == 1.0 ? std::vector<float>{0.0f, 1.0f} : std::vector<float>{1.0f, 0.0f};
       return v;
     };
-    AskResult r = ask(*store, "what is attention?", o);
+    AskResult r = testing::ask_with(*store, "what is attention?", o, "none");
     ASSERT_TRUE(r.found);
     if (cos == 1.0) {
       EXPECT_EQ(step_of(r, "verify")["answer_from"], "llm") << r.answer;
@@ -229,7 +229,7 @@ TEST_F(AskStore, LlmFallsBackToExtractiveWhenNothingIsSupportedOrTheModelFails) 
   auto model = make_openai_chat(parse_llm_spec(srv.url("/v1#model=test&retries=0")));
   AskOptions o;
   o.chat = model.get();
-  AskResult r = ask(*store, "what is attention?", o);
+  AskResult r = testing::ask_with(*store, "what is attention?", o);
   ASSERT_TRUE(r.found);
   EXPECT_NE(r.answer.find("relative importance"), std::string::npos) << r.answer;  // extractive
   EXPECT_EQ(step_of(r, "verify")["answer_from"], "extractive");
@@ -237,15 +237,15 @@ TEST_F(AskStore, LlmFallsBackToExtractiveWhenNothingIsSupportedOrTheModelFails) 
   // a server error: still an answer, from the extractive path
   srv.push_json(400, R"({"error":{"message":"model overloaded"}})");
   srv.push_json(400, R"({"error":{"message":"model overloaded"}})");
-  AskResult e = ask(*store, "How do implementations keep the softmax from overflowing?", o);
+  AskResult e = testing::ask_with(*store, "How do implementations keep the softmax from overflowing?", o);
   ASSERT_TRUE(e.found);
-  EXPECT_EQ(e.trace[0]["planner"], "rules");
-  EXPECT_NE(e.trace[0]["fallback"].get<std::string>().find("model call failed"), std::string::npos);
+  EXPECT_EQ(trace_json(e.trace)[0]["planner"], "rules");
+  EXPECT_NE(trace_json(e.trace)[0]["fallback"].get<std::string>().find("model call failed"), std::string::npos);
   EXPECT_NE(step_of(e, "synthesize")["fallback"].get<std::string>().find("model call failed"), std::string::npos);
   // not in the documents: the plan asks the model, the answer does not (the honest answer)
   srv.push_json(200, chat_answer(kPlan));
   size_t before = srv.request_count();
-  AskResult n = ask(*store, "Which GPU was the quantum chromodynamics simulation benchmarked on?", o);
+  AskResult n = testing::ask_with(*store, "Which GPU was the quantum chromodynamics simulation benchmarked on?", o);
   EXPECT_FALSE(n.found);
   EXPECT_EQ(srv.request_count(), before + 1);
   EXPECT_EQ(step_of(n, "synthesize")["prompt_tokens"], 0);

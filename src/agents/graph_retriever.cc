@@ -6,8 +6,8 @@
 #include <set>
 #include <unordered_map>
 
-#include "core/text.h"
-#include "graph/lexicon.h"
+#include "text/words.h"
+#include "text/lexicon.h"
 
 namespace mmkg {
 

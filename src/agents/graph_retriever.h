@@ -8,30 +8,16 @@
 #include <utility>
 #include <vector>
 
-#include "agents/rag.h"
-#include "graph/graph_algo.h"
-#include "graph/graph_store.h"
-#include "graph/resolve.h"
+#include "agents/messages.h"
+#include "graph/algo/graph_algo.h"
+#include "graph/model/graph_store.h"
+#include "graph/resolve/resolve.h"
 
 namespace mmkg {
 
 class Trace;
 
-struct GraphFact {
-  std::string text;      ///< "Multi-Head Attention uses scaled dot-product attention"
-  std::string relation;  ///< relation type
-  std::string chunk_id;  ///< evidence chunk
-  std::string sentence;  ///< evidence sentence
-  double weight = 0;
-};
 
-struct GraphRetrieval {
-  std::vector<graph::EntityLink> entities;                 ///< linked, best first
-  std::vector<GraphFact> facts;                            ///< typed relations first, then strongest
-  std::vector<std::pair<std::string, double>> ppr_chunks;  ///< chunk id → PPR mass, best first
-  std::vector<graph::Community> communities;               ///< for broad questions
-  bool broad = false;                                      ///< the question asks for a list/overview
-};
 
 struct GraphRetrieveOptions {
   int max_entities = 6;

@@ -2,9 +2,9 @@
 
 #include <regex>
 
-#include "agents/context_budget.h"
-#include "core/text.h"
-#include "ingest/sentences.h"
+#include "retrieve/context_budget.h"
+#include "text/words.h"
+#include "text/sentences.h"
 
 namespace mmkg {
 namespace {

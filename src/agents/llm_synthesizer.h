@@ -6,7 +6,8 @@
 
 #include <string>
 
-#include "agents/verifier.h"
+#include "agents/messages.h"
+#include "agents/synthesizer.h"
 #include "llm/chat_model.h"
 
 namespace mmkg {

@@ -1,11 +1,11 @@
 #include "agents/planner.h"
 
-#include "agents/definition.h"
+#include "text/definition.h"
 
 #include <algorithm>
 #include <set>
 
-#include "core/text.h"
+#include "text/words.h"
 #include "index/lexical.h"
 #include "llm/chat_model.h"
 

@@ -4,21 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "agents/messages.h"
+
 namespace mmkg {
 
 class TermStats;
 
-struct Plan {
-  std::vector<std::string> subqueries;  ///< the question itself first, then key phrases
-  /// FTS5 expressions parallel to `subqueries`; empty means "derive from the text" (fts_query).
-  std::vector<std::string> matches;
-  std::string definiendum;              ///< X of "what is X?" questions, else empty
-  std::vector<std::string> tools;       ///< tools the planner chose ("rag", "graph"); empty = all
-  std::string planner = "rules";        ///< "rules" or "llm"
-  /// Sub-queries from this index on are a follow-up round's (aimed at gaps): the best hit of
-  /// each is guaranteed a place in the context. Equal to subqueries.size() when there are none.
-  size_t followup_from = static_cast<size_t>(-1);
-};
 
 class ChatModel;
 

@@ -5,13 +5,13 @@
 #include <set>
 #include <unordered_map>
 
-#include "agents/context_budget.h"
-#include "agents/definition.h"
+#include "retrieve/context_budget.h"
+#include "text/definition.h"
 #include "agents/planner.h"
-#include "agents/query_terms.h"
-#include "core/text.h"
+#include "text/query_terms.h"
+#include "text/words.h"
 #include "index/lexical.h"
-#include "ingest/sentences.h"
+#include "text/sentences.h"
 
 namespace mmkg {
 

@@ -4,23 +4,12 @@
 #include <string>
 #include <vector>
 
-#include "agents/rag.h"
+#include "agents/messages.h"
 
 namespace mmkg {
 
 class TermStats;
 
-struct Citation {
-  int n = 0;                 ///< the [n] marker in the answer
-  std::string doc;           ///< document file name
-  std::string doc_id;
-  std::string chunk_id;
-  int page = 0;              ///< first page of the chunk; 0 when the document has no pages
-  int page_end = 0;
-  std::string heading_path;
-  std::string text;          ///< the cited chunk's text
-  std::string quote;         ///< the sentence(s) of the chunk used in the answer
-};
 
 struct SynthOptions {
   size_t max_sentences = 3;
@@ -30,12 +19,6 @@ struct SynthOptions {
   double min_coverage = 0.5;
 };
 
-struct Answer {
-  std::string text;
-  std::vector<Citation> citations;
-  bool found = false;        ///< false: the answer says the documents do not contain it
-  double coverage = 0;       ///< best passage coverage of the question's content words
-};
 
 /// A citation numbered `n` for a retrieved chunk (quote empty).
 Citation make_citation(const SearchHit& h, int n);

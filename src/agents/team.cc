@@ -9,29 +9,30 @@
 namespace mmkg {
 
 Plan PlannerAgent::run(const PlanInput& in, AgentStep& step) {
-  auto& d = step.detail;
+  PlanStep& d = step.detail.emplace<PlanStep>();
   Plan p;
   if (in.previous) {
     p = plan_followup(*in.previous, in.question, in.gaps);
-    d["planner"] = "followup";
-    d["gaps"] = in.gaps;
-    d["new_subqueries"] = std::vector<std::string>(p.subqueries.begin() + static_cast<long>(in.previous->subqueries.size()),
-                                                   p.subqueries.end());
+    d.planner = "followup";
+    d.gaps = in.gaps;
+    d.new_subqueries = std::vector<std::string>(p.subqueries.begin() + static_cast<long>(in.previous->subqueries.size()),
+                                                p.subqueries.end());
     step.trace.log("mmkg: plan: follow-up for the gaps: %zu new sub-queries", p.subqueries.size() - in.previous->subqueries.size());
     for (size_t i = in.previous->subqueries.size(); i < p.subqueries.size(); ++i)
       step.trace.log("mmkg: plan:   sub-query %zu: %s", i + 1, p.subqueries[i].c_str());
-    d["subqueries"] = p.subqueries;
+    d.subqueries = p.subqueries;
     return p;
   }
   std::string fallback;
   p = chat_ ? plan_llm(*chat_, in.question, stats_, &fallback) : plan_rules(in.question, stats_, max_phrases_);
-  d["planner"] = p.planner;
+  d.planner = p.planner;
+  p.fallback = fallback;
   if (!fallback.empty()) {
-    d["fallback"] = fallback;
+    d.fallback = fallback;
     step.trace.log("mmkg: plan: rules (%s)", fallback.c_str());
   }
-  if (!p.tools.empty()) d["tools"] = p.tools;
-  d["subqueries"] = p.subqueries;
+  d.tools = p.tools;
+  d.subqueries = p.subqueries;
   step.trace.log("mmkg: plan: %zu sub-queries", p.subqueries.size());
   for (size_t i = 0; i < p.subqueries.size(); ++i)
     step.trace.log("mmkg: plan:   sub-query %zu: %s", i + 1, p.subqueries[i].c_str());
@@ -39,19 +40,14 @@ Plan PlannerAgent::run(const PlanInput& in, AgentStep& step) {
 }
 
 GraphRetrieval GraphAgent::run(const std::string& question, AgentStep& step) {
-  auto& d = step.detail;
   GraphRetrieval g = graph_retrieve(graph_, question, opt_);
-  nlohmann::json ents = nlohmann::json::array();
   std::string names;
-  for (const auto& e : g.entities) {
-    ents.push_back({{"name", e.name}, {"id", e.entity_id}, {"phrase", e.phrase}, {"how", e.how}, {"score", e.score}});
-    names += (names.empty() ? "" : ", ") + e.name + " (" + e.how + ")";
-  }
-  d["entities"] = ents;
-  d["facts"] = g.facts.size();
-  d["ppr_chunks"] = g.ppr_chunks.size();
-  d["broad"] = g.broad;
-  d["communities"] = g.communities.size();
+  for (const auto& e : g.entities) names += (names.empty() ? "" : ", ") + e.name + " (" + e.how + ")";
+  step.detail = GraphStep{.entities = g.entities,
+                          .facts = g.facts.size(),
+                          .ppr_chunks = g.ppr_chunks.size(),
+                          .communities = g.communities.size(),
+                          .broad = g.broad};
   if (graph_.empty()) {
     step.trace.log("mmkg: graph: the graph is empty (ingest builds it)");
   } else {
@@ -63,37 +59,32 @@ GraphRetrieval GraphAgent::run(const std::string& question, AgentStep& step) {
 }
 
 Retrieval RagAgent::run(const RagInput& in, AgentStep& step) {
-  auto& d = step.detail;
   static const std::vector<RankedList> none;
-  Retrieval rr = retrieve(store_, searcher_, *in.plan, opt_, step.trace, in.extra ? *in.extra : none);
+  Retrieval rr = retrieve(store_, searcher_, *in.plan, opt_, in.extra ? *in.extra : none, step.trace.log_fn());
   std::set<std::string> docs;
   for (auto& c : rr.context) docs.insert(c.hit.doc);
-  d["mode"] = search_mode_name(opt_.mode);
+  RetrieveStep& d = step.detail.emplace<RetrieveStep>();
+  d.mode = search_mode_name(opt_.mode);
   if (opt_.mode != SearchMode::Bm25) {
     std::string why = searcher_.dense_unavailable_reason();
     if (!why.empty()) {
-      d["mode"] = "bm25";
-      d["fallback"] = why;
+      d.mode = "bm25";
+      d.fallback = why;
       step.trace.log("mmkg: retrieve: dense retrieval unavailable (%s); BM25 only", why.c_str());
     }
   }
-  d["subqueries"] = in.plan->subqueries.size();
-  d["unique_chunks"] = rr.unique_chunks;
-  if (!rr.rerank.reranker.empty()) {
-    nlohmann::json rk = {{"reranker", rr.rerank.reranker}, {"ms", rr.rerank.ms}, {"scored", rr.rerank.scored},
-                         {"moved", rr.rerank.moved}};
-    if (!rr.rerank.fallback.empty()) rk["fallback"] = rr.rerank.fallback;
-    d["rerank"] = rk;
-  }
-  d["context_chunks"] = rr.context.size();
-  d["context_chars"] = rr.context_chars;
-  d["context_tokens"] = rr.context_tokens;
-  d["max_context_tokens"] = opt_.max_context_tokens;
-  d["trimmed_chunks"] = rr.trimmed_chunks;
-  d["skipped_chunks"] = rr.skipped_chunks;
-  d["unbudgeted_tokens"] = rr.unbudgeted_tokens;
-  d["unbudgeted_chars"] = rr.unbudgeted_chars;
-  d["documents"] = std::vector<std::string>(docs.begin(), docs.end());
+  d.subqueries = in.plan->subqueries.size();
+  d.unique_chunks = rr.unique_chunks;
+  d.rerank = rr.rerank;
+  d.context_chunks = rr.context.size();
+  d.context_chars = rr.context_chars;
+  d.context_tokens = rr.context_tokens;
+  d.max_context_tokens = opt_.max_context_tokens;
+  d.trimmed_chunks = rr.trimmed_chunks;
+  d.skipped_chunks = rr.skipped_chunks;
+  d.unbudgeted_tokens = rr.unbudgeted_tokens;
+  d.unbudgeted_chars = rr.unbudgeted_chars;
+  d.documents.assign(docs.begin(), docs.end());
   step.trace.log("mmkg: retrieve: %zu unique chunks after de-duplication across sub-queries", rr.unique_chunks);
   step.trace.log("mmkg: retrieve: context: %zu chunks from %zu documents, %zu characters, %zu tokens (budget %zu; "
                  "%zu trimmed to their best sentences)",
@@ -111,7 +102,7 @@ Retrieval RagAgent::run(const RagInput& in, AgentStep& step) {
 }
 
 Draft SynthesizerAgent::run(const SynthInput& in, AgentStep& step) {
-  auto& d = step.detail;
+  SynthStep& d = step.detail.emplace<SynthStep>();
   Draft dr;
   if (chat_) {
     try {
@@ -120,46 +111,53 @@ Draft SynthesizerAgent::run(const SynthInput& in, AgentStep& step) {
       dr = draft_extractive(in.question, *in.retrieval, stats_, opt_);
       dr.fallback = std::string("model call failed: ") + e.what();
     }
-    d["synthesizer"] = dr.from_model() ? "llm" : "extractive";
-    d["model"] = chat_->id();
-    d["model_ms"] = dr.model_ms;
-    d["prompt_tokens"] = dr.usage.prompt;
-    d["completion_tokens"] = dr.usage.completion;
-    d["cached"] = dr.cached;
-    d["model_sentences"] = dr.sentences.size();
-    if (!dr.fallback.empty()) d["fallback"] = dr.fallback;
+    d.synthesizer = dr.from_model() ? "llm" : "extractive";
+    d.with_model = true;
+    d.model = chat_->id();
+    d.model_ms = dr.model_ms;
+    d.prompt_tokens = dr.usage.prompt;
+    d.completion_tokens = dr.usage.completion;
+    d.cached = dr.cached;
+    d.model_sentences = dr.sentences.size();
+    d.fallback = dr.fallback;
     step.trace.log("mmkg: synthesize: model %s: %lld prompt + %lld completion tokens, %.0f ms%s", chat_->id().c_str(),
                    dr.usage.prompt, dr.usage.completion, dr.model_ms, dr.cached ? " (cached)" : "");
     if (!dr.fallback.empty()) step.trace.log("mmkg: synthesize: extractive answer: %s", dr.fallback.c_str());
   } else {
     dr = draft_extractive(in.question, *in.retrieval, stats_, opt_);
-    d["synthesizer"] = "extractive";
+    d.synthesizer = "extractive";
   }
-  d["found"] = dr.extractive.found;
-  d["coverage"] = dr.extractive.coverage;
+  d.found = dr.extractive.found;
+  d.coverage = dr.extractive.coverage;
   step.trace.log("mmkg: synthesize: %s (best passage covers %.0f%% of the question's terms)",
                  dr.extractive.found ? "answerable" : "not found in the documents", dr.extractive.coverage * 100);
   return dr;
 }
 
 Verified VerifierAgent::run(const VerifyInput& in, AgentStep& step) {
-  auto& d = step.detail;
+  VerifyStep& d = step.detail.emplace<VerifyStep>();
   Verified v;
   v.answer = verify_draft(in.question, *in.retrieval, *in.draft, opt_, v.report);
   const VerifyReport& r = v.report;
-  d["answer_from"] = r.used_model ? "llm" : "extractive";
+  d.answer_from = r.used_model ? "llm" : "extractive";
   if (in.draft->from_model()) {
-    d["model_sentences"] = r.model_sentences;
-    d["verified_sentences"] = r.kept_sentences;
-    d["verified_by_embedding"] = r.kept_by_embedding;
-    d["verified_by_judge"] = r.kept_by_judge;
-    d["revised"] = r.revised;
-    d["dropped"] = r.dropped;
+    d.model_draft = true;
+    d.model_sentences = r.model_sentences;
+    d.verified_sentences = r.kept_sentences;
+    d.verified_by_embedding = r.kept_by_embedding;
+    d.verified_by_judge = r.kept_by_judge;
+    d.revised = r.revised;
+    d.dropped = r.dropped;
     if (opt_.judge) {
-      d["judge"] = {{"model", opt_.judge->id()}, {"scope", opt_.judge_scope}, {"sentences", r.judged},
-                    {"vetoes", r.judge_vetoes}, {"ms", r.judge_ms}, {"prompt_tokens", r.judge_usage.prompt},
-                    {"completion_tokens", r.judge_usage.completion}};
-      if (!r.judge_error.empty()) d["judge"]["error"] = r.judge_error;
+      d.with_judge = true;
+      d.judge_model = opt_.judge->id();
+      d.judge_scope = judge_scope_name(opt_.judge_scope);
+      d.judge_sentences = r.judged;
+      d.judge_vetoes = r.judge_vetoes;
+      d.judge_ms = r.judge_ms;
+      d.judge_prompt_tokens = r.judge_usage.prompt;
+      d.judge_completion_tokens = r.judge_usage.completion;
+      d.judge_error = r.judge_error;
     }
     step.trace.log("mmkg: verify: %zu of %zu model sentences supported by their cited passage (%zu by embedding, "
                    "%zu by the judge, %zu revised to the source's words)%s%s",
@@ -169,17 +167,17 @@ Verified VerifierAgent::run(const VerifyInput& in, AgentStep& step) {
       step.trace.log("mmkg: verify: judge %s: %zu sentences, %zu vetoes, %.0f ms%s%s", opt_.judge->id().c_str(),
                      r.judged, r.judge_vetoes, r.judge_ms, r.judge_error.empty() ? "" : "; ", r.judge_error.c_str());
   }
-  if (!r.fallback.empty()) d["fallback"] = r.fallback;
+  d.fallback = r.fallback;
   // Every citation must resolve to a real chunk of the store (a bug guard, cheap).
   size_t ok = 0;
   for (auto& c : v.answer.citations)
     if (store_.chunk(c.chunk_id)) ++ok;
-  d["citations"] = v.answer.citations.size();
-  d["citations_resolved"] = ok;
-  d["found"] = v.answer.found;
+  d.citations = v.answer.citations.size();
+  d.citations_resolved = ok;
+  d.found = v.answer.found;
   if (!doc_words_) doc_words_ = document_name_stems(store_);
   v.gaps = answer_gaps(in.question, v.answer, *in.retrieval, stats_, *doc_words_);
-  d["gaps"] = v.gaps;
+  d.gaps = v.gaps;
   std::string gl;
   for (auto& g : v.gaps) gl += (gl.empty() ? "" : ", ") + g;
   step.trace.log("mmkg: verify: %s, %zu citations%s%s", v.answer.found ? "answered" : "not found in the documents",

@@ -11,7 +11,7 @@
 #include "agents/graph_retriever.h"
 #include "agents/llm_synthesizer.h"
 #include "agents/planner.h"
-#include "agents/rag.h"
+#include "retrieve/retrieval.h"
 #include "agents/verifier.h"
 
 namespace mmkg {
@@ -21,12 +21,6 @@ class Searcher;
 class TermStats;
 class ChatModel;
 
-struct PlanInput {
-  std::string question;
-  /// Follow-up rounds: the previous plan and the gaps the verifier found (else null / empty).
-  const Plan* previous = nullptr;
-  std::vector<std::string> gaps;
-};
 
 /// Planner: sub-queries and tools (the model with a JSON schema, else rules); in follow-up rounds
 /// the previous plan plus sub-queries aimed at the gaps.
@@ -55,10 +49,6 @@ class GraphAgent : public Agent<std::string, GraphRetrieval> {
   GraphRetrieveOptions opt_;
 };
 
-struct RagInput {
-  const Plan* plan = nullptr;
-  const std::vector<RankedList>* extra = nullptr;  ///< the graph's ranked chunk lists (may be null)
-};
 
 /// RAG retriever: every sub-query searched in parallel, de-duplicated, fused, cut to the budget.
 class RagAgent : public Agent<RagInput, Retrieval> {
@@ -73,10 +63,6 @@ class RagAgent : public Agent<RagInput, Retrieval> {
   RetrieveOptions opt_;
 };
 
-struct SynthInput {
-  std::string question;
-  const Retrieval* retrieval = nullptr;
-};
 
 /// Synthesizer: a drafted answer with [n] citations (the model's, else extractive sentences).
 class SynthesizerAgent : public Agent<SynthInput, Draft> {
@@ -93,17 +79,7 @@ class SynthesizerAgent : public Agent<SynthInput, Draft> {
   LlmSynthOptions lopt_;
 };
 
-struct VerifyInput {
-  std::string question;
-  const Retrieval* retrieval = nullptr;
-  const Draft* draft = nullptr;
-};
 
-struct Verified {
-  Answer answer;
-  VerifyReport report;
-  std::vector<std::string> gaps;  ///< question words the answer's sources do not mention
-};
 
 /// Verifier: each cited sentence against its passage (lexical, embedding, LLM judge); every
 /// citation must resolve to a stored chunk; the gaps for the orchestrator.

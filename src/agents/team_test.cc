@@ -6,14 +6,15 @@
 #include <gtest/gtest.h>
 
 #include "agents/ask.h"
-#include "core/test_util.h"
-#include "core/text.h"
+#include "support/ask_fixtures.h"
+#include "support/temp_dir.h"
+#include "text/words.h"
 #include "index/lexical.h"
 #include "llm/llm_config.h"
 #include "llm/openai_chat.h"
-#include "net/test_http_server.h"
+#include "support/scripted_http_server.h"
 #include "store/store.h"
-#include "store/store_test_util.h"
+#include "support/store_fixtures.h"
 
 namespace mmkg {
 namespace {
@@ -30,25 +31,37 @@ class Doubler : public Agent<int, int> {
   std::string name() const override { return "double"; }
   int run(const int& x, AgentStep& step) override {
     if (x < 0) throw Error("negative input");
-    step.detail["input"] = x;
+    step.detail = OrchestrateStep{.rounds = x};
     return 2 * x;
   }
 };
 
 TEST(AgentWrapper, TimesRecordsAndPassesFailuresOn) {
   Trace trace(false);
+  std::vector<std::string> streamed;  // the per-step callback sees each step as it finishes
+  trace.on_step = [&](const StepRecord& r) { streamed.push_back(r.step + (r.error.empty() ? "" : ":failed")); };
   Doubler d;
   EXPECT_EQ(run_agent(d, 21, trace), 42);
   trace.set_round(2);
   EXPECT_THROW(run_agent(d, -1, trace), Error);
-  const auto& s = trace.steps();
-  ASSERT_EQ(s.size(), 2u);
+  // The typed records...
+  const auto& rec = trace.steps();
+  ASSERT_EQ(rec.size(), 2u);
+  EXPECT_EQ(rec[0].step, "double");
+  ASSERT_TRUE(std::holds_alternative<OrchestrateStep>(rec[0].detail));
+  EXPECT_EQ(std::get<OrchestrateStep>(rec[0].detail).rounds, 21);
+  EXPECT_EQ(rec[1].error, "negative input");
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(rec[1].detail));
+  // ...and the JSON rendered from them.
+  const auto s = trace_json(rec);
   EXPECT_EQ(s[0]["step"], "double");
-  EXPECT_EQ(s[0]["input"], 21);
+  EXPECT_EQ(s[0]["rounds"], 21);
   EXPECT_GE(s[0]["ms"].get<double>(), 0.0);
   EXPECT_FALSE(s[0].contains("round"));
+  EXPECT_FALSE(s[0].contains("error"));
   EXPECT_EQ(s[1]["error"], "negative input");
   EXPECT_EQ(s[1]["round"], 2);
+  EXPECT_EQ(streamed, (std::vector<std::string>{"double", "double:failed"}));
 }
 
 // A retrieval of hand-made passages (the verifier needs no store).
@@ -105,7 +118,7 @@ TEST(Verifier, JudgeDecidesBorderlineSentencesAndMayVetoWithScopeAll) {
   auto judge = make_openai_chat(parse_llm_spec(srv.url("/v1#model=judge")));
   VerifyOptions o;
   o.judge = judge.get();
-  o.judge_scope = "all";
+  o.judge_scope = JudgeScope::All;
   o.revise_min_overlap = 0;
   VerifyReport rep;
   DraftSentence negated{"Dropout randomly zeroes activations during inference", {0}};
@@ -141,7 +154,7 @@ TEST(Verifier, RevisesAnUnsupportedClaimToTheSourcesWords) {
   auto judge = make_openai_chat(parse_llm_spec(srv.url("/v1#model=judge")));
   VerifyOptions o;
   o.judge = judge.get();
-  o.judge_scope = "all";
+  o.judge_scope = JudgeScope::All;
   VerifyReport rep;
   Answer a = verify_draft("q", r, model_draft({{"Dropout zeroes activations at inference to reduce overfitting", {0}}}, 1),
                           o, rep);
@@ -222,7 +235,6 @@ TEST_F(TeamStore, FollowUpPlanAimsAtTheGap) {
 
 TEST_F(TeamStore, OrchestratorRunsAFollowUpRoundForAGapAndKeepsTheBetterAnswer) {
   AskOptions o;
-  o.embedder = "none";
   o.retrieve.max_chunks = 2;  // room for two passages: round 1 fills it with the boiling chunks
   o.retrieve.k_per_query = 2;
   o.max_phrases = 0;          // the question alone is searched in round 1
@@ -230,24 +242,24 @@ TEST_F(TeamStore, OrchestratorRunsAFollowUpRoundForAGapAndKeepsTheBetterAnswer) 
   AskResult one = [&] {
     AskOptions o1 = o;
     o1.max_rounds = 1;
-    return ask(*store, q, o1);
+    return testing::ask_with(*store, q, o1, "none");
   }();
   ASSERT_TRUE(one.found) << one.answer;
   EXPECT_EQ(one.rounds, 1);
-  EXPECT_EQ(one.gaps, std::vector<std::string>{"chemist"}) << one.trace.dump();
-  EXPECT_EQ(one.trace.back()["stop"], "no rounds left");
+  EXPECT_EQ(one.gaps, std::vector<std::string>{"chemist"}) << trace_json(one.trace).dump();
+  EXPECT_EQ(trace_json(one.trace).back()["stop"], "no rounds left");
 
-  AskResult two = ask(*store, q, o);
-  EXPECT_EQ(two.rounds, 2) << two.trace.dump();
-  EXPECT_TRUE(two.gaps.empty()) << two.trace.dump();
-  EXPECT_EQ(two.trace.back()["answer_round"], 2);
+  AskResult two = testing::ask_with(*store, q, o, "none");
+  EXPECT_EQ(two.rounds, 2) << trace_json(two.trace).dump();
+  EXPECT_TRUE(two.gaps.empty()) << trace_json(two.trace).dump();
+  EXPECT_EQ(trace_json(two.trace).back()["answer_round"], 2);
   EXPECT_NE(two.answer.find("Kestrel"), std::string::npos) << two.answer;
   bool cites_history = false;
   for (auto& c : two.citations) cites_history = cites_history || c.doc == "history.txt";
   EXPECT_TRUE(cites_history);
   // the follow-up steps carry their round
   size_t round2 = 0;
-  for (auto& s : two.trace) round2 += s.value("round", 0) == 2;
+  for (auto& s : trace_json(two.trace)) round2 += s.value("round", 0) == 2;
   EXPECT_EQ(round2, 4u);  // plan, retrieve, synthesize, verify
 }
 

@@ -1,44 +1,141 @@
-// Every agent step runs through Trace::step: it is timed, logged (-v) and recorded for --json.
+// Every agent step runs through Trace::step: it is timed, logged (-v) and recorded as a typed
+// StepRecord. `ask --json`'s "trace" is rendered from the records (trace_json.h); no module reads
+// the JSON back: eval and the CLI use the typed results (AskResult).
 #pragma once
 
 #include <chrono>
-#include <exception>
 #include <cstdio>
-#include <nlohmann/json.hpp>
+#include <exception>
+#include <functional>
 #include <string>
 #include <utility>
+#include <variant>
+#include <vector>
+
+#include "graph/resolve/resolve.h"
+#include "retrieve/retrieval.h"
 
 namespace mmkg {
+
+/// What the planner did.
+struct PlanStep {
+  std::string planner;                      ///< "rules" | "llm" | "followup"
+  std::string fallback;                     ///< why the model's plan was not used
+  std::vector<std::string> tools;           ///< the model's choice of tools (empty: all)
+  std::vector<std::string> subqueries;
+  std::vector<std::string> gaps;            ///< follow-up rounds: the gaps planned for
+  std::vector<std::string> new_subqueries;  ///< follow-up rounds: the sub-queries added
+};
+
+/// What the graph retriever found.
+struct GraphStep {
+  std::vector<graph::EntityLink> entities;
+  size_t facts = 0, ppr_chunks = 0, communities = 0;
+  bool broad = false;
+};
+
+/// What the RAG retriever put in the context (the figures eval averages).
+struct RetrieveStep {
+  std::string mode;           ///< the search mode that ran ("bm25" after a fallback)
+  std::string fallback;       ///< why dense retrieval was not used
+  size_t subqueries = 0;
+  size_t unique_chunks = 0;
+  size_t context_chunks = 0;
+  size_t context_chars = 0;
+  size_t context_tokens = 0;
+  size_t max_context_tokens = 0;  ///< the budget
+  size_t trimmed_chunks = 0;
+  size_t skipped_chunks = 0;
+  size_t unbudgeted_tokens = 0;
+  size_t unbudgeted_chars = 0;
+  std::vector<std::string> documents;
+  RerankReport rerank;        ///< reranker empty: none ran
+};
+
+/// What the synthesizer drafted.
+struct SynthStep {
+  std::string synthesizer;    ///< "llm" | "extractive"
+  bool found = false;
+  double coverage = 0;
+  bool with_model = false;    ///< a model was configured (the fields below are set)
+  std::string model;
+  double model_ms = 0;
+  long long prompt_tokens = 0, completion_tokens = 0;
+  bool cached = false;
+  size_t model_sentences = 0;
+  std::string fallback;       ///< why there is no model draft
+};
+
+/// What the verifier decided.
+struct VerifyStep {
+  std::string answer_from;    ///< "llm" | "extractive"
+  bool model_draft = false;   ///< the draft was the model's (sentence counts below are set)
+  size_t model_sentences = 0, verified_sentences = 0, verified_by_embedding = 0, verified_by_judge = 0;
+  size_t revised = 0, dropped = 0;
+  bool with_judge = false;    ///< a judge was configured (judge_* are set)
+  std::string judge_model, judge_scope, judge_error;
+  size_t judge_sentences = 0, judge_vetoes = 0;
+  double judge_ms = 0;
+  long long judge_prompt_tokens = 0, judge_completion_tokens = 0;
+  std::string fallback;
+  size_t citations = 0, citations_resolved = 0;
+  bool found = false;
+  std::vector<std::string> gaps;
+};
+
+/// How the orchestrator's loop went.
+struct OrchestrateStep {
+  int rounds = 1;
+  int answer_round = 1;
+  int max_rounds = 1;
+  std::string stop;
+};
+
+/// A step's typed detail; monostate for a step that failed before reporting.
+using StepDetail = std::variant<std::monostate, PlanStep, GraphStep, RetrieveStep, SynthStep, VerifyStep,
+                                OrchestrateStep>;
+
+/// One timed step of a run.
+struct StepRecord {
+  std::string step;   ///< "plan", "graph", "retrieve", "synthesize", "verify", "orchestrate"
+  double ms = 0;
+  int round = 0;      ///< the orchestrator's round for follow-up rounds (2, ...); 0 = first round
+  std::string error;  ///< the step failed with this (and passed the failure on)
+  StepDetail detail;
+};
 
 class Trace {
  public:
   explicit Trace(bool verbose) : verbose_(verbose) {}
 
-  /// Runs `fn(detail)` as step `name`; `detail` is a JSON object the step fills with what it
-  /// did (counts, sizes). The step's wall time is added as "ms".
+  /// Called with every finished step (the server streams them); may be empty.
+  std::function<void(const StepRecord&)> on_step;
+
+  /// Runs `fn(detail)` as step `name`; the step fills `detail` with its typed report. The
+  /// step's wall time is recorded, and an exception is recorded before it is passed on.
   template <typename Fn>
   auto step(const std::string& name, Fn&& fn) {
-    nlohmann::json detail = nlohmann::json::object();
+    StepRecord rec;
+    rec.step = name;
+    rec.round = round_;
     auto t0 = std::chrono::steady_clock::now();
     auto finish = [&]() {
-      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      nlohmann::json rec = {{"step", name}, {"ms", ms}};
-      if (round_ > 0) rec["round"] = round_;
-      rec.update(detail);
+      rec.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (verbose_) std::fprintf(stderr, "mmkg: %s: done in %.1f ms\n", name.c_str(), rec.ms);
       steps_.push_back(std::move(rec));
-      if (verbose_) std::fprintf(stderr, "mmkg: %s: done in %.1f ms\n", name.c_str(), ms);
+      if (on_step) on_step(steps_.back());
     };
     try {
-      if constexpr (std::is_void_v<decltype(fn(detail))>) {
-        fn(detail);
+      if constexpr (std::is_void_v<decltype(fn(rec.detail))>) {
+        fn(rec.detail);
         finish();
       } else {
-        auto r = fn(detail);
+        auto r = fn(rec.detail);
         finish();
         return r;
       }
     } catch (const std::exception& e) {  // recorded, then passed on
-      detail["error"] = e.what();
+      rec.error = e.what();
       finish();
       throw;
     }
@@ -58,14 +155,20 @@ class Trace {
     }
     std::fputc('\n', stderr);
   }
+  /// The log as a function (for the layers below that log through a LogFn).
+  LogFn log_fn() const {
+    if (!verbose_) return {};
+    return [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  }
 
   bool verbose() const { return verbose_; }
-  const nlohmann::json& steps() const { return steps_; }
+  const std::vector<StepRecord>& steps() const { return steps_; }
+  std::vector<StepRecord> take_steps() { return std::move(steps_); }
 
  private:
   bool verbose_;
   int round_ = 0;
-  nlohmann::json steps_ = nlohmann::json::array();
+  std::vector<StepRecord> steps_;
 };
 
 }  // namespace mmkg

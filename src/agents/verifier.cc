@@ -1,18 +1,36 @@
 #include "agents/verifier.h"
 
+#include "agents/synthesizer.h"
+
 #include <cmath>
 #include <map>
 #include <optional>
 
-#include "agents/context_budget.h"
+#include "retrieve/context_budget.h"
 #include "embed/embedder.h"
-#include "core/text.h"
-#include "graph/lexicon.h"
+#include "text/words.h"
+#include "text/lexicon.h"
 #include "store/store.h"
 #include "index/lexical.h"
-#include "ingest/sentences.h"
+#include "text/sentences.h"
+#include "core/error.h"
 
 namespace mmkg {
+
+JudgeScope parse_judge_scope(const std::string& s) {
+  if (s == "none") return JudgeScope::None;
+  if (s == "borderline") return JudgeScope::Borderline;
+  if (s == "all") return JudgeScope::All;
+  throw UsageError("unknown judge scope '" + s + "'; use none, borderline or all");
+}
+
+const char* judge_scope_name(JudgeScope s) {
+  switch (s) {
+    case JudgeScope::None: return "none";
+    case JudgeScope::All: return "all";
+    default: return "borderline";
+  }
+}
 namespace {
 
 // What the model was shown of a passage: the chunk's text, or for a chunk the budget trimmed,
@@ -158,7 +176,7 @@ Answer verify_draft(const std::string& question, const Retrieval& retrieval, con
     }
     const bool strong = c.lexical >= opt.min_support;
     const bool band = !strong && c.lexical >= opt.min_lexical_with_embedding;
-    if (opt.judge && (band || (strong && opt.judge_scope == "all"))) to_judge.push_back({s, c.where});
+    if (opt.judge && (band || (strong && opt.judge_scope == JudgeScope::All))) to_judge.push_back({s, c.where});
   }
   std::vector<std::optional<bool>> verdict(draft.sentences.size());
   if (opt.judge && !to_judge.empty()) {

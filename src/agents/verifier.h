@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "agents/synthesizer.h"
+#include "agents/messages.h"
 #include "llm/chat_model.h"
 
 namespace mmkg {
@@ -24,24 +24,14 @@ namespace mmkg {
 class TermStats;
 class Store;
 
-/// One sentence of a model's draft: the text without its [n] markers and the passages it cites
-/// (indices into Retrieval::context; empty = none cited).
-struct DraftSentence {
-  std::string text;
-  std::set<size_t> cited;
-};
 
-/// A drafted answer, before verification.
-struct Draft {
-  Answer extractive;                     ///< always made: the found decision and the fallback
-  std::vector<DraftSentence> sentences;  ///< the model's sentences; empty when there is no model draft
-  size_t passages = 0;                   ///< context passages the model was shown ([1]..[passages])
-  std::string fallback;                  ///< why there is no model draft
-  Usage usage;
-  double model_ms = 0;
-  bool cached = false;
-  bool from_model() const { return !sentences.empty(); }
-};
+
+/// What the LLM judge is asked about: nothing, the sentences the word-overlap check cannot
+/// settle, or every sentence (its "no" may then veto a lexically supported one).
+enum class JudgeScope { None, Borderline, All };
+/// "none" | "borderline" | "all"; throws UsageError otherwise.
+JudgeScope parse_judge_scope(const std::string& s);
+const char* judge_scope_name(JudgeScope s);
 
 using EmbedTexts = std::function<std::vector<std::vector<float>>(const std::vector<std::string>&)>;
 
@@ -54,27 +44,12 @@ struct VerifyOptions {
   /// band between the two lexical thresholds) or "all" (every sentence above the floor; a "no"
   /// drops or revises even a lexically supported sentence).
   ChatModel* judge = nullptr;
-  std::string judge_scope = "borderline";
+  JudgeScope judge_scope = JudgeScope::Borderline;
   /// Revise an unsupported sentence to the cited passage's best-matching sentence when that
   /// sentence holds at least this share of the model sentence's content words (0 = never).
   double revise_min_overlap = 0.5;
 };
 
-struct VerifyReport {
-  bool used_model = false;       ///< the verified model answer is the answer
-  size_t model_sentences = 0;
-  size_t kept_sentences = 0;     ///< verified (revised ones included)
-  size_t kept_by_embedding = 0;  ///< of those, kept on embedding overlap
-  size_t kept_by_judge = 0;      ///< of those, kept on the judge's word
-  size_t revised = 0;            ///< replaced by the passage's own sentence
-  size_t dropped = 0;            ///< unsupported or repeated
-  size_t judged = 0;             ///< sentences the judge was asked about
-  size_t judge_vetoes = 0;       ///< lexically supported sentences the judge rejected
-  Usage judge_usage;
-  double judge_ms = 0;
-  std::string judge_error;       ///< the judge failed; the other checks decided
-  std::string fallback;          ///< why the extractive answer was used, if it was
-};
 
 /// Verifies `draft` against `retrieval` (see the file comment). Extractive drafts pass through.
 Answer verify_draft(const std::string& question, const Retrieval& retrieval, const Draft& draft,

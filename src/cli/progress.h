@@ -4,7 +4,7 @@
 #include <chrono>
 #include <string>
 
-#include "ingest/ingest.h"
+#include "app/session.h"
 
 namespace mmkg::cli {
 

@@ -45,4 +45,36 @@ std::unique_ptr<Embedder> make_embedder(const std::string& spec) {
                    "OpenAI-compatible server such as http://127.0.0.1:8080/v1#model=NAME");
 }
 
+LazyEmbedder::LazyEmbedder(std::string spec) : spec_(std::move(spec)) {
+  if (spec_ == "none") {
+    tried_ = true;
+    why_not_ = "no embedder configured (--embedder none)";
+  }
+}
+
+LazyEmbedder::LazyEmbedder(Embedder* ready) : spec_(ready ? ready->id() : "none"), tried_(true), embedder_(ready) {
+  if (!ready) why_not_ = "no embedder configured (--embedder none)";
+}
+
+Embedder* LazyEmbedder::get() {
+  std::lock_guard<std::mutex> g(mu_);
+  if (tried_) return embedder_;
+  try {
+    owned_ = make_embedder(spec_);
+    embedder_ = owned_.get();
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    why_not_ = e.what();
+  }
+  tried_ = true;
+  return embedder_;
+}
+
+std::string LazyEmbedder::unavailable_reason() {
+  get();
+  std::lock_guard<std::mutex> g(mu_);
+  return why_not_;
+}
+
 }  // namespace mmkg

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -37,5 +38,33 @@ double dot(const std::vector<float>& a, const std::vector<float>& b);
 ///                            (options in http_embedder.h); "openai" = api.openai.com
 /// Throws UsageError for an unknown spec and Error when the model cannot be loaded.
 std::unique_ptr<Embedder> make_embedder(const std::string& spec);
+
+/// An embedder chosen by spec and built on first use, so that a command that never embeds (BM25
+/// search, stats) never loads a model. One per session, shared by search, the graph's entity
+/// names and the verifier. Thread-safe.
+class LazyEmbedder {
+ public:
+  /// `spec` as make_embedder() takes it, or "none" (no embedder: BM25 only).
+  explicit LazyEmbedder(std::string spec);
+  /// An embedder built elsewhere (tests, benches); not owned. nullptr: none.
+  explicit LazyEmbedder(Embedder* ready);
+
+  /// The embedder, built on the first call; nullptr when none is configured or it failed to
+  /// load (unavailable_reason() says why). A UsageError (bad spec) is thrown, not remembered.
+  Embedder* get();
+  /// Empty when get() returns an embedder; otherwise why not.
+  std::string unavailable_reason();
+  /// True when the spec is "none".
+  bool disabled() const { return spec_ == "none"; }
+  const std::string& spec() const { return spec_; }
+
+ private:
+  std::string spec_;
+  std::mutex mu_;
+  bool tried_ = false;
+  std::unique_ptr<Embedder> owned_;
+  Embedder* embedder_ = nullptr;
+  std::string why_not_;
+};
 
 }  // namespace mmkg

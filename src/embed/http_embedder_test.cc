@@ -10,7 +10,7 @@
 
 #include "core/error.h"
 #include "embed/embedder.h"
-#include "net/test_http_server.h"
+#include "support/scripted_http_server.h"
 
 namespace mmkg {
 namespace {

@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "embed/embed_test_util.h"
+#include "support/embed_fixtures.h"
 #include "embed/embedder.h"
 #include "embed/native_embedder.h"
 #include "embed/wordpiece.h"

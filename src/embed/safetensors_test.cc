@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "core/test_util.h"
+#include "support/temp_dir.h"
 
 namespace mmkg {
 namespace {

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
-#include "embed/embed_test_util.h"
+#include "support/embed_fixtures.h"
 
 namespace mmkg {
 namespace {

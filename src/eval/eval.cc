@@ -6,10 +6,10 @@
 
 #include "agents/ask.h"
 #include "agents/graph_retriever.h"
-#include "agents/rerank.h"
-#include "llm/chat_model.h"
+#include "retrieve/rerank.h"
 #include "core/error.h"
-#include "core/text.h"
+#include "llm/chat_model.h"
+#include "text/words.h"
 #include "index/lexical.h"
 #include "index/searcher.h"
 #include "store/store.h"
@@ -53,19 +53,19 @@ bool evidence_in(const std::string& chunk_text, const std::string& quote) {
 
 namespace {
 
-// Retrieval metrics of one search mode over the items with evidence.
 using HitsFn = std::function<std::vector<SearchHit>(const std::string& question, int k)>;
 
-nlohmann::json score_mode(const HitsFn& search, const std::string& mode_name, const std::vector<QaItem>& items,
-                          nlohmann::json& rows) {
+// Retrieval metrics of one search mode over the items with evidence.
+ModeScore score_mode(const HitsFn& search, const std::string& mode_name, const std::vector<QaItem>& items,
+                     EvalReport& rep) {
   const int kMax = 10;
-  double r5 = 0, r10 = 0, mrr = 0;
-  int answerable = 0;
-  struct TypeAgg {
-    int n = 0;
-    double r5 = 0, r10 = 0, mrr = 0;
+  ModeScore m;
+  auto add = [](RecallScore& s, double r5, double r10, double rr) {
+    ++s.questions;
+    s.recall_at_5 += r5;
+    s.recall_at_10 += r10;
+    s.mrr += rr;
   };
-  std::map<std::string, TypeAgg> by_type;
   for (size_t qi = 0; qi < items.size(); ++qi) {
     const QaItem& q = items[qi];
     if (q.evidence.empty()) continue;
@@ -80,47 +80,113 @@ nlohmann::json score_mode(const HitsFn& search, const std::string& mode_name, co
         break;
       }
     }
-    double n = static_cast<double>(q.evidence.size());
-    double rr = first ? 1.0 / first : 0.0;
-    r5 += found5 / n;
-    r10 += found10 / n;
-    mrr += rr;
-    ++answerable;
-    auto& t = by_type[q.type];
-    ++t.n;
-    t.r5 += found5 / n;
-    t.r10 += found10 / n;
-    t.mrr += rr;
-    rows[qi]["recall_at_10_" + mode_name] = found10 / n;
-    rows[qi]["first_rank_" + mode_name] = first ? nlohmann::json(first) : nlohmann::json(nullptr);
+    const double n = static_cast<double>(q.evidence.size());
+    const double rr = first ? 1.0 / first : 0.0;
+    add(m.all, found5 / n, found10 / n, rr);
+    add(m.by_type[q.type], found5 / n, found10 / n, rr);
+    rep.items[qi].recall_at_10[mode_name] = found10 / n;
+    rep.items[qi].first_rank[mode_name] = first ? std::optional<int>(first) : std::nullopt;
   }
-  auto avg = [](double v, int n) { return n ? v / n : 0.0; };
-  nlohmann::json bt = nlohmann::json::object();
-  for (auto& [type, t] : by_type)
-    bt[type] = {{"questions", t.n}, {"recall_at_5", avg(t.r5, t.n)}, {"recall_at_10", avg(t.r10, t.n)},
-                {"mrr", avg(t.mrr, t.n)}};
-  return {{"answerable", answerable},
-          {"recall_at_k", {{"5", avg(r5, answerable)}, {"10", avg(r10, answerable)}}},
-          {"mrr", avg(mrr, answerable)},
-          {"by_type", bt}};
+  auto mean = [](RecallScore& s) {
+    if (s.questions == 0) return;
+    s.recall_at_5 /= s.questions;
+    s.recall_at_10 /= s.questions;
+    s.mrr /= s.questions;
+  };
+  mean(m.all);
+  for (auto& [type, t] : m.by_type) mean(t);
+  return m;
+}
+
+// The first `k` hits of `ranked`.
+std::vector<SearchHit> top_hits(std::vector<Candidate> ranked, int k) {
+  std::vector<SearchHit> out;
+  for (auto& c : ranked)
+    if (out.size() < static_cast<size_t>(k)) out.push_back(std::move(c.hit));
+  return out;
+}
+
+// Scores one --answers answer into `item` and the running sums.
+struct AnswerSums {
+  double correct = 0;
+  long cited = 0, cited_with_evidence = 0;
+  ContextScore cx;
+  int with_evidence = 0;
+};
+
+void score_answer(const QaItem& q, const AskResult& a, ItemScore& item, AnswerSums& sums) {
+  // The context the answer was written from: its size, with and without the budget, and how
+  // many evidence quotes it still holds (in the text it shows, trimmed or not).
+  const RetrieveStep& rs = a.retrieval;
+  sums.cx.tokens += static_cast<double>(rs.context_tokens);
+  sums.cx.chars += static_cast<double>(rs.context_chars);
+  sums.cx.chunks += static_cast<double>(rs.context_chunks);
+  sums.cx.trimmed_chunks += static_cast<double>(rs.trimmed_chunks);
+  sums.cx.unbudgeted_tokens += static_cast<double>(rs.unbudgeted_tokens);
+  sums.cx.unbudgeted_chars += static_cast<double>(rs.unbudgeted_chars);
+  sums.cx.rerank_ms += rs.rerank.ms;
+  item.context_tokens = rs.context_tokens;
+  if (!q.evidence.empty()) {
+    int in = 0;
+    size_t first = 0;  // 1-based place of the first passage holding an evidence quote
+    for (const auto& ev : q.evidence)
+      for (size_t p = 0; p < a.context.size(); ++p)
+        if (evidence_in(a.context[p].text, ev.quote)) {
+          ++in;
+          if (first == 0 || p + 1 < first) first = p + 1;
+          break;
+        }
+    const double share = static_cast<double>(in) / static_cast<double>(q.evidence.size());
+    sums.cx.evidence_recall += share;
+    sums.cx.evidence_mrr += first ? 1.0 / static_cast<double>(first) : 0.0;
+    ++sums.with_evidence;
+    item.context_evidence = share;
+    item.context_first_evidence = first ? std::optional<size_t>(first) : std::nullopt;
+  }
+  bool ok;
+  if (q.evidence.empty()) {
+    ok = !a.found;
+  } else {
+    std::string lower = lower_ascii(a.answer);
+    ok = false;
+    for (auto& k : q.answer_keywords) ok = ok || lower.find(lower_ascii(k)) != std::string::npos;
+    ok = ok && a.found;
+  }
+  sums.correct += ok ? 1 : 0;
+  item.answered = true;
+  item.answer_correct = ok;
+  item.answer = a.answer;
+  // citation precision: cited passages that contain one of the question's evidence quotes
+  int cited = 0, with_evidence = 0;
+  for (const auto& c : a.citations) {
+    ++cited;
+    for (const auto& ev : q.evidence)
+      if (evidence_in(c.text, ev.quote)) {
+        ++with_evidence;
+        break;
+      }
+  }
+  if (!q.evidence.empty() && cited) {
+    sums.cited += cited;
+    sums.cited_with_evidence += with_evidence;
+  }
 }
 
 }  // namespace
 
-nlohmann::json evaluate(Store& store, const std::vector<QaItem>& items, const EvalOptions& opt) {
-  Searcher searcher(store, opt.embedder, opt.fusion);
-  return evaluate(store, searcher, items, opt);
-}
+EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>& items, const EvalOptions& opt) {
+  EvalReport rep;
+  rep.questions = items.size();
+  for (const auto& q : items) rep.items.push_back(ItemScore{.id = q.id, .type = q.type});
+  auto put = [&](const std::string& name, ModeScore m) {
+    rep.mode_order.push_back(name);
+    rep.modes[name] = std::move(m);
+  };
 
-nlohmann::json evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>& items, const EvalOptions& opt) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& q : items) rows.push_back({{"id", q.id}, {"type", q.type}});
-
-  nlohmann::json modes = nlohmann::json::object();
-  std::string unavailable = searcher.dense_unavailable_reason();
+  const std::string unavailable = searcher.dense_unavailable_reason();
   for (SearchMode m : opt.modes) {
     if (m != SearchMode::Bm25 && !unavailable.empty()) {
-      modes[search_mode_name(m)] = {{"unavailable", unavailable}};
+      put(search_mode_name(m), ModeScore{.unavailable = unavailable});
       continue;
     }
     auto fn = [&searcher, m](const std::string& q, int k) {
@@ -129,175 +195,91 @@ nlohmann::json evaluate(Store& store, Searcher& searcher, const std::vector<QaIt
       so.k = k;
       return searcher.search(q, so);
     };
-    modes[search_mode_name(m)] = score_mode(fn, search_mode_name(m), items, rows);
+    put(search_mode_name(m), score_mode(fn, search_mode_name(m), items, rep));
   }
-  // hybrid+graph: the primary mode's hits fused with the graph's lists, as `ask` fuses them.
-  if (opt.graph && !modes.empty()) {
-    SearchMode base = opt.modes.back();
-    if (base != SearchMode::Bm25 && !unavailable.empty()) base = SearchMode::Bm25;
+  SearchMode base = opt.modes.empty() ? SearchMode::Bm25 : opt.modes.back();
+  if (base != SearchMode::Bm25 && !unavailable.empty()) base = SearchMode::Bm25;
+  // The question alone as the plan: what `ask` ranks before sub-queries are added.
+  auto plan_of = [](const std::string& q) {
+    QueryPlan p;
+    p.subqueries = {q};
+    return p;
+  };
+
+  // <primary>+graph: the primary mode's hits fused with the graph's lists, by ask's code.
+  if (opt.graph && !opt.modes.empty()) {
+    const std::string name = std::string(search_mode_name(base)) + "+graph";
     auto fn = [&](const std::string& q, int k) {
-      SearchOptions so;
-      so.mode = base;
-      so.k = k;
+      RetrieveOptions ro;
+      ro.mode = base;
+      ro.k_per_query = k;
+      ro.max_chunks = static_cast<size_t>(k);
+      ro.parallel = 1;
       GraphRetrieval g = graph_retrieve(*opt.graph, q, {});
-      return fuse_ranked(store, searcher.search(q, so), graph_lists(g), static_cast<size_t>(k));
+      return top_hits(rank_candidates(store, searcher, plan_of(q), ro, graph_lists(g)), k);
     };
-    modes[std::string(search_mode_name(base)) + "+graph"] = score_mode(fn, std::string(search_mode_name(base)) + "+graph", items, rows);
+    put(name, score_mode(fn, name, items, rep));
   }
 
-  // <primary>+rerank: the primary mode's candidates for the question, reranked as `ask` does.
-  std::string rerank_mode;
-  double rerank_ms = 0;
-  int rerank_calls = 0;
-  if (opt.retrieve.reranker && !modes.empty()) {
-    SearchMode base = opt.modes.back();
-    if (base != SearchMode::Bm25 && !unavailable.empty()) base = SearchMode::Bm25;
-    rerank_mode = std::string(search_mode_name(base)) + "+rerank";
-    std::string fallbacks;
+  // <primary>+rerank: the primary mode's candidates for the question, reranked by ask's code.
+  if (opt.retrieve.reranker && !opt.modes.empty()) {
+    const std::string name = std::string(search_mode_name(base)) + "+rerank";
+    double ms = 0;
+    int calls = 0;
+    std::string fallback;
     auto fn = [&](const std::string& q, int k) {
-      SearchOptions so;
-      so.mode = base;
-      so.k = std::max(k, static_cast<int>(opt.retrieve.rerank_top_n));
-      std::vector<Candidate> cands;
-      for (auto& h : searcher.search(q, so)) {
-        Candidate c;
-        c.hit = std::move(h);
-        cands.push_back(std::move(c));
-      }
-      RerankReport rep = rerank(*opt.retrieve.reranker, q, cands, opt.retrieve.rerank_top_n, opt.retrieve.rerank_weight);
-      rerank_ms += rep.ms;
-      ++rerank_calls;
-      if (!rep.fallback.empty()) fallbacks = rep.fallback;
-      std::vector<SearchHit> out;
-      for (auto& c : cands)
-        if (out.size() < static_cast<size_t>(k)) out.push_back(std::move(c.hit));
-      return out;
+      RetrieveOptions ro = opt.retrieve;
+      ro.mode = base;
+      ro.k_per_query = std::max(k, static_cast<int>(opt.retrieve.rerank_top_n));
+      ro.max_chunks = static_cast<size_t>(ro.k_per_query);
+      ro.parallel = 1;
+      RerankReport rr;
+      auto ranked = rank_candidates(store, searcher, plan_of(q), ro, {}, {}, &rr);
+      ms += rr.ms;
+      ++calls;
+      if (!rr.fallback.empty()) fallback = rr.fallback;
+      return top_hits(std::move(ranked), k);
     };
-    modes[rerank_mode] = score_mode(fn, rerank_mode, items, rows);
-    modes[rerank_mode]["reranker"] = opt.retrieve.reranker->name();
-    modes[rerank_mode]["rerank_top_n"] = opt.retrieve.rerank_top_n;
-    modes[rerank_mode]["rerank_weight"] = opt.retrieve.rerank_weight;
-    modes[rerank_mode]["rerank_ms_per_question"] = rerank_calls ? rerank_ms / rerank_calls : 0.0;
-    if (!fallbacks.empty()) modes[rerank_mode]["last_fallback"] = fallbacks;
+    ModeScore m = score_mode(fn, name, items, rep);
+    m.reranker = opt.retrieve.reranker->name();
+    m.rerank_top_n = opt.retrieve.rerank_top_n;
+    m.rerank_weight = opt.retrieve.rerank_weight;
+    m.rerank_ms_per_question = calls ? ms / calls : 0.0;
+    m.last_fallback = fallback;
+    put(name, std::move(m));
   }
 
   // The contract's top-level figures are those of the primary mode: the last one evaluated that
   // ran (hybrid by default; BM25 when dense retrieval is unavailable). Answers use that mode too.
-  std::string primary;
-  for (SearchMode m : opt.modes)
-    if (modes.contains(search_mode_name(m)) && modes[search_mode_name(m)].contains("mrr")) primary = search_mode_name(m);
+  for (SearchMode m : opt.modes) {
+    auto it = rep.modes.find(search_mode_name(m));
+    if (it != rep.modes.end() && it->second.unavailable.empty()) rep.primary = search_mode_name(m);
+  }
+  rep.llm = opt.chat ? opt.chat->id() : "";
+  rep.reranker = opt.retrieve.reranker ? opt.retrieve.reranker->name() : "";
+  if (!opt.answers || items.empty()) return rep;
 
-  double acc = 0;
-  long cite_total = 0, cite_good = 0;
-  struct ContextAgg {
-    double tokens = 0, chars = 0, chunks = 0, unbudgeted_tokens = 0, unbudgeted_chars = 0, trimmed = 0;
-    double evidence = 0, mrr = 0, rerank_ms = 0;
-    int with_evidence = 0;
-  } cx;
-  if (opt.answers) {
-    AskOptions ao = opt.ask;
-    ao.embedder = opt.embedder;
-    ao.fusion = opt.fusion;
-    ao.graph = opt.graph;
-    ao.chat = opt.chat;
-    ao.retrieve = opt.retrieve;
-    ao.retrieve.parallel = opt.ask.retrieve.parallel;
-    ao.retrieve.mode = primary.empty() ? SearchMode::Bm25 : parse_search_mode(primary);
-    for (size_t qi = 0; qi < items.size(); ++qi) {
-      const QaItem& q = items[qi];
-      AskResult a = ask(store, searcher, q.question, ao);
-      // The context the answer was written from: its size, with and without the budget, and
-      // how many evidence quotes it still holds (in the text it shows, trimmed or not).
-      // (the retrieve step of the round whose answer was kept: follow-up rounds retrieve again)
-      int answer_round = 1;
-      for (const auto& st : a.trace)
-        if (st.value("step", "") == "orchestrate") answer_round = st.value("answer_round", 1);
-      for (const auto& st : a.trace)
-        if (st.value("step", "") == "retrieve" && st.value("round", 1) == answer_round) {
-          cx.tokens += st.value("context_tokens", 0.0);
-          cx.chars += st.value("context_chars", 0.0);
-          cx.chunks += st.value("context_chunks", 0.0);
-          cx.trimmed += st.value("trimmed_chunks", 0.0);
-          cx.unbudgeted_tokens += st.value("unbudgeted_tokens", 0.0);
-          cx.unbudgeted_chars += st.value("unbudgeted_chars", 0.0);
-          if (st.contains("rerank")) cx.rerank_ms += st["rerank"].value("ms", 0.0);
-          rows[qi]["context_tokens"] = st.value("context_tokens", 0);
-        }
-      if (!q.evidence.empty()) {
-        int in = 0;
-        size_t first = 0;  // 1-based place of the first passage holding an evidence quote
-        for (const auto& ev : q.evidence)
-          for (size_t p = 0; p < a.context.size(); ++p)
-            if (evidence_in(a.context[p].text, ev.quote)) {
-              ++in;
-              if (first == 0 || p + 1 < first) first = p + 1;
-              break;
-            }
-        cx.evidence += static_cast<double>(in) / static_cast<double>(q.evidence.size());
-        cx.mrr += first ? 1.0 / static_cast<double>(first) : 0.0;
-        ++cx.with_evidence;
-        rows[qi]["context_evidence"] = static_cast<double>(in) / static_cast<double>(q.evidence.size());
-        rows[qi]["context_first_evidence"] = first ? nlohmann::json(first) : nlohmann::json(nullptr);
-      }
-      bool ok;
-      if (q.evidence.empty()) {
-        ok = !a.found;
-      } else {
-        std::string lower = lower_ascii(a.answer);
-        ok = false;
-        for (auto& k : q.answer_keywords) ok = ok || lower.find(lower_ascii(k)) != std::string::npos;
-        ok = ok && a.found;
-      }
-      acc += ok ? 1 : 0;
-      rows[qi]["answer_correct"] = ok;
-      // citation precision: cited passages that contain one of the question's evidence quotes
-      int cited = 0, with_evidence = 0;
-      for (const auto& c : a.citations) {
-        ++cited;
-        for (const auto& ev : q.evidence)
-          if (evidence_in(c.text, ev.quote)) {
-            ++with_evidence;
-            break;
-          }
-      }
-      if (!q.evidence.empty() && cited) {
-        cite_total += cited;
-        cite_good += with_evidence;
-      }
-      rows[qi]["answer"] = a.answer;
-    }
-  }
-
-  nlohmann::json out;
-  out["questions"] = items.size();
-  out["mode"] = primary.empty() ? nlohmann::json(nullptr) : nlohmann::json(primary);
-  if (!primary.empty()) {
-    out["answerable"] = modes[primary]["answerable"];
-    out["recall_at_k"] = modes[primary]["recall_at_k"];
-    out["mrr"] = modes[primary]["mrr"];
-    out["by_type"] = modes[primary]["by_type"];
-  }
-  out["answer_accuracy"] = opt.answers && !items.empty() ? nlohmann::json(acc / items.size()) : nlohmann::json(nullptr);
-  out["citation_precision"] =
-      opt.answers && cite_total ? nlohmann::json(static_cast<double>(cite_good) / cite_total) : nlohmann::json(nullptr);
-  out["llm"] = opt.chat ? nlohmann::json(opt.chat->id()) : nlohmann::json(nullptr);
-  out["reranker"] = opt.retrieve.reranker ? nlohmann::json(opt.retrieve.reranker->name()) : nlohmann::json(nullptr);
-  if (opt.answers && !items.empty()) {
-    const double n = static_cast<double>(items.size());
-    out["context"] = {{"max_context_tokens", opt.retrieve.max_context_tokens},
-                      {"tokens", cx.tokens / n},
-                      {"chars", cx.chars / n},
-                      {"chunks", cx.chunks / n},
-                      {"trimmed_chunks", cx.trimmed / n},
-                      {"unbudgeted_tokens", cx.unbudgeted_tokens / n},
-                      {"unbudgeted_chars", cx.unbudgeted_chars / n},
-                      {"evidence_recall", cx.with_evidence ? cx.evidence / cx.with_evidence : 0.0},
-                      {"evidence_mrr", cx.with_evidence ? cx.mrr / cx.with_evidence : 0.0},
-                      {"rerank_ms", cx.rerank_ms / n}};
-  }
-  out["modes"] = modes;
-  out["items"] = rows;
-  return out;
+  AskOptions ao = opt.ask;
+  ao.graph = opt.graph;
+  ao.chat = opt.chat;
+  ao.retrieve = opt.retrieve;
+  ao.retrieve.parallel = opt.ask.retrieve.parallel;
+  ao.retrieve.mode = rep.primary.empty() ? SearchMode::Bm25 : parse_search_mode(rep.primary);
+  AnswerSums sums;
+  for (size_t qi = 0; qi < items.size(); ++qi)
+    score_answer(items[qi], ask(store, searcher, items[qi].question, ao), rep.items[qi], sums);
+  const double n = static_cast<double>(items.size());
+  rep.answer_accuracy = sums.correct / n;
+  if (sums.cited) rep.citation_precision = static_cast<double>(sums.cited_with_evidence) / static_cast<double>(sums.cited);
+  ContextScore cx = sums.cx;
+  cx.max_context_tokens = opt.retrieve.max_context_tokens;
+  for (double* v : {&cx.tokens, &cx.chars, &cx.chunks, &cx.trimmed_chunks, &cx.unbudgeted_tokens,
+                    &cx.unbudgeted_chars, &cx.rerank_ms})
+    *v /= n;
+  cx.evidence_recall = sums.with_evidence ? cx.evidence_recall / sums.with_evidence : 0.0;
+  cx.evidence_mrr = sums.with_evidence ? cx.evidence_mrr / sums.with_evidence : 0.0;
+  rep.context = cx;
+  return rep;
 }
 
 }  // namespace mmkg

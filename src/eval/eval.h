@@ -1,13 +1,16 @@
-// Retrieval (and optionally answer) evaluation over a QA file (JSON lines).
+// Retrieval (and optionally answer) evaluation over a QA file (JSON lines). The search modes are
+// scored through Searcher::search (what `mmkg search` runs); "<mode>+graph" and "<mode>+rerank"
+// through rank_candidates (what `mmkg ask` runs before its budget); answers through ask().
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "agents/ask.h"
-#include "agents/rag.h"
 #include "index/searcher.h"
+#include "retrieve/retrieval.h"
 
 namespace mmkg {
 
@@ -37,30 +40,73 @@ struct EvalOptions {
   bool answers = false;  ///< also run `ask` and score answers
   /// Search modes to score; the last available one is the primary (top-level) result.
   std::vector<SearchMode> modes = {SearchMode::Bm25, SearchMode::Dense, SearchMode::Hybrid};
-  std::string embedder = "native";
-  std::string fusion = "relative";  ///< hybrid fusion: relative or rrf
   /// When set, also scores "<primary>+graph": the primary mode's hits fused with the graph's
   /// ranked lists (PPR, relation evidence, communities) as `ask` fuses them. Not the primary.
   GraphContext* graph = nullptr;
   /// The language model for --answers (nullptr: extractive answers).
   ChatModel* chat = nullptr;
-  /// The rest of `ask`'s options for --answers (orchestrator rounds, judge, ...); the fields
-  /// above (embedder, fusion, graph, chat, the primary mode) override theirs.
+  /// `ask`'s options for --answers (orchestrator rounds, judge, ...); graph, chat and the
+  /// retrieval mode are set from the fields above and the primary mode.
   AskOptions ask;
-  /// Retrieval for --answers: token budget, reranker (its mode is the primary one). A reranker
-  /// set here is also scored as "<primary>+rerank": the primary mode's top rerank_top_n hits for
-  /// the question, reranked as `ask` reranks them, cut to 10.
+  /// Retrieval for --answers and "<primary>+rerank": token budget, reranker. A reranker set here
+  /// is also scored as "<primary>+rerank": the primary mode's top rerank_top_n hits for the
+  /// question, reranked as `ask` reranks them, cut to 10.
   RetrieveOptions retrieve;
 };
 
-/// Runs the evaluation; returns the JSON object of the CLI contract
-/// {"questions", "mode", "recall_at_k": {"5","10"}, "mrr", "answer_accuracy", "by_type",
-///  "modes": {mode: {...same per mode...}}, "items"}, and with --answers "context": mean sizes of
-/// the context per question (tokens, chars, the same without the budget, trimmed chunks) and
-/// its evidence recall.
-nlohmann::json evaluate(Store& store, const std::vector<QaItem>& items, const EvalOptions& opt);
-/// The same with the caller's Searcher (whose embedder the caller may share, e.g. with the
-/// graph's entity index); opt.embedder and opt.fusion are then the searcher's.
-nlohmann::json evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>& items, const EvalOptions& opt);
+/// Recall and MRR of one question group.
+struct RecallScore {
+  int questions = 0;  ///< with evidence
+  double recall_at_5 = 0, recall_at_10 = 0, mrr = 0;
+};
+
+/// The scores of one mode ("bm25", "hybrid+graph", ...).
+struct ModeScore {
+  std::string unavailable;  ///< non-empty: the mode could not run (why)
+  RecallScore all;
+  std::map<std::string, RecallScore> by_type;
+  // "<primary>+rerank" only:
+  std::string reranker;
+  size_t rerank_top_n = 0;
+  double rerank_weight = 0, rerank_ms_per_question = 0;
+  std::string last_fallback;
+};
+
+/// One question's results.
+struct ItemScore {
+  std::string id, type;
+  std::map<std::string, double> recall_at_10;        ///< per mode
+  std::map<std::string, std::optional<int>> first_rank;  ///< per mode: rank of the first evidence hit
+  // --answers only:
+  bool answered = false;
+  bool answer_correct = false;
+  std::string answer;
+  size_t context_tokens = 0;
+  std::optional<double> context_evidence;       ///< share of evidence quotes in the context
+  std::optional<size_t> context_first_evidence;  ///< place of the first passage holding one
+};
+
+/// Means per question of the context the answers were written from (--answers).
+struct ContextScore {
+  size_t max_context_tokens = 0;
+  double tokens = 0, chars = 0, chunks = 0, trimmed_chunks = 0, unbudgeted_tokens = 0, unbudgeted_chars = 0;
+  double evidence_recall = 0, evidence_mrr = 0, rerank_ms = 0;
+};
+
+struct EvalReport {
+  size_t questions = 0;
+  std::string primary;                    ///< the primary mode; empty when none ran
+  std::vector<std::string> mode_order;    ///< modes in the order they were scored
+  std::map<std::string, ModeScore> modes;
+  std::optional<double> answer_accuracy;  ///< --answers
+  std::optional<double> citation_precision;
+  std::optional<ContextScore> context;    ///< --answers
+  std::string llm;                        ///< the model's id; empty: extractive
+  std::string reranker;                   ///< empty: none
+  std::vector<ItemScore> items;
+};
+
+/// Runs the evaluation with the caller's Searcher (its embedder and fusion).
+EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>& items, const EvalOptions& opt);
 
 }  // namespace mmkg

@@ -6,28 +6,12 @@
 #include <string_view>
 #include <vector>
 
+#include "index/search_hit.h"
+#include "text/term_weights.h"
+
 namespace mmkg {
 
 class Store;
-struct StoredChunk;
-
-/// One retrieved chunk.
-struct SearchHit {
-  std::string chunk_id;
-  std::string doc_id;
-  std::string doc;           ///< document file name
-  int page_start = 0;        ///< 0 when the document has no pages
-  int page_end = 0;
-  std::string heading_path;
-  int64_t start = 0, end = 0;  ///< byte offsets in the document's rendered text
-  double score = 0;          ///< higher is better (negated FTS5 bm25)
-  std::string text;          ///< the chunk's full text
-  std::string snippet;       ///< matching excerpt with «highlighted» terms
-  int64_t rowid = 0;         ///< the chunk's row id (its id in the vector index)
-};
-
-/// A hit for a stored chunk (from the vector index or the graph), with a 200-byte snippet.
-SearchHit hit_from_chunk(const StoredChunk& c, double score);
 
 struct LexicalOptions {
   int k = 10;                    ///< number of hits
@@ -47,12 +31,12 @@ std::vector<SearchHit> bm25_search(Store& store, std::string_view query, const L
 std::vector<SearchHit> bm25_match(Store& store, const std::string& match, const LexicalOptions& opt = {});
 
 /// Collection statistics used to weight query terms.
-class TermStats {
+class TermStats final : public TermWeights {
  public:
   explicit TermStats(Store& store);
   /// Smoothed inverse document frequency (over chunks) of a word, using the index's own
   /// tokenizer and stemmer: log(1 + (N - df + 0.5) / (df + 0.5)).
-  double idf(const std::string& word);
+  double idf(const std::string& word) override;
   int64_t chunks() const { return n_; }
 
  private:

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/test_util.h"
+#include "support/temp_dir.h"
 #include "store/store.h"
 
 namespace mmkg {

@@ -1,7 +1,5 @@
 #include "index/searcher.h"
 
-#include "graph/graph_store.h"
-
 #include <algorithm>
 #include <cmath>
 #include <atomic>
@@ -11,8 +9,9 @@
 #include <unordered_map>
 
 #include "core/error.h"
-#include "core/text.h"
+#include "text/words.h"
 #include "embed/embedder.h"
+#include "index/vector_backend.h"
 #include "index/vector_store.h"
 #include "store/store.h"
 
@@ -34,28 +33,31 @@ const char* search_mode_name(SearchMode m) {
   return "hybrid";
 }
 
-Searcher::Searcher(Store& store, std::string spec, std::string fusion)
-    : store_(store), spec_(std::move(spec)), fusion_(std::move(fusion)) {
-  if (fusion_ != "relative" && fusion_ != "rrf")
-    throw UsageError("unknown fusion '" + fusion_ + "'; use relative or rrf");
+Fusion parse_fusion(const std::string& s) {
+  if (s == "relative") return Fusion::Relative;
+  if (s == "rrf") return Fusion::Rrf;
+  throw UsageError("unknown fusion '" + s + "'; use relative or rrf");
 }
+
+const char* fusion_name(Fusion f) { return f == Fusion::Rrf ? "rrf" : "relative"; }
+
+Searcher::Searcher(Store& store, LazyEmbedder& embedder, Fusion fusion)
+    : store_(store), source_(embedder), fusion_(fusion) {}
 Searcher::~Searcher() = default;
 
-void Searcher::set_vector_backend(graph::GraphStore* backend) {
-  remote_ = backend && backend->supports_vector_search() ? backend : nullptr;
-}
+void Searcher::set_vector_backend(VectorBackend* backend) { remote_ = backend; }
 
-std::string Searcher::dense_backend() const { return remote_ ? remote_->backend() : "faiss"; }
+std::string Searcher::dense_backend() const { return remote_ ? remote_->name() : "faiss"; }
 
 bool Searcher::ensure_dense() {
   if (tried_) return index_ != nullptr || (remote_ && embedder_);
   tried_ = true;
-  if (spec_ == "none") {
-    why_not_ = "no embedder configured (--embedder none)";
+  embedder_ = source_.get();
+  if (!embedder_) {
+    why_not_ = source_.unavailable_reason();
     return false;
   }
   try {
-    embedder_ = make_embedder(spec_);
     if (remote_) return true;
     index_ = open_vector_index(store_, embedder_->id(), embedder_->dim());
     if (index_->size() == 0) {
@@ -76,7 +78,7 @@ std::string Searcher::dense_unavailable_reason() {
 
 Embedder* Searcher::embedder() {
   ensure_dense();
-  return embedder_.get();
+  return embedder_;
 }
 
 std::vector<SearchHit> Searcher::dense(std::string_view text, int k) {
@@ -133,7 +135,7 @@ std::vector<SearchHit> Searcher::fuse(Store& store, std::vector<SearchHit> lex, 
   std::unordered_map<int64_t, size_t> at;
   std::vector<SearchHit> all;
   std::vector<double> fused;
-  const bool rrf = (opt.fusion.empty() ? fusion_ : opt.fusion) == "rrf";
+  const bool rrf = opt.fusion.value_or(fusion_) == Fusion::Rrf;
   auto add = [&](std::vector<SearchHit>& hits, double weight) {
     double hi = -1e300, lo = 1e300;
     for (auto& h : hits) hi = std::max(hi, h.score), lo = std::min(lo, h.score);

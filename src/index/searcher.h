@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,12 +11,11 @@
 #include "index/lexical.h"
 
 namespace mmkg {
-namespace graph {
-class GraphStore;
-}
 
 class Store;
 class Embedder;
+class LazyEmbedder;
+class VectorBackend;
 class VectorIndex;
 
 enum class SearchMode { Bm25, Dense, Hybrid };
@@ -24,14 +24,20 @@ enum class SearchMode { Bm25, Dense, Hybrid };
 SearchMode parse_search_mode(const std::string& s);
 const char* search_mode_name(SearchMode m);
 
+/// How hybrid mode fuses the lexical and dense lists: Relative (min-max normalised scores,
+/// weighted sum: Weaviate's relativeScoreFusion) or Rrf (reciprocal rank fusion, Cormack et al.
+/// 2009).
+enum class Fusion { Relative, Rrf };
+/// "relative" | "rrf"; throws UsageError otherwise.
+Fusion parse_fusion(const std::string& s);
+const char* fusion_name(Fusion f);
+
 struct SearchOptions {
   SearchMode mode = SearchMode::Hybrid;
   int k = 10;
   int candidates = 50;          ///< per-retriever depth fed to fusion
-  /// How hybrid mode fuses the two lists: "relative" (min-max normalised scores, weighted sum:
-  /// Weaviate's relativeScoreFusion) or "rrf" (reciprocal rank fusion, Cormack et al. 2009).
-  /// Empty: the Searcher's default (its constructor argument).
-  std::string fusion;
+  /// How hybrid mode fuses the two lists; unset: the Searcher's default (its constructor argument).
+  std::optional<Fusion> fusion;
   double alpha = 0.5;           ///< weight of the dense side in relative fusion
   double rrf_k = 60;            ///< reciprocal-rank-fusion constant
   double duplicate_cosine = 0.95;  ///< a hit this similar to a better one is dropped (MMR cut-off)
@@ -49,9 +55,9 @@ struct SearchQuery {
 
 class Searcher {
  public:
-  /// `embedder_spec`: "native" (default), "native:/path", or "none" (BM25 only).
-  /// `fusion`: default hybrid fusion, "relative" or "rrf" (UsageError otherwise).
-  explicit Searcher(Store& store, std::string embedder_spec = "native", std::string fusion = "relative");
+  /// `embedder`: the session's embedder, loaded on the first dense search (not owned; its spec
+  /// "none" means BM25 only). `fusion`: the default hybrid fusion.
+  Searcher(Store& store, LazyEmbedder& embedder, Fusion fusion = Fusion::Relative);
   ~Searcher();
 
   /// Ranked hits for a free-text query. Hybrid falls back to BM25 when no embedder or no
@@ -72,9 +78,9 @@ class Searcher {
   std::string dense_unavailable_reason();
   /// The embedder (loaded on first use); nullptr when unavailable.
   Embedder* embedder();
-  /// Serve the dense side from a graph store's vector index (Neo4j) instead of the store's FAISS
-  /// index. Call before the first search; ignored when the backend has no vector search.
-  void set_vector_backend(graph::GraphStore* backend);
+  /// Serve the dense side from another vector index (Neo4j's) instead of the store's FAISS
+  /// index. Call before the first search; nullptr: FAISS. Not owned.
+  void set_vector_backend(VectorBackend* backend);
   /// "faiss" or the backend serving dense search ("neo4j").
   std::string dense_backend() const;
 
@@ -89,13 +95,13 @@ class Searcher {
   Store& reader(size_t i);  ///< i = 0: the main store; else a pooled read connection
 
   Store& store_;
-  std::string spec_;
-  std::string fusion_;
+  LazyEmbedder& source_;
+  Fusion fusion_;
   bool tried_ = false;
   std::string why_not_;
-  std::unique_ptr<Embedder> embedder_;
+  Embedder* embedder_ = nullptr;
   std::unique_ptr<VectorIndex> index_;
-  graph::GraphStore* remote_ = nullptr;
+  VectorBackend* remote_ = nullptr;
   std::vector<std::unique_ptr<Store>> readers_;  ///< extra connections for parallel queries
 };
 

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "core/test_util.h"
-#include "embed/embed_test_util.h"
+#include "support/temp_dir.h"
+#include "support/embed_fixtures.h"
 #include "embed/embedder.h"
 #include "store/store.h"
 
@@ -62,7 +62,8 @@ void expect_same(const std::vector<SearchHit>& a, const std::vector<SearchHit>& 
 TEST(SearchMany, Bm25EqualsOneByOne) {
   testing::TempDir dir;
   auto store = make_store(dir.str(), nullptr);
-  Searcher s(*store, "none");
+  LazyEmbedder none("none");
+  Searcher s(*store, none);
   SearchOptions o;
   o.mode = SearchMode::Bm25;
   o.k = 5;
@@ -84,7 +85,8 @@ TEST(SearchMany, HybridAndDenseEqualOneByOne) {
   testing::TempDir dir;
   auto emb = make_embedder("native");
   auto store = make_store(dir.str(), emb.get());
-  Searcher s(*store, "native");
+  LazyEmbedder native(emb.get());
+  Searcher s(*store, native);
   for (SearchMode mode : {SearchMode::Hybrid, SearchMode::Dense}) {
     SearchOptions o;
     o.mode = mode;
@@ -105,7 +107,8 @@ TEST(SearchMany, HybridAndDenseEqualOneByOne) {
 TEST(SearchMany, EmptyBatchAndNoEmbedderFallBackToBm25) {
   testing::TempDir dir;
   auto store = make_store(dir.str(), nullptr);
-  Searcher s(*store, "none");
+  LazyEmbedder none("none");
+  Searcher s(*store, none);
   SearchOptions o;  // hybrid without an embedder: BM25, as search() does
   o.k = 4;
   EXPECT_TRUE(s.search_many({}, o).empty());

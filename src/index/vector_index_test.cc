@@ -22,7 +22,7 @@
 #include <faiss/utils/distances.h>
 
 #include "core/error.h"
-#include "core/test_util.h"
+#include "support/temp_dir.h"
 
 namespace mmkg {
 namespace {

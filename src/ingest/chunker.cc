@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/hash.h"
-#include "ingest/sentences.h"
+#include "text/sentences.h"
 
 namespace mmkg {
 

@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "core/error.h"
-#include "core/text.h"
+#include "text/words.h"
 
 namespace mmkg {
 

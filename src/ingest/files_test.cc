@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "core/error.h"
-#include "core/test_util.h"
+#include "support/temp_dir.h"
 
 namespace mmkg {
 namespace {

@@ -1,7 +1,7 @@
 // Tests for the HTML parser: block mapping, tables, boilerplate removal, titles, robustness.
 #include <gtest/gtest.h>
 
-#include "ingest/parser_test_util.h"
+#include "support/parser_fixtures.h"
 
 #include <string>
 

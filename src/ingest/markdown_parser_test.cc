@@ -1,7 +1,7 @@
 // Tests for the Markdown parser: block mapping, inline flattening, tables, front matter, titles.
 #include <gtest/gtest.h>
 
-#include "ingest/parser_test_util.h"
+#include "support/parser_fixtures.h"
 
 #include <string>
 

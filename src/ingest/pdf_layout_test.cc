@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ingest/parser.h"
-#include "ingest/pdf_fixture_test_util.h"
+#include "support/pdf_fixtures.h"
 #include "ingest/pdf_layout.h"
 
 namespace mmkg {

@@ -1,7 +1,7 @@
 // Tests for the plain-text parser: paragraph joining, lists, heading cues, titles, limits.
 #include <gtest/gtest.h>
 
-#include "ingest/parser_test_util.h"
+#include "support/parser_fixtures.h"
 
 #include <chrono>
 #include <string>

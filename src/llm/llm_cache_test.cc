@@ -5,7 +5,7 @@
 
 #include <thread>
 
-#include "core/test_util.h"
+#include "support/temp_dir.h"
 
 namespace mmkg {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "core/error.h"
-#include "core/test_util.h"
+#include "support/temp_dir.h"
 
 namespace mmkg {
 namespace {

@@ -11,8 +11,8 @@
 #include <iostream>
 #include <thread>
 
-#include "core/test_util.h"
-#include "net/test_http_server.h"
+#include "support/temp_dir.h"
+#include "support/scripted_http_server.h"
 
 namespace mmkg {
 namespace {

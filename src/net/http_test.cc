@@ -4,7 +4,7 @@
 
 #include <thread>
 
-#include "net/test_http_server.h"
+#include "support/scripted_http_server.h"
 
 namespace mmkg {
 namespace {

@@ -4,7 +4,7 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
-#include "core/test_util.h"
+#include "support/temp_dir.h"
 #include "index/lexical.h"
 #include "store/sqlite_util.h"
 

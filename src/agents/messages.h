@@ -1,0 +1,135 @@
+// The messages the query team passes: each agent's input and output (agent.h: one input, one
+// output), in one header so that no agent header chains through another's.
+#pragma once
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graph/model/graph_types.h"
+#include "graph/resolve/resolve.h"
+#include "llm/chat_model.h"
+#include "retrieve/retrieval.h"
+
+namespace mmkg {
+
+// ---- planner
+
+/// The plan: what to search for (QueryPlan, retrieval.h) and how it was made.
+struct Plan : QueryPlan {
+  std::vector<std::string> tools;       ///< tools the planner chose ("rag", "graph"); empty = all
+  std::string planner = "rules";        ///< "rules", "llm" or "followup"
+  std::string fallback;                 ///< why the model's plan was not used (rules instead)
+  /// Follow-up rounds: the gaps the plan aims at.
+  std::vector<std::string> gaps;
+};
+
+struct PlanInput {
+  std::string question;
+  /// Follow-up rounds: the previous plan and the gaps the verifier found (else null / empty).
+  const Plan* previous = nullptr;
+  std::vector<std::string> gaps;
+};
+
+// ---- graph retriever
+
+struct GraphFact {
+  std::string text;      ///< "Multi-Head Attention uses scaled dot-product attention"
+  std::string relation;  ///< relation type
+  std::string chunk_id;  ///< evidence chunk
+  std::string sentence;  ///< evidence sentence
+  double weight = 0;
+};
+
+struct GraphRetrieval {
+  std::vector<graph::EntityLink> entities;                 ///< linked, best first
+  std::vector<GraphFact> facts;                            ///< typed relations first, then strongest
+  std::vector<std::pair<std::string, double>> ppr_chunks;  ///< chunk id → PPR mass, best first
+  std::vector<graph::Community> communities;               ///< for broad questions
+  bool broad = false;                                      ///< the question asks for a list/overview
+};
+
+// ---- RAG retriever
+
+struct RagInput {
+  const Plan* plan = nullptr;
+  const std::vector<RankedList>* extra = nullptr;  ///< the graph's ranked chunk lists (may be null)
+};
+
+// ---- synthesizer
+
+struct SynthInput {
+  std::string question;
+  const Retrieval* retrieval = nullptr;
+};
+
+struct Citation {
+  int n = 0;                 ///< the [n] marker in the answer
+  std::string doc;           ///< document file name
+  std::string doc_id;
+  std::string chunk_id;
+  int page = 0;              ///< first page of the chunk; 0 when the document has no pages
+  int page_end = 0;
+  std::string heading_path;
+  std::string text;          ///< the cited chunk's text
+  std::string quote;         ///< the sentence(s) of the chunk used in the answer
+};
+
+struct Answer {
+  std::string text;
+  std::vector<Citation> citations;
+  bool found = false;        ///< false: the answer says the documents do not contain it
+  double coverage = 0;       ///< best passage coverage of the question's content words
+};
+
+/// One sentence of a model's draft: the text without its [n] markers and the passages it cites
+/// (indices into Retrieval::context; empty = none cited).
+struct DraftSentence {
+  std::string text;
+  std::set<size_t> cited;
+};
+
+/// A drafted answer, before verification.
+struct Draft {
+  Answer extractive;                     ///< always made: the found decision and the fallback
+  std::vector<DraftSentence> sentences;  ///< the model's sentences; empty when there is no model draft
+  size_t passages = 0;                   ///< context passages the model was shown ([1]..[passages])
+  std::string fallback;                  ///< why there is no model draft
+  Usage usage;
+  double model_ms = 0;
+  bool cached = false;
+  bool from_model() const { return !sentences.empty(); }
+};
+
+// ---- verifier
+
+struct VerifyInput {
+  std::string question;
+  const Retrieval* retrieval = nullptr;
+  const Draft* draft = nullptr;
+};
+
+struct VerifyReport {
+  bool used_model = false;       ///< the verified model answer is the answer
+  size_t model_sentences = 0;
+  size_t kept_sentences = 0;     ///< verified (revised ones included)
+  size_t kept_by_embedding = 0;  ///< of those, kept on embedding overlap
+  size_t kept_by_judge = 0;      ///< of those, kept on the judge's word
+  size_t revised = 0;            ///< replaced by the passage's own sentence
+  size_t dropped = 0;            ///< unsupported or repeated
+  size_t judged = 0;             ///< sentences the judge was asked about
+  size_t judge_vetoes = 0;       ///< lexically supported sentences the judge rejected
+  Usage judge_usage;
+  double judge_ms = 0;
+  std::string judge_error;       ///< the judge failed; the other checks decided
+  std::string fallback;          ///< why the extractive answer was used, if it was
+};
+
+struct Verified {
+  Answer answer;
+  VerifyReport report;
+  std::vector<std::string> gaps;  ///< question words the answer's sources do not mention
+};
+
+}  // namespace mmkg

@@ -1,0 +1,61 @@
+#include "app/config.h"
+
+#include <cstdlib>
+
+#include "core/error.h"
+#include "net/http.h"
+
+namespace mmkg {
+
+GraphBackend GraphBackend::parse(const std::string& spec) {
+  GraphBackend g;
+  if (spec.empty() || spec == "sqlite") return g;
+  if (spec == "none") {
+    g.kind = Kind::None;
+    return g;
+  }
+  if (spec.rfind("neo4j://", 0) == 0 || spec.rfind("http://", 0) == 0 || spec.rfind("https://", 0) == 0) {
+    g.kind = Kind::Neo4j;
+    g.url = spec;
+    return g;
+  }
+  throw UsageError("unknown graph backend '" + spec +
+                   "'; use sqlite, none or neo4j://USER:PASS@HOST:PORT[/DB] (Neo4j's HTTP port)");
+}
+
+std::string GraphBackend::key() const {
+  if (kind != Kind::Neo4j) return "sqlite";
+  // neo4j://user:pass@host:port/db → neo4j:host:port/db (no credentials in the store)
+  std::string r = redact_url(url);
+  auto at = r.find("***@");
+  if (at != std::string::npos) r = r.substr(0, r.find("://") + 3) + r.substr(at + 4);
+  auto scheme = r.find("://");
+  return "neo4j:" + (scheme == std::string::npos ? r : r.substr(scheme + 3));
+}
+
+ExtractMode parse_extract_mode(const std::string& s) {
+  if (s == "rules") return ExtractMode::Rules;
+  if (s == "llm") return ExtractMode::Llm;
+  if (s == "none") return ExtractMode::None;
+  throw UsageError("unknown extractor '" + s + "'; use rules, llm or none");
+}
+
+Config Config::from_env() {
+  Config c;
+  auto env = [](const char* name) -> std::string {
+    const char* v = std::getenv(name);
+    return v && *v ? v : "";
+  };
+  if (auto s = env("MMKG_STORE"); !s.empty()) c.store = s;
+  if (auto s = env("MMKG_EMBEDDER"); !s.empty()) c.embedder = s;
+  if (auto s = env("MMKG_GRAPH"); !s.empty()) c.graph = GraphBackend::parse(s);
+  return c;
+}
+
+void Config::validate() const {
+  if (store.empty()) throw UsageError("--store is empty; give the store directory (default ./mmkg-store)");
+  if (embedder.empty())
+    throw UsageError("--embedder is empty; use native, native:/model/folder, an http(s):// URL or none");
+}
+
+}  // namespace mmkg

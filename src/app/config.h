@@ -1,0 +1,61 @@
+// The typed configuration of a Session: every setting that several commands share, parsed and
+// validated in one place (Config::validate), with its default and environment variable. Per-call
+// settings live in the request structs of session.h.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "index/searcher.h"
+
+namespace mmkg {
+
+/// Where the knowledge graph lives.
+struct GraphBackend {
+  enum class Kind { None, Sqlite, Neo4j };
+  Kind kind = Kind::Sqlite;
+  std::string url;  ///< Neo4j: neo4j://USER:PASS@HOST:PORT[/DB] (the HTTP port); credentials never printed
+
+  /// "none" | "sqlite" (or "") | "neo4j://..." | "http(s)://..." (Neo4j's HTTP API); UsageError otherwise.
+  static GraphBackend parse(const std::string& spec);
+  bool enabled() const { return kind != Kind::None; }
+  /// Where the graph lives without credentials ("sqlite", "neo4j:HOST:PORT/DB"): the store keeps
+  /// per key which documents the graph holds.
+  std::string key() const;
+};
+
+/// How ingest builds the knowledge graph.
+enum class ExtractMode { Rules, Llm, None };
+/// "rules" | "llm" | "none"; UsageError otherwise.
+ExtractMode parse_extract_mode(const std::string& s);
+
+/// A warning for the user (the CLI prints "mmkg: warning: ..." on stderr).
+using WarnFn = std::function<void(const std::string&)>;
+
+struct Config {
+  /// The store directory (--store; env MMKG_STORE; default ./mmkg-store).
+  std::string store = "mmkg-store";
+  /// The embedding model (--embedder; env MMKG_EMBEDDER): "native" (all-MiniLM-L6-v2),
+  /// "native:/model/folder", an OpenAI-compatible URL "http(s)://HOST/v1#model=NAME&...", "openai",
+  /// or "none" (BM25 only). Checked by validate(); the model loads on first use.
+  std::string embedder = "native";
+  /// Hybrid search's fusion (--fusion relative|rrf).
+  Fusion fusion = Fusion::Relative;
+  /// The knowledge graph's backend (--graph; env MMKG_GRAPH; default sqlite).
+  GraphBackend graph;
+  /// The chat model (--llm): "none", "local" (llama-cpp-python with SmolLM2), an OpenAI-compatible
+  /// URL "http(s)://HOST/v1#model=NAME&...", or empty: the config file ($MMKG_CONFIG or
+  /// ./mmkg.json), then the environment (MMKG_LLM_BASE_URL, GROQ_API_KEY, ...), else none.
+  std::string llm;
+  /// Step log on stderr (-v).
+  bool verbose = false;
+  /// Where warnings go; empty: "mmkg: warning: ..." on stderr.
+  WarnFn warn;
+
+  /// The defaults with the environment applied (MMKG_STORE, MMKG_EMBEDDER, MMKG_GRAPH).
+  static Config from_env();
+  /// Throws UsageError naming the setting and what to give instead.
+  void validate() const;
+};
+
+}  // namespace mmkg

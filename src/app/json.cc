@@ -1,0 +1,128 @@
+#include "app/json.h"
+
+#include "agents/trace_json.h"
+#include "eval/eval_json.h"
+
+namespace mmkg {
+
+using nlohmann::json;
+
+namespace {
+
+json page_json(int p) { return p > 0 ? json(p) : json(nullptr); }
+
+}  // namespace
+
+json graph_sync_json(const graph::GraphSyncResult& g) {
+  return {{"extractor", g.extractor}, {"llm_calls", g.model.model_calls}, {"llm_requests", g.model.model_requests},
+          {"llm_cached", g.model.model_cached},
+          {"llm_fallbacks", g.model.fallbacks}, {"prompt_tokens", g.model.prompt_tokens},
+          {"completion_tokens", g.model.completion_tokens},
+          {"documents_added", g.documents_added}, {"documents_removed", g.documents_removed},
+          {"chunks_extracted", g.chunks_extracted}, {"extractions_cached", g.extractions_cached},
+          {"entities", g.stats.entities}, {"relations", g.stats.relations}, {"mentions", g.stats.mentions},
+          {"aliases", g.stats.aliases}, {"communities", g.stats.communities}, {"seconds", g.seconds},
+          {"extract_seconds", g.extract_seconds}, {"resolve_seconds", g.resolve_seconds},
+          {"write_seconds", g.write_seconds}, {"community_seconds", g.community_seconds}};
+}
+
+json ingest_json(const IngestReport& rep) {
+  const IngestResult& r = rep.files;
+  json failed = json::array();
+  for (const auto& f : r.failed) failed.push_back({{"path", f.path}, {"error", f.error}});
+  json warnings = json::array();
+  for (const auto& w : r.warnings) warnings.push_back({{"path", w.path}, {"warning", w.error}});
+  return {{"documents", r.documents}, {"skipped", r.skipped}, {"chunks", r.chunks},
+          {"figures", r.figures},     {"pages", r.pages},     {"bytes", r.bytes},
+          {"ignored", r.ignored},     {"failed", failed},     {"warnings", warnings},
+          {"embedder", rep.embedder.empty() ? json(nullptr) : json(rep.embedder)}, {"embedded", r.embedded},
+          {"embed_reused", r.embed_reused}, {"embed_seconds", r.embed_seconds},
+          {"vector_index", r.vector_index}, {"seconds", r.seconds},
+          {"graph", rep.graph ? graph_sync_json(*rep.graph) : json(nullptr)}};
+}
+
+json remove_json(const RemoveReport& r) {
+  json deleted = json::array(), failed = json::array();
+  for (const auto& d : r.deleted) deleted.push_back({{"id", d.id}, {"doc", d.doc}, {"path", d.path}, {"chunks", d.chunks}});
+  for (const auto& f : r.failed) failed.push_back({{"doc", f.doc}, {"error", f.error}});
+  return {{"deleted", deleted}, {"failed", failed}, {"graph", r.graph ? graph_sync_json(*r.graph) : json(nullptr)}};
+}
+
+json search_json(const SearchReport& r) {
+  json results = json::array();
+  for (size_t i = 0; i < r.hits.size(); ++i) {
+    const auto& h = r.hits[i];
+    results.push_back({{"rank", i + 1}, {"doc", h.doc}, {"doc_id", h.doc_id}, {"chunk_id", h.chunk_id},
+                       {"page", page_json(h.page_start)}, {"page_end", page_json(h.page_end)},
+                       {"heading_path", h.heading_path}, {"score", h.score}, {"snippet", h.snippet},
+                       {"text", h.text}});
+  }
+  return {{"query", r.query}, {"mode", r.mode},
+          {"dense_backend", r.dense_backend.empty() ? json(nullptr) : json(r.dense_backend)}, {"results", results}};
+}
+
+json ask_json(const std::string& question, const AskResult& r) {
+  json cites = json::array();
+  for (const auto& ct : r.citations)
+    cites.push_back({{"n", ct.n}, {"doc", ct.doc}, {"doc_id", ct.doc_id}, {"chunk_id", ct.chunk_id},
+                     {"page", page_json(ct.page)}, {"page_end", page_json(ct.page_end)}, {"figure_id", nullptr},
+                     {"heading_path", ct.heading_path}, {"quote", ct.quote}, {"text", ct.text}});
+  json ents = json::array();
+  for (const auto& e : r.entities) ents.push_back(entity_link_json(e));
+  json facts = json::array();
+  for (const auto& f : r.facts)
+    facts.push_back({{"fact", f.text}, {"relation", f.relation}, {"chunk_id", f.chunk_id}, {"sentence", f.sentence}});
+  return {{"question", question}, {"answer", r.answer}, {"found", r.found}, {"citations", cites},
+          {"subqueries", r.subqueries}, {"entities", ents}, {"facts", facts}, {"context_chunks", r.context_chunks},
+          {"context_chars", r.context_chars}, {"context_tokens", r.context_tokens}, {"rounds", r.rounds},
+          {"gaps", r.gaps}, {"trace", trace_json(r.trace)}};
+}
+
+json stats_json(const StatsReport& r) {
+  json graph = nullptr;
+  if (!r.graph_backend.empty()) {
+    if (r.graph)
+      graph = {{"backend", r.graph_backend}, {"documents", r.graph_documents}, {"entities", r.graph->entities},
+               {"relations", r.graph->relations}, {"mentions", r.graph->mentions}, {"aliases", r.graph->aliases},
+               {"communities", r.graph->communities}};
+    else
+      graph = {{"backend", r.graph_backend}, {"error", r.graph_error}};
+  }
+  json d = json::array();
+  for (const auto& x : r.docs)
+    d.push_back({{"id", x.id}, {"doc", x.name}, {"path", x.path}, {"format", x.format}, {"title", x.title},
+                 {"pages", x.pages}, {"chunks", x.chunks}, {"bytes", x.bytes}, {"ingested_at", x.ingested_at}});
+  const StoreStats& s = r.store;
+  return {{"store", s.path},   {"schema_version", s.schema_version}, {"documents", s.documents},
+          {"chunks", s.chunks}, {"pages", s.pages}, {"bytes", s.bytes}, {"text_chars", s.text_chars},
+          {"db_bytes", s.db_bytes}, {"graph", graph}, {"docs", d}};
+}
+
+json check_json(const CheckReport& r) {
+  json checks = json::array();
+  for (const auto& c : r.checks) checks.push_back({{"name", c.name}, {"ok", c.ok}, {"detail", c.detail}});
+  return {{"ok", r.ok}, {"checks", checks}};
+}
+
+json entity_json(const EntityReport& r, bool with_evidence) {
+  const graph::Entity& e = r.entity;
+  json neighbors = json::array();
+  for (const auto& n : r.neighbors) {
+    json j = {{"id", n.id}, {"name", n.name}, {"relation", n.relation}, {"weight", n.weight},
+              {"direction", n.outgoing ? "out" : "in"}, {"description", n.description}};
+    if (with_evidence) {
+      json ev = json::array();
+      for (const auto& x : n.evidence)
+        ev.push_back({{"chunk_id", x.chunk_id}, {"doc", x.doc}, {"page", page_json(x.page)}, {"sentence", x.sentence}});
+      j["evidence"] = ev;
+    }
+    neighbors.push_back(j);
+  }
+  return {{"id", e.id},         {"name", e.name},   {"aliases", e.aliases},
+          {"type", e.type},     {"description", e.description}, {"mentions", r.mentions},
+          {"score", e.score},   {"neighbors", neighbors}};
+}
+
+json eval_report_json(const EvalReport& r) { return eval_json(r); }
+
+}  // namespace mmkg

@@ -1,0 +1,22 @@
+// The JSON contract of every command (README, "JSON output"), rendered from the Session's typed
+// reports. The CLI prints these with --json; the server will answer with them.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "app/session.h"
+
+namespace mmkg {
+
+nlohmann::json graph_sync_json(const graph::GraphSyncResult& g);
+nlohmann::json ingest_json(const IngestReport& r);
+nlohmann::json remove_json(const RemoveReport& r);
+nlohmann::json search_json(const SearchReport& r);
+nlohmann::json ask_json(const std::string& question, const AskResult& r);
+nlohmann::json stats_json(const StatsReport& r);
+nlohmann::json check_json(const CheckReport& r);
+/// `graph entity` (no evidence) and `graph neighbors` (with evidence).
+nlohmann::json entity_json(const EntityReport& r, bool with_evidence);
+nlohmann::json eval_report_json(const EvalReport& r);
+
+}  // namespace mmkg

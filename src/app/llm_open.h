@@ -1,0 +1,28 @@
+// The chat model a Session uses (internal to app/): none, a configured OpenAI-compatible server,
+// or the local llama-cpp-python server (`--llm local`), with the store's response cache.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace mmkg {
+
+class ChatModel;
+class LocalModelServer;
+
+/// The model for ask/eval: nullptr for none; for `local` starts the server into `local` (stopped
+/// when it is destroyed). `llm`: the --llm value (empty: config file, then environment).
+std::unique_ptr<ChatModel> open_llm(bool verbose, const std::string& store_dir, const std::string& llm,
+                                    std::unique_ptr<LocalModelServer>& local);
+
+/// The model for ingest --extract llm, connected (and for `local` started) on its first request,
+/// so a run with nothing to extract starts nothing. `chat` is null when no model is configured.
+/// Throws UsageError for a bad --llm value or a missing local model.
+struct LazyLlm {
+  std::unique_ptr<ChatModel> chat;
+  std::string model;    ///< the model's name for ids ("SmolLM2-135M-Instruct.Q4_1"); no secrets
+  int concurrency = 1;  ///< requests in flight at once (LlmConfig::concurrency)
+};
+LazyLlm open_llm_lazy(bool verbose, const std::string& store_dir, const std::string& llm);
+
+}  // namespace mmkg

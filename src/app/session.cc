@@ -1,0 +1,314 @@
+// Session: opening, the components, ingest, remove, stats and check. Queries are in
+// session_query.cc, the graph commands in session_graph.cc.
+#include "app/session.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "agents/graph_retriever.h"
+#include "app/llm_open.h"
+#include "core/error.h"
+#include "embed/embedder.h"
+#include "graph/extract/extract_llm.h"
+#include "index/searcher.h"
+#include "index/vector_backend.h"
+#include "index/vector_store.h"
+#include "llm/chat_model.h"
+#include "llm/local_server.h"
+#include "store/sqlite_util.h"
+
+namespace mmkg {
+
+namespace {
+
+// The graph store's vector index (Neo4j) serving search's dense side.
+class GraphVectorBackend final : public VectorBackend {
+ public:
+  explicit GraphVectorBackend(graph::GraphStore& g) : g_(g) {}
+  std::string name() const override { return g_.backend(); }
+  std::vector<std::pair<std::string, double>> vector_search(const std::vector<float>& q, int k) override {
+    return g_.vector_search(q, k);
+  }
+
+ private:
+  graph::GraphStore& g_;
+};
+
+}  // namespace
+
+std::unique_ptr<Session> Session::open(Config cfg, bool create) {
+  cfg.validate();
+  std::unique_ptr<Session> s(new Session(std::move(cfg)));
+  s->store_ = Store::open(s->cfg_.store, create);
+  return s;
+}
+
+Session::Session(Config cfg) : cfg_(std::move(cfg)) {}
+Session::~Session() = default;
+
+void Session::warn(const std::string& message) const {
+  if (cfg_.warn)
+    cfg_.warn(message);
+  else
+    std::fprintf(stderr, "mmkg: warning: %s\n", message.c_str());
+}
+
+LazyEmbedder& Session::embedder() {
+  if (!embedder_) embedder_ = std::make_unique<LazyEmbedder>(cfg_.embedder);
+  return *embedder_;
+}
+
+Searcher& Session::searcher() {
+  if (searcher_) return *searcher_;
+  searcher_ = std::make_unique<Searcher>(*store_, embedder(), cfg_.fusion);
+  // With the graph in Neo4j, Neo4j's vector index serves the dense side.
+  if (cfg_.graph.kind == GraphBackend::Kind::Neo4j) {
+    graph::GraphStore* g = graph_store();
+    if (g && g->supports_vector_search()) {
+      vector_backend_ = std::make_unique<GraphVectorBackend>(*g);
+      searcher_->set_vector_backend(vector_backend_.get());
+    }
+  }
+  return *searcher_;
+}
+
+graph::GraphStore* Session::graph_store() {
+  if (!cfg_.graph.enabled()) return nullptr;
+  if (!graph_) graph_ = graph::make_graph_store(cfg_.graph.kind == GraphBackend::Kind::Neo4j ? cfg_.graph.url : "sqlite",
+                                                store_->db());
+  return graph_.get();
+}
+
+GraphContext* Session::graph_context() {
+  if (graph_context_tried_) return graph_context_.get();
+  graph_context_tried_ = true;
+  if (!cfg_.graph.enabled()) return nullptr;
+  try {
+    if (graph::graph_document_count(*store_, cfg_.graph.key()) == 0) return nullptr;
+    graph::GraphStore* g = graph_store();
+    // The searcher's embedder also embeds the graph's entity names (loaded once).
+    graph_context_ = std::make_unique<GraphContext>(*g, graph::make_embed_names(*store_, searcher().embedder()));
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    warn(std::string("knowledge graph unavailable (") + e.what() + "); answering without it");
+  }
+  return graph_context_.get();
+}
+
+ChatModel* Session::chat() {
+  if (!chat_tried_) {
+    chat_tried_ = true;
+    chat_ = open_llm(cfg_.verbose, store_->dir(), cfg_.llm, local_);
+  }
+  return chat_.get();
+}
+
+// Brings the graph in step with the store after ingest or delete, with the rule extractor or the
+// LLM extractor. Graph failures (Neo4j down, the model server down) do not undo the ingest: the
+// next run resumes the graph where it stopped.
+std::optional<graph::GraphSyncResult> Session::sync_graph(ExtractMode extract, const ProgressFn& progress,
+                                                          bool add_documents) {
+  if (!cfg_.graph.enabled() || extract == ExtractMode::None) return std::nullopt;
+  // The model is resolved before the graph is touched, so a configuration error changes nothing.
+  LazyLlm llm;
+  if (extract == ExtractMode::Llm) {
+    llm = open_llm_lazy(cfg_.verbose, store_->dir(), cfg_.llm);
+    if (!llm.chat)
+      throw UsageError("--extract llm needs a chat model: pass --llm local (SmolLM2 via llama-cpp-python, "
+                       "installed by `make setup`) or --llm http(s)://HOST/v1#model=NAME, or set "
+                       "MMKG_LLM_BASE_URL (or llm.base_url in mmkg.json); --extract rules needs none");
+  }
+  try {
+    graph::GraphStore* gs = graph_store();
+    std::unique_ptr<graph::Extractor> ex;
+    if (llm.chat) {
+      graph::LlmExtractOptions lo;
+      lo.model = llm.model;
+      lo.parallelism = llm.concurrency;
+      ex = graph::make_llm_extractor(*llm.chat, lo);
+      if (cfg_.verbose)
+        std::fprintf(stderr, "mmkg: graph: extractor %s, %d chunks at once\n", ex->id().c_str(), lo.parallelism);
+    } else {
+      ex = graph::make_rule_extractor();
+    }
+    graph::GraphSyncOptions go;
+    go.backend_key = cfg_.graph.key();
+    Embedder* emb = add_documents ? embedder().get() : nullptr;
+    if (emb) go.vector_model = emb->id();
+    go.add_documents = add_documents;
+    if (progress)
+      go.progress = [&](size_t done, size_t total, const std::string& name) {
+        IngestProgress p;
+        p.files_done = done;
+        p.files_total = total;
+        p.current = "graph: " + name;
+        progress(p);
+      };
+    auto r = graph::sync_graph(*store_, *gs, *ex, graph::make_embed_names(*store_, emb), go);
+    if (r.model.fallbacks > 0)
+      warn(std::to_string(r.model.fallbacks) + " chunk" + (r.model.fallbacks == 1 ? "" : "s") +
+           " fell back to rule extraction (first: " + r.model.first_fallback + ")");
+    return r;
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    warn(std::string("knowledge graph not updated (") + e.what() + "); the next ingest resumes it");
+    return std::nullopt;
+  }
+}
+
+IngestReport Session::ingest(const IngestRequest& req) {
+  IngestReport rep;
+  // Configuration errors come before anything is written.
+  if (req.extract == ExtractMode::Llm && cfg_.graph.enabled()) {
+    LazyLlm probe = open_llm_lazy(cfg_.verbose, store_->dir(), cfg_.llm);
+    if (!probe.chat)
+      throw UsageError("--extract llm needs a chat model: pass --llm local (SmolLM2 via llama-cpp-python, "
+                       "installed by `make setup`) or --llm http(s)://HOST/v1#model=NAME, or set "
+                       "MMKG_LLM_BASE_URL (or llm.base_url in mmkg.json); --extract rules needs none");
+  }
+  IngestOptions opt = req.options;
+  opt.embedder = nullptr;
+  if (!embedder().disabled()) {
+    opt.embedder = embedder().get();  // UsageError for a bad spec
+    if (!opt.embedder) warn("no embeddings (" + embedder().unavailable_reason() + "); BM25 search only");
+  }
+  rep.embedder = opt.embedder ? opt.embedder->id() : "";
+  rep.files = mmkg::ingest(*store_, req.paths, opt, req.progress);
+  rep.llm_extraction = req.extract == ExtractMode::Llm;
+  rep.graph = sync_graph(req.extract, req.progress, /*add_documents=*/true);
+  return rep;
+}
+
+RemoveReport Session::remove(const std::vector<std::string>& docs) {
+  RemoveReport rep;
+  const int64_t gen_before = store_->generation();
+  std::vector<int64_t> removed;
+  for (const auto& key : docs) {
+    auto found = store_->resolve(key);
+    if (found.empty()) {
+      rep.failed.push_back({key, "not found", "no such document in the store; `mmkg stats` lists them"});
+      continue;
+    }
+    if (found.size() > 1) {
+      rep.failed.push_back(
+          {key, "ambiguous", "matches " + std::to_string(found.size()) + " documents; name it by path or id"});
+      continue;
+    }
+    WriteResult wr;
+    store_->delete_document(found[0].id, &wr);
+    removed.insert(removed.end(), wr.removed_rowids.begin(), wr.removed_rowids.end());
+    rep.deleted.push_back({found[0].id, found[0].name, found[0].path, found[0].chunks});
+  }
+  // Keep the vector index in step, once for all deletions (it is rebuilt on next use anyway if
+  // this fails).
+  if (!removed.empty() && !embedder().disabled() && std::filesystem::exists(vector_index_path(store_->dir()))) {
+    try {
+      if (Embedder* emb = embedder().get()) update_vector_index(*store_, emb->id(), emb->dim(), gen_before, {}, removed);
+    } catch (const Error&) {
+    }
+  }
+  // A delete only removes from the graph: building pending documents is ingest's work.
+  if (!rep.deleted.empty()) rep.graph = sync_graph(ExtractMode::Rules, {}, /*add_documents=*/false);
+  return rep;
+}
+
+StatsReport Session::stats() {
+  StatsReport r;
+  r.store = store_->stats();
+  r.docs = store_->documents();
+  if (!cfg_.graph.enabled()) return r;
+  r.graph_backend = cfg_.graph.key();
+  try {
+    r.graph = graph_store()->stats();
+    r.graph_documents = graph::graph_document_count(*store_, r.graph_backend);
+  } catch (const Error& e) {
+    r.graph.reset();
+    r.graph_error = e.what();
+  }
+  return r;
+}
+
+namespace {
+
+long long count(Store& store, const char* sql) {
+  Stmt s(store.db(), sql);
+  return s.step() ? s.i64(0) : 0;
+}
+
+}  // namespace
+
+CheckReport Session::check() {
+  CheckReport rep;
+  auto add = [&](std::string name, bool ok, std::string detail) {
+    rep.ok = rep.ok && ok;
+    rep.checks.push_back({std::move(name), ok, std::move(detail)});
+  };
+  {  // SQLite's own check of the file: pages, indexes, constraints
+    Stmt s(store_->db(), "PRAGMA quick_check");
+    std::string first = s.step() ? s.text(0) : "no answer";
+    add("sqlite", first == "ok", first == "ok" ? "the database file is sound" : "PRAGMA quick_check: " + first);
+  }
+  {  // FTS5 index against the chunks it indexes
+    const long long chunks = count(*store_, "SELECT count(*) FROM chunks");
+    const long long fts = count(*store_, "SELECT count(*) FROM chunks_fts");
+    bool ok = chunks == fts;
+    std::string detail = std::to_string(chunks) + " chunks, " + std::to_string(fts) + " in the full-text index";
+    try {
+      store_->exec("INSERT INTO chunks_fts(chunks_fts) VALUES('integrity-check')");
+    } catch (const Error& e) {
+      ok = false;
+      detail += std::string("; FTS5 integrity-check failed: ") + e.what();
+    }
+    add("fulltext", ok, ok ? detail : detail + "; rebuild it by re-ingesting the documents");
+  }
+  {  // every chunk belongs to a stored document
+    const long long orphans =
+        count(*store_, "SELECT count(*) FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents)");
+    add("chunks", orphans == 0,
+        orphans == 0 ? "every chunk belongs to a document"
+                     : std::to_string(orphans) + " chunks without a document");
+  }
+  if (!embedder().disabled()) {  // embeddings and the vector index (derived from them)
+    Embedder* emb = embedder().get();
+    if (!emb) {
+      add("vectors", true, "not checked: " + embedder().unavailable_reason());
+    } else {
+      const size_t missing = store_->chunks_without_vectors(emb->id()).size();
+      VectorIndexStatus st;
+      auto index = open_vector_index(*store_, emb->id(), emb->dim(), {}, &st);
+      const long long chunks = count(*store_, "SELECT count(*) FROM chunks");
+      const long long indexed = index ? static_cast<long long>(index->size()) : 0;
+      const bool ok = indexed + static_cast<long long>(missing) == chunks;
+      std::string detail = std::to_string(indexed) + " of " + std::to_string(chunks) + " chunks in the vector index (" +
+                           emb->id() + ")";
+      if (missing) detail += "; " + std::to_string(missing) + " without a vector (the next ingest computes them)";
+      if (st.rebuilt) detail += "; the index file was rebuilt (" + st.reason + ")";
+      add("vectors", ok, detail);
+    }
+  }
+  if (cfg_.graph.enabled()) {  // which documents the graph holds, against the store
+    try {
+      const std::string key = cfg_.graph.key();
+      const long long docs = count(*store_, "SELECT count(*) FROM documents");
+      const long long in_graph = graph::graph_document_count(*store_, key);
+      Stmt s(store_->db(),
+             "SELECT count(*) FROM graph_docs WHERE backend = ? AND doc_id NOT IN (SELECT id FROM documents)");
+      s.bind(1, key);
+      const long long stale = s.step() ? s.i64(0) : 0;
+      auto g = graph_store()->stats();
+      std::string detail = std::to_string(in_graph) + " of " + std::to_string(docs) + " documents in the graph (" +
+                           key + "): " + std::to_string(g.entities) + " entities, " + std::to_string(g.relations) +
+                           " relations";
+      if (in_graph - stale < docs) detail += "; the next ingest builds the rest";
+      if (stale) detail += "; " + std::to_string(stale) + " deleted documents still in the graph (the next ingest removes them)";
+      add("graph", true, detail);
+    } catch (const Error& e) {
+      add("graph", false, e.what());
+    }
+  }
+  return rep;
+}
+
+}  // namespace mmkg

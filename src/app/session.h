@@ -1,0 +1,196 @@
+// Session: the one library entry point (as DuckDB's src/main). Built once from a typed Config, it
+// owns the store, the embedder, the searcher, the graph store and the chat model, each built on
+// first use, and offers every operation the CLI, the benches and the server need. Clients parse
+// their arguments into requests, call the Session, and render its typed reports (app/json.h for
+// the JSON contract).
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agents/ask.h"
+#include "app/config.h"
+#include "eval/eval.h"
+#include "graph/build/graph_builder.h"
+#include "ingest/ingest.h"
+#include "store/store.h"
+
+namespace mmkg {
+
+class ChatModel;
+class GraphContext;
+class LazyEmbedder;
+class LocalModelServer;
+class Searcher;
+class TermStats;
+class VectorBackend;
+
+// ---- requests and reports
+
+struct IngestRequest {
+  std::vector<std::string> paths;  ///< files and folders (recursive)
+  IngestOptions options;           ///< chunking, size limit, threads (its embedder is the session's)
+  ExtractMode extract = ExtractMode::Rules;
+  /// Progress after each file, and while the graph is built (current = "graph: NAME").
+  ProgressFn progress;
+};
+
+struct IngestReport {
+  IngestResult files;
+  std::string embedder;                     ///< the embedder's id; empty: none
+  std::optional<graph::GraphSyncResult> graph;  ///< unset: no graph (disabled, or it failed: a warning said why)
+  bool llm_extraction = false;              ///< the graph was extracted by a chat model
+};
+
+struct RemovedDocument {
+  std::string id, doc, path;
+  int chunks = 0;
+};
+
+struct RemoveReport {
+  std::vector<RemovedDocument> deleted;
+  struct Failure {
+    std::string doc;
+    std::string error;    ///< "not found" | "ambiguous"
+    std::string message;  ///< what happened and what to do, for the error line
+  };
+  std::vector<Failure> failed;
+  std::optional<graph::GraphSyncResult> graph;
+};
+
+struct SearchRequest {
+  std::string query;
+  int k = 10;
+  SearchMode mode = SearchMode::Hybrid;
+};
+
+struct SearchReport {
+  std::string query;
+  std::string mode;           ///< the mode that ran ("bm25" when hybrid fell back)
+  std::string dense_backend;  ///< "faiss", "neo4j"; empty for bm25
+  std::vector<SearchHit> hits;
+};
+
+struct AskRequest {
+  std::string question;
+  /// The query team's options (retrieval, budget, rounds, judge, on_step); graph and chat are
+  /// the session's.
+  AskOptions options;
+  /// The reranker spec: none, lexical, embed, llm, or several joined by '+'.
+  std::string rerank = "lexical";
+};
+
+struct EvalRequest {
+  std::vector<QaItem> items;
+  bool answers = false;
+  std::vector<SearchMode> modes = {SearchMode::Bm25, SearchMode::Dense, SearchMode::Hybrid};
+  std::string rerank = "lexical";  ///< scored as "<mode>+rerank" and used for answers
+  AskOptions ask;                  ///< for answers; ask.retrieve holds the budget and the rerank settings
+};
+
+struct StatsReport {
+  StoreStats store;
+  std::vector<DocumentRecord> docs;
+  std::string graph_backend;            ///< key(); empty: --graph none
+  std::optional<graph::GraphStats> graph;
+  long long graph_documents = 0;
+  std::string graph_error;              ///< the graph could not be read
+};
+
+/// One consistency check of `mmkg check`.
+struct Check {
+  std::string name;
+  bool ok = true;
+  std::string detail;
+};
+
+struct CheckReport {
+  bool ok = true;
+  std::vector<Check> checks;
+};
+
+struct EntityNeighbor {
+  std::string id, name, relation, description;
+  double weight = 0;
+  bool outgoing = true;
+  struct Evidence {
+    std::string chunk_id, doc, sentence;
+    int page = 0;
+  };
+  std::vector<Evidence> evidence;  ///< with_evidence only
+};
+
+struct EntityReport {
+  graph::Entity entity;
+  size_t mentions = 0;
+  std::vector<EntityNeighbor> neighbors;
+};
+
+// ---- the session
+
+class Session {
+ public:
+  /// Opens the store named by cfg.store (creating it when `create`), after cfg.validate().
+  static std::unique_ptr<Session> open(Config cfg, bool create = false);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  /// Adds files and folders, embeds their chunks, updates the vector index and brings the graph
+  /// in step. Bad files are reported in files.failed; a graph failure is a warning (the next
+  /// ingest resumes it). UsageError for a configuration error, before anything is written.
+  IngestReport ingest(const IngestRequest& req);
+  /// Removes documents (file name, path, id or id prefix) and all derived data.
+  RemoveReport remove(const std::vector<std::string>& docs);
+  SearchReport search(const SearchRequest& req);
+  /// Answers a question; req.options.on_step sees each agent step as it finishes.
+  AskResult ask(const AskRequest& req);
+  EvalReport evaluate(const EvalRequest& req);
+  StatsReport stats();
+  /// Checks the store: SQLite integrity, the FTS index against the chunks, embeddings and the
+  /// vector index, the graph's documents against the store's.
+  CheckReport check();
+  /// The entity NAME names (exact, alias, fuzzy, embedding), its relations (at most `limit`),
+  /// with evidence sentences when `with_evidence`. Error when nothing matches.
+  EntityReport graph_entity(const std::string& name, bool with_evidence, int limit);
+  /// Writes the whole graph in `format` (one of export_formats()) to `out`.
+  void graph_export(const std::string& format, std::ostream& out);
+  /// The graph export formats ("jsonl", "graphml", "cypher").
+  static std::vector<std::string> export_formats();
+
+  // ---- the components, built on first use (for the benches and tests)
+  const Config& config() const { return cfg_; }
+  Store& store() { return *store_; }
+  LazyEmbedder& embedder();
+  Searcher& searcher();
+  /// nullptr when the graph is disabled (--graph none). Throws when it cannot be opened.
+  graph::GraphStore* graph_store();
+  /// The graph for queries: nullptr when disabled, empty for this backend (a warning says how to
+  /// build it) or unavailable (a warning says why).
+  GraphContext* graph_context();
+  /// The chat model of cfg.llm, the local server started if needed; nullptr for none.
+  ChatModel* chat();
+
+ private:
+  explicit Session(Config cfg);
+  void warn(const std::string& message) const;
+  std::optional<graph::GraphSyncResult> sync_graph(ExtractMode extract, const ProgressFn& progress, bool add_documents);
+
+  Config cfg_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<LazyEmbedder> embedder_;
+  std::unique_ptr<Searcher> searcher_;
+  std::unique_ptr<graph::GraphStore> graph_;
+  std::unique_ptr<VectorBackend> vector_backend_;
+  bool graph_context_tried_ = false;
+  std::unique_ptr<GraphContext> graph_context_;
+  bool chat_tried_ = false;
+  std::unique_ptr<LocalModelServer> local_;
+  std::unique_ptr<ChatModel> chat_;
+};
+
+}  // namespace mmkg

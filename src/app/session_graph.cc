@@ -1,0 +1,80 @@
+// Session: the graph commands (entity, neighbors, export).
+#include <map>
+#include <ostream>
+
+#include "app/session.h"
+#include "core/error.h"
+#include "embed/embedder.h"
+#include "graph/export/exporter.h"
+#include "graph/resolve/resolve.h"
+
+namespace mmkg {
+
+namespace {
+
+graph::GraphStore& require_graph(graph::GraphStore* gs) {
+  if (!gs) throw UsageError("the graph is disabled (--graph none); use --graph sqlite or a Neo4j URL");
+  return *gs;
+}
+
+// The entity NAME names (exact, alias, then fuzzy/embedding); throws when none.
+graph::Entity find_entity(graph::GraphStore& gs, graph::EntityIndex& index, const std::string& name) {
+  auto hits = index.lookup(name, 1);
+  if (hits.empty() && gs.stats().entities == 0)
+    throw Error("the knowledge graph is empty; `mmkg ingest` builds it (unless run with --extract none)");
+  if (hits.empty()) throw Error("no entity matches \"" + name + "\"; `mmkg graph export --format jsonl` lists them all");
+  auto e = gs.entity(hits[0].entity_id);
+  if (!e) throw Error("entity " + hits[0].entity_id + " vanished while reading; run the command again");
+  return *e;
+}
+
+}  // namespace
+
+EntityReport Session::graph_entity(const std::string& name, bool with_evidence, int limit) {
+  graph::GraphStore& gs = require_graph(graph_store());
+  // Lookup works without embeddings too (exact, alias, fuzzy).
+  Embedder* emb = nullptr;
+  try {
+    emb = embedder().get();
+  } catch (const Error&) {
+  }
+  auto index = graph::EntityIndex::build(gs, graph::make_embed_names(*store_, emb));
+  EntityReport rep;
+  rep.entity = find_entity(gs, *index, name);
+  const graph::Entity& e = rep.entity;
+  rep.mentions = gs.mentions_of(e.id).size();
+  std::map<std::string, std::string> names;
+  auto name_of = [&](const std::string& id) {
+    auto it = names.find(id);
+    if (it != names.end()) return it->second;
+    auto x = gs.entity(id);
+    return names[id] = x ? x->name : id;
+  };
+  for (const auto& r : gs.relations_of(e.id, limit)) {
+    EntityNeighbor n;
+    n.outgoing = r.src == e.id;
+    n.id = n.outgoing ? r.dst : r.src;
+    n.name = name_of(n.id);
+    n.relation = r.type;
+    n.weight = r.weight;
+    n.description = r.description;
+    if (with_evidence)
+      for (const auto& x : r.evidence) {
+        auto ch = store_->chunk(x.chunk_id);
+        n.evidence.push_back({x.chunk_id, ch ? ch->doc_name : "", x.sentence, ch ? ch->chunk.page_start : 0});
+      }
+    rep.neighbors.push_back(std::move(n));
+  }
+  return rep;
+}
+
+void Session::graph_export(const std::string& format, std::ostream& out) {
+  const graph::Exporter& ex = graph::find_exporter(format);  // UsageError before any reading
+  ex.write(graph::dump_graph(require_graph(graph_store())), out);
+  out.flush();
+  if (!out) throw IOError("writing the export failed (disk full?)");
+}
+
+std::vector<std::string> Session::export_formats() { return graph::exporter_names(); }
+
+}  // namespace mmkg

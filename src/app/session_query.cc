@@ -1,0 +1,79 @@
+// Session: search, ask and evaluate.
+#include <algorithm>
+
+#include "agents/graph_retriever.h"
+#include "app/session.h"
+#include "embed/embedder.h"
+#include "index/lexical.h"
+#include "index/searcher.h"
+#include "llm/chat_model.h"
+#include "retrieve/rerank.h"
+
+namespace mmkg {
+
+namespace {
+
+// The --rerank spec with what its backends need; embed needs the searcher's embedder.
+std::unique_ptr<Reranker> open_reranker(const std::string& spec, TermStats& stats, Searcher& searcher,
+                                        ChatModel* chat) {
+  RerankDeps deps;
+  deps.stats = &stats;
+  deps.chat = chat;
+  if (spec.find("embed") != std::string::npos) deps.embedder = searcher.embedder();
+  return make_reranker(spec, deps);
+}
+
+}  // namespace
+
+SearchReport Session::search(const SearchRequest& req) {
+  SearchReport rep;
+  rep.query = req.query;
+  Searcher& s = searcher();
+  SearchOptions so;
+  so.mode = req.mode;
+  so.k = req.k;
+  rep.mode = search_mode_name(req.mode);
+  if (req.mode == SearchMode::Hybrid) {
+    std::string why = s.dense_unavailable_reason();
+    if (!why.empty()) {
+      rep.mode = "bm25";
+      warn("dense retrieval unavailable (" + why + "); searching with BM25 only");
+    }
+  }
+  rep.hits = s.search(req.query, so);
+  if (rep.mode != "bm25") rep.dense_backend = s.dense_backend();
+  return rep;
+}
+
+AskResult Session::ask(const AskRequest& req) {
+  ChatModel* model = chat();
+  Searcher& s = searcher();
+  GraphContext* g = graph_context();
+  TermStats stats(*store_);
+  auto reranker = open_reranker(req.rerank, stats, s, model);
+  AskOptions o = req.options;
+  o.verbose = o.verbose || cfg_.verbose;
+  o.graph = g;
+  o.chat = model;
+  o.retrieve.reranker = reranker.get();
+  return mmkg::ask(*store_, s, req.question, o);
+}
+
+EvalReport Session::evaluate(const EvalRequest& req) {
+  // The model answers with --answers; --rerank llm needs it for retrieval alone too.
+  ChatModel* model = req.answers || req.rerank.find("llm") != std::string::npos ? chat() : nullptr;
+  Searcher& s = searcher();
+  EvalOptions eo;
+  eo.answers = req.answers;
+  eo.modes = req.modes;
+  eo.graph = graph_context();
+  eo.chat = model;
+  eo.ask = req.ask;
+  TermStats stats(*store_);
+  auto reranker = open_reranker(req.rerank, stats, s, model);
+  eo.retrieve = req.ask.retrieve;
+  eo.retrieve.reranker = reranker.get();
+  return mmkg::evaluate(*store_, s, req.items, eo);
+}
+
+}  // namespace mmkg

@@ -1,0 +1,55 @@
+// The options every command shares, and the Session they open.
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli/commands.h"
+
+namespace mmkg::cli {
+
+Common Common::from_env() {
+  Common c;
+  Config d = Config::from_env();
+  c.store = d.store;
+  c.embedder = d.embedder;
+  if (const char* g = std::getenv("MMKG_GRAPH"); g && *g) c.graph = g;
+  return c;
+}
+
+Config Common::config() const {
+  Config cfg;
+  cfg.store = store;
+  cfg.embedder = embedder;
+  cfg.fusion = parse_fusion(fusion);
+  cfg.graph = GraphBackend::parse(graph);
+  cfg.llm = llm;
+  cfg.verbose = verbose;
+  return cfg;
+}
+
+void add_common(CLI::App* a, Common& c) {
+  a->add_option("--store", c.store, "store directory (env MMKG_STORE)")->capture_default_str();
+  a->add_flag("--json", c.json, "print one JSON object on stdout (fields in README)");
+  a->add_flag("-v,--verbose", c.verbose, "log every step on stderr");
+  a->add_option("--embedder", c.embedder,
+                "embedding model: native (all-MiniLM-L6-v2), native:/model/folder, http(s)://HOST/v1#model=NAME "
+                "(OpenAI-compatible server), none (env MMKG_EMBEDDER)")
+      ->capture_default_str();
+  a->add_option("--fusion", c.fusion, "hybrid fusion: relative (min-max normalised scores, summed) or rrf (reciprocal rank)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"relative", "rrf"}));
+  a->add_option("--graph", c.graph,
+                "where the knowledge graph lives: sqlite (in the store), neo4j://USER:PASS@HOST:PORT[/DB] "
+                "(Neo4j HTTP port), or none (env MMKG_GRAPH)")
+      ->capture_default_str();
+}
+
+std::unique_ptr<Session> open_session(const Common& c, bool create) { return Session::open(c.config(), create); }
+
+void print_error(const std::string& subject, const std::string& message) {
+  if (subject.empty())
+    std::fprintf(stderr, "mmkg: error: %s\n", message.c_str());
+  else
+    std::fprintf(stderr, "mmkg: error: %s: %s\n", subject.c_str(), message.c_str());
+}
+
+}  // namespace mmkg::cli

@@ -1,0 +1,53 @@
+// Graph algorithms for retrieval: personalised PageRank from linked entities to rank chunks
+// (HippoRAG-style) and Leiden communities (libigraph) with extractive summaries.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graph/model/graph_types.h"
+
+namespace mmkg::graph {
+
+/// The whole graph in memory (read once from a GraphStore).
+struct GraphSnapshot {
+  std::vector<Entity> entities;
+  std::vector<Relation> relations;
+  std::vector<Mention> mentions;
+};
+
+struct PprOptions {
+  double damping = 0.5;  ///< probability of following an edge (HippoRAG uses 0.5)
+  int iterations = 50;
+  double tolerance = 1e-8;
+};
+
+/// Personalised PageRank over the entity graph (relation weights; each entity also linked to the
+/// chunks that mention it), restarting at `seeds` (entity id → weight). Returns chunks ranked by
+/// their PPR mass, best first, at most `k`.
+std::vector<std::pair<std::string, double>> rank_chunks_by_ppr(const GraphSnapshot& g,
+                                                               const std::map<std::string, double>& seeds,
+                                                               int k, const PprOptions& options = {});
+
+/// Entity PPR scores (entity id → score), for explaining and for expanding neighbourhoods.
+std::map<std::string, double> entity_ppr(const GraphSnapshot& g, const std::map<std::string, double>& seeds,
+                                         const PprOptions& options = {});
+
+struct CommunityOptions {
+  double resolution = 1.0;  ///< Leiden resolution (modularity objective)
+  int min_size = 3;         ///< smaller communities are not kept
+  int summary_sentences = 3;
+  unsigned seed = 42;       ///< fixed, so runs are repeatable
+};
+
+/// Leiden communities over the entity graph (relation weights), each with a title (its most
+/// central entity names) and an extractive summary: `sentence_source(chunk_id)` gives the text of
+/// a chunk; the summary is the sentences that mention the most of the community's entities.
+std::vector<Community> detect_communities(const GraphSnapshot& g,
+                                          const std::function<std::string(const std::string&)>& chunk_text,
+                                          const CommunityOptions& options = {});
+
+}  // namespace mmkg::graph

@@ -1,0 +1,326 @@
+#include "graph/build/graph_builder.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "core/hash.h"
+#include "embed/embedder.h"
+#include "graph/algo/graph_algo.h"
+#include "index/lexical.h"
+#include "store/sqlite_util.h"
+#include "store/store.h"
+
+namespace mmkg::graph {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Bookkeeping tables of the graph layer, in the mmkg database whatever the graph backend:
+// which documents each backend holds, and the extraction cache (by chunk text and extractor).
+void ensure_tables(sqlite3* db) {
+  sqlite3_exec(db,
+               "CREATE TABLE IF NOT EXISTS graph_docs(backend TEXT NOT NULL, doc_id TEXT NOT NULL, "
+               "extractor TEXT NOT NULL, PRIMARY KEY(backend, doc_id)) WITHOUT ROWID;"
+               "CREATE TABLE IF NOT EXISTS extractions(extractor TEXT NOT NULL, text_hash TEXT NOT NULL, "
+               "result TEXT NOT NULL, PRIMARY KEY(extractor, text_hash)) WITHOUT ROWID;",
+               nullptr, nullptr, nullptr);
+}
+
+json to_json(const ChunkExtraction& x) {
+  json terms = json::array(), rels = json::array();
+  for (const auto& t : x.terms)
+    terms.push_back({t.surface, t.kind, t.expansion, t.definition, t.type, t.count});
+  for (const auto& r : x.relations) {
+    json row = {r.src, r.dst, r.type, r.sentence, r.weight};
+    if (!r.description.empty()) row.push_back(r.description);
+    rels.push_back(std::move(row));
+  }
+  return {{"t", terms}, {"r", rels}};
+}
+
+ChunkExtraction from_json(const json& j, const std::string& chunk_id) {
+  ChunkExtraction x;
+  x.chunk_id = chunk_id;
+  for (const auto& t : j.at("t")) {
+    TermCandidate c;
+    c.surface = t[0];
+    c.kind = t[1];
+    c.expansion = t[2];
+    c.definition = t[3];
+    c.type = t[4];
+    c.count = t[5];
+    x.terms.push_back(std::move(c));
+  }
+  for (const auto& r : j.at("r")) {
+    x.relations.push_back({r[0], r[1], r[2], r[3], r[4].get<double>(), r.size() > 5 ? r[5].get<std::string>() : ""});
+  }
+  return x;
+}
+
+// Extracts every chunk of a document, from the cache where possible, otherwise with
+// ex.parallelism() threads. When a chunk fails (a model server down), no new chunk is started,
+// the chunks done so far are cached (a rerun does not pay for them again) and Error is thrown.
+std::vector<ChunkExtraction> extract_document(Store& store, Extractor& ex, const DocumentRecord& doc,
+                                              const std::vector<StoredChunk>& chunks, GraphSyncResult& res) {
+  sqlite3* db = store.db();
+  const std::string exid = ex.id();
+  std::vector<ChunkExtraction> out(chunks.size());
+  std::vector<size_t> todo;
+  {
+    Stmt get(db, "SELECT result FROM extractions WHERE extractor = ? AND text_hash = ?");
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      get.reset();
+      get.bind(1, exid).bind(2, hash_hex(chunks[i].chunk.text));
+      bool hit = false;
+      if (get.step()) {
+        try {
+          out[i] = from_json(json::parse(get.text(0)), chunks[i].chunk.id);
+          hit = true;
+        } catch (const std::exception&) {  // an unreadable cache row is recomputed
+        }
+      }
+      if (hit) ++res.extractions_cached;
+      else todo.push_back(i);
+    }
+  }
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::vector<char> done(todo.size(), 0);
+  std::mutex err_mu;
+  std::string error;
+  auto work = [&] {
+    for (size_t k; !failed.load() && (k = next.fetch_add(1)) < todo.size();) {
+      const auto& c = chunks[todo[k]].chunk;
+      try {
+        out[todo[k]] = ex.extract({c.id, c.doc_id, doc.title, c.heading_path, c.text});
+        out[todo[k]].chunk_id = c.id;
+        done[k] = 1;
+      } catch (const std::exception& e) {
+        failed = true;
+        std::lock_guard<std::mutex> g(err_mu);
+        if (error.empty()) error = e.what();
+      }
+    }
+  };
+  const unsigned n = std::min<unsigned>(static_cast<unsigned>(std::max(1, ex.parallelism())),
+                                        static_cast<unsigned>(todo.size()));
+  if (n <= 1) {
+    work();
+  } else {
+    std::vector<std::thread> ts;
+    for (unsigned i = 0; i < n; ++i) ts.emplace_back(work);
+    for (auto& t : ts) t.join();
+  }
+  long long extracted = 0;
+  if (!todo.empty()) {
+    Transaction tx(db);
+    Stmt put(db, "INSERT OR REPLACE INTO extractions(extractor, text_hash, result) VALUES (?,?,?)");
+    for (size_t k = 0; k < todo.size(); ++k) {
+      if (!done[k]) continue;
+      const size_t i = todo[k];
+      put.reset();
+      put.bind(1, exid).bind(2, hash_hex(chunks[i].chunk.text)).bind(3, to_json(out[i]).dump());
+      put.run();
+      ++extracted;
+    }
+    tx.commit();
+  }
+  res.chunks_extracted += extracted;
+  if (!error.empty()) throw Error(doc.name + ": extraction failed: " + error);
+  return out;
+}
+
+}  // namespace
+
+ExtractorCounters counters_since(const ExtractorCounters& before, const ExtractorCounters& now) {
+  ExtractorCounters d;
+  d.model_calls = now.model_calls - before.model_calls;
+  d.model_requests = now.model_requests - before.model_requests;
+  d.model_cached = now.model_cached - before.model_cached;
+  d.fallbacks = now.fallbacks - before.fallbacks;
+  d.prompt_tokens = now.prompt_tokens - before.prompt_tokens;
+  d.completion_tokens = now.completion_tokens - before.completion_tokens;
+  d.first_fallback = before.fallbacks == now.fallbacks ? "" : now.first_fallback;
+  return d;
+}
+
+EmbedNames make_embed_names(Store& store, Embedder* embedder) {
+  if (!embedder) return {};
+  return [&store, embedder](const std::vector<std::string>& names) {
+    auto vecs = store.cached_embeddings(embedder->id(), names);
+    std::vector<std::string> missing;
+    std::vector<size_t> where;
+    for (size_t i = 0; i < names.size(); ++i)
+      if (vecs[i].empty()) missing.push_back(names[i]), where.push_back(i);
+    if (!missing.empty()) {
+      std::vector<std::vector<float>> fresh = embed_rows(*embedder, missing, EmbedKind::Document);
+      for (size_t i = 0; i < missing.size(); ++i) vecs[where[i]] = fresh[i];
+      store.put_embeddings(embedder->id(), missing, fresh, /*chunk_vectors=*/false);
+    }
+    return vecs;
+  };
+}
+
+long long graph_document_count(Store& store, const std::string& backend_key) {
+  ensure_tables(store.db());
+  Stmt s(store.db(), "SELECT count(*) FROM graph_docs WHERE backend = ?");
+  s.bind(1, backend_key);
+  return s.step() ? s.i64(0) : 0;
+}
+
+GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor, const EmbedNames& embed,
+                           const GraphSyncOptions& opt) {
+  const auto t0 = Clock::now();
+  GraphSyncResult res;
+  res.extractor = extractor.id();
+  const ExtractorCounters before = extractor.counters();
+  sqlite3* db = store.db();
+  ensure_tables(db);
+  const bool same_db = graph.backend() == "sqlite";
+
+  // What the graph holds versus what the store holds.
+  std::set<std::string> in_graph;
+  {
+    Stmt s(db, "SELECT doc_id FROM graph_docs WHERE backend = ?");
+    s.bind(1, opt.backend_key);
+    while (s.step()) in_graph.insert(s.text(0));
+  }
+  std::vector<DocumentRecord> docs = store.documents();
+  std::set<std::string> in_store;
+  for (const auto& d : docs) in_store.insert(d.id);
+
+  auto mark = [&](const std::string& doc_id, bool present) {
+    Stmt s(db, present ? "INSERT OR REPLACE INTO graph_docs(backend, doc_id, extractor) VALUES (?,?,?)"
+                       : "DELETE FROM graph_docs WHERE backend = ? AND doc_id = ?");
+    s.bind(1, opt.backend_key).bind(2, doc_id);
+    if (present) s.bind(3, extractor.id());
+    s.run();
+  };
+
+  for (const auto& id : in_graph) {
+    if (in_store.count(id)) continue;
+    const auto tw = Clock::now();
+    if (same_db) {
+      Transaction tx(db);
+      graph.remove_document(id);
+      mark(id, false);
+      tx.commit();
+    } else {
+      graph.remove_document(id);
+      mark(id, false);
+    }
+    res.write_seconds += since(tw);
+    ++res.documents_removed;
+  }
+
+  std::vector<const DocumentRecord*> todo;
+  for (const auto& d : docs)
+    if (opt.add_documents && !in_graph.count(d.id)) todo.push_back(&d);
+
+  TermStats stats(store);
+  std::unordered_map<std::string, double> idf_cache;
+  auto idf = [&](const std::string& w) {
+    auto it = idf_cache.find(w);
+    if (it != idf_cache.end()) return it->second;
+    double v = stats.idf(w);
+    idf_cache.emplace(w, v);
+    return v;
+  };
+
+  // Large documents are built in slices of kSlice chunks (termhood is then per slice), so memory
+  // stays bounded whatever the document's size. A document is marked as in the graph only after
+  // its last slice; a document not marked is first removed from the graph, so a run killed
+  // between slices resumes without counting anything twice.
+  constexpr size_t kSlice = 2000;
+  for (size_t i = 0; i < todo.size(); ++i) {
+    const DocumentRecord& doc = *todo[i];
+    std::vector<StoredChunk> all_chunks = store.chunks_of(doc.id);
+    {
+      auto tw = Clock::now();
+      if (same_db) {
+        Transaction tx(db);
+        graph.remove_document(doc.id);
+        tx.commit();
+      } else {
+        graph.remove_document(doc.id);
+      }
+      res.write_seconds += since(tw);
+    }
+    for (size_t from = 0; from < all_chunks.size() || from == 0; from += kSlice) {
+      const size_t to = std::min(all_chunks.size(), from + kSlice);
+      std::vector<StoredChunk> chunks(std::make_move_iterator(all_chunks.begin() + static_cast<long>(from)),
+                                      std::make_move_iterator(all_chunks.begin() + static_cast<long>(to)));
+      auto te = Clock::now();
+      std::vector<ChunkExtraction> ex = extract_document(store, extractor, doc, chunks, res);
+      rank_terms(ex, idf);
+      res.extract_seconds += since(te);
+
+      auto tr = Clock::now();
+      GraphDelta delta = resolve_document(ex, doc.id, graph, embed, opt.resolve);
+      ex.clear();
+      res.resolve_seconds += since(tr);
+
+      auto tw = Clock::now();
+      const bool last = to >= all_chunks.size();
+      if (same_db) {
+        Transaction tx(db);
+        graph.upsert(delta);
+        if (last) mark(doc.id, true);
+        tx.commit();
+      } else {
+        graph.upsert(delta);
+        if (graph.supports_vector_search()) {
+          std::vector<ChunkNode> nodes;
+          std::vector<std::string> texts;
+          for (const auto& c : chunks) texts.push_back(c.chunk.text);
+          std::vector<std::vector<float>> vecs;
+          if (!opt.vector_model.empty()) vecs = store.cached_embeddings(opt.vector_model, texts);
+          for (size_t k = 0; k < chunks.size(); ++k)
+            nodes.push_back({chunks[k].chunk.id, chunks[k].chunk.doc_id, k < vecs.size() ? vecs[k] : std::vector<float>{}});
+          graph.upsert_chunks(nodes);
+        }
+        if (last) mark(doc.id, true);
+      }
+      res.write_seconds += since(tw);
+      if (to >= all_chunks.size()) break;
+    }
+    ++res.documents_added;
+    if (opt.progress) opt.progress(i + 1, todo.size(), doc.name);
+  }
+
+  if (opt.communities && (res.documents_added || res.documents_removed)) {
+    auto tc = Clock::now();
+    GraphSnapshot snap{graph.entities(), graph.relations(), graph.mentions()};
+    auto chunk_text = [&store](const std::string& id) {
+      auto c = store.chunk(id);
+      return c ? c->chunk.text : std::string();
+    };
+    std::vector<Community> cs = detect_communities(snap, chunk_text);
+    if (same_db) {
+      Transaction tx(db);
+      graph.replace_communities(cs);
+      tx.commit();
+    } else {
+      graph.replace_communities(cs);
+    }
+    res.community_seconds = since(tc);
+  }
+  res.stats = graph.stats();
+  res.communities = static_cast<int>(res.stats.communities);
+  res.model = counters_since(before, extractor.counters());
+  res.seconds = since(t0);
+  return res;
+}
+
+}  // namespace mmkg::graph

@@ -1,0 +1,541 @@
+// The rule-based extractor ("rules-v1"): terms from noun phrases, names, acronyms and headings,
+// relations from sentence co-occurrence and typed patterns; and rank_terms (termhood).
+// Detection helpers live in terms.{h,cc}, relation patterns in patterns.{h,cc}.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "text/words.h"
+#include "graph/model/extractor.h"
+#include "graph/model/graph_types.h"
+#include "graph/extract/patterns.h"
+#include "graph/extract/terms.h"
+
+namespace mmkg::graph {
+namespace {
+
+using rules::Mention;
+using rules::Sentence;
+using rules::Token;
+
+constexpr int kMaxCooccurTerms = 8;  // strongest terms of a sentence paired for co_occurs
+// Longer "sentences" (tables, lists, unpunctuated dumps) give no relations or definitions: their
+// evidence would not read as a sentence, and on a 50 MB unpunctuated file they made the graph
+// explode (every chunk one long run, every term pair a relation carrying 1 KB of evidence).
+constexpr size_t kMaxEvidenceBytes = 600;
+
+// Section names that are not topics ("Introduction", "Related Work").
+const std::unordered_set<std::string_view> kSectionNames = {
+    "abstract", "introduction", "conclusion", "conclusions", "related work", "background",
+    "references", "bibliography", "appendix", "acknowledgments", "acknowledgements", "discussion",
+    "results", "experiments", "experiment", "method", "methods", "methodology", "overview",
+    "summary", "preliminaries", "contents", "table of contents", "index", "notation", "future work",
+    "limitations", "evaluation", "setup", "experimental setup", "analysis", "see also", "contributions",
+    "main contributions", "future directions", "open problems", "keywords", "index terms",
+    "experimental results", "implementation", "implementation details", "core", "introduction and background"};
+
+enum Kind { kNounPhrase = 0, kTechnical, kCapitalised, kHeading, kAcronym };
+const char* kind_name(int k) {
+  switch (k) {
+    case kAcronym: return "acronym";
+    case kHeading: return "heading";
+    case kCapitalised: return "capitalised";
+    case kTechnical: return "technical";
+    default: return "noun_phrase";
+  }
+}
+
+struct Agg {
+  std::vector<std::pair<std::string, double>> casings;  // surface → votes, first seen first
+  int count = 0;
+  int kind = kNounPhrase;
+  int words = 1;
+  bool used = true;  // false for the document title until a relation needs it
+  int expansion_term = -1;  // for an acronym defined in the chunk
+  std::string definition;
+  double strength = 0;  // co-occurrence preference
+  void vote(const std::string& s, double w) {
+    for (auto& [c, v] : casings)
+      if (c == s) {
+        v += w;
+        return;
+      }
+    casings.emplace_back(s, w);
+  }
+  const std::string& best() const {
+    size_t b = 0;
+    for (size_t i = 1; i < casings.size(); ++i)
+      if (casings[i].second > casings[b].second) b = i;
+    return casings[b].first;
+  }
+};
+
+class Builder {
+ public:
+  int term(const std::string& surface, int kind, double vote, bool count_it = true) {
+    std::string key = lower_ascii(surface);
+    auto [it, fresh] = index_.emplace(key, static_cast<int>(terms_.size()));
+    if (fresh) {
+      terms_.emplace_back();
+      terms_.back().words = 1 + static_cast<int>(std::count(surface.begin(), surface.end(), ' '));
+    }
+    Agg& a = terms_[it->second];
+    a.vote(surface, vote);
+    if (count_it) ++a.count;
+    a.kind = std::max(a.kind, kind);
+    return it->second;
+  }
+  Agg& at(int i) { return terms_[i]; }
+  int size() const { return static_cast<int>(terms_.size()); }
+  std::vector<Agg>& terms() { return terms_; }
+
+ private:
+  std::unordered_map<std::string, int> index_;
+  std::vector<Agg> terms_;
+};
+
+int phrase_kind(const Sentence& s, int b, int e) {
+  if (e - b == 1 && s.toks[b].acronym) return kAcronym;
+  if (s.heading) return kHeading;
+  bool all_cap = true, any_tech = false;
+  for (int i = b; i < e; ++i) {
+    all_cap = all_cap && s.toks[i].cap;
+    any_tech = any_tech || s.toks[i].technical;
+  }
+  if (all_cap && !s.title_case) return kCapitalised;
+  if (any_tech) return kTechnical;
+  return kNounPhrase;
+}
+
+// A casing vote: a capital that only marks the start of a sentence counts half.
+double vote_of(const Sentence& s, int b) {
+  const Token& t = s.toks[b];
+  bool first = true;
+  for (int i = 0; i < b; ++i)
+    if (s.toks[i].word()) first = false;
+  return (first && !t.cap && !t.text.empty() && t.text[0] >= 'A' && t.text[0] <= 'Z') ? 0.5 : 1.0;
+}
+
+bool section_name(const std::string& surface) { return kSectionNames.count(lower_ascii(surface)) > 0; }
+
+// Acronym definitions in a sentence: "Long Form (LF)", "LF (long form)", "long form, or LF".
+struct AcronymDef {
+  int acr_tok;
+  int exp_first, exp_last;
+};
+
+std::vector<AcronymDef> acronym_defs(const Sentence& s) {
+  std::vector<AcronymDef> out;
+  const auto& tk = s.toks;
+  int n = static_cast<int>(tk.size());
+  auto long_before = [&](int end, int acr) -> int {  // first token of the expansion ending at `end`
+    int b = end;
+    int max_words = std::min(10, static_cast<int>(tk[acr].text.size()) * 2 + 1);
+    while (b > 0 && tk[b - 1].word() && end - b < max_words) --b;
+    if (b == end) return -1;
+    std::string lf;
+    std::vector<size_t> starts;
+    for (int i = b; i < end; ++i) {
+      if (i > b) lf += ' ';
+      starts.push_back(lf.size());
+      lf += tk[i].text;
+    }
+    std::string m = rules::match_expansion(tk[acr].text, lf);
+    if (m.empty()) return -1;
+    size_t off = lf.size() - m.size();
+    for (int i = b; i < end; ++i)
+      if (starts[i - b] == off) return tk[i].role == rules::Role::kBreak ? -1 : i;
+    return -1;
+  };
+  for (int i = 0; i + 2 < n; ++i) {
+    // Long Form (LF)
+    if (tk[i].punct == '(' && tk[i + 1].acronym && tk[i + 2].punct == ')' && i > 0) {
+      int f = long_before(i, i + 1);
+      if (f >= 0) out.push_back({i + 1, f, i});
+      continue;
+    }
+    // LF (long form)
+    if (tk[i].acronym && tk[i + 1].punct == '(') {
+      int e = i + 2;
+      while (e < n && e < i + 14 && tk[e].word()) ++e;
+      if (e < n && tk[e].punct == ')' && e > i + 2) {
+        int b = i + 2;
+        while (b < e && (tk[b].lower == "a" || tk[b].lower == "an" || tk[b].lower == "the")) ++b;
+        if (b < e) {
+          std::string lf = rules::surface(s, b, e);
+          std::string m = rules::match_expansion(tk[i].text, lf);
+          if (!m.empty() && m == lf && tk[e - 1].role == rules::Role::kHead) out.push_back({i, b, e});
+        }
+      }
+      continue;
+    }
+    // long form, or LF
+    if (tk[i].punct == ',' && tk[i + 1].lower == "or" && tk[i + 2].acronym && i > 0) {
+      int f = long_before(i, i + 2);
+      if (f >= 0) out.push_back({i + 2, f, i});
+    }
+  }
+  return out;
+}
+
+void heading_terms(const std::string& text, Builder& b) {
+  std::string masked = rules::mask_markup(text);
+  for (Sentence& s : rules::analyse(text, masked)) {
+    s.heading = true;
+    // pieces between punctuation and "and"/"or"/"&": each must be one short noun phrase
+    int n = static_cast<int>(s.toks.size());
+    int start = 0;
+    for (int i = 0; i <= n; ++i) {
+      bool sep = i == n || !s.toks[i].word() || s.toks[i].lower == "and" || s.toks[i].lower == "or";
+      if (!sep) continue;
+      int f = start;
+      while (f < i && (s.toks[f].lower == "the" || s.toks[f].lower == "a" || s.toks[f].lower == "an")) ++f;
+      start = i + 1;
+      if (i - f < 1 || i - f > rules::kMaxWords) continue;
+      bool ok = s.toks[i - 1].role == rules::Role::kHead;
+      for (int k = f; k < i; ++k) ok = ok && s.toks[k].role != rules::Role::kBreak;
+      if (!ok) continue;
+      std::string surf = rules::surface(s, f, i);
+      if (section_name(surf)) continue;
+      int kind = (i - f == 1 && s.toks[f].acronym) ? kAcronym : kHeading;
+      b.term(surf, kind, 1.0);
+    }
+  }
+}
+
+double strength(const Agg& a) {
+  double s = std::min(a.words, 3) * 0.5 + std::log1p(a.count);
+  if (a.kind == kAcronym) s += 3;
+  if (a.kind == kCapitalised) s += 2;
+  if (a.kind == kTechnical) s += 1;
+  return s;
+}
+
+std::string collapse(const std::string& s) { return collapse_ws(s); }
+
+class RuleExtractor final : public Extractor {
+ public:
+  std::string id() const override { return "rules-v1"; }
+
+  ChunkExtraction extract(const ExtractInput& in) override {
+    ChunkExtraction out;
+    out.chunk_id = in.chunk_id;
+    const std::string& text = in.text;
+    std::string masked = rules::mask_markup(text);
+    std::vector<Sentence> sents = rules::analyse(text, masked);
+    Builder b;
+
+    // Document title: the source of "we propose X"; kept only if a relation uses it.
+    int title = -1;
+    std::string title_text = collapse(in.doc_title);
+    if (!title_text.empty() && title_text.size() <= 300) {
+      title = b.term(title_text, kHeading, 0.0, false);
+      b.at(title).used = false;
+    }
+    if (!in.heading_path.empty()) {
+      std::string path = in.heading_path;
+      size_t p = 0;
+      while (p <= path.size()) {
+        size_t q = path.find('>', p);
+        if (q == std::string::npos) q = path.size();
+        std::string part = collapse(path.substr(p, q - p));
+        size_t k = 0;  // drop section numbers "2.1.3 "
+        while (k < part.size() && ((part[k] >= '0' && part[k] <= '9') || part[k] == '.')) ++k;
+        heading_terms(part.substr(k), b);
+        p = q + 1;
+      }
+    }
+
+    std::vector<std::vector<Mention>> mentions(sents.size());
+    for (size_t si = 0; si < sents.size(); ++si) {
+      Sentence& s = sents[si];
+      rules::chunk_phrases(s);
+      std::unordered_set<long long> counted;  // spans already counted (first << 20 | last)
+      auto span_key = [](int f, int l) { return (static_cast<long long>(f) << 20) | l; };
+      for (const rules::Span& sp : s.phrases) {
+        std::string surf = rules::surface(s, sp.first, sp.last);
+        if (s.heading && section_name(surf)) continue;
+        int t = b.term(surf, phrase_kind(s, sp.first, sp.last), vote_of(s, sp.first));
+        mentions[si].push_back({sp.first, sp.last, t});
+        counted.insert(span_key(sp.first, sp.last));
+        // nested: suffixes of two or more words, and acronyms or names inside the phrase
+        for (int f = sp.first + 1; f + 2 <= sp.last; ++f) {
+          b.term(rules::surface(s, f, sp.last), phrase_kind(s, f, sp.last), 1.0);
+          counted.insert(span_key(f, sp.last));
+        }
+        bool mixed = false;  // "Transformer architecture": the name inside counts; "Multi-Query Attention": no
+        for (int k = sp.first; k < sp.last; ++k) 
+          mixed = mixed || (!s.toks[k].text.empty() && !std::isupper(static_cast<unsigned char>(s.toks[k].text[0])));
+        if (sp.last - sp.first > 1 && mixed)
+          for (int k = sp.first; k < sp.last; ++k)
+            if (s.toks[k].acronym ||
+                (s.toks[k].cap && s.toks[k].role == rules::Role::kHead && !s.title_case && !s.heading)) {
+              b.term(s.toks[k].text, s.toks[k].acronym ? kAcronym : kCapitalised, 1.0);
+              counted.insert(span_key(k, k + 1));
+            }
+      }
+      for (const AcronymDef& d : acronym_defs(s)) {
+        std::string exp = rules::surface(s, d.exp_first, d.exp_last);
+        int e = b.term(exp, std::max(phrase_kind(s, d.exp_first, d.exp_last), int(kNounPhrase)), 1.0,
+                       !counted.count(span_key(d.exp_first, d.exp_last)));
+        int a = b.term(s.toks[d.acr_tok].text, kAcronym, 1.0, !counted.count(span_key(d.acr_tok, d.acr_tok + 1)));
+        if (b.at(a).expansion_term < 0) b.at(a).expansion_term = e;
+        // the expansion names the acronym's mention too: "Multi-Head Attention (MHA) is a ..."
+        if (!counted.count(span_key(d.exp_first, d.exp_last))) {
+          auto& ms = mentions[si];
+          ms.erase(std::remove_if(ms.begin(), ms.end(),
+                                  [&](const Mention& m) { return m.first < d.exp_last && m.last > d.exp_first; }),
+                   ms.end());
+          ms.push_back({d.exp_first, d.exp_last, e});
+          std::sort(ms.begin(), ms.end(), [](const Mention& x, const Mention& y) { return x.first < y.first; });
+          counted.insert(span_key(d.exp_first, d.exp_last));
+        }
+      }
+    }
+
+    // Definitions and typed relations.
+    struct Rel {
+      int src, dst;
+      std::string type;
+      size_t sentence;
+      double weight;
+    };
+    std::vector<Rel> rels;
+    std::map<std::tuple<int, int, std::string>, size_t> rel_index;
+    auto add_rel = [&](int src, int dst, const std::string& type, size_t si) {
+      if (src == dst) return;
+      if (type == "co_occurs" || type == "compared_with") {
+        if (lower_ascii(b.at(src).best()) > lower_ascii(b.at(dst).best())) std::swap(src, dst);
+      }
+      auto key = std::make_tuple(src, dst, type);
+      if (auto it = rel_index.find(key); it != rel_index.end()) {
+        rels[it->second].weight += 1;
+        return;
+      }
+      rel_index.emplace(key, rels.size());
+      rels.push_back({src, dst, type, si, 1.0});
+    };
+    std::vector<rules::TypedRelation> found;
+    std::vector<int> defined;
+    for (size_t si = 0; si < sents.size(); ++si) {
+      const Sentence& s = sents[si];
+      const auto& ms = mentions[si];
+      if (ms.empty() || s.e - s.b > kMaxEvidenceBytes) continue;
+      defined.clear();
+      rules::defined_terms(s, ms, defined);
+      for (int t : defined)
+        if (b.at(t).definition.empty()) b.at(t).definition = text.substr(s.b, s.e - s.b);
+      found.clear();
+      rules::typed_relations(s, ms, title, found);
+      for (const auto& r : found) {
+        if (r.src == title || r.dst == title) b.at(title).used = true;
+        add_rel(r.src, r.dst, r.type, si);
+      }
+    }
+    for (Agg& a : b.terms()) a.strength = strength(a);
+    // Co-occurrence: the strongest distinct terms of each sentence, pairwise.
+    std::vector<int> ts;
+    for (size_t si = 0; si < sents.size(); ++si) {
+      ts.clear();
+      if (sents[si].e - sents[si].b > kMaxEvidenceBytes) continue;
+      for (const Mention& m : mentions[si])
+        if (std::find(ts.begin(), ts.end(), m.term) == ts.end()) ts.push_back(m.term);
+      if (ts.size() < 2) continue;
+      std::stable_sort(ts.begin(), ts.end(), [&](int x, int y) { return b.at(x).strength > b.at(y).strength; });
+      if (ts.size() > static_cast<size_t>(kMaxCooccurTerms)) ts.resize(kMaxCooccurTerms);
+      for (size_t i = 0; i < ts.size(); ++i)
+        for (size_t j = i + 1; j < ts.size(); ++j) {
+          // an acronym and its own expansion are one thing
+          if (b.at(ts[i]).expansion_term == ts[j] || b.at(ts[j]).expansion_term == ts[i]) continue;
+          add_rel(ts[i], ts[j], "co_occurs", si);
+        }
+    }
+
+    // Output.
+    for (Agg& a : b.terms()) {
+      if (!a.used) continue;
+      TermCandidate t;
+      t.surface = a.best();
+      t.kind = kind_name(a.kind);
+      if (a.kind == kAcronym) t.type = "acronym";
+      if (a.expansion_term >= 0) t.expansion = b.at(a.expansion_term).best();
+      t.definition = a.definition;
+      t.count = std::max(1, a.count);
+      out.terms.push_back(std::move(t));
+    }
+    for (const Rel& r : rels) {
+      RelationCandidate rc;
+      rc.src = b.at(r.src).best();
+      rc.dst = b.at(r.dst).best();
+      rc.type = r.type;
+      rc.sentence = text.substr(sents[r.sentence].b, sents[r.sentence].e - sents[r.sentence].b);
+      rc.weight = r.weight;
+      out.relations.push_back(std::move(rc));
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Extractor> make_rule_extractor() { return std::make_unique<RuleExtractor>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Termhood. For each distinct term a (by name_key) over the document:
+//
+//   f(a)    = occurrences of a in the document (TermCandidate::count summed; multi-word phrases
+//             count their occurrences inside longer phrases too, as the extractor emits suffixes)
+//   C(a)    = log2(1 + |a|) * (f(a) - mean_{b in T(a)} f(b))        C-value (Frantzi et al.)
+//             |a| = words; T(a) = longer terms of the document that end with a (a is nested in
+//             them). Single words count only where they stand alone, so nothing is subtracted.
+//   idf(a)  = mean idf of a's content words / the largest idf among the document's words, in
+//             [0, 1] (so thresholds do not depend on the corpus size or the idf variant)
+//   boost   = 1 + 1.0 [acronym with an expansion, or an expansion] + 0.5 [capitalised name]
+//               + 0.5 [heading] + 0.5 [has a definition] + 0.25 [technical token, acronym]
+//   score   = max(C(a), strong ? 1 : 0) * (0.1 + idf(a)) * boost      strong = defined acronym
+//                                                                      or expansion, definition
+//
+// Terms a model chose (kind "llm") are kept with score >= 0.5. Others are kept when
+// score >= 0.5, except: single ordinary words (not acronyms or technical tokens, and
+// capitalised in under half of their occurrences) are dropped when they are generic WordNet nouns,
+// WordNet adjectives or verb forms, or idf(a) < 0.35; terms
+// seen once with idf(a) < 0.35 are dropped unless strong. A single word heading 3+ kept
+// multi-word terms and standing alone 3+ times is kept anyway (head-word productivity, below).
+// ---------------------------------------------------------------------------------------------
+void rank_terms(std::vector<ChunkExtraction>& document, const std::function<double(const std::string&)>& idf) {
+  constexpr double kMinScore = 0.5, kLowIdf = 0.35;
+  struct Stat {
+    double f = 0;
+    int words = 1;
+    bool expanded = false, cap = false, heading = false, defined = false, technical = false, shaped = false;
+    bool chosen = false;   // a model chose it (kind "llm"): kept whatever its score
+    double cap_count = 0;  // occurrences as a capitalised name
+    std::string surface;  // first surface seen: its words are looked up in idf
+    std::vector<std::string> content;
+    double score = 0;
+    bool keep = false;
+  };
+  std::unordered_map<std::string, Stat> stats;
+  std::unordered_map<std::string, std::string> key_of;  // surface → name_key
+  auto key = [&](const std::string& surface) -> const std::string& {
+    auto it = key_of.find(surface);
+    if (it == key_of.end()) it = key_of.emplace(surface, name_key(surface)).first;
+    return it->second;
+  };
+  for (auto& ch : document)
+    for (auto& t : ch.terms) {
+      const std::string& k = key(t.surface);
+      if (k.empty()) continue;
+      Stat& s = stats[k];
+      if (s.surface.empty()) s.surface = t.surface;
+      s.f += t.count;
+      s.words = 1 + static_cast<int>(std::count(k.begin(), k.end(), ' '));
+      if (t.kind == "acronym" && !t.expansion.empty()) {
+        s.expanded = true;
+        std::string ek = name_key(t.expansion);
+        if (!ek.empty()) stats[ek].expanded = true;
+      }
+      s.cap = s.cap || t.kind == "capitalised";
+      s.heading = s.heading || t.kind == "heading";
+      s.defined = s.defined || !t.definition.empty();
+      s.technical = s.technical || t.kind == "technical" || t.kind == "acronym";
+      if (t.kind == "acronym" || t.kind == "technical") s.shaped = true;
+      if (t.kind == "capitalised") s.cap_count += t.count;
+      if (t.kind == "llm") s.chosen = true;
+    }
+  // nested: b ends with a (word suffix)
+  std::unordered_map<std::string, std::pair<double, int>> nested;  // a → (sum f(b), |T(a)|)
+  for (auto& [k, s] : stats) {
+    size_t p = 0;
+    while ((p = k.find(' ', p)) != std::string::npos) {
+      ++p;
+      std::string suffix = k.substr(p);
+      if (suffix.find(' ') == std::string::npos) break;  // single words: no subtraction
+      if (stats.count(suffix)) {
+        auto& n = nested[suffix];
+        n.first += s.f;
+        n.second += 1;
+      }
+    }
+  }
+  std::unordered_map<std::string, double> idf_cache;
+  double max_idf = 0;
+  for (auto& [k, s] : stats) {
+    for (auto& w : words(s.surface.empty() ? k : s.surface)) {
+      if (is_stopword(w)) continue;
+      auto it = idf_cache.find(w);
+      if (it == idf_cache.end()) it = idf_cache.emplace(w, idf ? idf(w) : 1.0).first;
+      max_idf = std::max(max_idf, it->second);
+      s.content.push_back(w);
+    }
+  }
+  for (auto& [k, s] : stats) {
+    double nidf = 1;
+    if (max_idf > 0) {
+      double sum = 0;
+      for (auto& w : s.content) sum += std::max(0.0, idf_cache[w]);
+      nidf = s.content.empty() ? 0 : sum / s.content.size() / max_idf;
+    }
+    double fa = s.f;
+    if (auto it = nested.find(k); it != nested.end() && s.words > 1) fa -= it->second.first / it->second.second;
+    bool strong = s.expanded || s.defined;
+    double c = std::log2(1.0 + s.words) * fa;
+    if (strong) c = std::max(c, 1.0);
+    double boost = 1 + (s.expanded ? 1.0 : 0) + (s.cap ? 0.5 : 0) + (s.heading ? 0.5 : 0) + (s.defined ? 0.5 : 0) +
+                   (s.technical ? 0.25 : 0);
+    s.score = std::max(0.0, c) * (0.1 + nidf) * boost;
+    s.keep = s.score >= kMinScore;
+    // an ordinary word: not an acronym or technical token, capitalised in under half its uses
+    bool ordinary = !s.shaped && s.cap_count * 2 < s.f;
+    if (s.words == 1 && ordinary && (rules::weak_single_word(k) || nidf < kLowIdf)) s.keep = false;
+    if (s.f <= 1 && nidf < kLowIdf && !strong) s.keep = false;
+    if (s.chosen) {
+      s.keep = true;
+      s.score = std::max(s.score, kMinScore);
+    }
+  }
+  // Head-word productivity: a single word that heads at least kMinFamily distinct kept multi-word
+  // terms and stands alone at least kMinFamily times is a term of the document however common it
+  // is ("attention" under "multi-head attention", "linear attention", "sparse attention" ...).
+  // Without this, a corpus's central topic (low idf, a WordNet noun) would have no entity.
+  constexpr int kMinFamily = 3;
+  std::unordered_map<std::string, int> family;
+  for (auto& [k, s] : stats) {
+    if (s.words < 2 || !s.keep) continue;
+    family[k.substr(k.rfind(' ') + 1)] += 1;
+  }
+  for (auto& [k, s] : stats) {
+    if (s.words != 1 || s.keep || s.f < kMinFamily) continue;
+    auto it = family.find(k);
+    if (it == family.end() || it->second < kMinFamily) continue;
+    s.keep = true;
+    s.score = std::max(s.score, kMinScore);
+  }
+  for (auto& ch : document) {
+    std::unordered_set<std::string> kept;
+    std::vector<TermCandidate> terms;
+    for (auto& t : ch.terms) {
+      auto it = stats.find(key(t.surface));
+      if (it == stats.end() || !it->second.keep) continue;
+      t.score = it->second.score;
+      kept.insert(t.surface);
+      terms.push_back(std::move(t));
+    }
+    // At most kMaxTermsPerChunk terms per chunk, the best scored: about 1,000 characters of prose
+    // rarely hold more distinct terms (19 on average in examples/corpus), and the cap bounds the
+    // graph of pathological input (a 50 MB file of 8 repeated words) to a linear size.
+    constexpr size_t kMaxTermsPerChunk = 32;
+    if (terms.size() > kMaxTermsPerChunk) {
+      std::stable_sort(terms.begin(), terms.end(),
+                       [](const TermCandidate& x, const TermCandidate& y) { return x.score > y.score; });
+      for (size_t i = kMaxTermsPerChunk; i < terms.size(); ++i) kept.erase(terms[i].surface);
+      terms.resize(kMaxTermsPerChunk);
+    }
+    ch.terms = std::move(terms);
+    std::erase_if(ch.relations, [&](const RelationCandidate& r) { return !kept.count(r.src) || !kept.count(r.dst); });
+  }
+}
+
+}  // namespace mmkg::graph

@@ -1,0 +1,734 @@
+#include "graph/extract/terms.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "text/words.h"
+#include "text/lexicon.h"
+#include "text/sentences.h"
+
+namespace mmkg::graph::rules {
+namespace {
+
+bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_alpha(char c) { return is_upper(c) || is_lower(c); }
+bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
+bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+bool ends_with(std::string_view s, std::string_view suf) {
+  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+bool starts_with(std::string_view s, std::string_view pre) { return s.substr(0, pre.size()) == pre; }
+
+// ---------------------------------------------------------------- WordNet extras
+// Lexicon answers parts of speech and verb forms; one more thing comes from the same WordNet
+// files: how generic a noun is (sense counts in index.noun).
+struct Extra {
+  std::unordered_set<std::string> generic;
+};
+
+const Extra& extra() {
+  static const Extra ex = [] {
+    Extra e;
+    const char* env = std::getenv("MMKG_WORDNET_DIR");
+    std::string dir = env && *env ? env : "/usr/share/wordnet";
+    std::ifstream in(dir + "/index.noun");
+    std::string line;
+    while (std::getline(in, line)) {
+      // lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...
+      if (line.empty() || line[0] == ' ') continue;
+      std::istringstream ls(line);
+      std::string lemma, pos;
+      int synsets = 0, pcnt = 0;
+      if (!(ls >> lemma >> pos >> synsets >> pcnt)) continue;
+      if (synsets < 2) continue;
+      std::string tmp;
+      for (int i = 0; i < pcnt; ++i) ls >> tmp;
+      int senses = 0, tagged = 0;
+      if (!(ls >> senses >> tagged)) continue;
+      if (tagged >= 1 && lemma.find('_') == std::string::npos) e.generic.insert(lemma);
+    }
+    return e;
+  }();
+  return ex;
+}
+
+// ---------------------------------------------------------------- word lists
+// Function words beyond core/text.h's stop words: they end a phrase.
+const std::unordered_set<std::string_view> kFunc = {
+    "et", "al", "etal", "fig", "figs", "eq", "eqs", "cf", "ref", "refs", "ie", "eg", "vs", "i.e", "e.g",
+    "based", "due", "thus", "however", "therefore", "hence", "whereas", "although", "though", "yet",
+    "within", "without", "across", "among", "amongst", "along", "upon", "toward", "towards", "onto",
+    "versus", "whether", "either", "neither", "every", "another", "around", "beyond", "despite",
+    "unlike", "rather", "instead", "including", "include", "includes", "included", "respectively",
+    "since", "even", "still", "already", "always", "often", "well", "namely", "especially",
+    "unless", "whereby", "wherein", "thereby", "whose", "whatever", "whichever", "something",
+    "anything", "everything", "nothing", "someone", "anyone", "everyone", "us", "let", "lets",
+    "shown", "show", "shows", "showed", "able", "via", "given", "gives", "called", "termed", "known",
+    "new", "way", "ways", "lot", "lots", "kind", "sort", "thing", "things", "also", "yes", "ok",
+    "http", "https", "www", "com", "org", "html", "pdf", "doi", "arxiv", "abs", "www", "isbn",
+    "p", "pp", "vol", "no", "et al", "non", "pre", "post", "sub", "re", "co", "vi", "vii", "viii",
+    "ii", "iii", "iv", "ix", "xi", "xii", "oh", "mr", "mrs", "dr", "prof", "inc", "ltd",
+    "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "twenty",
+    "hundred", "hundreds", "thousand", "thousands", "million", "millions", "billion", "billions",
+    "dozen", "dozens", "others", "see", "behind", "beneath", "inside", "outside", "throughout",
+    "besides", "alongside", "amid", "whereby", "thereof", "therein", "likewise", "moreover", "overall", "whereas", "half", "zero", "none", "twice", "thrice", "whilst", "hereafter", "herein"};
+
+// Evaluative or discourse adjectives and quantifiers trimmed from the start of a phrase
+// ("several novel attention variants" → "attention variants"). General English, no domain words.
+const std::unordered_set<std::string_view> kGenericMod = {
+    "various", "different", "several", "novel", "new", "recent", "prior", "previous", "existing",
+    "certain", "specific", "particular", "main", "important", "significant", "similar",
+    "general", "overall", "simple", "first", "second", "third", "fourth", "last", "next",
+    "following", "whole", "entire", "respective", "corresponding", "current", "additional",
+    "numerous", "substantial", "strong", "extensive", "comprehensive", "detailed", "critical",
+    "crucial", "fundamental", "typical", "common", "popular", "modern", "contemporary",
+    "traditional", "conventional", "superior", "remarkable", "promising", "notable", "striking",
+    "unique", "proposed", "improved", "better", "best", "good", "great", "major", "minor", "wide",
+    "broad", "diverse", "multiple", "few", "less", "least", "full", "complete", "thorough",
+    "rigorous", "possible", "potential", "necessary", "relevant", "appropriate", "suitable",
+    "interesting", "powerful", "effective", "successful", "original", "actual", "real", "true",
+    "clear", "obvious", "explicit", "implicit", "main", "primary", "secondary", "basic", "initial",
+    "final", "above", "below", "aforementioned", "related", "respective", "latter", "former",
+    "increasing", "growing", "emerging", "underlying", "resulting", "remaining", "corresponding",
+    "state-of-the-art", "so-called", "well-known", "large-scale", "real-world", "high-quality",
+    "wide-ranging", "up-to-date", "off-the-shelf", "cutting-edge", "other", "such", "own", "same",
+    "particularly", "vast", "huge", "enormous", "tremendous", "considerable", "excellent",
+    "impressive", "outstanding", "unprecedented", "competitive", "challenging", "difficult",
+    "easy", "simple", "straightforward", "elegant", "sophisticated", "advanced", "improved"};
+
+// Hyphenated words ending like these describe rather than name ("attention-based").
+const std::unordered_set<std::string_view> kModSuffix = {
+    "based", "aware", "free", "like", "specific", "driven", "level", "scale", "style", "wise",
+    "agnostic", "dependent", "independent", "oriented", "related", "sensitive", "intensive",
+    "efficient", "friendly", "ready", "critical", "centric", "guided", "conditioned", "enhanced",
+    "augmented", "tuned", "trained", "grained", "range", "term", "art", "shelf", "known", "called",
+    "scale", "order", "time", "end", "step", "date", "quality", "world", "length", "size"};
+
+// After these a word that can be a verb is one ("we present", "heads that write").
+const std::unordered_set<std::string_view> kSubject = {
+    "we", "they", "i", "you", "he", "she", "it", "which", "who", "that", "can", "could", "may",
+    "might", "must", "should", "will", "would", "shall", "not", "to", "do", "does", "did", "has",
+    "have", "had", "been", "be", "being"};
+
+// Determiners after which a participle may start a phrase ("the learned embeddings").
+const std::unordered_set<std::string_view> kDeterminer = {
+    "the", "a", "an", "our", "its", "their", "this", "these", "those", "each", "every", "any",
+    "some", "all", "both", "his", "her", "your", "my", "whose"};
+
+const std::unordered_set<std::string_view> kRoman = {"ii", "iii", "iv", "vi", "vii", "viii", "ix", "xi", "xii"};
+
+// ---------------------------------------------------------------- lexicon helpers
+bool noun_form(const Lexicon& lex, const std::string& l) {
+  if (lex.is_noun(l)) return true;
+  std::string s = lex.singular(l);
+  return s != l && lex.is_noun(s);
+}
+
+bool verb_form(const Lexicon& lex, const std::string& l, bool* participle) { return lex.verb_form(l, participle); }
+
+bool plural_noun(const Lexicon& lex, const Token& t) {
+  if (t.acronym) return ends_with(t.text, "s");
+  return ends_with(t.lower, "s") && !ends_with(t.lower, "ss") && lex.singular(t.lower) != t.lower;
+}
+
+// Third-person verb form of a word that is also a noun ("uses", "processes").
+bool verb_s_form(const Lexicon& lex, const std::string& l) {
+  bool part = false;
+  return ends_with(l, "s") && !ends_with(l, "ss") && verb_form(lex, l, &part) && !part && !lex.is_verb(l);
+}
+
+// ---------------------------------------------------------------- masking
+void blank(std::string& m, size_t b, size_t e, bool hard) {
+  e = std::min(e, m.size());
+  for (size_t i = b; i < e; ++i) m[i] = ' ';
+  if (hard && b < e) m[b] = '\x01';
+}
+
+size_t find_close(std::string_view t, size_t from, std::string_view close, size_t limit) {
+  size_t end = std::min(t.size(), from + limit);
+  size_t p = t.substr(0, end).find(close, from);
+  return p == std::string_view::npos ? std::string_view::npos : p;
+}
+
+bool citation_content(std::string_view c) {
+  if (c.empty() || c.size() > 80) return false;
+  bool digits_only = true;
+  for (char ch : c)
+    if (!(is_digit(ch) || ch == ',' || ch == ' ' || ch == '-' || ch == ';')) digits_only = false;
+  if (digits_only) return std::any_of(c.begin(), c.end(), is_digit);
+  if (c.find("et al") != std::string_view::npos) return true;
+  // "Vaswani, 2017", "Smith and Lee 2019a"
+  for (size_t i = 0; i + 4 <= c.size(); ++i)
+    if ((c[i] == '1' || c[i] == '2') && is_digit(c[i + 1]) && is_digit(c[i + 2]) && is_digit(c[i + 3]) &&
+        (i == 0 || !is_alnum(c[i - 1])) && c.find('|') == std::string_view::npos)
+      return c.size() < 60;
+  return false;
+}
+
+}  // namespace
+
+std::string mask_markup(std::string_view t) {
+  std::string m(t);
+  size_t n = t.size();
+  bool line_start = true;
+  for (size_t i = 0; i < n;) {
+    char c = t[i];
+    bool at_line_start = line_start;
+    line_start = (c == '\n') || (line_start && (c == ' ' || c == '\t'));
+    // DokuWiki footnote (( ... )) : citations, removed entirely.
+    if (c == '(' && i + 1 < n && t[i + 1] == '(') {
+      size_t e = find_close(t, i + 2, "))", 3000);
+      if (e != std::string_view::npos) {
+        blank(m, i, e + 2, true);
+        i = e + 2;
+        continue;
+      }
+    }
+    // Wiki links [[target|label]] keep the label; [[page]] keeps the page name.
+    if (c == '[' && i + 1 < n && t[i + 1] == '[') {
+      size_t e = find_close(t, i + 2, "]]", 500);
+      if (e != std::string_view::npos) {
+        std::string_view in = t.substr(i + 2, e - i - 2);
+        size_t bar = in.find('|');
+        if (bar != std::string_view::npos) {
+          blank(m, i, i + 2 + bar + 1, false);
+          blank(m, e, e + 2, false);
+          i = i + 2 + bar + 1;  // the label is scanned normally
+        } else if (in.find("://") != std::string_view::npos) {
+          blank(m, i, e + 2, true);
+          i = e + 2;
+        } else {
+          blank(m, i, i + 2, false);
+          blank(m, e, e + 2, false);
+          for (size_t k = i + 2; k < e; ++k)
+            if (m[k] == '_' || m[k] == ':') m[k] = ' ';
+          i = e + 2;
+        }
+        continue;
+      }
+    }
+    // URLs and e-mail-like tokens.
+    if ((c == 'h' && (t.substr(i, 7) == "http://" || t.substr(i, 8) == "https://")) ||
+        (c == 'w' && t.substr(i, 4) == "www." && (i == 0 || !is_alnum(t[i - 1])))) {
+      size_t e = i;
+      while (e < n && !is_space(t[e]) && t[e] != '|' && t[e] != ']' && t[e] != '>' && t[e] != '"' && t[e] != ')') ++e;
+      blank(m, i, e, true);
+      i = e;
+      continue;
+    }
+    // Citation markers [12], [3, 5-7], [Vaswani et al., 2017]; markdown links [label](url).
+    if (c == '[') {
+      size_t e = find_close(t, i + 1, "]", 120);
+      if (e != std::string_view::npos) {
+        std::string_view in = t.substr(i + 1, e - i - 1);
+        if (in.find('[') == std::string_view::npos && citation_content(in)) {
+          blank(m, i, e + 1, true);
+          i = e + 1;
+          continue;
+        }
+        if (e + 1 < n && t[e + 1] == '(') {
+          size_t pe = find_close(t, e + 2, ")", 500);
+          if (pe != std::string_view::npos) {
+            blank(m, i, i + 1, false);
+            blank(m, e, pe + 1, false);
+            i = i + 1;
+            continue;
+          }
+        }
+      }
+    }
+    // LaTeX math: $$...$$, $...$, \( \), \[ \], commands and their {arguments}, sub/superscripts.
+    if (c == '$') {
+      bool dbl = i + 1 < n && t[i + 1] == '$';
+      size_t e = find_close(t, i + (dbl ? 2 : 1), dbl ? "$$" : "$", dbl ? 5000 : 400);
+      if (e != std::string_view::npos && (dbl || t.substr(i, e - i).find("\n\n") == std::string_view::npos)) {
+        size_t end = e + (dbl ? 2 : 1);
+        blank(m, i, end, true);
+        i = end;
+        continue;
+      }
+      blank(m, i, i + 1, true);
+      ++i;
+      continue;
+    }
+    if (c == '\\') {
+      size_t e = i + 1;
+      while (e < n && is_alpha(t[e])) ++e;
+      if (e == i + 1 && e < n) ++e;  // \( \[ \\ etc.
+      while (e < n && t[e] == '{') {
+        int depth = 0;
+        size_t k = e;
+        for (; k < n && k < e + 300; ++k) {
+          if (t[k] == '{') ++depth;
+          else if (t[k] == '}' && --depth == 0) break;
+        }
+        if (k >= n || t[k] != '}') break;
+        e = k + 1;
+      }
+      blank(m, i, e, true);
+      i = e;
+      continue;
+    }
+    if ((c == '_' || c == '^') && i > 0 && !is_space(t[i - 1]) && i + 1 < n && !is_space(t[i + 1]) &&
+        !(c == '_' && t[i + 1] == '_')) {
+      size_t e = i + 1;
+      if (t[e] == '{') {
+        size_t k = find_close(t, e, "}", 200);
+        e = k == std::string_view::npos ? e + 1 : k + 1;
+      } else {
+        while (e < n && is_alnum(t[e])) ++e;
+      }
+      // the base symbol (x in x_i) goes too when it is a short run
+      size_t b = i;
+      while (b > 0 && is_alnum(t[b - 1]) && i - b < 3) --b;
+      if (b > 0 && is_alnum(t[b - 1])) b = i;
+      blank(m, b, e, true);
+      i = e;
+      continue;
+    }
+    // Code: ``` fences and `inline` spans.
+    if (c == '`') {
+      if (t.substr(i, 3) == "```") {
+        size_t e = find_close(t, i + 3, "```", 20000);
+        size_t end = e == std::string_view::npos ? n : e + 3;
+        blank(m, i, end, true);
+        i = end;
+        continue;
+      }
+      size_t e = find_close(t, i + 1, "`", 200);
+      if (e != std::string_view::npos && t.substr(i, e - i).find('\n') == std::string_view::npos) {
+        blank(m, i, e + 1, true);
+        i = e + 1;
+        continue;
+      }
+    }
+    // Emphasis and wiki formatting marks: **, __, //, '' (not inside URLs, handled above).
+    if ((c == '*' || c == '_' || c == '\'' || c == '/') && i + 1 < n && t[i + 1] == c) {
+      blank(m, i, i + 2, false);
+      i += 2;
+      continue;
+    }
+    // HTML tags.
+    if (c == '<' && i + 1 < n && (is_alpha(t[i + 1]) || t[i + 1] == '/' || t[i + 1] == '!')) {
+      size_t e = find_close(t, i + 1, ">", 200);
+      if (e != std::string_view::npos && t.substr(i, e - i).find('\n') == std::string_view::npos) {
+        blank(m, i, e + 1, true);
+        i = e + 1;
+        continue;
+      }
+    }
+    // Heading marks: markdown "#", DokuWiki "==" runs.
+    if ((c == '#' && at_line_start) || (c == '=' && i + 1 < n && t[i + 1] == '=')) {
+      size_t e = i;
+      while (e < n && t[e] == c) ++e;
+      blank(m, i, e, true);
+      i = e;
+      continue;
+    }
+    ++i;
+  }
+  return m;
+}
+
+// ---------------------------------------------------------------- acronyms
+bool looks_acronym(std::string_view w) {
+  if (w.size() < 2 || w.size() > 8 || !is_upper(w[0])) return false;
+  std::string_view core = w;
+  if (size_t h = core.find('-'); h != std::string_view::npos) {
+    if (core.find('-', h + 1) != std::string_view::npos) return false;
+    std::string_view tail = core.substr(h + 1);
+    if (tail.empty() || tail.size() > 3) return false;
+    if (!std::all_of(tail.begin(), tail.end(), [](char c) { return is_digit(c) || is_lower(c); })) return false;
+    core = core.substr(0, h);
+  }
+  if (core.size() > 2 && core.back() == 's' && is_upper(core[core.size() - 2])) core.remove_suffix(1);
+  int up = 0, low = 0;
+  for (char c : core) {
+    if (is_upper(c)) ++up;
+    else if (is_lower(c)) ++low;
+    else if (!is_digit(c)) return false;
+  }
+  if (up < 2 || low > up) return false;
+  std::string l = lower_ascii(core);
+  return !kRoman.count(l);
+}
+
+std::string match_expansion(std::string_view acronym, std::string_view lf) {
+  // Letters and digits of the acronym, without the plural s and a "-4" version suffix.
+  std::string_view a = acronym;
+  if (size_t h = a.find('-'); h != std::string_view::npos) a = a.substr(0, h);
+  if (a.size() > 2 && a.back() == 's' && is_upper(a[a.size() - 2])) a.remove_suffix(1);
+  std::string s;
+  for (char c : a)
+    if (is_alnum(c)) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (s.size() < 2 || lf.size() <= s.size()) return "";
+  auto low = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  long si = static_cast<long>(s.size()) - 1, li = static_cast<long>(lf.size()) - 1;
+  while (si >= 0) {
+    char c = s[si];
+    while (li >= 0 && (low(lf[li]) != c || (si == 0 && li > 0 && is_alnum(lf[li - 1])))) --li;
+    if (li < 0) return "";
+    --li;
+    --si;
+  }
+  size_t start = static_cast<size_t>(li + 1);
+  std::string_view out = lf.substr(start);
+  // the first acronym letter must start the expansion's first word
+  if (start > 0 && !is_space(lf[start - 1])) return "";
+  // at most |A| + 5 words, and the first word not a function word
+  int nw = 1;
+  for (char c : out)
+    if (c == ' ') ++nw;
+  if (nw > static_cast<int>(s.size()) + 5) return "";
+  std::string first = lower_ascii(out.substr(0, out.find(' ')));
+  if (is_stopword(first)) return "";
+  return std::string(out);
+}
+
+bool generic_noun(std::string_view w) { return extra().generic.count(std::string(w)) > 0; }
+
+bool weak_single_word(std::string_view w) {
+  const Lexicon& lex = Lexicon::get();
+  std::string l(w);
+  if (generic_noun(l) || lex.is_adj(l) || lex.is_adv(l)) return true;
+  bool part = false;
+  return verb_form(lex, l, &part);
+}
+
+// ---------------------------------------------------------------- analysis
+namespace {
+
+// Byte length of the UTF-8 character at p if it is a word character, 0 if it is punctuation.
+// Non-ASCII letters are word characters; general punctuation, math symbols, arrows and the
+// Latin-1 symbols (U+0080–U+00BF, ×, ÷) are not.
+size_t word_char(std::string_view t, size_t i, size_t* len) {
+  unsigned char c = static_cast<unsigned char>(t[i]);
+  if (c < 0x80) {
+    *len = 1;
+    return is_alnum(static_cast<char>(c)) ? 1 : 0;
+  }
+  size_t l = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+  if (i + l > t.size()) l = t.size() - i;
+  *len = l;
+  if (c == 0xC2) return 0;
+  if (c == 0xC3 && l > 1 && (static_cast<unsigned char>(t[i + 1]) == 0x97 || static_cast<unsigned char>(t[i + 1]) == 0xB7)) return 0;
+  if (c == 0xE2 || c == 0xE3 || c == 0xEF || c >= 0xF0 || l == 1) return 0;  // symbols, CJK punct, emoji
+  return l;
+}
+
+void classify(Token& t, bool sentence_initial, bool title_case, bool shouting, const Token* prev) {
+  const Lexicon& lex = Lexicon::get();
+  const std::string& w = t.text;
+  const std::string& l = t.lower;
+  bool has_alpha = false, has_digit = false, has_hyphen = false, non_ascii = false;
+  int uppers = 0;
+  for (char c : w) {
+    if (is_alpha(c)) has_alpha = true;
+    if (is_digit(c)) has_digit = true;
+    if (c == '-') has_hyphen = true;
+    if (is_upper(c)) ++uppers;
+    if (static_cast<unsigned char>(c) >= 0x80) non_ascii = true;
+  }
+  t.role = Role::kBreak;
+  if (!has_alpha && !non_ascii) return;           // numbers
+  if (is_digit(w[0])) return;                     // 7B, 3rd, 1st
+  if (w.size() > 40) return;                      // garbage
+  if (w.size() == 1) return;                      // single letters
+  if (is_stopword(l) || kFunc.count(l)) return;
+  if (!shouting && looks_acronym(w)) {
+    t.acronym = t.cap = t.technical = true;
+    t.role = Role::kHead;
+    return;
+  }
+  bool camel = false;
+  for (size_t i = 1; i < w.size(); ++i)
+    if (is_lower(w[i - 1]) && is_upper(w[i])) camel = true;
+  int letters = 0;
+  for (char c : w) letters += is_alpha(c);
+  bool digit_word = has_digit && (letters >= 2 || uppers >= 1);
+  if (has_digit && !digit_word) return;  // x1, h2: variables
+  t.technical = camel || digit_word || has_hyphen;
+  if (kGenericMod.count(l)) {
+    t.generic_mod = true;
+    t.role = Role::kModifier;
+    return;
+  }
+  if (has_hyphen) {
+    std::string last = l.substr(l.rfind('-') + 1);
+    std::string first = l.substr(0, l.find('-'));
+    if (last.empty() || first.empty()) return;
+    // years and counts: mid-2020s, 1990-2000
+    for (size_t p = 0; p <= l.size();) {
+      size_t q = l.find('-', p);
+      if (q == std::string::npos) q = l.size();
+      if (q - p >= 3 && is_digit(l[p])) return;
+      p = q + 1;
+    }
+    bool part = false;
+    bool last_noun = noun_form(lex, last);
+    if (kModSuffix.count(last) || (!last_noun && (lex.is_adj(last) || verb_form(lex, last, &part) || lex.is_adv(last))))
+      t.role = Role::kModifier;
+    else
+      t.role = Role::kHead;
+    bool up = is_upper(w[0]) && !sentence_initial && !title_case;
+    t.cap = up;
+    return;
+  }
+  bool capital = is_upper(w[0]) || (uppers > 0 && camel);
+  if (camel || digit_word) {
+    t.role = Role::kHead;
+    t.cap = capital;
+    return;
+  }
+  bool part = false;
+  bool noun = noun_form(lex, l), adj = lex.is_adj(l), verb = verb_form(lex, l, &part), adv = lex.is_adv(l);
+  bool known = noun || adj || verb || adv;
+  if (capital && !sentence_initial && !title_case) {
+    t.cap = true;
+    t.role = Role::kHead;
+    return;
+  }
+  if (capital && !known) {  // a name at the start of a sentence or in a title
+    t.cap = true;
+    t.role = Role::kHead;
+    return;
+  }
+  // After a subject pronoun or a modal, a word that can be a verb is one ("we present").
+  if (verb && prev && prev->word() && kSubject.count(prev->lower)) return;
+  if (noun) {
+    t.role = Role::kHead;
+    return;
+  }
+  if (adj) {
+    t.role = Role::kModifier;
+    return;
+  }
+  if (verb) {
+    if (part && prev && prev->word() && kDeterminer.count(prev->lower)) t.role = Role::kModifier;
+    return;
+  }
+  if (adv) return;
+  // Unknown to WordNet: technical vocabulary, shaped by its suffix.
+  if (l.size() < 3) return;
+  if (ends_with(l, "ly")) return;
+  static const char* kAdjSuffix[] = {"ive", "ous", "al", "ic", "able", "ible", "ful", "less", "ary", "ed", "ian", "istic"};
+  for (const char* s : kAdjSuffix)
+    if (ends_with(l, s)) {
+      t.role = Role::kModifier;
+      return;
+    }
+  t.role = Role::kHead;
+  t.technical = t.technical || !non_ascii;
+}
+
+bool heading_line(std::string_view raw, std::string_view text, size_t b, size_t e) {
+  bool line_begin = b == 0 || text[b - 1] == '\n';
+  bool line_end = e >= text.size() || text[e] == '\n' || text[e] == '\r';
+  if (raw.empty()) return false;
+  if (raw[0] == '#' && line_begin) return true;
+  if (starts_with(raw, "==")) return true;
+  if (!line_begin || !line_end) return false;
+  char last = raw.back();
+  if (last == '.' || last == ',' || last == ';' || last == '?' || last == '!') return false;
+  int nw = 0;
+  bool space = true;
+  for (char c : raw) {
+    if (is_space(c)) space = true;
+    else if (space) ++nw, space = false;
+  }
+  if (nw > 10) return false;
+  // "1.2.3 Title" or "Chapter 2"
+  size_t i = 0;
+  while (i < raw.size() && (is_digit(raw[i]) || raw[i] == '.')) ++i;
+  if (i > 0 && i < raw.size() && raw[i] == ' ' && i + 1 < raw.size() && is_upper(raw[i + 1])) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<Sentence> analyse(std::string_view text, std::string_view masked) {
+  std::vector<Sentence> out;
+  auto ranges = split_sentences(masked);
+  // Wiki heading runs ("====== Title ======") inside a range cut it further.
+  std::vector<std::pair<size_t, size_t>> cut;
+  std::vector<bool> wiki_heading;
+  for (auto [b, e] : ranges) {
+    size_t s = b;
+    bool in_heading = false;
+    for (size_t i = b; i + 1 < e; ++i) {
+      if (text[i] == '=' && text[i + 1] == '=') {
+        size_t j = i;
+        while (j < e && text[j] == '=') ++j;
+        if (i > s) cut.emplace_back(s, i), wiki_heading.push_back(in_heading);
+        in_heading = !in_heading;
+        s = j;
+        i = j - 1;
+      }
+    }
+    if (e > s) cut.emplace_back(s, e), wiki_heading.push_back(false);
+  }
+  for (size_t k = 0; k < cut.size(); ++k) {
+    auto [b, e] = cut[k];
+    while (b < e && is_space(text[b])) ++b;
+    while (e > b && is_space(text[e - 1])) --e;
+    if (e <= b) continue;
+    Sentence s;
+    s.b = b;
+    s.e = e;
+    s.heading = wiki_heading[k] || heading_line(text.substr(b, e - b), text, b, e);
+    // tokens over the masked text
+    size_t i = b;
+    while (i < e) {
+      size_t len = 1;
+      if (is_space(masked[i])) {
+        ++i;
+        continue;
+      }
+      if (!word_char(masked, i, &len)) {
+        Token t;
+        t.b = i;
+        t.e = i + len;
+        t.punct = masked[i] == '\x01' ? '\x01' : (len == 1 ? masked[i] : '~');
+        t.text = std::string(text.substr(i, len));
+        s.toks.push_back(std::move(t));
+        i += len;
+        continue;
+      }
+      size_t j = i;
+      while (j < e) {
+        size_t l2 = 1;
+        if (word_char(masked, j, &l2)) {
+          j += l2;
+          continue;
+        }
+        // internal hyphen between word characters; '.' between digits (GPT-3.5)
+        size_t l3 = 1;
+        if (j + 1 < e && (masked[j] == '-' || (masked[j] == '.' && j > i && is_digit(masked[j - 1]) && is_digit(masked[j + 1]))) &&
+            j > i && word_char(masked, j + 1, &l3))
+          ++j;
+        else
+          break;
+      }
+      Token t;
+      t.b = i;
+      t.e = j;
+      t.text = std::string(text.substr(i, j - i));
+      t.lower = lower_ascii(t.text);
+      s.toks.push_back(std::move(t));
+      i = j;
+    }
+    // title case: most content words capitalised (headings, paper titles)
+    int content = 0, caps = 0, allcaps = 0;
+    for (auto& t : s.toks) {
+      if (!t.word() || is_stopword(t.lower) || !is_alpha(t.text[0])) continue;
+      ++content;
+      if (is_upper(t.text[0])) ++caps;
+      if (std::none_of(t.text.begin(), t.text.end(), is_lower) && t.text.size() > 1) ++allcaps;
+    }
+    char last = text[e - 1];
+    bool ends_sentence = last == '.' || last == '?' || last == '!';
+    s.title_case = content >= 2 && caps * 10 >= content * 7 && (s.heading || (content <= 14 && !ends_sentence));
+    bool shouting = content >= 3 && allcaps * 10 >= content * 6;
+    bool first = true;
+    for (size_t k2 = 0; k2 < s.toks.size(); ++k2) {
+      Token& t = s.toks[k2];
+      if (!t.word()) {
+        if (t.punct == ':' || t.punct == '*' || t.punct == '-' || t.punct == '~' || t.punct == '\x01') first = true;
+        continue;
+      }
+      const Token* prev = k2 > 0 ? &s.toks[k2 - 1] : nullptr;
+      classify(t, first, s.title_case, shouting, prev);
+      first = false;
+    }
+    // "Figure 3", "Table 2", "Section 4.1": references, not topics
+    static const std::unordered_set<std::string_view> kRefNoun = {
+        "figure", "fig", "table", "section", "chapter", "equation", "eq", "appendix", "algorithm",
+        "theorem", "lemma", "proposition", "corollary", "definition", "example", "remark", "proof",
+        "step", "line", "page", "part", "volume", "listing", "exercise", "problem"};
+    for (size_t k2 = 0; k2 + 1 < s.toks.size(); ++k2)
+      if (s.toks[k2].word() && kRefNoun.count(s.toks[k2].lower) && !s.toks[k2 + 1].text.empty() &&
+          (is_digit(s.toks[k2 + 1].text[0]) || kRoman.count(s.toks[k2 + 1].lower)))
+        s.toks[k2].role = Role::kBreak;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+void chunk_phrases(Sentence& s) {
+  const Lexicon& lex = Lexicon::get();
+  s.phrases.clear();
+  auto& tk = s.toks;
+  int n = static_cast<int>(tk.size());
+  bool trim = !s.heading && !s.title_case;  // "General Attention Function" is a name in a title
+  auto emit = [&](int b, int e) {
+    // trim: leading modifiers that are generic, trailing modifiers; keep the last kMaxWords
+    while (trim && b < e && tk[b].generic_mod) ++b;
+    while (e > b && tk[e - 1].role != Role::kHead) --e;
+    if (e - b > kMaxWords) b = e - kMaxWords;
+    while (trim && b < e && tk[b].generic_mod) ++b;
+    if (e > b) s.phrases.push_back({b, e, false});
+  };
+  int start = -1;
+  bool seen_head = false;
+  for (int i = 0; i <= n; ++i) {
+    bool in = i < n && tk[i].word() && tk[i].role != Role::kBreak;
+    // "X exposes a bottleneck", "X uses the Y": a plural-looking noun before a determiner is a verb.
+    if (in && tk[i].role == Role::kHead && !tk[i].cap && !tk[i].technical && i + 1 < n && tk[i + 1].word() &&
+        (kDeterminer.count(tk[i + 1].lower) || tk[i + 1].lower == "on" || tk[i + 1].lower == "upon") &&
+        verb_s_form(lex, tk[i].lower))
+      in = false;
+    if (in && start >= 0) {
+      // Mod* Head+: a modifier after a head starts a new phrase.
+      if (tk[i].role == Role::kModifier && seen_head) {
+        emit(start, i);
+        start = i;
+        seen_head = false;
+        continue;
+      }
+      // "architecture processes entire sequences", "LLMs deploy multiple pathways":
+      // a noun-verb word after a head, followed by more phrase, is the verb.
+      if (tk[i].role == Role::kHead && seen_head && !tk[i].cap && !tk[i].technical) {
+        bool next_np = i + 1 < n && tk[i + 1].word() &&
+                       (tk[i + 1].role != Role::kBreak || kDeterminer.count(tk[i + 1].lower));
+        bool part = false;
+        bool is_v = verb_s_form(lex, tk[i].lower) && next_np;
+        if (!is_v && plural_noun(lex, tk[i - 1]) && !ends_with(tk[i].lower, "s") &&
+            verb_form(lex, tk[i].lower, &part) && !part)
+          is_v = true;
+        if (is_v) {
+          emit(start, i);
+          start = -1;
+          seen_head = false;
+          continue;
+        }
+      }
+      if (tk[i].role == Role::kHead) seen_head = true;
+      continue;
+    }
+    if (in) {
+      start = i;
+      seen_head = tk[i].role == Role::kHead;
+      continue;
+    }
+    if (start >= 0) emit(start, i);
+    start = -1;
+    seen_head = false;
+  }
+}
+
+std::string surface(const Sentence& s, int first, int last) {
+  std::string out;
+  for (int i = first; i < last; ++i) {
+    if (i > first) out += ' ';
+    out += s.toks[i].text;
+  }
+  return out;
+}
+
+}  // namespace mmkg::graph::rules

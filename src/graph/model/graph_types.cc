@@ -1,0 +1,73 @@
+#include "graph/model/graph_types.h"
+
+#include <unicode/normalizer2.h>
+#include <unicode/uchar.h>
+#include <unicode/unistr.h>
+
+#include "text/lexicon.h"
+
+namespace mmkg::graph {
+
+std::string name_key(std::string_view name) {
+  // Fold case and accents with ICU: NFD, drop nonspacing marks, lower-case.
+  UErrorCode err = U_ZERO_ERROR;
+  const icu::Normalizer2* nfd = icu::Normalizer2::getNFDInstance(err);
+  icu::UnicodeString u = icu::UnicodeString::fromUTF8(icu::StringPiece(name.data(), static_cast<int32_t>(name.size())));
+  icu::UnicodeString d = U_SUCCESS(err) ? nfd->normalize(u, err) : u;
+  if (U_FAILURE(err)) d = u;
+  icu::UnicodeString folded;
+  for (int32_t i = 0; i < d.length();) {
+    UChar32 c = d.char32At(i);
+    i += U16_LENGTH(c);
+    if (u_charType(c) == U_NON_SPACING_MARK) continue;
+    if (c == 0x2019) c = '\'';  // typographic apostrophe
+    folded.append(static_cast<UChar32>(u_tolower(c)));
+  }
+  std::string s;
+  folded.toUTF8String(s);
+  // Possessive 's, then everything that is not a letter or digit becomes a separator.
+  std::string out;
+  std::string word;
+  std::vector<std::string> ws;
+  auto flush = [&] {
+    if (!word.empty()) ws.push_back(std::move(word)), word.clear();
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == '\'' && i + 1 < s.size() && s[i + 1] == 's' && (i + 2 == s.size() || !std::isalnum(static_cast<unsigned char>(s[i + 2])))) {
+      ++i;  // drop 's
+      continue;
+    }
+    if (std::isalnum(c) || c >= 0x80) word += static_cast<char>(c);
+    else flush();
+  }
+  flush();
+  if (ws.empty()) return "";
+  ws.back() = Lexicon::get().singular(ws.back());
+  for (size_t i = 0; i < ws.size(); ++i) {
+    if (i) out += ' ';
+    out += ws[i];
+  }
+  return out;
+}
+
+std::vector<std::string> key_words(const std::string& key) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= key.size()) {
+    size_t j = key.find(' ', i);
+    if (j == std::string::npos) j = key.size();
+    if (j > i) out.push_back(key.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string key_compact(const std::string& key) {
+  std::string out;
+  for (char c : key)
+    if (c != ' ') out += c;
+  return out;
+}
+
+}  // namespace mmkg::graph

@@ -1,0 +1,530 @@
+// Entity resolution: one document's term candidates → entities, mentions and relations by id.
+//
+// 1. Group by name_key(): case, plural, hyphen and spacing variants share a key; keys equal once
+//    their spaces are removed ("feed-forward" / "feedforward") join too.
+// 2. Acronyms join their expansions: a definition in the text (TermCandidate::expansion, trimmed
+//    to the words the acronym abbreviates, see trim_expansion); else an existing entity having the
+//    acronym as an alias (step 3); else, for acronyms of 3+ letters, the ONE multi-word term of the
+//    same document whose initials spell it (is_acronym_of, strict). Two-letter acronyms are never
+//    inferred: too many phrases share two initials.
+// 3. Each group is matched against the store by its keys (find_by_key). A group that defines its
+//    acronym does not take an existing entity through the acronym alone when that entity already
+//    has a different expansion ("MHA" = "Mental Health Act" stays apart from multi-head attention).
+// 4. Groups still unmatched may merge with an existing entity or with each other when the names'
+//    embeddings have cosine >= ResolveOptions::merge_cosine (0.90) AND the names pass the lexical
+//    checks: same head word (last word, stemmed) and at least 80% of the content-word stems shared
+//    (so names of up to four content words must use the same words up to morphology:
+//    "positional encoding" / "position encoding"). The head rule keeps "attention" apart from
+//    "attention sink" and "attention mask" whatever the cosine; the 80% rule keeps a modifier from
+//    merging a subtype with its parent ("language model" / "large language model"). 0.90 is high
+//    on purpose: all-MiniLM-L6-v2 gives 0.8-0.9 to related-but-different short names, and a wrong
+//    merge is worse than a missed one (linking still reaches both by name).
+#include "graph/resolve/resolve.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+#include <unordered_map>
+
+#include "embed/embedder.h"
+#include "core/hash.h"
+#include "text/words.h"
+#include "graph/resolve/acronym.h"
+
+namespace mmkg::graph {
+namespace {
+
+class UnionFind {
+ public:
+  int add() {
+    parent_.push_back(static_cast<int>(parent_.size()));
+    return parent_.back();
+  }
+  int find(int x) {
+    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
+    return x;
+  }
+  /// Joins the sets; the smaller index becomes the root (keeps results independent of call order).
+  void unite(int a, int b) {
+    a = find(a), b = find(b);
+    if (a == b) return;
+    if (b < a) std::swap(a, b);
+    parent_[b] = a;
+  }
+
+ private:
+  std::vector<int> parent_;
+};
+
+/// A term candidate with where it was read.
+struct Cand {
+  const TermCandidate* term;
+  size_t chunk;
+  int key;  // index into keys
+  bool acronym;
+};
+
+/// One group of keys that name the same thing (before the store is consulted).
+struct Group {
+  std::vector<int> keys;
+  std::map<std::string, int> surfaces;   // non-acronym surface → count
+  std::map<std::string, int> acronyms;   // acronym surface → count
+  std::set<std::string> expansion_keys;  // keys of text-defined expansions
+  std::map<std::string, int> types;      // candidate type → votes
+  std::string description;
+  double score = 0;
+  std::string existing;  // id of the stored entity it resolves to, if any
+};
+
+/// The display name among surface counts: most frequent, then capitalised, then singular, then
+/// alphabetical (so the choice does not depend on the order of the document).
+std::string pick_name(const std::map<std::string, int>& counts) {
+  std::string best;
+  std::tuple<int, bool, bool> best_rank{-1, false, false};
+  for (const auto& [s, n] : counts) {
+    bool cap = !s.empty() && s[0] >= 'A' && s[0] <= 'Z';
+    std::vector<std::string> kw = key_words(name_key(s));
+    std::vector<std::string> sw = words(s);
+    bool singular = !kw.empty() && !sw.empty() && kw.back() == sw.back();
+    std::tuple<int, bool, bool> rank{n, cap, singular};
+    if (rank > best_rank) best_rank = rank, best = s;  // strict: the alphabetically first wins ties
+  }
+  return best;
+}
+
+/// Same head word and mostly the same content words (see the file comment).
+bool lexically_compatible(const std::string& ka, const std::string& kb) {
+  if (ka.empty() || kb.empty()) return false;
+  if (ka == kb || key_compact(ka) == key_compact(kb)) return true;
+  std::vector<std::string> wa = key_words(ka), wb = key_words(kb);
+  if (stem(wa.back()) != stem(wb.back())) return false;
+  std::set<std::string> sa, sb;
+  for (const auto& w : wa)
+    if (!is_stopword(w)) sa.insert(stem(w));
+  for (const auto& w : wb)
+    if (!is_stopword(w)) sb.insert(stem(w));
+  if (sa.empty() || sb.empty()) return false;
+  size_t common = 0;
+  for (const auto& s : sa) common += sb.count(s);
+  return common * 5 >= 4 * std::max(sa.size(), sb.size());
+}
+
+bool is_symmetric(const std::string& type) { return type == "co_occurs" || type == "compared_with"; }
+
+/// The number of letters and digits of an acronym, a plural "s" not counted.
+size_t acronym_length(const std::string& key) { return key_compact(key).size(); }
+
+class Resolver {
+ public:
+  Resolver(const std::vector<ChunkExtraction>& doc, const std::string& doc_id, GraphStore& store,
+           const EmbedNames& embed, const ResolveOptions& options)
+      : doc_(doc), doc_id_(doc_id), store_(store), embed_(embed), options_(options) {}
+
+  GraphDelta run() {
+    collect();
+    join_expansions();
+    join_compact_keys();
+    infer_acronyms();
+    build_groups();
+    match_store();
+    merge_by_embedding();
+    return emit();
+  }
+
+ private:
+  int key_id(const std::string& key) {
+    auto [it, fresh] = key_index_.try_emplace(key, static_cast<int>(keys_.size()));
+    if (fresh) {
+      keys_.push_back(key);
+      key_is_acronym_.push_back(false);
+      key_surface_.push_back("");
+      uf_.add();
+    }
+    return it->second;
+  }
+
+  const std::string& key_of(const std::string& surface) {
+    auto it = key_cache_.find(surface);
+    if (it == key_cache_.end()) it = key_cache_.emplace(surface, name_key(surface)).first;
+    return it->second;
+  }
+
+  const std::vector<std::string>& stored(const std::string& key) {
+    auto it = store_hits_.find(key);
+    if (it == store_hits_.end()) it = store_hits_.emplace(key, store_.find_by_key(key)).first;
+    return it->second;
+  }
+
+  void collect() {
+    for (size_t c = 0; c < doc_.size(); ++c) {
+      for (const TermCandidate& t : doc_[c].terms) {
+        const std::string& key = key_of(t.surface);
+        if (key.empty()) continue;
+        bool acr = t.kind == "acronym" || t.type == "acronym" || looks_like_acronym(t.surface);
+        int k = key_id(key);
+        if (acr) key_is_acronym_[k] = true;
+        if (key_surface_[k].empty()) key_surface_[k] = t.surface;
+        cands_.push_back({&t, c, k, acr});
+      }
+    }
+  }
+
+  /// Text-defined expansions; the first definition of an acronym wins.
+  void join_expansions() {
+    for (const Cand& c : cands_) {
+      if (c.term->expansion.empty() || defined_.count(c.key)) continue;
+      std::string e = trim_expansion(c.term->surface, c.term->expansion);
+      if (e.empty()) continue;
+      std::string ek = name_key(e);
+      if (ek.empty() || ek == keys_[c.key]) continue;
+      int k = key_id(ek);
+      if (key_surface_[k].empty()) key_surface_[k] = e;
+      defined_[c.key] = k;
+      expansions_.push_back({k, e});
+      uf_.unite(c.key, k);
+    }
+  }
+
+  void join_compact_keys() {
+    std::unordered_map<std::string, int> first;
+    for (int k = 0; k < static_cast<int>(keys_.size()); ++k) {
+      std::string ck = key_compact(keys_[k]);
+      if (ck.size() < 4) continue;
+      auto [it, fresh] = first.try_emplace(ck, k);
+      if (!fresh) uf_.unite(it->second, k);
+    }
+  }
+
+  /// An acronym used without a definition in this document and unknown to the store joins the one
+  /// multi-word term of the document it abbreviates.
+  void infer_acronyms() {
+    std::vector<bool> root_has_phrase(keys_.size(), false);
+    for (int k = 0; k < static_cast<int>(keys_.size()); ++k)
+      if (!key_is_acronym_[k]) root_has_phrase[uf_.find(k)] = true;
+    for (int k = 0; k < static_cast<int>(keys_.size()); ++k) {
+      if (!key_is_acronym_[k] || root_has_phrase[uf_.find(k)]) continue;
+      if (acronym_length(keys_[k]) < 3 || !stored(keys_[k]).empty()) continue;
+      std::set<int> roots;
+      for (int p = 0; p < static_cast<int>(keys_.size()); ++p) {
+        if (key_is_acronym_[p] || keys_[p].find(' ') == std::string::npos) continue;
+        if (is_acronym_of(key_surface_[k], key_surface_[p])) roots.insert(uf_.find(p));
+      }
+      if (roots.size() == 1) uf_.unite(k, *roots.begin());
+    }
+  }
+
+  void build_groups() {
+    std::map<int, int> group_of_root;
+    key_group_.assign(keys_.size(), -1);
+    for (int k = 0; k < static_cast<int>(keys_.size()); ++k) {
+      int r = uf_.find(k);
+      auto [it, fresh] = group_of_root.try_emplace(r, static_cast<int>(groups_.size()));
+      if (fresh) groups_.emplace_back();
+      groups_[it->second].keys.push_back(k);
+      key_group_[k] = it->second;
+    }
+    for (const Cand& c : cands_) {
+      Group& g = groups_[key_group_[c.key]];
+      (c.acronym ? g.acronyms : g.surfaces)[c.term->surface] += std::max(1, c.term->count);
+      if (!c.term->type.empty() && c.term->type != "acronym") g.types[c.term->type] += 1;
+      if (g.description.empty()) g.description = c.term->definition;
+      g.score = std::max(g.score, c.term->score);
+    }
+    for (const auto& [k, surface] : expansions_) {
+      Group& g = groups_[key_group_[k]];
+      g.surfaces[surface] += 1;
+      g.expansion_keys.insert(keys_[k]);
+    }
+  }
+
+  /// True when the stored entity has an alias (other than the acronym) that expands `acronym`.
+  bool has_other_expansion(const Entity& e, const std::string& acronym) {
+    for (const std::string& a : e.aliases)
+      if (!looks_like_acronym(a) && a.find_first_of(" -") != std::string::npos &&
+          (is_acronym_of(acronym, a) || loosely_abbreviates(acronym, a)))
+        return true;
+    return false;
+  }
+
+  void match_store() {
+    for (Group& g : groups_) {
+      std::map<std::string, int> votes;
+      bool has_phrase = false;
+      for (int k : g.keys) {
+        if (key_is_acronym_[k]) continue;
+        has_phrase = true;
+        for (const std::string& id : stored(keys_[k])) votes[id] += 1;
+      }
+      if (votes.empty()) {
+        double best_score = -1;
+        for (int k : g.keys) {
+          if (!key_is_acronym_[k]) continue;
+          for (const std::string& id : stored(keys_[k])) {
+            std::optional<Entity> e = store_.entity(id);
+            if (!e) continue;
+            if (has_phrase && has_other_expansion(*e, key_surface_[k])) continue;
+            if (e->score > best_score) best_score = e->score, g.existing = id;  // ids come ordered
+          }
+        }
+        continue;
+      }
+      int best = 0;
+      for (const auto& [id, n] : votes)
+        if (n > best) best = n, g.existing = id;
+    }
+  }
+
+  std::string display_name(const Group& g) const {
+    if (!g.expansion_keys.empty()) {
+      std::map<std::string, int> pool;
+      for (const auto& [s, n] : g.surfaces)
+        if (g.expansion_keys.count(name_key(s))) pool[s] += n;
+      if (!pool.empty()) return pick_name(pool);
+    }
+    return pick_name(g.surfaces.empty() ? g.acronyms : g.surfaces);
+  }
+
+  /// Step 4: unmatched groups (with a phrase, not acronym-only) vs stored entities and each other.
+  void merge_by_embedding() {
+    group_uf_ = UnionFind();
+    for (size_t i = 0; i < groups_.size(); ++i) group_uf_.add();
+    std::vector<int> open;
+    for (int i = 0; i < static_cast<int>(groups_.size()); ++i)
+      if (groups_[i].existing.empty() && !groups_[i].surfaces.empty()) open.push_back(i);
+    if (open.empty() || !embed_) return;
+    std::vector<std::string> names, name_keys;
+    for (int i : open) names.push_back(display_name(groups_[i])), name_keys.push_back(name_key(names.back()));
+    std::vector<std::vector<float>> vecs = embed_(names);
+    if (vecs.size() != names.size()) return;  // no embedder
+
+    // Stored entities with the same head word that pass the lexical checks.
+    std::map<std::string, std::vector<size_t>> open_by_head;
+    for (size_t i = 0; i < open.size(); ++i) {
+      std::vector<std::string> w = key_words(name_keys[i]);
+      if (!w.empty()) open_by_head[stem(w.back())].push_back(i);
+    }
+    std::vector<Entity> stored_entities;
+    std::vector<std::vector<size_t>> pairs_of_open(open.size());  // → index into stored_entities
+    for (Entity& e : store_.entities()) {
+      std::string ek = name_key(e.name);
+      std::vector<std::string> w = key_words(ek);
+      if (w.empty()) continue;
+      auto it = open_by_head.find(stem(w.back()));
+      if (it == open_by_head.end()) continue;
+      bool used = false;
+      for (size_t i : it->second)
+        if (ek != name_keys[i] && lexically_compatible(name_keys[i], ek)) {
+          pairs_of_open[i].push_back(stored_entities.size());
+          used = true;
+        }
+      if (used) stored_entities.push_back(std::move(e));
+    }
+    std::vector<std::vector<float>> stored_vecs;
+    if (!stored_entities.empty()) {
+      std::vector<std::string> en;
+      for (const Entity& e : stored_entities) en.push_back(e.name);
+      stored_vecs = embed_(en);
+      if (stored_vecs.size() != en.size()) stored_vecs.clear();
+    }
+
+    // Edges by decreasing cosine; a component takes at most one stored entity.
+    struct Edge {
+      double cos;
+      size_t a;      // index into open
+      long b;        // index into open, or -1 - index into stored_entities
+    };
+    std::vector<Edge> edges;
+    for (size_t i = 0; i < open.size(); ++i) {
+      if (!stored_vecs.empty())
+        for (size_t s : pairs_of_open[i]) {
+          double c = dot(vecs[i], stored_vecs[s]);
+          if (c >= options_.merge_cosine) edges.push_back({c, i, -1 - static_cast<long>(s)});
+        }
+      for (size_t j = i + 1; j < open.size(); ++j) {
+        if (!lexically_compatible(name_keys[i], name_keys[j])) continue;
+        double c = dot(vecs[i], vecs[j]);
+        if (c >= options_.merge_cosine) edges.push_back({c, i, static_cast<long>(j)});
+      }
+    }
+    std::stable_sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.cos > y.cos; });
+    std::map<int, std::string> existing_of_root;
+    for (const Edge& e : edges) {
+      int ra = group_uf_.find(open[e.a]);
+      if (e.b < 0) {
+        const std::string& id = stored_entities[static_cast<size_t>(-1 - e.b)].id;
+        auto it = existing_of_root.find(ra);
+        if (it == existing_of_root.end()) existing_of_root[ra] = id;
+        continue;
+      }
+      int rb = group_uf_.find(open[static_cast<size_t>(e.b)]);
+      if (ra == rb) continue;
+      auto ia = existing_of_root.find(ra), ib = existing_of_root.find(rb);
+      if (ia != existing_of_root.end() && ib != existing_of_root.end() && ia->second != ib->second) continue;
+      std::string id = ia != existing_of_root.end() ? ia->second : ib != existing_of_root.end() ? ib->second : "";
+      existing_of_root.erase(ra), existing_of_root.erase(rb);
+      group_uf_.unite(ra, rb);
+      if (!id.empty()) existing_of_root[group_uf_.find(ra)] = id;
+    }
+    for (int i : open) {
+      auto it = existing_of_root.find(group_uf_.find(i));
+      if (it != existing_of_root.end()) groups_[i].existing = it->second;
+    }
+  }
+
+  GraphDelta emit() {
+    // Clusters: groups joined by embedding, and groups resolving to the same stored entity.
+    std::map<std::string, int> cluster_of_existing;
+    std::map<int, int> cluster_of_root;
+    std::vector<std::vector<int>> clusters;
+    std::vector<std::string> cluster_existing;
+    std::vector<int> cluster_of_group(groups_.size());
+    for (int i = 0; i < static_cast<int>(groups_.size()); ++i) {
+      int root = group_uf_.find(i);
+      int c = -1;
+      if (!groups_[i].existing.empty()) {
+        auto it = cluster_of_existing.find(groups_[i].existing);
+        if (it != cluster_of_existing.end()) c = it->second;
+      }
+      if (c < 0) {
+        auto it = cluster_of_root.find(root);
+        if (it != cluster_of_root.end()) c = it->second;
+      }
+      if (c < 0) {
+        c = static_cast<int>(clusters.size());
+        clusters.emplace_back();
+        cluster_existing.emplace_back();
+      }
+      clusters[c].push_back(i);
+      cluster_of_root.try_emplace(root, c);
+      if (!groups_[i].existing.empty()) {
+        cluster_of_existing.try_emplace(groups_[i].existing, c);
+        if (cluster_existing[c].empty()) cluster_existing[c] = groups_[i].existing;
+      }
+      cluster_of_group[i] = c;
+    }
+
+    GraphDelta delta;
+    std::vector<std::string> cluster_id(clusters.size());
+    std::set<std::string> used_ids;
+    for (size_t c = 0; c < clusters.size(); ++c) {
+      Group all;
+      for (int gi : clusters[c]) {
+        const Group& g = groups_[gi];
+        for (const auto& [s, n] : g.surfaces) all.surfaces[s] += n;
+        for (const auto& [s, n] : g.acronyms) all.acronyms[s] += n;
+        for (const auto& [t, n] : g.types) all.types[t] += n;
+        all.expansion_keys.insert(g.expansion_keys.begin(), g.expansion_keys.end());
+        if (all.description.empty()) all.description = g.description;
+        all.score = std::max(all.score, g.score);
+      }
+      Entity e;
+      std::optional<Entity> old;
+      if (!cluster_existing[c].empty()) old = store_.entity(cluster_existing[c]);
+      if (old) {
+        e.id = old->id;
+        e.name = old->name;
+        e.type = old->type;
+        e.description = old->description.empty() ? all.description : old->description;
+      } else {
+        e.name = display_name(all);
+        std::string key = name_key(e.name);
+        e.id = "e" + hash_hex(key);
+        for (int n = 2; used_ids.count(e.id) || store_.entity(e.id); ++n) e.id = "e" + hash_hex(key + "#" + std::to_string(n));
+        int best = 0;
+        for (const auto& [t, n] : all.types)
+          if (n > best) best = n, e.type = t;
+        e.description = all.description;
+      }
+      used_ids.insert(e.id);
+      e.score = all.score;
+      e.aliases.push_back(e.name);
+      for (const auto* m : {&all.surfaces, &all.acronyms})
+        for (const auto& [s, n] : *m)
+          if (s != e.name) e.aliases.push_back(s);
+      cluster_id[c] = e.id;
+      delta.entities.push_back(std::move(e));
+    }
+    std::sort(delta.entities.begin(), delta.entities.end(), [](const Entity& a, const Entity& b) { return a.id < b.id; });
+
+    auto entity_of_key = [&](int k) { return cluster_id[cluster_of_group[key_group_[k]]]; };
+
+    // Mentions: one per (entity, chunk), counts summed, first surface kept.
+    std::map<std::pair<std::string, size_t>, Mention> mentions;
+    for (const Cand& c : cands_) {
+      const std::string& id = entity_of_key(c.key);
+      auto [it, fresh] = mentions.try_emplace({id, c.chunk}, Mention{id, doc_[c.chunk].chunk_id, doc_id_, c.term->surface, 0});
+      it->second.count += std::max(1, c.term->count);
+    }
+    for (auto& [k, m] : mentions) delta.mentions.push_back(std::move(m));
+
+    // Relations: by (src, dst, type); one evidence per (chunk, sentence), its weight the largest of
+    // the candidates that read it (two surfaces of one entity in one sentence count once).
+    using RelKey = std::tuple<std::string, std::string, std::string>;
+    std::map<RelKey, std::map<std::pair<size_t, std::string>, double>> rels;
+    std::map<RelKey, std::string> descriptions;  // the first non-empty one (LLM extraction)
+    std::vector<std::vector<const Cand*>> cands_of_chunk(doc_.size());
+    for (const Cand& c : cands_)
+      if (c.chunk < doc_.size()) cands_of_chunk[c.chunk].push_back(&c);
+    for (size_t ci = 0; ci < doc_.size(); ++ci) {
+      std::unordered_map<std::string, std::string> id_of_surface;
+      for (const Cand* c : cands_of_chunk[ci]) id_of_surface.try_emplace(c->term->surface, entity_of_key(c->key));
+      auto resolve_surface = [&](const std::string& s) -> std::string {
+        if (auto it = id_of_surface.find(s); it != id_of_surface.end()) return it->second;
+        if (auto it = key_index_.find(key_of(s)); it != key_index_.end()) return entity_of_key(it->second);
+        return "";
+      };
+      for (const RelationCandidate& r : doc_[ci].relations) {
+        std::string a = resolve_surface(r.src), b = resolve_surface(r.dst);
+        if (a.empty() || b.empty() || a == b || r.type.empty()) continue;
+        if (is_symmetric(r.type) && b < a) std::swap(a, b);
+        double& w = rels[{a, b, r.type}][{ci, r.sentence}];
+        w = std::max(w, r.weight);
+        if (!r.description.empty()) descriptions.try_emplace({a, b, r.type}, r.description);
+      }
+    }
+    for (const auto& [key, evs] : rels) {
+      Relation rel{std::get<0>(key), std::get<1>(key), std::get<2>(key), 0, {}, {}};
+      if (auto d = descriptions.find(key); d != descriptions.end()) rel.description = d->second;
+      // Every sentence adds to the weight; the first kMaxEvidence are kept as evidence (a frequent
+      // pair would otherwise carry thousands of sentences per document).
+      constexpr size_t kMaxEvidence = 5;
+      for (const auto& [where, w] : evs) {
+        rel.weight += w;
+        if (rel.evidence.size() < kMaxEvidence)
+          rel.evidence.push_back({doc_[where.first].chunk_id, doc_id_, where.second});
+      }
+      delta.relations.push_back(std::move(rel));
+    }
+    return delta;
+  }
+
+  const std::vector<ChunkExtraction>& doc_;
+  const std::string& doc_id_;
+  GraphStore& store_;
+  const EmbedNames& embed_;
+  const ResolveOptions& options_;
+
+  std::unordered_map<std::string, std::string> key_cache_;
+  std::unordered_map<std::string, std::vector<std::string>> store_hits_;
+  std::unordered_map<std::string, int> key_index_;
+  std::vector<std::string> keys_;
+  std::vector<bool> key_is_acronym_;
+  std::vector<std::string> key_surface_;  // a surface of each key (for acronym tests)
+  UnionFind uf_;
+  std::vector<Cand> cands_;
+  std::map<int, int> defined_;                         // acronym key → expansion key
+  std::vector<std::pair<int, std::string>> expansions_;  // (expansion key, surface as defined)
+  std::vector<Group> groups_;
+  std::vector<int> key_group_;
+  UnionFind group_uf_;
+};
+
+}  // namespace
+
+GraphDelta resolve_document(const std::vector<ChunkExtraction>& document, const std::string& doc_id,
+                            GraphStore& store, const EmbedNames& embed, const ResolveOptions& options) {
+  return Resolver(document, doc_id, store, embed, options).run();
+}
+
+}  // namespace mmkg::graph

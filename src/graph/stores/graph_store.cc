@@ -1,0 +1,101 @@
+// make_graph_store (the one place a graph-store spec is parsed) and the delta normalisation the
+// backends share.
+#include "graph/model/graph_store.h"
+
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "core/error.h"
+#include "graph/stores/graph_store_impl.h"
+#include "net/http.h"
+
+namespace mmkg::graph {
+
+std::unique_ptr<GraphStore> make_graph_store(const std::string& spec, sqlite3* db) {
+  if (spec.empty() || spec == "sqlite") {
+    if (!db) throw UsageError("the SQLite graph store needs an open mmkg store");
+    return make_sqlite_graph_store(db);
+  }
+  const size_t sep = spec.find("://");
+  std::string scheme = sep == std::string::npos ? "" : spec.substr(0, sep);
+  for (auto& c : scheme) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
+  if (scheme == "neo4j" || scheme == "neo4j+s" || scheme == "http" || scheme == "https")
+    return make_neo4j_graph_store(spec);
+  throw UsageError("unknown graph store '" + redact_url(spec) +
+                   "'; use sqlite (the default) or neo4j://USER:PASS@HOST:7474[/DB]");
+}
+
+namespace detail {
+
+bool symmetric_type(const std::string& type) { return type == "co_occurs" || type == "compared_with"; }
+
+std::vector<Entity> merge_entities(const std::vector<Entity>& in) {
+  std::vector<Entity> out;
+  std::unordered_map<std::string, size_t> at;
+  auto add_alias = [](Entity& e, const std::string& a) {
+    if (a.empty()) return;
+    for (const auto& x : e.aliases)
+      if (x == a) return;
+    e.aliases.push_back(a);
+  };
+  for (const auto& e : in) {
+    auto [it, fresh] = at.emplace(e.id, out.size());
+    if (fresh) {
+      Entity n = e;
+      n.aliases.clear();
+      add_alias(n, e.name);
+      for (const auto& a : e.aliases) add_alias(n, a);
+      out.push_back(std::move(n));
+      continue;
+    }
+    Entity& m = out[it->second];
+    add_alias(m, e.name);
+    for (const auto& a : e.aliases) add_alias(m, a);
+    if (e.score > m.score) m.score = e.score;
+    if (m.description.empty()) m.description = e.description;
+  }
+  return out;
+}
+
+std::vector<Mention> merge_mentions(const std::vector<Mention>& in) {
+  std::vector<Mention> out;
+  std::map<std::pair<std::string, std::string>, size_t> at;
+  for (const auto& m : in) {
+    auto [it, fresh] = at.emplace(std::make_pair(m.entity_id, m.chunk_id), out.size());
+    if (fresh) out.push_back(m);
+    else out[it->second].count += m.count;
+  }
+  return out;
+}
+
+std::vector<RelationWrite> merge_relations(const std::vector<Relation>& in) {
+  std::vector<RelationWrite> out;
+  std::map<std::tuple<std::string, std::string, std::string>, size_t> at;
+  for (const auto& r : in) {
+    std::string src = r.src, dst = r.dst;
+    if (symmetric_type(r.type) && dst < src) std::swap(src, dst);
+    auto [it, fresh] = at.emplace(std::make_tuple(src, dst, r.type), out.size());
+    if (fresh) out.push_back(RelationWrite{src, dst, r.type, 0, {}});
+    RelationWrite& w = out[it->second];
+    w.weight += r.weight;
+    if (w.description.empty()) w.description = r.description;
+    const double share = r.evidence.empty() ? 0 : r.weight / static_cast<double>(r.evidence.size());
+    for (const auto& ev : r.evidence) {
+      bool merged = false;
+      for (auto& have : w.evidence) {
+        if (have.ev.chunk_id == ev.chunk_id && have.ev.sentence == ev.sentence) {
+          have.weight += share;
+          merged = true;
+          break;
+        }
+      }
+      if (!merged) w.evidence.push_back({ev, share});
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
+
+}  // namespace mmkg::graph

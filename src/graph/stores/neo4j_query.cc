@@ -1,0 +1,229 @@
+#include "graph/stores/neo4j_query.h"
+
+#include <chrono>
+#include <optional>
+#include <thread>
+
+#include "core/error.h"
+#include "net/http.h"
+
+namespace mmkg::graph {
+
+namespace {
+
+std::string base64(const std::string& in) {
+  static const char* tbl = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8 | (unsigned char)in[i + 2];
+    out += tbl[v >> 18 & 63];
+    out += tbl[v >> 12 & 63];
+    out += tbl[v >> 6 & 63];
+    out += tbl[v & 63];
+  }
+  if (i + 1 == in.size()) {
+    unsigned v = (unsigned char)in[i] << 16;
+    out += tbl[v >> 18 & 63];
+    out += tbl[v >> 12 & 63];
+    out += "==";
+  } else if (i + 2 == in.size()) {
+    unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8;
+    out += tbl[v >> 18 & 63];
+    out += tbl[v >> 12 & 63];
+    out += tbl[v >> 6 & 63];
+    out += '=';
+  }
+  return out;
+}
+
+std::string percent_decode(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && isxdigit((unsigned char)s[i + 1]) && isxdigit((unsigned char)s[i + 2])) {
+      out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(tolower((unsigned char)c));
+  return s;
+}
+
+// "Neo.TransientError.Transaction.DeadlockDetected" and friends: safe to run again.
+bool transient(const std::string& code) { return code.rfind("Neo.TransientError.", 0) == 0; }
+
+struct Neo4jFailure {
+  std::string code, message;
+};
+
+// The first entry of a Query API "errors" array, if any.
+std::optional<Neo4jFailure> first_error(const nlohmann::json& body) {
+  if (!body.is_object() || !body.contains("errors") || !body["errors"].is_array() || body["errors"].empty())
+    return std::nullopt;
+  const auto& e = body["errors"][0];
+  Neo4jFailure f;
+  if (e.is_object()) {
+    f.code = e.value("code", std::string("(no code)"));
+    f.message = e.value("message", std::string());
+  }
+  return f;
+}
+
+std::string one_line(std::string s, size_t max = 300) {
+  for (auto& c : s)
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  if (s.size() > max) s = s.substr(0, max) + "...";
+  return s;
+}
+
+}  // namespace
+
+Neo4jTarget parse_neo4j_url(const std::string& url) {
+  Neo4jTarget t;
+  t.shown = redact_url(url);
+  const auto bad = [&](const std::string& why) {
+    return UsageError("graph store URL " + t.shown + ": " + why +
+                      "; use neo4j://USER:PASS@HOST:7474[/DB] or http(s)://USER:PASS@HOST:PORT[/DB]");
+  };
+  const size_t sep = url.find("://");
+  if (sep == std::string::npos) throw bad("no scheme");
+  const std::string scheme = lower(url.substr(0, sep));
+  std::string http_scheme;
+  if (scheme == "neo4j" || scheme == "http") http_scheme = "http";
+  else if (scheme == "https" || scheme == "neo4j+s") http_scheme = "https";
+  else throw bad("unsupported scheme '" + scheme + "'");
+  std::string rest = url.substr(sep + 3);
+  std::string query;
+  if (size_t q = rest.find('?'); q != std::string::npos) {
+    query = rest.substr(q + 1);
+    rest = rest.substr(0, q);
+  }
+  std::string path;
+  if (size_t slash = rest.find('/'); slash != std::string::npos) {
+    path = rest.substr(slash + 1);
+    rest = rest.substr(0, slash);
+  }
+  if (size_t at = rest.rfind('@'); at != std::string::npos) {
+    std::string userinfo = rest.substr(0, at);
+    rest = rest.substr(at + 1);
+    size_t colon = userinfo.find(':');
+    std::string user = percent_decode(userinfo.substr(0, colon));
+    std::string pass = colon == std::string::npos ? "" : percent_decode(userinfo.substr(colon + 1));
+    t.authorization = "Authorization: Basic " + base64(user + ":" + pass);
+  }
+  if (rest.empty()) throw bad("no host");
+  const size_t bracket = rest.rfind(']');  // IPv6 literal: the port colon comes after it
+  const bool has_port = rest.find(':', bracket == std::string::npos ? 0 : bracket) != std::string::npos;
+  if (!has_port && scheme == "neo4j") rest += ":7474";
+  t.base = http_scheme + "://" + rest;
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  if (!path.empty()) {
+    if (path.find('/') != std::string::npos) throw bad("the path must be just a database name");
+    t.db = percent_decode(path);
+  }
+  for (size_t i = 0; i < query.size();) {
+    size_t amp = query.find('&', i);
+    if (amp == std::string::npos) amp = query.size();
+    std::string kv = query.substr(i, amp - i);
+    if (kv.rfind("batch=", 0) == 0) {
+      try {
+        t.batch = std::stoi(kv.substr(6));
+      } catch (...) {
+        t.batch = 0;
+      }
+      if (t.batch < 1) throw bad("batch must be a positive number");
+    } else if (!kv.empty()) {
+      throw bad("unknown option '" + kv.substr(0, kv.find('=')) + "'");
+    }
+    i = amp + 1;
+  }
+  return t;
+}
+
+Neo4jClient::Neo4jClient(Neo4jTarget target) : t_(std::move(target)) {
+  // The database name goes into the path: escape what is not a plain name character.
+  std::string db;
+  for (unsigned char c : t_.db) {
+    if (isalnum(c) || c == '-' || c == '_' || c == '.') db += static_cast<char>(c);
+    else {
+      char buf[4];
+      snprintf(buf, sizeof buf, "%%%02X", c);
+      db += buf;
+    }
+  }
+  endpoint_ = t_.base + "/db/" + db + "/query/v2";
+}
+
+Neo4jResult Neo4jClient::run(const std::string& statement, const nlohmann::json& parameters) {
+  HttpRequest req;
+  req.url = endpoint_;
+  nlohmann::json body = {{"statement", statement}, {"parameters", parameters}};
+  req.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  req.headers = {"Content-Type: application/json", "Accept: application/json"};
+  if (!t_.authorization.empty()) req.headers.push_back(t_.authorization);
+  HttpLimits limits;
+  limits.connect_timeout_s = 10;
+  limits.timeout_s = 600;
+  limits.stall_s = 300;  // a large UNWIND or DETACH DELETE can think for a while before answering
+  RetryPolicy policy;
+  policy.max_attempts = 4;
+  policy.retry_statuses = {408, 429, 502, 503, 504};
+  const std::string where = "Neo4j at " + t_.shown;
+
+  for (int attempt = 1;; ++attempt) {
+    HttpResponse resp;
+    ++requests_;
+    try {
+      resp = http_send_with_retry(req, limits, policy, "Neo4j");
+    } catch (const HttpStatusError& e) {
+      nlohmann::json j = nlohmann::json::parse(e.body(), nullptr, false);
+      auto f = first_error(j);
+      if (f && transient(f->code) && attempt < 4) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200 * attempt));
+        continue;
+      }
+      if (e.status() == 401 || e.status() == 403)
+        throw Error(where + " refused the credentials (HTTP " + std::to_string(e.status()) +
+                    (f ? ", " + f->code : "") + "); check USER:PASS in the graph URL");
+      if (f && f->code == "Neo.ClientError.Database.DatabaseNotFound")
+        throw Error(where + ": database '" + t_.db + "' does not exist; create it or name another one in the URL path");
+      if (f)
+        throw Error(where + ": " + f->code + ": " + one_line(f->message) + " (HTTP " + std::to_string(e.status()) +
+                    "); this is a bug in mmkg's Cypher or a server problem");
+      throw Error(std::string(e.what()) + "; check that the URL points at Neo4j's HTTP port (7474)");
+    } catch (const NetError& e) {
+      throw Error(std::string(e.what()) + "; start Neo4j or check the graph URL (the HTTP port, usually 7474)");
+    }
+    nlohmann::json j = nlohmann::json::parse(resp.body, nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+      throw Error(where + " answered HTTP " + std::to_string(resp.status) + " with a body that is not JSON (" +
+                  one_line(resp.body, 120) + "); check that the URL points at Neo4j 5's HTTP port");
+    // The Query API may answer 202 with both data and errors (a failure after the first rows).
+    if (auto f = first_error(j)) {
+      if (transient(f->code) && attempt < 4) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200 * attempt));
+        continue;
+      }
+      throw Error(where + ": " + f->code + ": " + one_line(f->message) +
+                  "; this is a bug in mmkg's Cypher or a server problem");
+    }
+    Neo4jResult r;
+    if (j.contains("data") && j["data"].is_object()) {
+      const auto& d = j["data"];
+      if (d.contains("fields") && d["fields"].is_array())
+        for (const auto& f : d["fields"]) r.fields.push_back(f.is_string() ? f.get<std::string>() : f.dump());
+      if (d.contains("values") && d["values"].is_array()) r.rows = d["values"];
+    } else {
+      throw Error(where + " answered without a \"data\" member; check that the URL points at Neo4j 5's Query API");
+    }
+    return r;
+  }
+}
+
+}  // namespace mmkg::graph

@@ -1,0 +1,30 @@
+// One retrieved chunk: the result of every search mode (BM25, dense, hybrid) and of the graph's
+// chunk lists.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace mmkg {
+
+struct StoredChunk;
+
+/// One retrieved chunk.
+struct SearchHit {
+  std::string chunk_id;
+  std::string doc_id;
+  std::string doc;           ///< document file name
+  int page_start = 0;        ///< 0 when the document has no pages
+  int page_end = 0;
+  std::string heading_path;
+  int64_t start = 0, end = 0;  ///< byte offsets in the document's rendered text
+  double score = 0;          ///< higher is better (negated FTS5 bm25)
+  std::string text;          ///< the chunk's full text
+  std::string snippet;       ///< matching excerpt with «highlighted» terms
+  int64_t rowid = 0;         ///< the chunk's row id (its id in the vector index)
+};
+
+/// A hit for a stored chunk (from the vector index or the graph), with a 200-byte snippet.
+SearchHit hit_from_chunk(const StoredChunk& c, double score);
+
+}  // namespace mmkg

@@ -1,0 +1,240 @@
+// The context budget: never over the budget (by the counter), trimmed chunks show verbatim
+// sentences of their chunk in document order with "…" gaps, and citations of a trimmed chunk
+// still point at that chunk with verbatim quotes (extractive and LLM synthesizers).
+#include "retrieve/context_budget.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "agents/llm_synthesizer.h"
+#include "agents/verifier.h"
+#include "agents/synthesizer.h"
+#include "text/tokens.h"
+#include "support/temp_dir.h"
+#include "text/words.h"
+#include "index/lexical.h"
+#include "llm/llm_config.h"
+#include "llm/openai_chat.h"
+#include "support/scripted_http_server.h"
+#include "store/store.h"
+
+namespace mmkg {
+namespace {
+
+const std::string kGap = "\xE2\x80\xA6";
+
+Candidate cand(const std::string& id, const std::string& text, const std::string& doc = "notes.txt") {
+  Candidate c;
+  c.hit.chunk_id = id;
+  c.hit.doc_id = "d-" + doc;
+  c.hit.doc = doc;
+  c.hit.text = text;
+  return c;
+}
+
+std::vector<QueryTerm> terms(std::initializer_list<const char*> ws) {
+  std::vector<QueryTerm> out;
+  for (const char* w : ws) out.push_back({stem(w), 1.0});
+  return out;
+}
+
+size_t tokens_whole(size_t n, Candidate c) {
+  c.text = c.hit.text;
+  return default_token_counter().count(format_passage(n, c));
+}
+
+size_t total(const Retrieval& r) {
+  size_t t = 0;
+  for (size_t i = 0; i < r.context.size(); ++i) t += default_token_counter().count(format_passage(i + 1, r.context[i]));
+  return t;
+}
+
+// A chunk whose 2nd and 4th sentences are about the softmax; the others are filler.
+const std::string kLong =
+    "Transformers were introduced for machine translation in 2017. "
+    "The numerically stable softmax subtracts the maximum score before exponentiating. "
+    "Gardening requires patience, water and good soil for tomatoes to grow well in summer. "
+    "Without that subtraction the softmax overflows when some scores are very large. "
+    "Many later models reuse the same encoder and decoder blocks with small changes.";
+
+TEST(ContextBudget, WholeChunksWhileTheyFitThenTrimmedToTheirBestSentences) {
+  std::vector<Candidate> ranked = {cand("a", "Attention weighs the parts of a sequence; the softmax normalises scores."),
+                                   cand("b", kLong)};
+  const size_t first = tokens_whole(1, ranked[0]);
+  ASSERT_GT(tokens_whole(2, ranked[1]), 45u);
+  Retrieval r;
+  pack_context(ranked, terms({"softmax", "overflow", "score"}), {8, first + 45, nullptr}, r);
+  ASSERT_EQ(r.context.size(), 2u);
+  EXPECT_FALSE(r.context[0].trimmed());
+  EXPECT_EQ(r.context[0].text, r.context[0].hit.text);
+  const Candidate& t = r.context[1];
+  ASSERT_TRUE(t.trimmed());
+  EXPECT_EQ(r.trimmed_chunks, 1u);
+  EXPECT_LE(r.context_tokens, first + 45);
+  EXPECT_EQ(r.context_tokens, total(r));
+  // The best sentence (softmax + overflow + scores) is kept, the filler is not, "…" marks gaps.
+  EXPECT_NE(t.text.find("Without that subtraction the softmax overflows when some scores are very large."),
+            std::string::npos) << t.text;
+  EXPECT_EQ(t.text.find("Gardening"), std::string::npos) << t.text;
+  EXPECT_EQ(t.text.rfind(kGap + " ", 0), 0u) << t.text;
+  EXPECT_EQ(t.text.substr(t.text.size() - kGap.size()), kGap) << t.text;
+  EXPECT_EQ(t.hit.text, kLong) << "the candidate still holds its whole chunk (citations point at it)";
+  for (auto [b, e] : shown_sentences(t)) EXPECT_NE(t.text.find(t.hit.text.substr(b, e - b)), std::string::npos);
+  EXPECT_EQ(r.unbudgeted_chars, ranked[0].hit.text.size() + kLong.size());
+  EXPECT_GT(r.unbudgeted_tokens, r.context_tokens);
+}
+
+TEST(ContextBudget, TrimmedSentencesKeepDocumentOrderWithGaps) {
+  Retrieval r;
+  pack_context({cand("b", kLong)}, terms({"softmax", "subtract", "maximum", "overflow"}), {8, 48, nullptr}, r);
+  ASSERT_EQ(r.context.size(), 1u);
+  const Candidate& t = r.context[0];
+  ASSERT_TRUE(t.trimmed());
+  ASSERT_EQ(t.shown.size(), 2u) << t.text;
+  EXPECT_LT(t.shown[0].first, t.shown[1].first);
+  EXPECT_EQ(t.text, kGap + " The numerically stable softmax subtracts the maximum score before exponentiating. " + kGap +
+                        " Without that subtraction the softmax overflows when some scores are very large. " + kGap);
+  EXPECT_LE(r.context_tokens, 48u);
+}
+
+TEST(ContextBudget, IrrelevantChunkThatDoesNotFitIsLeftOutAndTheNextOneTried) {
+  std::vector<Candidate> ranked = {cand("a", "The softmax turns scores into weights."),
+                                   cand("b", "Gardening requires patience, water and good soil for tomatoes to grow well "
+                                             "in summer. Tomatoes like sun."),
+                                   cand("c", "Scores are scaled.")};
+  const size_t budget = tokens_whole(1, ranked[0]) + tokens_whole(2, ranked[2]);
+  ASSERT_GT(tokens_whole(2, ranked[1]), tokens_whole(2, ranked[2]));
+  Retrieval r;
+  pack_context(ranked, terms({"softmax", "score"}), {8, budget, nullptr}, r);
+  ASSERT_EQ(r.context.size(), 2u);
+  EXPECT_EQ(r.context[0].hit.chunk_id, "a");
+  EXPECT_EQ(r.context[1].hit.chunk_id, "c");
+  EXPECT_EQ(r.skipped_chunks, 1u);
+  EXPECT_LE(r.context_tokens, budget);
+}
+
+TEST(ContextBudget, FirstPassageIsCutAtAWordBoundaryWhenNotEvenOneSentenceFits) {
+  std::string huge = "The softmax";
+  for (int i = 0; i < 200; ++i) huge += " and the scores";
+  huge += ".";
+  Retrieval r;
+  pack_context({cand("h", huge)}, terms({"softmax"}), {8, 40, nullptr}, r);
+  ASSERT_EQ(r.context.size(), 1u);
+  const Candidate& t = r.context[0];
+  EXPECT_LE(r.context_tokens, 40u);
+  ASSERT_EQ(t.shown.size(), 1u);
+  const std::string kept = huge.substr(t.shown[0].first, t.shown[0].second - t.shown[0].first);
+  EXPECT_EQ(kept.rfind("The softmax and the", 0), 0u) << kept;
+  EXPECT_NE(kept.back(), ' ');
+  EXPECT_EQ(huge[t.shown[0].second], ' ') << "cut between words";
+  EXPECT_EQ(t.text, kept + " " + kGap);
+}
+
+TEST(ContextBudget, ZeroMeansNoTokenLimitAndMaxChunksStillApplies) {
+  std::vector<Candidate> ranked;
+  for (int i = 0; i < 12; ++i) ranked.push_back(cand("c" + std::to_string(i), kLong));
+  Retrieval r;
+  pack_context(ranked, terms({"softmax"}), {8, 0, nullptr}, r);
+  EXPECT_EQ(r.context.size(), 8u);
+  EXPECT_EQ(r.trimmed_chunks, 0u);
+  EXPECT_EQ(r.context_tokens, r.unbudgeted_tokens);
+}
+
+TEST(ContextBudget, NeverOverTheBudgetOnRandomChunks) {
+  std::mt19937 rng(7);
+  const std::vector<std::string> vocab = {"softmax", "attention", "score", "the", "of", "$$\\frac{q}{k}$$", "LKCA",
+                                          "2017", "gardening", "\xC3\xBC" "ber", "(3.1)", "overflow"};
+  const auto counter = make_token_counter("chars:3");
+  for (int round = 0; round < 200; ++round) {
+    std::vector<Candidate> ranked;
+    const int n = 1 + static_cast<int>(rng() % 10);
+    for (int c = 0; c < n; ++c) {
+      std::string text;
+      const int sents = 1 + static_cast<int>(rng() % 8);
+      for (int s = 0; s < sents; ++s) {
+        const int len = 2 + static_cast<int>(rng() % 30);
+        text += "Word";
+        for (int w = 0; w < len; ++w) text += " " + vocab[rng() % vocab.size()];
+        text += ". ";
+      }
+      ranked.push_back(cand("c" + std::to_string(c), text));
+    }
+    const size_t budget = 20 + rng() % 400;
+    for (const TokenCounter* tc : std::vector<const TokenCounter*>{nullptr, counter.get()}) {
+      Retrieval r;
+      pack_context(ranked, terms({"softmax", "overflow", "score"}), {8, budget, tc}, r);
+      const TokenCounter& used = tc ? *tc : default_token_counter();
+      size_t sum = 0;
+      std::string all;
+      for (size_t i = 0; i < r.context.size(); ++i) {
+        sum += used.count(format_passage(i + 1, r.context[i]));
+        all += format_passage(i + 1, r.context[i]);
+        for (auto [b, e] : shown_sentences(r.context[i]))
+          EXPECT_LE(e, r.context[i].hit.text.size());
+      }
+      EXPECT_LE(sum, budget) << "round " << round;
+      EXPECT_EQ(sum, r.context_tokens);
+      EXPECT_LE(used.count(all), budget) << "the whole context, counted at once";
+    }
+  }
+}
+
+// Citations of a trimmed chunk: the extractive and the LLM synthesizer both cite the chunk, and
+// their quotes are verbatim text of it; the model saw only the budgeted passages.
+class BudgetSynth : public ::testing::Test {
+ protected:
+  void SetUp() override { store = Store::open(dir.str()); }
+  testing::TempDir dir;
+  std::unique_ptr<Store> store;
+};
+
+std::string chat_answer(const std::string& text) {
+  return nlohmann::json({{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}},
+                                       {"finish_reason", "stop"}}}},
+                         {"usage", {{"prompt_tokens", 50}, {"completion_tokens", 10}, {"total_tokens", 60}}}})
+      .dump();
+}
+
+TEST_F(BudgetSynth, CitationsOfATrimmedChunkPointAtItWithVerbatimQuotes) {
+  const std::string q = "Why does the softmax overflow when scores are very large?";
+  Retrieval r;
+  Candidate first = cand("a", "Gardening requires patience.");
+  pack_context({first, cand("b", kLong, "monograph.txt")}, terms({"softmax", "overflow", "score", "large"}),
+               {8, tokens_whole(1, first) + 30, nullptr}, r);
+  ASSERT_EQ(r.context.size(), 2u);
+  ASSERT_TRUE(r.context[1].trimmed());
+  TermStats stats(*store);
+  Answer a = synthesize_extractive(q, r, stats);
+  ASSERT_TRUE(a.found) << a.text;
+  ASSERT_FALSE(a.citations.empty());
+  bool cited_b = false;
+  for (const auto& c : a.citations) {
+    if (c.chunk_id != "b") continue;
+    cited_b = true;
+    EXPECT_EQ(c.doc, "monograph.txt");
+    EXPECT_EQ(c.text, kLong) << "the citation carries the whole chunk";
+    EXPECT_NE(kLong.find(c.quote), std::string::npos) << c.quote;
+    EXPECT_EQ(c.quote.find(kGap), std::string::npos);
+  }
+  EXPECT_TRUE(cited_b) << a.text;
+
+  mmkg::testing::ScriptedHttpServer srv;
+  srv.push_json(200, chat_answer("The softmax overflows when some scores are very large [2]."));
+  auto model = make_openai_chat(parse_llm_spec(srv.url("/v1#model=test")));
+  Draft draft = draft_llm(*model, q, r, stats, {}, {});
+  VerifyReport rep;
+  Answer l = verify_draft(q, r, draft, {}, rep);
+  ASSERT_TRUE(rep.used_model) << rep.fallback;
+  ASSERT_EQ(l.citations.size(), 1u);
+  EXPECT_EQ(l.citations[0].chunk_id, "b");
+  EXPECT_EQ(l.citations[0].quote, "Without that subtraction the softmax overflows when some scores are very large.");
+  // The prompt held exactly the budgeted passages.
+  auto req = nlohmann::json::parse(srv.requests()[0].body);
+  const std::string prompt = req["messages"][1]["content"];
+  EXPECT_NE(prompt.find(format_passage(1, r.context[0]) + format_passage(2, r.context[1])), std::string::npos) << prompt;
+  EXPECT_EQ(prompt.find("Gardening requires patience, water"), std::string::npos) << "left-out text is not sent";
+}
+
+}  // namespace
+}  // namespace mmkg

@@ -1,0 +1,137 @@
+#include "retrieve/rerank.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+#include "core/error.h"
+
+namespace mmkg {
+namespace {
+
+constexpr double kRrf = 60.0;  // reciprocal rank fusion constant (Cormack et al. 2009)
+
+// 1-based rank of each score, best first; ties keep the input order.
+std::vector<size_t> ranks_of(const std::vector<double>& s) {
+  std::vector<size_t> order(s.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return s[a] > s[b]; });
+  std::vector<size_t> rank(s.size());
+  for (size_t r = 0; r < order.size(); ++r) rank[order[r]] = r + 1;
+  return rank;
+}
+
+// "A+B": the members' orders fused by reciprocal rank. A member that fails is left out.
+class FusedReranker : public Reranker {
+ public:
+  explicit FusedReranker(std::vector<std::unique_ptr<Reranker>> parts) : parts_(std::move(parts)) {}
+  std::string name() const override {
+    std::string n;
+    for (auto& p : parts_) n += (n.empty() ? "" : "+") + p->name();
+    return n;
+  }
+  std::vector<double> score(const std::string& question, const std::vector<const SearchHit*>& passages,
+                            std::string& why) override {
+    std::vector<double> out(passages.size(), 0.0);
+    size_t ok = 0;
+    for (auto& p : parts_) {
+      std::string w;
+      auto s = p->score(question, passages, w);
+      if (s.size() != passages.size()) {
+        why += (why.empty() ? "" : "; ") + p->name() + ": " + (w.empty() ? "no scores" : w);
+        continue;
+      }
+      ++ok;
+      auto rank = ranks_of(s);
+      for (size_t i = 0; i < s.size(); ++i) out[i] += 1.0 / (kRrf + static_cast<double>(rank[i]));
+    }
+    if (ok == 0) return {};
+    return out;
+  }
+
+ private:
+  std::vector<std::unique_ptr<Reranker>> parts_;
+};
+
+std::unique_ptr<Reranker> make_one(const std::string& name, const RerankDeps& deps) {
+  if (name == "lexical") {
+    if (!deps.stats) throw UsageError("--rerank lexical needs the store's term statistics");
+    return make_lexical_reranker(*deps.stats);
+  }
+  if (name == "embed") {
+    if (!deps.embedder)
+      throw UsageError("--rerank embed needs the embedding model, which is unavailable (--embedder none, or the "
+                       "model is not installed: bash scripts/setup.sh); use --rerank lexical or none");
+    return make_embed_reranker(*deps.embedder);
+  }
+  if (name == "llm") {
+    if (!deps.chat)
+      throw UsageError("--rerank llm needs a language model; pass --llm local or --llm URL, or use --rerank lexical");
+    return make_llm_reranker(*deps.chat);
+  }
+  throw UsageError("unknown reranker '" + name + "'; use " + reranker_names());
+}
+
+}  // namespace
+
+const char* reranker_names() { return "none, lexical, embed, llm, or several joined by '+' (lexical+embed)"; }
+
+std::unique_ptr<Reranker> make_reranker(const std::string& spec, const RerankDeps& deps) {
+  if (spec.empty() || spec == "none") return nullptr;
+  std::vector<std::unique_ptr<Reranker>> parts;
+  size_t b = 0;
+  while (b <= spec.size()) {
+    size_t e = spec.find('+', b);
+    if (e == std::string::npos) e = spec.size();
+    parts.push_back(make_one(spec.substr(b, e - b), deps));
+    b = e + 1;
+  }
+  if (parts.size() == 1) return std::move(parts[0]);
+  return std::make_unique<FusedReranker>(std::move(parts));
+}
+
+RerankReport rerank(Reranker& r, const std::string& question, std::vector<Candidate>& cands, size_t top_n,
+                    double weight) {
+  RerankReport rep;
+  rep.reranker = r.name();
+  const size_t n = std::min(top_n, cands.size());
+  if (n < 2) return rep;
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<const SearchHit*> passages;
+  for (size_t i = 0; i < n; ++i) passages.push_back(&cands[i].hit);
+  std::string why;
+  std::vector<double> s;
+  try {
+    s = r.score(question, passages, why);
+  } catch (const Error& e) {  // a backend that failed after all: keep the fused order
+    why = e.what();
+    s.clear();
+  }
+  rep.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (s.size() != n) {
+    rep.fallback = why.empty() ? "the reranker gave " + std::to_string(s.size()) + " scores for " +
+                                     std::to_string(n) + " passages"
+                               : why;
+    return rep;
+  }
+  rep.scored = n;
+  const auto rank = ranks_of(s);
+  std::vector<double> blended(n);
+  for (size_t i = 0; i < n; ++i) {
+    cands[i].rerank = s[i];
+    blended[i] = weight / (kRrf + static_cast<double>(rank[i])) + (1.0 - weight) / (kRrf + static_cast<double>(i + 1));
+  }
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return blended[a] > blended[b]; });
+  std::vector<Candidate> head;
+  head.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    rep.moved += order[i] != i;
+    head.push_back(std::move(cands[order[i]]));
+  }
+  std::move(head.begin(), head.end(), cands.begin());
+  return rep;
+}
+
+}  // namespace mmkg

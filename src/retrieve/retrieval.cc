@@ -1,0 +1,187 @@
+#include "retrieve/retrieval.h"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+#include "retrieve/context_budget.h"
+#include "retrieve/rerank.h"
+#include "store/store.h"
+#include "text/definition.h"
+#include "text/query_terms.h"
+
+namespace mmkg {
+
+namespace {
+
+// printf-style line to `log` (nothing when there is no log).
+void logf(const LogFn& log, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void logf(const LogFn& log, const char* fmt, ...) {
+  if (!log) return;
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  log(buf);
+}
+
+constexpr double kRrf = 60.0;  // reciprocal rank fusion constant (Cormack et al. 2009)
+
+std::optional<SearchHit> hit_for_chunk(Store& store, const std::string& id) {
+  auto sc = store.chunk(id);
+  if (!sc) return std::nullopt;  // the graph may name a chunk deleted since (rebuilt on ingest)
+  return hit_from_chunk(*sc, 0);
+}
+
+// Adds the lists' chunks to the candidates (fetching those not seen yet), by weighted RRF.
+void add_ranked_lists(Store& store, const std::vector<RankedList>& extra, size_t first_tag,
+                      std::unordered_map<std::string, size_t>& index, std::vector<Candidate>& all, const LogFn& log) {
+  for (size_t l = 0; l < extra.size(); ++l) {
+    const int tag = static_cast<int>(first_tag + l);
+    size_t used = 0;
+    for (size_t r = 0; r < extra[l].chunk_ids.size(); ++r) {
+      const std::string& id = extra[l].chunk_ids[r];
+      auto it = index.find(id);
+      if (it == index.end()) {
+        auto h = hit_for_chunk(store, id);
+        if (!h) continue;
+        it = index.emplace(id, all.size()).first;
+        all.push_back(Candidate{.hit = std::move(*h)});
+      }
+      Candidate& c = all[it->second];
+      c.graph += extra[l].weight / (kRrf + static_cast<double>(r + 1));
+      c.subqueries.push_back(tag);
+      ++used;
+    }
+    logf(log, "mmkg: retrieve: %zu chunks from %s", used, extra[l].name.c_str());
+  }
+}
+
+// Orders candidates: those the main lists found (tags < n_main) by `fused`, with up to `slots`
+// graph-only candidates (by `graph`) inserted after the first `keep` of them.
+std::vector<Candidate> reserve_order(std::vector<Candidate> all, size_t n_main, size_t keep, size_t slots) {
+  std::vector<Candidate> main, graph_only;
+  for (auto& c : all) {
+    bool from_main = false;
+    for (int t : c.subqueries) from_main = from_main || static_cast<size_t>(t) < n_main;
+    (from_main ? main : graph_only).push_back(std::move(c));
+  }
+  std::stable_sort(main.begin(), main.end(), [](const Candidate& a, const Candidate& b) { return a.fused > b.fused; });
+  std::stable_sort(graph_only.begin(), graph_only.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.graph > b.graph; });
+  std::vector<Candidate> out;
+  size_t m = 0, g = 0;
+  for (; m < main.size() && m < keep; ++m) out.push_back(std::move(main[m]));
+  for (; g < graph_only.size() && g < slots; ++g) out.push_back(std::move(graph_only[g]));
+  for (; m < main.size(); ++m) out.push_back(std::move(main[m]));
+  for (; g < graph_only.size(); ++g) out.push_back(std::move(graph_only[g]));
+  return out;
+}
+
+}  // namespace
+
+std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const QueryPlan& plan,
+                                       const RetrieveOptions& opt, const std::vector<RankedList>& extra,
+                                       const LogFn& log, RerankReport* report) {
+  const auto& subqueries = plan.subqueries;
+  // Reciprocal rank fusion; the question itself weighs more than the phrases cut from it.
+  std::unordered_map<std::string, size_t> index;
+  std::vector<Candidate> all;
+  // Every sub-query at once: one batched embedding call, the searches on parallel threads.
+  const bool def_query = !plan.definiendum.empty();
+  std::vector<SearchQuery> batch;
+  for (size_t q = 0; q < subqueries.size(); ++q) {
+    bool raw = q < plan.matches.size() && !plan.matches[q].empty();
+    SearchQuery sq{.text = subqueries[q], .match = raw ? plan.matches[q] : std::string()};
+    // A definition sub-query takes a wide BM25 candidate set, re-ranked below.
+    if (raw && def_query) sq.lexical_only = true, sq.k = std::max(opt.k_per_query * 10, 50);
+    batch.push_back(std::move(sq));
+  }
+  SearchOptions so;
+  so.mode = opt.mode;
+  so.k = opt.k_per_query;
+  std::vector<std::vector<SearchHit>> results = searcher.search_many(batch, so, opt.parallel);
+  std::vector<std::string> first_hit(subqueries.size());  // each sub-query's best chunk
+  for (size_t q = 0; q < subqueries.size(); ++q) {
+    std::vector<SearchHit> hits = std::move(results[q]);
+    if (batch[q].lexical_only) {
+      // Re-rank by how well each hit's best sentence reads as a definition, keeping BM25 order
+      // among equals.
+      auto x = definiendum_stems(plan.definiendum);
+      std::vector<std::pair<double, size_t>> order;
+      for (size_t i = 0; i < hits.size(); ++i) order.emplace_back(best_definition_strength(x, hits[i].text), i);
+      std::stable_sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.first > b.first; });
+      std::vector<SearchHit> top;
+      for (size_t i = 0; i < order.size() && top.size() < static_cast<size_t>(opt.k_per_query); ++i)
+        if (order[i].first > 0) top.push_back(std::move(hits[order[i].second]));
+      hits = std::move(top);
+    }
+    if (!hits.empty()) first_hit[q] = hits[0].chunk_id;
+    std::set<std::string> docs;
+    double w = q == 0 ? 1.0 : 0.7;
+    for (size_t r = 0; r < hits.size(); ++r) {
+      docs.insert(hits[r].doc);
+      auto [it, fresh] = index.try_emplace(hits[r].chunk_id, all.size());
+      if (fresh) all.push_back(Candidate{.hit = std::move(hits[r])});
+      Candidate& c = all[it->second];
+      c.fused += w / (kRrf + static_cast<double>(r + 1));
+      c.subqueries.push_back(static_cast<int>(q));
+    }
+    std::string dl;
+    for (auto& d : docs) dl += (dl.empty() ? "" : ", ") + d;
+    logf(log, "mmkg: retrieve: %zu chunks for sub-query '%s' (%s)", hits.size(), subqueries[q].c_str(),
+              dl.empty() ? "none" : dl.c_str());
+  }
+  add_ranked_lists(store, extra, subqueries.size(), index, all, log);
+  const size_t slots = extra.empty() ? 0 : std::min(opt.graph_slots, opt.max_chunks);
+  all = reserve_order(std::move(all), subqueries.size(), opt.max_chunks - slots, slots);
+  // A follow-up round's sub-queries look for what the last answer lacked: the best hit of each
+  // takes a place among the first max_chunks (the weakest other candidates make room).
+  std::vector<std::string> promoted;
+  for (size_t q = plan.followup_from; q < subqueries.size() && promoted.size() < opt.max_chunks; ++q) {
+    if (first_hit[q].empty()) continue;
+    if (std::find(promoted.begin(), promoted.end(), first_hit[q]) == promoted.end()) promoted.push_back(first_hit[q]);
+  }
+  if (!promoted.empty()) {
+    std::vector<Candidate> lead, chosen, rest;
+    const size_t room = opt.max_chunks - promoted.size();
+    for (auto& c : all) {
+      const bool is_promoted = std::find(promoted.begin(), promoted.end(), c.hit.chunk_id) != promoted.end();
+      if (is_promoted) chosen.push_back(std::move(c));
+      else if (lead.size() < room) lead.push_back(std::move(c));
+      else rest.push_back(std::move(c));
+    }
+    all = std::move(lead);
+    for (auto& c : chosen) all.push_back(std::move(c));
+    for (auto& c : rest) all.push_back(std::move(c));
+  }
+  // Rerank the best candidates (rerank.h).
+  if (opt.reranker && !subqueries.empty()) {
+    RerankReport rr = rerank(*opt.reranker, subqueries[0], all, opt.rerank_top_n, opt.rerank_weight);
+    if (rr.fallback.empty())
+      logf(log, "mmkg: retrieve: reranked %zu candidates with %s in %.0f ms (%zu moved)", rr.scored,
+           rr.reranker.c_str(), rr.ms, rr.moved);
+    else
+      logf(log, "mmkg: retrieve: reranker %s failed (%s); fused order kept", rr.reranker.c_str(), rr.fallback.c_str());
+    if (report) *report = std::move(rr);
+  }
+  return all;
+}
+
+Retrieval retrieve(Store& store, Searcher& searcher, const QueryPlan& plan, const RetrieveOptions& opt,
+                   const std::vector<RankedList>& extra, const LogFn& log) {
+  Retrieval r;
+  std::vector<Candidate> all = rank_candidates(store, searcher, plan, opt, extra, log, &r.rerank);
+  r.unique_chunks = all.size();
+  // Pack the ranked candidates into the token budget (context_budget.h).
+  const auto& subqueries = plan.subqueries;
+  TermStats stats(store);
+  pack_context(std::move(all), query_terms(subqueries, stats), {opt.max_chunks, opt.max_context_tokens, opt.tokens}, r);
+  return r;
+}
+
+}  // namespace mmkg

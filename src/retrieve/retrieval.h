@@ -1,0 +1,119 @@
+// The retrieval pipeline `ask` and `eval` share: search per sub-query, de-duplicate, fuse ranks
+// (with the graph's ranked lists), rerank (rerank.h), cut to a token budget (context_budget.h).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <functional>
+#include "index/lexical.h"
+#include "index/searcher.h"
+
+namespace mmkg {
+
+class Store;
+class Reranker;
+class TokenCounter;
+
+/// What to search for: the question first, then the planner's sub-queries.
+struct QueryPlan {
+  std::vector<std::string> subqueries;  ///< the question itself first, then key phrases
+  /// FTS5 expressions parallel to `subqueries`; empty means "derive from the text" (fts_query).
+  std::vector<std::string> matches;
+  std::string definiendum;              ///< X of "what is X?" questions, else empty
+  /// Sub-queries from this index on are a follow-up round's (aimed at gaps): the best hit of
+  /// each is guaranteed a place in the context. Equal to subqueries.size() when there are none.
+  size_t followup_from = static_cast<size_t>(-1);
+};
+
+/// A line of the human step log (-v); may be empty (no log).
+using LogFn = std::function<void(const std::string&)>;
+
+struct RetrieveOptions {
+  int k_per_query = 5;               ///< hits per sub-query
+  size_t max_chunks = 8;             ///< chunks kept for the context
+  /// Token budget of the context handed to synthesis: the passages as the model sees them
+  /// ("[n] (doc)" line included), counted by `tokens`. 0: no token limit (max_chunks only).
+  /// 1500 holds about 7 chunks of prose whole (a 1,000-character chunk is about 210 tokens) and
+  /// trims the mathematics-heavy ones that made the seed's contexts balloon; it leaves a
+  /// 4,096-token model (the local SmolLM2 server's window) ample room for instructions, question
+  /// and answer. On the dev set budgets of 1000-2000 kept every evidence quote and answered as
+  /// well as no budget (docs/EVAL.md, "Reranking and the token budget").
+  size_t max_context_tokens = 1500;
+  const TokenCounter* tokens = nullptr;  ///< nullptr: default_token_counter() ("estimate")
+  /// Reorders the fused candidates before packing (nullptr: fused order; `mmkg ask` and `mmkg eval`
+  /// pass "lexical" unless --rerank says otherwise). Not owned.
+  Reranker* reranker = nullptr;
+  size_t rerank_top_n = 20;          ///< candidates the reranker sees (the rest keep their order)
+  /// Share of the reranker's order in the blend with the fused order (rerank()); 1: its order alone.
+  double rerank_weight = 0.5;
+  SearchMode mode = SearchMode::Hybrid;  ///< retrieval per sub-query
+  /// Context slots kept for chunks only the graph found (after the best max_chunks - graph_slots
+  /// chunks of the sub-queries). Graph lists never reorder what the sub-queries found.
+  size_t graph_slots = 2;
+  /// Threads for the sub-queries' searches (0 = one per core; 1 = one after another, each
+  /// query embedded alone: the sequential baseline).
+  int parallel = 0;
+};
+
+/// A chunk chosen for the context.
+struct Candidate {
+  SearchHit hit;                 ///< the chunk (hit.text: all of it; citations point here)
+  double fused = 0;              ///< reciprocal-rank-fusion score over sub-queries
+  double graph = 0;              ///< the same over the graph's lists (RankedList)
+  std::vector<int> subqueries;   ///< indices of the sub-queries that retrieved it
+  double rerank = 0;             ///< the reranker's score (0 when not reranked)
+  /// What the context shows of the chunk: hit.text, or (trimmed to fit the budget) its best
+  /// sentences in document order with "…" where text was left out. Set by the budget.
+  std::string text;
+  /// Trimmed: the byte ranges of hit.text shown (sentences, document order). Empty: all of it.
+  std::vector<std::pair<size_t, size_t>> shown;
+  size_t tokens = 0;             ///< tokens of the passage as the model sees it
+  bool trimmed() const { return !shown.empty(); }
+};
+
+/// What the reranker did (RetrieveOptions::reranker).
+struct RerankReport {
+  std::string reranker;   ///< its name; empty when none ran
+  size_t scored = 0;      ///< candidates it scored
+  size_t moved = 0;       ///< of those, how many changed place
+  double ms = 0;          ///< wall time
+  std::string fallback;   ///< why the fused order was kept, if it was (a failed LLM call)
+};
+
+struct Retrieval {
+  std::vector<Candidate> context;  ///< best first, within the budget
+  size_t unique_chunks = 0;        ///< after de-duplication, before the budget
+  size_t context_chars = 0;        ///< bytes of the passages' text (Candidate::text)
+  size_t context_tokens = 0;       ///< tokens of the passages as the model sees them (the budget's count)
+  size_t trimmed_chunks = 0;       ///< chunks cut to their best sentences to fit
+  size_t skipped_chunks = 0;       ///< candidates left out because not even their best sentence fit
+  /// The same sizes for the best max_chunks candidates whole: the context without a token budget.
+  size_t unbudgeted_chars = 0;
+  size_t unbudgeted_tokens = 0;
+  RerankReport rerank;
+};
+
+/// A ranked list of chunk ids from another retriever (graph PPR, relation evidence). Lists are
+/// fused among themselves by reciprocal rank with `weight`; see RetrieveOptions::graph_slots.
+struct RankedList {
+  std::string name;  ///< for the log: "graph: personalised PageRank"
+  std::vector<std::string> chunk_ids;
+  double weight = 0.5;
+};
+
+/// The ranked candidates `retrieve` packs into the context: every sub-query searched (one batch),
+/// fused by weighted reciprocal rank with the `extra` lists (RetrieveOptions::graph_slots), a
+/// follow-up round's best hits promoted, then reranked (RetrieveOptions::reranker; its report in
+/// `report`). Eval scores these lists at k, so that its figures come from the code `ask` runs.
+std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const QueryPlan& plan,
+                                       const RetrieveOptions& opt, const std::vector<RankedList>& extra = {},
+                                       const LogFn& log = {}, RerankReport* report = nullptr);
+
+/// Runs every sub-query of `plan` (its FTS expression when given) and fuses in `extra` lists.
+/// `log` receives the step log's lines (one per sub-query, list and rerank).
+Retrieval retrieve(Store& store, Searcher& searcher, const QueryPlan& plan, const RetrieveOptions& opt,
+                   const std::vector<RankedList>& extra = {}, const LogFn& log = {});
+
+}  // namespace mmkg

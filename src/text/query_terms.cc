@@ -1,0 +1,52 @@
+#include "text/query_terms.h"
+
+#include <algorithm>
+#include <map>
+
+#include "text/words.h"
+#include "text/term_weights.h"
+
+namespace mmkg {
+
+std::vector<QueryTerm> query_terms(std::string_view text, TermWeights& stats) {
+  std::vector<QueryTerm> q;
+  std::set<std::string> seen;
+  auto ws = words(text);
+  const bool any_content = std::any_of(ws.begin(), ws.end(), [](auto& w) { return !is_stopword(w); });
+  for (auto& w : ws) {
+    if (any_content && is_stopword(w)) continue;
+    std::string st = stem(w);
+    if (!seen.insert(st).second) continue;
+    q.push_back({st, std::max(0.05, stats.idf(w))});
+  }
+  return q;
+}
+
+std::vector<QueryTerm> query_terms(const std::vector<std::string>& texts, TermWeights& stats) {
+  std::vector<QueryTerm> out;
+  std::map<std::string, size_t> at;
+  for (const auto& t : texts)
+    for (auto& term : query_terms(t, stats)) {
+      auto [it, fresh] = at.try_emplace(term.stem, out.size());
+      if (fresh) out.push_back(term);
+      else out[it->second].idf = std::max(out[it->second].idf, term.idf);
+    }
+  return out;
+}
+
+std::set<std::string> stem_set(std::string_view text) {
+  std::set<std::string> out;
+  for (auto& w : words(text)) out.insert(stem(w));
+  return out;
+}
+
+double term_coverage(const std::set<std::string>& stems, const std::vector<QueryTerm>& terms) {
+  double total = 0, c = 0;
+  for (auto& t : terms) {
+    total += t.idf;
+    if (stems.count(t.stem)) c += t.idf;
+  }
+  return total > 0 ? c / total : 0;
+}
+
+}  // namespace mmkg

@@ -1,0 +1,37 @@
+# Layering tests (see the note above include() in CMakeLists.txt).
+#
+# mmkg_layer_probe(LAYER FORBIDDEN_HEADER OWN_HEADER): LAYER must not see FORBIDDEN_HEADER (a
+# layer above it) and must see OWN_HEADER.
+function(mmkg_layer_probe layer forbidden own)
+  get_property(view GLOBAL PROPERTY MMKG_LAYER_VIEW_${layer})
+  string(MAKE_C_IDENTIFIER "${layer}_${forbidden}" id)
+  set(dir ${CMAKE_BINARY_DIR}/layering)
+  file(WRITE ${dir}/${id}_bad.cc "// generated: ${layer} includes a header of a layer above it\n#include \"${forbidden}\"\n")
+  file(WRITE ${dir}/${id}_ok.cc "// generated: ${layer} includes its own header\n#include \"${own}\"\n")
+  foreach(kind bad ok)
+    add_library(probe_${id}_${kind} OBJECT EXCLUDE_FROM_ALL ${dir}/${id}_${kind}.cc)
+    target_include_directories(probe_${id}_${kind} PRIVATE ${view})
+    target_link_libraries(probe_${id}_${kind} PRIVATE mmkg_external)
+  endforeach()
+  add_test(NAME layering.${layer}_cannot_include_${forbidden}
+           COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target probe_${id}_bad)
+  set_tests_properties(layering.${layer}_cannot_include_${forbidden} PROPERTIES WILL_FAIL TRUE RUN_SERIAL TRUE)
+  add_test(NAME layering.${layer}_includes_${own}
+           COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target probe_${id}_ok)
+  set_tests_properties(layering.${layer}_includes_${own} PROPERTIES RUN_SERIAL TRUE)
+endfunction()
+
+mmkg_layer_probe(core text/words.h core/error.h)
+mmkg_layer_probe(text index/lexical.h text/query_terms.h)
+mmkg_layer_probe(store index/lexical.h store/store.h)
+mmkg_layer_probe(index graph/model/graph_store.h index/searcher.h)
+mmkg_layer_probe(graph_model graph/build/graph_builder.h graph/model/graph_store.h)
+mmkg_layer_probe(graph_algo graph/stores/neo4j_query.h graph/algo/graph_algo.h)
+mmkg_layer_probe(retrieve agents/planner.h retrieve/retrieval.h)
+mmkg_layer_probe(agents app/session.h agents/ask.h)
+
+# The CLI parses arguments and prints: it includes only app/ (the Session), core/ and its own
+# headers, never a pipeline stage.
+add_test(NAME layering.cli_includes_only_app_and_core
+         COMMAND ${CMAKE_COMMAND} -DDIR=${PROJECT_SOURCE_DIR}/src/cli -DALLOWED=app|core|cli
+                 -P ${PROJECT_SOURCE_DIR}/tests/layering/check_includes.cmake)
