@@ -39,12 +39,20 @@ class GraphVectorBackend final : public VectorBackend {
 std::unique_ptr<Session> Session::open(Config cfg, bool create) {
   cfg.validate();
   std::unique_ptr<Session> s(new Session(std::move(cfg)));
-  s->store_ = Store::open(s->cfg_.store, create);
+  s->create_ = create;
+  // An existing store opens now (a missing one is an error at once); a store to create waits for
+  // the first write, so that a configuration error found before it leaves nothing behind.
+  if (!create) s->store_ = Store::open(s->cfg_.store, false);
   return s;
 }
 
 Session::Session(Config cfg) : cfg_(std::move(cfg)) {}
 Session::~Session() = default;
+
+Store& Session::store() {
+  if (!store_) store_ = Store::open(cfg_.store, create_);
+  return *store_;
+}
 
 void Session::warn(const std::string& message) const {
   if (cfg_.warn)
@@ -60,7 +68,7 @@ LazyEmbedder& Session::embedder() {
 
 Searcher& Session::searcher() {
   if (searcher_) return *searcher_;
-  searcher_ = std::make_unique<Searcher>(*store_, embedder(), cfg_.fusion);
+  searcher_ = std::make_unique<Searcher>(store(), embedder(), cfg_.fusion);
   // With the graph in Neo4j, Neo4j's vector index serves the dense side.
   if (cfg_.graph.kind == GraphBackend::Kind::Neo4j) {
     graph::GraphStore* g = graph_store();
@@ -75,7 +83,7 @@ Searcher& Session::searcher() {
 graph::GraphStore* Session::graph_store() {
   if (!cfg_.graph.enabled()) return nullptr;
   if (!graph_) graph_ = graph::make_graph_store(cfg_.graph.kind == GraphBackend::Kind::Neo4j ? cfg_.graph.url : "sqlite",
-                                                store_->db());
+                                                store().db());
   return graph_.get();
 }
 
@@ -84,10 +92,10 @@ GraphContext* Session::graph_context() {
   graph_context_tried_ = true;
   if (!cfg_.graph.enabled()) return nullptr;
   try {
-    if (graph::graph_document_count(*store_, cfg_.graph.key()) == 0) return nullptr;
+    if (graph::graph_document_count(store(), cfg_.graph.key()) == 0) return nullptr;
     graph::GraphStore* g = graph_store();
     // The searcher's embedder also embeds the graph's entity names (loaded once).
-    graph_context_ = std::make_unique<GraphContext>(*g, graph::make_embed_names(*store_, searcher().embedder()));
+    graph_context_ = std::make_unique<GraphContext>(*g, graph::make_embed_names(store(), searcher().embedder()));
   } catch (const UsageError&) {
     throw;
   } catch (const Error& e) {
@@ -99,7 +107,7 @@ GraphContext* Session::graph_context() {
 ChatModel* Session::chat() {
   if (!chat_tried_) {
     chat_tried_ = true;
-    chat_ = open_llm(cfg_.verbose, store_->dir(), cfg_.llm, local_);
+    chat_ = open_llm(cfg_.verbose, store().dir(), cfg_.llm, local_);
   }
   return chat_.get();
 }
@@ -113,7 +121,7 @@ std::optional<graph::GraphSyncResult> Session::sync_graph(ExtractMode extract, c
   // The model is resolved before the graph is touched, so a configuration error changes nothing.
   LazyLlm llm;
   if (extract == ExtractMode::Llm) {
-    llm = open_llm_lazy(cfg_.verbose, store_->dir(), cfg_.llm);
+    llm = open_llm_lazy(cfg_.verbose, cfg_.store, cfg_.llm);
     if (!llm.chat)
       throw UsageError("--extract llm needs a chat model: pass --llm local (SmolLM2 via llama-cpp-python, "
                        "installed by `make setup`) or --llm http(s)://HOST/v1#model=NAME, or set "
@@ -145,7 +153,7 @@ std::optional<graph::GraphSyncResult> Session::sync_graph(ExtractMode extract, c
         p.current = "graph: " + name;
         progress(p);
       };
-    auto r = graph::sync_graph(*store_, *gs, *ex, graph::make_embed_names(*store_, emb), go);
+    auto r = graph::sync_graph(store(), *gs, *ex, graph::make_embed_names(store(), emb), go);
     if (r.model.fallbacks > 0)
       warn(std::to_string(r.model.fallbacks) + " chunk" + (r.model.fallbacks == 1 ? "" : "s") +
            " fell back to rule extraction (first: " + r.model.first_fallback + ")");
@@ -162,7 +170,7 @@ IngestReport Session::ingest(const IngestRequest& req) {
   IngestReport rep;
   // Configuration errors come before anything is written.
   if (req.extract == ExtractMode::Llm && cfg_.graph.enabled()) {
-    LazyLlm probe = open_llm_lazy(cfg_.verbose, store_->dir(), cfg_.llm);
+    LazyLlm probe = open_llm_lazy(cfg_.verbose, cfg_.store, cfg_.llm);
     if (!probe.chat)
       throw UsageError("--extract llm needs a chat model: pass --llm local (SmolLM2 via llama-cpp-python, "
                        "installed by `make setup`) or --llm http(s)://HOST/v1#model=NAME, or set "
@@ -175,7 +183,7 @@ IngestReport Session::ingest(const IngestRequest& req) {
     if (!opt.embedder) warn("no embeddings (" + embedder().unavailable_reason() + "); BM25 search only");
   }
   rep.embedder = opt.embedder ? opt.embedder->id() : "";
-  rep.files = mmkg::ingest(*store_, req.paths, opt, req.progress);
+  rep.files = mmkg::ingest(store(), req.paths, opt, req.progress);
   rep.llm_extraction = req.extract == ExtractMode::Llm;
   rep.graph = sync_graph(req.extract, req.progress, /*add_documents=*/true);
   return rep;
@@ -183,10 +191,10 @@ IngestReport Session::ingest(const IngestRequest& req) {
 
 RemoveReport Session::remove(const std::vector<std::string>& docs) {
   RemoveReport rep;
-  const int64_t gen_before = store_->generation();
+  const int64_t gen_before = store().generation();
   std::vector<int64_t> removed;
   for (const auto& key : docs) {
-    auto found = store_->resolve(key);
+    auto found = store().resolve(key);
     if (found.empty()) {
       rep.failed.push_back({key, "not found", "no such document in the store; `mmkg stats` lists them"});
       continue;
@@ -197,15 +205,15 @@ RemoveReport Session::remove(const std::vector<std::string>& docs) {
       continue;
     }
     WriteResult wr;
-    store_->delete_document(found[0].id, &wr);
+    store().delete_document(found[0].id, &wr);
     removed.insert(removed.end(), wr.removed_rowids.begin(), wr.removed_rowids.end());
     rep.deleted.push_back({found[0].id, found[0].name, found[0].path, found[0].chunks});
   }
   // Keep the vector index in step, once for all deletions (it is rebuilt on next use anyway if
   // this fails).
-  if (!removed.empty() && !embedder().disabled() && std::filesystem::exists(vector_index_path(store_->dir()))) {
+  if (!removed.empty() && !embedder().disabled() && std::filesystem::exists(vector_index_path(store().dir()))) {
     try {
-      if (Embedder* emb = embedder().get()) update_vector_index(*store_, emb->id(), emb->dim(), gen_before, {}, removed);
+      if (Embedder* emb = embedder().get()) update_vector_index(store(), emb->id(), emb->dim(), gen_before, {}, removed);
     } catch (const Error&) {
     }
   }
@@ -216,13 +224,13 @@ RemoveReport Session::remove(const std::vector<std::string>& docs) {
 
 StatsReport Session::stats() {
   StatsReport r;
-  r.store = store_->stats();
-  r.docs = store_->documents();
+  r.store = store().stats();
+  r.docs = store().documents();
   if (!cfg_.graph.enabled()) return r;
   r.graph_backend = cfg_.graph.key();
   try {
     r.graph = graph_store()->stats();
-    r.graph_documents = graph::graph_document_count(*store_, r.graph_backend);
+    r.graph_documents = graph::graph_document_count(store(), r.graph_backend);
   } catch (const Error& e) {
     r.graph.reset();
     r.graph_error = e.what();
@@ -246,26 +254,25 @@ CheckReport Session::check() {
     rep.checks.push_back({std::move(name), ok, std::move(detail)});
   };
   {  // SQLite's own check of the file: pages, indexes, constraints
-    Stmt s(store_->db(), "PRAGMA quick_check");
+    Stmt s(store().db(), "PRAGMA quick_check");
     std::string first = s.step() ? s.text(0) : "no answer";
     add("sqlite", first == "ok", first == "ok" ? "the database file is sound" : "PRAGMA quick_check: " + first);
   }
-  {  // FTS5 index against the chunks it indexes
-    const long long chunks = count(*store_, "SELECT count(*) FROM chunks");
-    const long long fts = count(*store_, "SELECT count(*) FROM chunks_fts");
-    bool ok = chunks == fts;
-    std::string detail = std::to_string(chunks) + " chunks, " + std::to_string(fts) + " in the full-text index";
+  {  // FTS5 index against the chunks it indexes (an external-content table: rank 1 makes
+     // integrity-check compare the index with the chunks table, not only with itself)
+    const long long chunks = count(store(), "SELECT count(*) FROM chunks");
     try {
-      store_->exec("INSERT INTO chunks_fts(chunks_fts) VALUES('integrity-check')");
+      store().exec("INSERT INTO chunks_fts(chunks_fts, rank) VALUES('integrity-check', 1)");
+      add("fulltext", true, "the full-text index matches the " + std::to_string(chunks) + " chunks");
     } catch (const Error& e) {
-      ok = false;
-      detail += std::string("; FTS5 integrity-check failed: ") + e.what();
+      add("fulltext", false,
+          std::string("the full-text index does not match the chunks (") + e.what() +
+              "); rebuild it with `sqlite3 STORE/mmkg.db \"INSERT INTO chunks_fts(chunks_fts) VALUES('rebuild')\"`");
     }
-    add("fulltext", ok, ok ? detail : detail + "; rebuild it by re-ingesting the documents");
   }
   {  // every chunk belongs to a stored document
     const long long orphans =
-        count(*store_, "SELECT count(*) FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents)");
+        count(store(), "SELECT count(*) FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents)");
     add("chunks", orphans == 0,
         orphans == 0 ? "every chunk belongs to a document"
                      : std::to_string(orphans) + " chunks without a document");
@@ -275,10 +282,10 @@ CheckReport Session::check() {
     if (!emb) {
       add("vectors", true, "not checked: " + embedder().unavailable_reason());
     } else {
-      const size_t missing = store_->chunks_without_vectors(emb->id()).size();
+      const size_t missing = store().chunks_without_vectors(emb->id()).size();
       VectorIndexStatus st;
-      auto index = open_vector_index(*store_, emb->id(), emb->dim(), {}, &st);
-      const long long chunks = count(*store_, "SELECT count(*) FROM chunks");
+      auto index = open_vector_index(store(), emb->id(), emb->dim(), {}, &st);
+      const long long chunks = count(store(), "SELECT count(*) FROM chunks");
       const long long indexed = index ? static_cast<long long>(index->size()) : 0;
       const bool ok = indexed + static_cast<long long>(missing) == chunks;
       std::string detail = std::to_string(indexed) + " of " + std::to_string(chunks) + " chunks in the vector index (" +
@@ -291,9 +298,9 @@ CheckReport Session::check() {
   if (cfg_.graph.enabled()) {  // which documents the graph holds, against the store
     try {
       const std::string key = cfg_.graph.key();
-      const long long docs = count(*store_, "SELECT count(*) FROM documents");
-      const long long in_graph = graph::graph_document_count(*store_, key);
-      Stmt s(store_->db(),
+      const long long docs = count(store(), "SELECT count(*) FROM documents");
+      const long long in_graph = graph::graph_document_count(store(), key);
+      Stmt s(store().db(),
              "SELECT count(*) FROM graph_docs WHERE backend = ? AND doc_id NOT IN (SELECT id FROM documents)");
       s.bind(1, key);
       const long long stale = s.step() ? s.i64(0) : 0;

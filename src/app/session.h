@@ -134,7 +134,8 @@ struct EntityReport {
 
 class Session {
  public:
-  /// Opens the store named by cfg.store (creating it when `create`), after cfg.validate().
+  /// Opens the store named by cfg.store after cfg.validate(). With `create`, a missing store is
+  /// created on the first write (ingest), after the request's configuration is checked.
   static std::unique_ptr<Session> open(Config cfg, bool create = false);
   ~Session();
   Session(const Session&) = delete;
@@ -164,7 +165,8 @@ class Session {
 
   // ---- the components, built on first use (for the benches and tests)
   const Config& config() const { return cfg_; }
-  Store& store() { return *store_; }
+  /// The store (opened by open(), or for a session that creates it, on first use).
+  Store& store();
   LazyEmbedder& embedder();
   Searcher& searcher();
   /// nullptr when the graph is disabled (--graph none). Throws when it cannot be opened.
@@ -181,6 +183,7 @@ class Session {
   std::optional<graph::GraphSyncResult> sync_graph(ExtractMode extract, const ProgressFn& progress, bool add_documents);
 
   Config cfg_;
+  bool create_ = false;
   std::unique_ptr<Store> store_;
   std::unique_ptr<LazyEmbedder> embedder_;
   std::unique_ptr<Searcher> searcher_;

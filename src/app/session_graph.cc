@@ -38,7 +38,7 @@ EntityReport Session::graph_entity(const std::string& name, bool with_evidence, 
     emb = embedder().get();
   } catch (const Error&) {
   }
-  auto index = graph::EntityIndex::build(gs, graph::make_embed_names(*store_, emb));
+  auto index = graph::EntityIndex::build(gs, graph::make_embed_names(store(), emb));
   EntityReport rep;
   rep.entity = find_entity(gs, *index, name);
   const graph::Entity& e = rep.entity;
@@ -60,7 +60,7 @@ EntityReport Session::graph_entity(const std::string& name, bool with_evidence, 
     n.description = r.description;
     if (with_evidence)
       for (const auto& x : r.evidence) {
-        auto ch = store_->chunk(x.chunk_id);
+        auto ch = store().chunk(x.chunk_id);
         n.evidence.push_back({x.chunk_id, ch ? ch->doc_name : "", x.sentence, ch ? ch->chunk.page_start : 0});
       }
     rep.neighbors.push_back(std::move(n));

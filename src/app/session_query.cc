@@ -49,14 +49,14 @@ AskResult Session::ask(const AskRequest& req) {
   ChatModel* model = chat();
   Searcher& s = searcher();
   GraphContext* g = graph_context();
-  TermStats stats(*store_);
+  TermStats stats(store());
   auto reranker = open_reranker(req.rerank, stats, s, model);
   AskOptions o = req.options;
   o.verbose = o.verbose || cfg_.verbose;
   o.graph = g;
   o.chat = model;
   o.retrieve.reranker = reranker.get();
-  return mmkg::ask(*store_, s, req.question, o);
+  return mmkg::ask(store(), s, req.question, o);
 }
 
 EvalReport Session::evaluate(const EvalRequest& req) {
@@ -69,11 +69,11 @@ EvalReport Session::evaluate(const EvalRequest& req) {
   eo.graph = graph_context();
   eo.chat = model;
   eo.ask = req.ask;
-  TermStats stats(*store_);
+  TermStats stats(store());
   auto reranker = open_reranker(req.rerank, stats, s, model);
   eo.retrieve = req.ask.retrieve;
   eo.retrieve.reranker = reranker.get();
-  return mmkg::evaluate(*store_, s, req.items, eo);
+  return mmkg::evaluate(store(), s, req.items, eo);
 }
 
 }  // namespace mmkg

@@ -174,91 +174,66 @@ void score_answer(const QaItem& q, const AskResult& a, ItemScore& item, AnswerSu
 
 }  // namespace
 
-EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>& items, const EvalOptions& opt) {
-  EvalReport rep;
-  rep.questions = items.size();
-  for (const auto& q : items) rep.items.push_back(ItemScore{.id = q.id, .type = q.type});
-  auto put = [&](const std::string& name, ModeScore m) {
-    rep.mode_order.push_back(name);
-    rep.modes[name] = std::move(m);
+namespace {
+
+// The question alone as the plan: what `ask` ranks before sub-queries are added.
+QueryPlan plan_of(const std::string& q) {
+  QueryPlan p;
+  p.subqueries = {q};
+  return p;
+}
+
+void put_mode(EvalReport& rep, const std::string& name, ModeScore m) {
+  rep.mode_order.push_back(name);
+  rep.modes[name] = std::move(m);
+}
+
+// <base>+graph: the base mode's hits fused with the graph's lists, by ask's code.
+ModeScore score_graph_mode(Store& store, Searcher& searcher, SearchMode base, GraphContext& graph,
+                           const std::vector<QaItem>& items, const std::string& name, EvalReport& rep) {
+  auto fn = [&](const std::string& q, int k) {
+    RetrieveOptions ro;
+    ro.mode = base;
+    ro.k_per_query = k;
+    ro.max_chunks = static_cast<size_t>(k);
+    ro.parallel = 1;
+    GraphRetrieval g = graph_retrieve(graph, q, {});
+    return top_hits(rank_candidates(store, searcher, plan_of(q), ro, graph_lists(g)), k);
   };
+  return score_mode(fn, name, items, rep);
+}
 
-  const std::string unavailable = searcher.dense_unavailable_reason();
-  for (SearchMode m : opt.modes) {
-    if (m != SearchMode::Bm25 && !unavailable.empty()) {
-      put(search_mode_name(m), ModeScore{.unavailable = unavailable});
-      continue;
-    }
-    auto fn = [&searcher, m](const std::string& q, int k) {
-      SearchOptions so;
-      so.mode = m;
-      so.k = k;
-      return searcher.search(q, so);
-    };
-    put(search_mode_name(m), score_mode(fn, search_mode_name(m), items, rep));
-  }
-  SearchMode base = opt.modes.empty() ? SearchMode::Bm25 : opt.modes.back();
-  if (base != SearchMode::Bm25 && !unavailable.empty()) base = SearchMode::Bm25;
-  // The question alone as the plan: what `ask` ranks before sub-queries are added.
-  auto plan_of = [](const std::string& q) {
-    QueryPlan p;
-    p.subqueries = {q};
-    return p;
+// <base>+rerank: the base mode's candidates for the question, reranked by ask's code.
+ModeScore score_rerank_mode(Store& store, Searcher& searcher, SearchMode base, const RetrieveOptions& retrieve,
+                            const std::vector<QaItem>& items, const std::string& name, EvalReport& rep) {
+  double ms = 0;
+  int calls = 0;
+  std::string fallback;
+  auto fn = [&](const std::string& q, int k) {
+    RetrieveOptions ro = retrieve;
+    ro.mode = base;
+    ro.k_per_query = std::max(k, static_cast<int>(retrieve.rerank_top_n));
+    ro.max_chunks = static_cast<size_t>(ro.k_per_query);
+    ro.parallel = 1;
+    RerankReport rr;
+    auto ranked = rank_candidates(store, searcher, plan_of(q), ro, {}, {}, &rr);
+    ms += rr.ms;
+    ++calls;
+    if (!rr.fallback.empty()) fallback = rr.fallback;
+    return top_hits(std::move(ranked), k);
   };
+  ModeScore m = score_mode(fn, name, items, rep);
+  m.reranker = retrieve.reranker->name();
+  m.rerank_top_n = retrieve.rerank_top_n;
+  m.rerank_weight = retrieve.rerank_weight;
+  m.rerank_ms_per_question = calls ? ms / calls : 0.0;
+  m.last_fallback = fallback;
+  return m;
+}
 
-  // <primary>+graph: the primary mode's hits fused with the graph's lists, by ask's code.
-  if (opt.graph && !opt.modes.empty()) {
-    const std::string name = std::string(search_mode_name(base)) + "+graph";
-    auto fn = [&](const std::string& q, int k) {
-      RetrieveOptions ro;
-      ro.mode = base;
-      ro.k_per_query = k;
-      ro.max_chunks = static_cast<size_t>(k);
-      ro.parallel = 1;
-      GraphRetrieval g = graph_retrieve(*opt.graph, q, {});
-      return top_hits(rank_candidates(store, searcher, plan_of(q), ro, graph_lists(g)), k);
-    };
-    put(name, score_mode(fn, name, items, rep));
-  }
-
-  // <primary>+rerank: the primary mode's candidates for the question, reranked by ask's code.
-  if (opt.retrieve.reranker && !opt.modes.empty()) {
-    const std::string name = std::string(search_mode_name(base)) + "+rerank";
-    double ms = 0;
-    int calls = 0;
-    std::string fallback;
-    auto fn = [&](const std::string& q, int k) {
-      RetrieveOptions ro = opt.retrieve;
-      ro.mode = base;
-      ro.k_per_query = std::max(k, static_cast<int>(opt.retrieve.rerank_top_n));
-      ro.max_chunks = static_cast<size_t>(ro.k_per_query);
-      ro.parallel = 1;
-      RerankReport rr;
-      auto ranked = rank_candidates(store, searcher, plan_of(q), ro, {}, {}, &rr);
-      ms += rr.ms;
-      ++calls;
-      if (!rr.fallback.empty()) fallback = rr.fallback;
-      return top_hits(std::move(ranked), k);
-    };
-    ModeScore m = score_mode(fn, name, items, rep);
-    m.reranker = opt.retrieve.reranker->name();
-    m.rerank_top_n = opt.retrieve.rerank_top_n;
-    m.rerank_weight = opt.retrieve.rerank_weight;
-    m.rerank_ms_per_question = calls ? ms / calls : 0.0;
-    m.last_fallback = fallback;
-    put(name, std::move(m));
-  }
-
-  // The contract's top-level figures are those of the primary mode: the last one evaluated that
-  // ran (hybrid by default; BM25 when dense retrieval is unavailable). Answers use that mode too.
-  for (SearchMode m : opt.modes) {
-    auto it = rep.modes.find(search_mode_name(m));
-    if (it != rep.modes.end() && it->second.unavailable.empty()) rep.primary = search_mode_name(m);
-  }
-  rep.llm = opt.chat ? opt.chat->id() : "";
-  rep.reranker = opt.retrieve.reranker ? opt.retrieve.reranker->name() : "";
-  if (!opt.answers || items.empty()) return rep;
-
+// Answers every question with ask() and scores the answers and their contexts.
+void score_answers(Store& store, Searcher& searcher, const std::vector<QaItem>& items, const EvalOptions& opt,
+                   EvalReport& rep) {
   AskOptions ao = opt.ask;
   ao.graph = opt.graph;
   ao.chat = opt.chat;
@@ -279,6 +254,48 @@ EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>&
   cx.evidence_recall = sums.with_evidence ? cx.evidence_recall / sums.with_evidence : 0.0;
   cx.evidence_mrr = sums.with_evidence ? cx.evidence_mrr / sums.with_evidence : 0.0;
   rep.context = cx;
+}
+
+}  // namespace
+
+EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>& items, const EvalOptions& opt) {
+  EvalReport rep;
+  rep.questions = items.size();
+  for (const auto& q : items) rep.items.push_back(ItemScore{.id = q.id, .type = q.type});
+
+  const std::string unavailable = searcher.dense_unavailable_reason();
+  for (SearchMode m : opt.modes) {
+    if (m != SearchMode::Bm25 && !unavailable.empty()) {
+      put_mode(rep, search_mode_name(m), ModeScore{.unavailable = unavailable});
+      continue;
+    }
+    auto fn = [&searcher, m](const std::string& q, int k) {
+      SearchOptions so;
+      so.mode = m;
+      so.k = k;
+      return searcher.search(q, so);
+    };
+    put_mode(rep, search_mode_name(m), score_mode(fn, search_mode_name(m), items, rep));
+  }
+  SearchMode base = opt.modes.empty() ? SearchMode::Bm25 : opt.modes.back();
+  if (base != SearchMode::Bm25 && !unavailable.empty()) base = SearchMode::Bm25;
+  const std::string base_name = search_mode_name(base);
+  if (opt.graph && !opt.modes.empty())
+    put_mode(rep, base_name + "+graph",
+             score_graph_mode(store, searcher, base, *opt.graph, items, base_name + "+graph", rep));
+  if (opt.retrieve.reranker && !opt.modes.empty())
+    put_mode(rep, base_name + "+rerank",
+             score_rerank_mode(store, searcher, base, opt.retrieve, items, base_name + "+rerank", rep));
+
+  // The contract's top-level figures are those of the primary mode: the last one evaluated that
+  // ran (hybrid by default; BM25 when dense retrieval is unavailable). Answers use that mode too.
+  for (SearchMode m : opt.modes) {
+    auto it = rep.modes.find(search_mode_name(m));
+    if (it != rep.modes.end() && it->second.unavailable.empty()) rep.primary = search_mode_name(m);
+  }
+  rep.llm = opt.chat ? opt.chat->id() : "";
+  rep.reranker = opt.retrieve.reranker ? opt.retrieve.reranker->name() : "";
+  if (opt.answers && !items.empty()) score_answers(store, searcher, items, opt, rep);
   return rep;
 }
 

@@ -1,0 +1,195 @@
+// The Session end to end over a real store in a temp folder: every operation the CLI uses, the
+// per-step callback, the typed reports and their JSON, check() catching a broken store, and the
+// configuration checked before anything is written.
+#include "app/session.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "agents/trace_json.h"
+#include "app/json.h"
+#include "core/error.h"
+#include "support/temp_dir.h"
+
+namespace mmkg {
+namespace {
+
+using testing::TempDir;
+
+TEST(Config, ParsesGraphBackendsAndKeepsCredentialsOutOfTheKey) {
+  EXPECT_EQ(GraphBackend::parse("").kind, GraphBackend::Kind::Sqlite);
+  EXPECT_EQ(GraphBackend::parse("sqlite").key(), "sqlite");
+  EXPECT_FALSE(GraphBackend::parse("none").enabled());
+  GraphBackend n = GraphBackend::parse("neo4j://neo4j:secret@127.0.0.1:7474/kg");
+  EXPECT_EQ(n.kind, GraphBackend::Kind::Neo4j);
+  EXPECT_EQ(n.key(), "neo4j:127.0.0.1:7474/kg");
+  EXPECT_THROW(GraphBackend::parse("mongodb://x"), UsageError);
+  EXPECT_EQ(parse_extract_mode("llm"), ExtractMode::Llm);
+  EXPECT_THROW(parse_extract_mode("magic"), UsageError);
+  EXPECT_EQ(parse_fusion("rrf"), Fusion::Rrf);
+  EXPECT_THROW(parse_fusion("max"), UsageError);
+}
+
+TEST(Config, EnvironmentGivesTheDefaults) {
+  ::setenv("MMKG_STORE", "/tmp/elsewhere", 1);
+  ::setenv("MMKG_GRAPH", "none", 1);
+  Config c = Config::from_env();
+  ::unsetenv("MMKG_STORE");
+  ::unsetenv("MMKG_GRAPH");
+  EXPECT_EQ(c.store, "/tmp/elsewhere");
+  EXPECT_FALSE(c.graph.enabled());
+  EXPECT_EQ(c.embedder, "native");
+  Config empty;
+  empty.store = "";
+  EXPECT_THROW(empty.validate(), UsageError);
+}
+
+class SessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    docs = dir.str() + "/docs";
+    dir.write("docs/attention.md",
+              "# Attention\n\nAttention lets a model weigh every token of a sequence when it encodes one "
+              "token. Multi-Head Attention (MHA) runs several attention heads in parallel.\n\n"
+              "## Softmax\n\nThe softmax turns the attention scores into weights that sum to one.\n");
+    dir.write("docs/rnn.txt",
+              "Recurrent networks read a sequence one step at a time. Their training is slow because the "
+              "steps cannot run in parallel.\n");
+    cfg.store = dir.str() + "/store";
+    cfg.embedder = "none";  // BM25 only: the unit suite does not need the model
+    cfg.warn = [this](const std::string& w) { warnings.push_back(w); };
+  }
+
+  std::unique_ptr<Session> ingested() {
+    auto s = Session::open(cfg, /*create=*/true);
+    IngestRequest req;
+    req.paths = {docs};
+    IngestReport r = s->ingest(req);
+    EXPECT_EQ(r.files.documents, 2);
+    EXPECT_TRUE(r.files.failed.empty());
+    EXPECT_TRUE(r.graph.has_value());
+    return s;
+  }
+
+  TempDir dir;
+  std::string docs;
+  Config cfg;
+  std::vector<std::string> warnings;
+};
+
+TEST_F(SessionTest, IngestSearchAskRemoveThroughOneSession) {
+  auto s = ingested();
+  EXPECT_EQ(s->stats().store.documents, 2);
+  EXPECT_GT(s->stats().graph->entities, 0);
+
+  SearchReport sr = s->search({.query = "softmax weights", .k = 3, .mode = SearchMode::Hybrid});
+  EXPECT_EQ(sr.mode, "bm25");  // hybrid without an embedder falls back, with a warning
+  EXPECT_FALSE(warnings.empty());
+  ASSERT_FALSE(sr.hits.empty());
+  EXPECT_EQ(sr.hits[0].doc, "attention.md");
+  EXPECT_TRUE(search_json(sr)["dense_backend"].is_null());
+
+  // ask: the per-step callback sees every agent step as it finishes, in order.
+  AskRequest ar;
+  ar.question = "What does the softmax turn attention scores into?";
+  std::vector<std::string> streamed;
+  ar.options.on_step = [&](const StepRecord& r) { streamed.push_back(r.step); };
+  AskResult a = s->ask(ar);
+  ASSERT_TRUE(a.found) << a.answer;
+  EXPECT_NE(a.answer.find("weights"), std::string::npos) << a.answer;
+  std::vector<std::string> steps;
+  for (const auto& r : a.trace) steps.push_back(r.step);
+  EXPECT_EQ(streamed, steps);
+  EXPECT_EQ(steps.front(), "plan");
+  EXPECT_EQ(steps.back(), "orchestrate");
+  EXPECT_GT(a.retrieval.context_chunks, 0u);  // the typed report of the answer's round
+  EXPECT_EQ(a.retrieval.context_tokens, a.context_tokens);
+  auto j = ask_json(ar.question, a);
+  EXPECT_EQ(j["trace"].size(), a.trace.size());
+  EXPECT_EQ(j["citations"][0]["doc"], a.citations[0].doc);
+
+  RemoveReport rr = s->remove({"rnn.txt", "nothing.pdf"});
+  ASSERT_EQ(rr.deleted.size(), 1u);
+  EXPECT_EQ(rr.deleted[0].doc, "rnn.txt");
+  ASSERT_EQ(rr.failed.size(), 1u);
+  EXPECT_EQ(rr.failed[0].error, "not found");
+  ASSERT_TRUE(rr.graph.has_value());
+  EXPECT_EQ(rr.graph->documents_removed, 1);
+  EXPECT_EQ(s->stats().store.documents, 1);
+  EXPECT_TRUE(s->check().ok);
+}
+
+TEST_F(SessionTest, GraphEntityAndEveryExportFormat) {
+  auto s = ingested();
+  EntityReport e = s->graph_entity("MHA", /*with_evidence=*/true, 50);
+  EXPECT_EQ(e.entity.name.find("Multi-Head Attention"), 0u) << e.entity.name;
+  EXPECT_GT(e.mentions, 0u);
+  EXPECT_THROW(s->graph_entity("zzzz qqqq", false, 5), Error);
+  for (const auto& f : Session::export_formats()) {
+    std::ostringstream out;
+    s->graph_export(f, out);
+    EXPECT_NE(out.str().find("Multi-Head Attention"), std::string::npos) << f;
+  }
+  std::ostringstream out;
+  EXPECT_THROW(s->graph_export("dot", out), UsageError);
+}
+
+TEST_F(SessionTest, EvaluateScoresTheModesAndAnswers) {
+  auto s = ingested();
+  EvalRequest req;
+  req.items = {{.id = "q1", .type = "factual", .question = "Why is recurrent training slow?",
+                .answer_keywords = {"parallel"},
+                .evidence = {{"rnn.txt", "the steps cannot run in parallel"}}},
+               {.id = "q2", .type = "unanswerable", .question = "Which GPU trained the chess engine?",
+                .answer_keywords = {}, .evidence = {}}};
+  req.answers = true;
+  EvalReport r = s->evaluate(req);
+  EXPECT_EQ(r.primary, "bm25");  // dense and hybrid unavailable without an embedder
+  EXPECT_FALSE(r.modes.at("dense").unavailable.empty());
+  EXPECT_DOUBLE_EQ(r.modes.at("bm25").all.recall_at_10, 1.0);
+  EXPECT_TRUE(r.modes.count("bm25+graph"));
+  EXPECT_TRUE(r.modes.count("bm25+rerank"));
+  ASSERT_TRUE(r.answer_accuracy.has_value());
+  EXPECT_DOUBLE_EQ(*r.answer_accuracy, 1.0);
+  EXPECT_EQ(eval_report_json(r)["mode"], "bm25");
+}
+
+TEST_F(SessionTest, CheckFindsABrokenFullTextIndexAndOrphanChunks) {
+  auto s = ingested();
+  CheckReport ok = s->check();
+  EXPECT_TRUE(ok.ok);
+  for (const auto& c : ok.checks) EXPECT_TRUE(c.ok) << c.name << ": " << c.detail;
+  // A chunk whose document is gone (written around the store's API) and an index that lost it.
+  s->store().exec("PRAGMA foreign_keys = OFF");
+  s->store().exec("UPDATE chunks SET doc_id = 'gone' WHERE rowid = (SELECT min(rowid) FROM chunks)");
+  s->store().exec("DELETE FROM chunks_fts WHERE rowid = (SELECT max(rowid) FROM chunks)");
+  CheckReport bad = s->check();
+  EXPECT_FALSE(bad.ok);
+  std::map<std::string, bool> by_name;
+  for (const auto& c : bad.checks) by_name[c.name] = c.ok;
+  EXPECT_FALSE(by_name["chunks"]);
+  EXPECT_FALSE(by_name["fulltext"]);
+  EXPECT_FALSE(check_json(bad)["ok"].get<bool>());
+}
+
+TEST_F(SessionTest, AConfigurationErrorLeavesNoStoreBehind) {
+  ::setenv("MMKG_CONFIG", (dir.str() + "/no-such-config.json").c_str(), 1);
+  ::unsetenv("MMKG_LLM_BASE_URL");
+  auto s = Session::open(cfg, /*create=*/true);
+  IngestRequest req;
+  req.paths = {docs};
+  req.extract = ExtractMode::Llm;
+  EXPECT_THROW(s->ingest(req), UsageError);
+  ::unsetenv("MMKG_CONFIG");
+  EXPECT_FALSE(std::filesystem::exists(cfg.store));
+  // Opening a store that is not there (without create) is an error at once.
+  Config missing = cfg;
+  missing.store = dir.str() + "/nowhere";
+  EXPECT_THROW(Session::open(missing), Error);
+}
+
+}  // namespace
+}  // namespace mmkg
