@@ -24,6 +24,20 @@ class IOError : public Error {
   using Error::Error;
 };
 
+/// The store is locked by another connection (SQLite's BUSY or LOCKED, after the busy timeout).
+/// Every later write fails the same way, so a batch stops on it.
+class StoreLockedError : public IOError {
+ public:
+  using IOError::IOError;
+};
+
+/// The disk is full while writing the store (SQLite's FULL). Every later write fails the same
+/// way, so a batch stops on it.
+class StoreFullError : public IOError {
+ public:
+  using IOError::IOError;
+};
+
 /// Wrong usage or configuration (exit code 2).
 class UsageError : public Error {
  public:

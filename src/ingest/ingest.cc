@@ -117,6 +117,213 @@ void process(const std::string& path, const IngestOptions& opt, Store* reader, P
   }
 }
 
+// The parser threads: they parse files ahead of the single writer, at most `window` parsed but
+// unwritten documents at a time. The destructor stops them and waits for them.
+class ParsePool {
+ public:
+  ParsePool(const std::string& store_dir, const std::vector<std::string>& files, const IngestOptions& opt)
+      : store_dir_(store_dir), files_(files), opt_(opt), slots_(files.size()) {
+    const size_t n = files.size();
+    unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    size_t threads = opt.threads > 0 ? static_cast<size_t>(opt.threads) : hw;
+    threads = std::max<size_t>(1, std::min(threads, n));
+    window_ = threads * 2;
+    for (size_t t = 0; t < threads && n > 0; ++t) pool_.emplace_back([this] { work(); });
+  }
+  ~ParsePool() {
+    {
+      std::lock_guard lk(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : pool_) t.join();
+  }
+  ParsePool(const ParsePool&) = delete;
+  ParsePool& operator=(const ParsePool&) = delete;
+
+  /// Waits for file i (taken in order, from 0) and hands it to the writer.
+  Parsed take(size_t i) {
+    Parsed p;
+    {
+      std::unique_lock lk(mu_);
+      cv_.wait(lk, [&] { return slots_[i].has_value(); });
+      p = std::move(*slots_[i]);
+      slots_[i].reset();
+      written_ = i + 1;
+    }
+    cv_.notify_all();
+    return p;
+  }
+
+ private:
+  void work() {
+    std::unique_ptr<Store> reader;
+    try {
+      reader = Store::open(store_dir_, false);
+    } catch (const Error&) {
+      // Without a reader connection unchanged files are still detected by the writer.
+    }
+    const size_t n = files_.size();
+    for (;;) {
+      size_t i;
+      {
+        std::unique_lock lk(mu_);
+        cv_.wait(lk, [&] { return stop_ || next_ >= n || next_ < written_ + window_; });
+        if (stop_ || next_ >= n) return;
+        i = next_++;
+      }
+      Parsed p;
+      process(files_[i], opt_, reader.get(), p);
+      {
+        std::lock_guard lk(mu_);
+        slots_[i] = std::move(p);
+      }
+      cv_.notify_all();
+    }
+  }
+
+  const std::string store_dir_;
+  const std::vector<std::string>& files_;
+  const IngestOptions& opt_;
+  size_t window_ = 0;  // bounded number of parsed-but-unwritten documents
+  std::vector<std::optional<Parsed>> slots_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  size_t next_ = 0;     // next file to hand out
+  size_t written_ = 0;  // files consumed by the writer
+  bool stop_ = false;
+  std::vector<std::thread> pool_;
+};
+
+// The writer's side of one ingest: where results, progress and the changed chunk rows go.
+struct Writer {
+  Store& store;
+  const IngestOptions& opt;
+  const ProgressFn& progress;
+  IngestResult& res;
+  std::chrono::steady_clock::time_point t0;
+  size_t files_total = 0;
+  std::vector<int64_t> added, removed;  // chunk rowids, for the vector index
+
+  /// A progress snapshot: `files_done` files done, `current` the file at hand.
+  IngestProgress snapshot(size_t files_done, const std::string& current) const {
+    IngestProgress pr;
+    pr.files_done = files_done;
+    pr.files_total = files_total;
+    pr.pages = res.pages;
+    pr.bytes = res.bytes;
+    pr.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    pr.current = current;
+    return pr;
+  }
+};
+
+DocumentRecord record_of(const Parsed& p) {
+  DocumentRecord d;
+  d.id = p.doc_id;
+  d.path = p.path;
+  d.name = fs::path(p.path).filename().string();
+  d.format = p.doc.format;
+  d.title = p.doc.title;
+  d.bytes = p.bytes;
+  d.pages = p.doc.pages;
+  return d;
+}
+
+// Embeds and stores new document i (replacing `prev`, its earlier version at the same path). A
+// document the store refuses is reported in `failed`; a locked store or a full disk fails every
+// later document too, so those stop the batch.
+void store_document(Writer& w, size_t i, Parsed& p, const std::optional<DocumentRecord>& prev) {
+  IngestResult& res = w.res;
+  DocumentRecord d = record_of(p);
+  try {
+    if (w.opt.embedder)
+      embed_chunks(w.store, *w.opt.embedder, p.chunks, res, [&](int64_t done, int64_t total) {
+        if (!w.progress || done == total) return;
+        IngestProgress pr = w.snapshot(i, p.path);
+        pr.embed_done = done;
+        pr.embed_total = total;
+        w.progress(pr);
+      });
+    WriteResult wr = w.store.put_document(d, p.text, p.chunks,
+                                          prev ? std::optional<std::string>(prev->id) : std::nullopt,
+                                          w.opt.embedder ? w.opt.embedder->id() : "");
+    w.added.insert(w.added.end(), wr.added_rowids.begin(), wr.added_rowids.end());
+    w.removed.insert(w.removed.end(), wr.removed_rowids.begin(), wr.removed_rowids.end());
+    ++res.documents;
+    res.chunks += static_cast<int64_t>(p.chunks.size());
+    res.pages += p.doc.pages;
+    res.bytes += p.bytes;
+  } catch (const StoreLockedError&) {
+    throw;
+  } catch (const StoreFullError&) {
+    throw;
+  } catch (const IOError& e) {
+    res.failed.push_back({p.path, e.what()});
+  }
+}
+
+// Writes parsed document i, unless it is already stored: unchanged at its path, or the same
+// content under another path (then it is stored once, and its old version at this path goes).
+void write_document(Writer& w, size_t i, Parsed& p) {
+  IngestResult& res = w.res;
+  for (auto& warning : p.doc.warnings) res.warnings.push_back({p.path, warning});
+  auto prev = w.store.find_by_path(p.path);
+  auto same = w.store.find_by_id(p.doc_id);
+  if (prev && prev->id == p.doc_id) {
+    ++res.skipped;
+  } else if (same) {
+    // Identical content already stored under another path: keep one copy.
+    if (prev) {
+      WriteResult wr;
+      w.store.delete_document(prev->id, &wr);
+      w.removed.insert(w.removed.end(), wr.removed_rowids.begin(), wr.removed_rowids.end());
+    }
+    ++res.skipped;
+    res.warnings.push_back({p.path, "same content as " + same->path + "; stored once"});
+  } else {
+    store_document(w, i, p, prev);
+  }
+}
+
+// Parses `files` on the pool and writes them in order, reporting progress after each file.
+void write_all(Writer& w, const std::vector<std::string>& files) {
+  ParsePool pool(w.store.dir(), files, w.opt);
+  for (size_t i = 0; i < files.size(); ++i) {
+    Parsed p = pool.take(i);
+    if (!p.error.empty()) {
+      w.res.failed.push_back({p.path, p.error});
+    } else if (p.unchanged) {
+      ++w.res.skipped;
+    } else {
+      write_document(w, i, p);
+    }
+    if (w.progress) w.progress(w.snapshot(i + 1, p.path));
+  }
+}
+
+// Chunks stored without embeddings (by an older mmkg, or with --embedder none): embeds them and
+// adds their rowids to `added`.
+void backfill_embeddings(Store& store, Embedder& emb, IngestResult& res, std::vector<int64_t>& added) {
+  auto missing = store.chunks_without_vectors(emb.id());
+  for (size_t b = 0; b < missing.size(); b += kEmbedBatch) {
+    std::vector<std::string> texts;
+    for (size_t i = b; i < std::min(missing.size(), b + kEmbedBatch); ++i) {
+      texts.push_back(missing[i].second);
+      added.push_back(missing[i].first);
+    }
+    store.put_embeddings(emb.id(), texts, embed_batch(emb, texts, res));
+  }
+}
+
+// Brings the vector index up to date with the chunk rows added and removed since generation
+// `gen_before`; says what happened to it ("updated", "rebuilt: why", "").
+std::string update_index(Store& store, Embedder& emb, int64_t gen_before, const std::vector<int64_t>& added,
+                         const std::vector<int64_t>& removed) {
+  VectorIndexStatus vs = update_vector_index(store, emb.id(), emb.dim(), gen_before, added, removed);
+  return vs.updated ? "updated" : (vs.rebuilt ? "rebuilt: " + vs.reason : "");
+}
+
 }  // namespace
 
 IngestResult ingest(Store& store, const std::vector<std::string>& paths, const IngestOptions& opt,
@@ -126,161 +333,13 @@ IngestResult ingest(Store& store, const std::vector<std::string>& paths, const I
   FileList list = collect_files(paths);
   res.failed = list.errors;
   res.ignored = list.ignored;
-  const size_t n = list.files.size();
-
-  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  size_t threads = opt.threads > 0 ? static_cast<size_t>(opt.threads) : hw;
-  threads = std::max<size_t>(1, std::min(threads, n));
-  const size_t window = threads * 2;  // bounded number of parsed-but-unwritten documents
-
-  std::vector<std::optional<Parsed>> slots(n);
-  std::mutex mu;
-  std::condition_variable cv;
-  size_t next = 0;     // next file to hand out
-  size_t written = 0;  // files consumed by the writer
-  bool stop = false;
-
-  auto worker = [&]() {
-    std::unique_ptr<Store> reader;
-    try {
-      reader = Store::open(store.dir(), false);
-    } catch (const Error&) {
-      // Without a reader connection unchanged files are still detected by the writer.
-    }
-    for (;;) {
-      size_t i;
-      {
-        std::unique_lock lk(mu);
-        cv.wait(lk, [&] { return stop || next >= n || next < written + window; });
-        if (stop || next >= n) return;
-        i = next++;
-      }
-      Parsed p;
-      process(list.files[i], opt, reader.get(), p);
-      {
-        std::lock_guard lk(mu);
-        slots[i] = std::move(p);
-      }
-      cv.notify_all();
-    }
-  };
 
   const int64_t gen_before = store.generation();
-  std::vector<int64_t> added, removed;
-  std::vector<std::thread> pool;
-  for (size_t t = 0; t < threads && n > 0; ++t) pool.emplace_back(worker);
-
-  auto finish_pool = [&]() {
-    {
-      std::lock_guard lk(mu);
-      stop = true;
-    }
-    cv.notify_all();
-    for (auto& t : pool) t.join();
-  };
-
-  try {
-    for (size_t i = 0; i < n; ++i) {
-      Parsed p;
-      {
-        std::unique_lock lk(mu);
-        cv.wait(lk, [&] { return slots[i].has_value(); });
-        p = std::move(*slots[i]);
-        slots[i].reset();
-        written = i + 1;
-      }
-      cv.notify_all();
-
-      if (!p.error.empty()) {
-        res.failed.push_back({p.path, p.error});
-      } else if (p.unchanged) {
-        ++res.skipped;
-      } else {
-        for (auto& w : p.doc.warnings) res.warnings.push_back({p.path, w});
-        auto prev = store.find_by_path(p.path);
-        auto same = store.find_by_id(p.doc_id);
-        if (prev && prev->id == p.doc_id) {
-          ++res.skipped;
-        } else if (same) {
-          // Identical content already stored under another path: keep one copy.
-          if (prev) {
-            WriteResult wr;
-            store.delete_document(prev->id, &wr);
-            removed.insert(removed.end(), wr.removed_rowids.begin(), wr.removed_rowids.end());
-          }
-          ++res.skipped;
-          res.warnings.push_back({p.path, "same content as " + same->path + "; stored once"});
-        } else {
-          DocumentRecord d;
-          d.id = p.doc_id;
-          d.path = p.path;
-          d.name = fs::path(p.path).filename().string();
-          d.format = p.doc.format;
-          d.title = p.doc.title;
-          d.bytes = p.bytes;
-          d.pages = p.doc.pages;
-          try {
-            if (opt.embedder)
-              embed_chunks(store, *opt.embedder, p.chunks, res, [&](int64_t done, int64_t total) {
-                if (!progress || done == total) return;
-                IngestProgress pr;
-                pr.files_done = i;
-                pr.files_total = n;
-                pr.pages = res.pages;
-                pr.bytes = res.bytes;
-                pr.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                pr.current = p.path;
-                pr.embed_done = done;
-                pr.embed_total = total;
-                progress(pr);
-              });
-            WriteResult wr = store.put_document(d, p.text, p.chunks,
-                                                prev ? std::optional<std::string>(prev->id) : std::nullopt,
-                                                opt.embedder ? opt.embedder->id() : "");
-            added.insert(added.end(), wr.added_rowids.begin(), wr.added_rowids.end());
-            removed.insert(removed.end(), wr.removed_rowids.begin(), wr.removed_rowids.end());
-            ++res.documents;
-            res.chunks += static_cast<int64_t>(p.chunks.size());
-            res.pages += p.doc.pages;
-            res.bytes += p.bytes;
-          } catch (const IOError& e) {
-            std::string what = e.what();
-            // A locked or full store fails every later document too: stop the batch.
-            if (what.find("locked") != std::string::npos || what.find("disk full") != std::string::npos) throw;
-            res.failed.push_back({p.path, what});
-          }
-        }
-      }
-      if (progress) {
-        IngestProgress pr;
-        pr.files_done = i + 1;
-        pr.files_total = n;
-        pr.pages = res.pages;
-        pr.bytes = res.bytes;
-        pr.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        pr.current = p.path;
-        progress(pr);
-      }
-    }
-  } catch (...) {
-    finish_pool();
-    throw;
-  }
-  finish_pool();
-
+  Writer w{store, opt, progress, res, t0, list.files.size(), {}, {}};
+  write_all(w, list.files);
   if (opt.embedder) {
-    // Chunks stored without embeddings (by an older mmkg, or with --embedder none): backfill.
-    auto missing = store.chunks_without_vectors(opt.embedder->id());
-    for (size_t b = 0; b < missing.size(); b += kEmbedBatch) {
-      std::vector<std::string> texts;
-      for (size_t i = b; i < std::min(missing.size(), b + kEmbedBatch); ++i) {
-        texts.push_back(missing[i].second);
-        added.push_back(missing[i].first);
-      }
-      store.put_embeddings(opt.embedder->id(), texts, embed_batch(*opt.embedder, texts, res));
-    }
-    VectorIndexStatus vs = update_vector_index(store, opt.embedder->id(), opt.embedder->dim(), gen_before, added, removed);
-    res.vector_index = vs.updated ? "updated" : (vs.rebuilt ? "rebuilt: " + vs.reason : "");
+    backfill_embeddings(store, *opt.embedder, res, w.added);
+    res.vector_index = update_index(store, *opt.embedder, gen_before, w.added, w.removed);
   }
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;

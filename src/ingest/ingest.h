@@ -53,7 +53,7 @@ struct IngestResult {
 using ProgressFn = std::function<void(const IngestProgress&)>;
 
 /// Ingests files and folders into `store`. Bad files are reported in `failed` and never stop
-/// the batch. Throws only for store-level failures (disk full, locked store).
+/// the batch. Throws only for store-level failures (StoreFullError, StoreLockedError).
 IngestResult ingest(Store& store, const std::vector<std::string>& paths, const IngestOptions& opt,
                     const ProgressFn& progress = nullptr);
 

@@ -2,14 +2,21 @@
 
 namespace mmkg {
 
+void throw_sqlite_error(int rc, const std::string& what) {
+  int primary = rc & 0xff;  // extended result codes keep the primary code in the low byte
+  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) throw StoreLockedError(what);
+  throw IOError(what);
+}
+
 Stmt::Stmt(sqlite3* db, std::string_view sql) : db_(db) {
   int rc = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &st_, nullptr);
   if (rc != SQLITE_OK)
-    throw IOError("database error: " + std::string(sqlite3_errmsg(db)) + " (in: " + std::string(sql.substr(0, 80)) + ")");
+    throw_sqlite_error(rc, "database error: " + std::string(sqlite3_errmsg(db)) + " (in: " +
+                               std::string(sql.substr(0, 80)) + ")");
 }
 
 void Stmt::check(int rc) {
-  if (rc != SQLITE_OK) throw IOError("database error: " + std::string(sqlite3_errmsg(db_)));
+  if (rc != SQLITE_OK) throw_sqlite_error(rc, "database error: " + std::string(sqlite3_errmsg(db_)));
 }
 
 bool Stmt::step() {
@@ -19,8 +26,8 @@ bool Stmt::step() {
   std::string msg = sqlite3_errmsg(db_);
   sqlite3_reset(st_);
   if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
-    throw IOError("the store is locked by another mmkg process (" + msg + "); wait for it to finish and re-run");
-  if (rc == SQLITE_FULL) throw IOError("disk full while writing the store; free space and re-run");
+    throw StoreLockedError("the store is locked by another mmkg process (" + msg + "); wait for it to finish and re-run");
+  if (rc == SQLITE_FULL) throw StoreFullError("disk full while writing the store; free space and re-run");
   throw IOError("database error: " + msg);
 }
 

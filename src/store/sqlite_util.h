@@ -12,6 +12,10 @@
 
 namespace mmkg {
 
+/// Throws the error for SQLite result `rc` with message `what`: StoreLockedError when another
+/// connection holds the lock (SQLITE_BUSY, SQLITE_LOCKED), IOError otherwise.
+[[noreturn]] void throw_sqlite_error(int rc, const std::string& what);
+
 /// A prepared statement; binds are 1-based like SQLite's.
 class Stmt {
  public:
@@ -41,7 +45,8 @@ class Stmt {
     check(sqlite3_bind_null(st_, i));
     return *this;
   }
-  /// Steps once; true while a row is available. Throws IOError on errors.
+  /// Steps once; true while a row is available. Throws IOError on errors: StoreLockedError when
+  /// the store is locked, StoreFullError when the disk is full.
   bool step();
   /// Steps to completion (statements without rows).
   void run() {

@@ -179,10 +179,10 @@ Store::~Store() { sqlite3_close(db_); }
 
 void Store::exec(const std::string& sql) {
   char* err = nullptr;
-  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+  if (int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err); rc != SQLITE_OK) {
     std::string msg = err ? err : "unknown error";
     sqlite3_free(err);
-    throw IOError(dir_ + ": database error: " + msg);
+    throw_sqlite_error(rc, dir_ + ": database error: " + msg);
   }
 }
 

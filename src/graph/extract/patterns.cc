@@ -1,5 +1,6 @@
 #include "graph/extract/patterns.h"
 
+#include <algorithm>
 #include <initializer_list>
 #include <string_view>
 #include <unordered_set>
@@ -131,223 +132,284 @@ int clause_start(const Matcher& mt, int i) {
   return k;
 }
 
+// Where the typed patterns of one sentence write: its matcher, the title term and the output.
+struct Found {
+  const Matcher& mt;
+  int title_term;
+  std::vector<TypedRelation>& out;
+
+  /// Records a relation between two term numbers; a term never relates to itself.
+  void add_terms(int a, int b, const char* type) const {
+    if (a >= 0 && b >= 0 && a != b) out.push_back({a, b, type});
+  }
+  /// Records a relation between the terms of two mentions (-1: none).
+  void add(int src_m, int dst_m, const char* type) const { add_terms(mt.term(src_m), mt.term(dst_m), type); }
+};
+
+// Each pattern looks at token i and returns true when the token belongs to its family (whether
+// or not it found a relation there): the later patterns then skip the token.
+
+// X is part of Y / X is based on Y / X is composed of Y / X is compared with Y, with k the token
+// after the copula. True when one of these phrases is there.
+bool copula_phrase(const Found& f, int x, int k) {
+  const Matcher& mt = f.mt;
+  if (int l = mt.seq(k, {"part", "of"})) {
+    for (int z : mt.list(k + l)) f.add(x, z, "part_of");  // X is part of Y (one Y, usually)
+    return true;
+  }
+  if (int l = mt.seq(k, {"based", "on"})) {
+    if (int y = mt.after(k + l); y >= 0) f.add(x, y, "uses");
+    return true;
+  }
+  if (int l = mt.seq(k, {"composed", "of"}) ? 2 : mt.seq(k, {"made", "up", "of"})) {
+    for (int z : mt.list(k + l)) f.add(z, x, "part_of");
+    return true;
+  }
+  if (int l = mt.seq(k, {"compared", "with"}) ? 2 : mt.seq(k, {"compared", "to"})) {
+    if (int y = mt.after(k + l); y >= 0) f.add(x, y, "compared_with");
+    return true;
+  }
+  return false;
+}
+
+// X is a Y / X is one of the Y / X is a type (part, extension) of Y, with k the token after the
+// copula.
+void copula_article(const Found& f, int x, int k) {
+  const Matcher& mt = f.mt;
+  if (!(mt.is(k, "an") || mt.is(k, "a") || mt.is(k, "one"))) return;
+  if (mt.is(k, "one") && !mt.is(k + 1, "of")) return;
+  if (mt.is(k, "one")) k += 2;  // "one of the Y"
+  int next = 0;
+  int y = mt.after(k, &next);
+  if (y < 0) return;
+  if (mt.is(next, "of")) {
+    int z = mt.after(next + 1);
+    if (z >= 0 && has_head(mt, y, kKindHead)) { f.add(x, z, "is_a"); return; }
+    if (z >= 0 && has_head(mt, y, kPartHead)) { f.add(x, z, "part_of"); return; }
+    if (z >= 0 && has_head(mt, y, kExtHead)) { f.add(x, z, "extends"); return; }
+  }
+  if (!has_head(mt, y, kKindHead)) f.add(x, y, "is_a");
+}
+
+// ---- copula patterns: X is a Y / X is a type of Y / X is part of Y / X is based on Y ...
+bool copula(const Found& f, int i) {
+  const Matcher& mt = f.mt;
+  const std::string& w = mt.tok(i).lower;
+  if (!(w == "is" || w == "are" || w == "was" || w == "were")) return false;
+  int x = mt.before(i);
+  if (x < 0 || kPreposition.count(mt.tok(std::max(0, mt.mention(x).first - 1)).lower)) return true;
+  int k = i + 1;
+  while (k < mt.size() && mt.tok(k).word() && kAdverb.count(mt.tok(k).lower)) ++k;
+  if (mt.is(k, "not") || mt.is(k, "no")) return true;
+  if (!copula_phrase(f, x, k)) copula_article(f, x, k);
+  return true;
+}
+
+// ---- X, a Y,   (apposition) / X, which is a Y
+bool apposition(const Found& f, int i) {
+  const Matcher& mt = f.mt;
+  if (mt.tok(i).punct != ',') return false;
+  int x = mt.before(i, true, false);
+  if (x < 0) return true;
+  if (int l = mt.seq(i + 1, {"which", "is"}) ? 2 : mt.seq(i + 1, {"which", "are"})) {  // X, which is a Y
+    if (int y = mt.after(i + 1 + l); y >= 0 && (mt.is(i + 1 + l, "a") || mt.is(i + 1 + l, "an")) &&
+                                      !has_head(mt, y, kKindHead))
+      f.add(x, y, "is_a");
+    return true;
+  }
+  if (!(mt.is(i + 1, "a") || mt.is(i + 1, "an"))) return true;
+  int next = 0;
+  int y = mt.after(i + 2, &next);
+  if (y < 0) return true;
+  if (next >= mt.size() || mt.punct(next, ',') || mt.punct(next, '.') || mt.punct(next, ';') ||
+      mt.is(next, "for") || mt.is(next, "that") || mt.is(next, "which") || mt.is(next, "with")) {
+    if (mt.is(next - 1, "of")) return true;
+    f.add(x, y, "is_a");
+  }
+  return true;
+}
+
+// ---- Y such as X1, X2 and X3
+bool such_as(const Found& f, int i) {
+  const Matcher& mt = f.mt;
+  int l = mt.seq(i, {"such", "as"});
+  if (!l) return false;
+  int y = mt.before(i, true, false);
+  if (y < 0 && mt.punct(i - 1, ',')) y = mt.before(i - 1, true, false);
+  if (y < 0) return true;
+  for (int x : mt.list(i + l)) f.add(x, y, "is_a");
+  return true;
+}
+
+// ---- X and other Y
+bool and_other(const Found& f, int i) {
+  const Matcher& mt = f.mt;
+  int l = mt.seq(i, {"and", "other"}) ? 2 : mt.seq(i, {"or", "other"});
+  if (!l) return false;
+  int x = mt.before(i, true, false);
+  int y = mt.after(i + l);
+  if (x >= 0 && y >= 0) f.add(x, y, "is_a");
+  return true;
+}
+
+// ---- Y consists of / contains / comprises X...
+bool consists_of(const Found& f, int i) {
+  const Matcher& mt = f.mt;
+  int l = mt.seq(i, {"consists", "of"});
+  if (!l) l = mt.seq(i, {"consist", "of"});
+  if (!l) l = mt.seq(i, {"comprises"}) ? 1 : mt.seq(i, {"comprise"});
+  if (!l) l = mt.seq(i, {"contains"}) ? 1 : mt.seq(i, {"contain"});
+  if (!l) return false;
+  int y = mt.before(i);
+  if (y >= 0)
+    for (int x : mt.list(i + l)) f.add(x, y, "part_of");
+  return true;
+}
+
+// ---- X uses / employs / relies on / leverages / applies / utilizes / adopts / exploits Y;
+// X builds on Y (extends)
+bool uses(const Found& f, int i) {
+  const Matcher& mt = f.mt;
+  const std::string& w = mt.tok(i).lower;
+  static const std::initializer_list<std::string_view> kUse1 = {
+      "uses", "use", "employs", "employ", "leverages", "leverage", "applies", "apply",
+      "utilizes", "utilize", "utilises", "utilise", "adopts", "adopt", "exploits", "exploit",
+      "incorporates", "incorporate"};
+  int l = 0;
+  for (auto v : kUse1)
+    if (w == v) l = 1;
+  if (!l) l = mt.seq(i, {"relies", "on"}) ? 2 : mt.seq(i, {"rely", "on"});
+  if (!l) l = mt.seq(i, {"builds", "on"}) || mt.seq(i, {"builds", "upon"}) ? -2 : 0;
+  if (!l) return false;
+  int x = mt.before(i);
+  int y = mt.after(i + (l > 0 ? l : 2));
+  if (x >= 0 && y >= 0) f.add(x, y, l > 0 ? "uses" : "extends");
+  return true;
+}
+
+// ---- X extends / generalizes / improves on Y
+bool extends(const Found& f, int i) {
+  const Matcher& mt = f.mt;
+  const std::string& w = mt.tok(i).lower;
+  int l = 0;
+  for (auto v : {"extends", "extend", "generalizes", "generalize", "generalises", "generalise"})
+    if (w == v) l = 1;
+  if (!l) l = mt.seq(i, {"improves", "on"}) || mt.seq(i, {"improves", "upon"}) || mt.seq(i, {"improve", "on"}) ||
+                      mt.seq(i, {"improve", "upon"}) || mt.seq(i, {"build", "on"}) || mt.seq(i, {"build", "upon"})
+                  ? 2
+                  : 0;
+  if (!l) return false;
+  int x = mt.before(i);
+  int y = mt.after(i + l);
+  if (x >= 0 && y >= 0) f.add(x, y, "extends");
+  return true;
+}
+
+// ---- we propose / introduce / present / develop X (the document title proposes X)
+bool we_propose(const Found& f, int i) {
+  const Matcher& mt = f.mt;
+  const std::string& w = mt.tok(i).lower;
+  if (!(w == "propose" || w == "proposes" || w == "introduce" || w == "introduces" || w == "present" ||
+        w == "presents" || w == "develop" || w == "develops"))
+    return false;
+  int k = i - 1;
+  while (k >= 0 && mt.tok(k).word() && kAdverb.count(mt.tok(k).lower)) --k;
+  bool we = k >= 0 && (mt.is(k, "we") || mt.is(k, "paper") || mt.is(k, "work") || mt.is(k, "authors") ||
+                       mt.is(k, "article") || mt.is(k, "study") || mt.is(k, "monograph") || mt.is(k, "chapter"));
+  if (we && f.title_term >= 0)
+    for (int y : mt.list(i + 1)) f.add_terms(f.title_term, mt.term(y), "proposes");
+  return true;
+}
+
+// ---- the proposed X (the document title proposes X); X (et al.) proposed / introduced Y
+bool proposed(const Found& f, int i) {
+  const Matcher& mt = f.mt;
+  const std::string& w = mt.tok(i).lower;
+  if (!(w == "proposed" || w == "introduced")) return false;
+  if (i > 0 && (mt.is(i - 1, "the") || mt.is(i - 1, "our") || mt.is(i - 1, "a") || mt.is(i - 1, "an") ||
+                mt.is(i - 1, "this"))) {
+    if (w == "proposed" && f.title_term >= 0)
+      if (int y = mt.after(i + 1); y >= 0) f.add_terms(f.title_term, mt.term(y), "proposes");
+    return true;
+  }
+  // "Vaswani et al. [31] proposed the Transformer"
+  int k = i;
+  while (k > 0 && (mt.tok(k - 1).punct == '\x01' || mt.tok(k - 1).punct == '.' || mt.is(k - 1, "al") ||
+                   mt.is(k - 1, "et")))
+    --k;
+  int x = mt.before(k, false);
+  int y = mt.after(i + 1);
+  if (x >= 0 && y >= 0) f.add(x, y, "proposes");
+  return true;
+}
+
+// ---- compared_with: X outperforms / surpasses / beats / versus / vs. Y
+bool outperforms(const Found& f, int i) {
+  const Matcher& mt = f.mt;
+  const std::string& w = mt.tok(i).lower;
+  if (!(w == "outperforms" || w == "outperform" || w == "outperformed" || w == "surpasses" || w == "surpass" ||
+        w == "surpassed" || w == "beats" || w == "versus" || w == "vs"))
+    return false;
+  int x = mt.before(i);
+  int k = i + 1;
+  if (w == "vs" && mt.punct(k, '.')) ++k;
+  int y = mt.after(k);
+  if (x >= 0 && y >= 0) f.add(x, y, "compared_with");
+  return true;
+}
+
+// ---- compared_with: X compared with / to Y; "Compared with Y, X ..."
+bool compared_with(const Found& f, int i) {
+  const Matcher& mt = f.mt;
+  int l = mt.seq(i, {"compared", "with"}) ? 2 : mt.seq(i, {"compared", "to"});
+  if (!l) return false;
+  int y = mt.after(i + l);
+  if (y < 0) return true;
+  int x = mt.before(i);
+  if (x < 0 && clause_start(mt, i) == 0) {  // "Compared with Y, X ..."
+    int k = mt.mention(y).last;
+    while (k < mt.size() && !mt.punct(k, ',')) ++k;
+    x = mt.after(k + 1);
+  }
+  if (x >= 0) f.add(x, y, "compared_with");
+  return true;
+}
+
+// ---- compared_with: X ... than Y (X: the first phrase of the clause)
+bool than(const Found& f, int i) {
+  const Matcher& mt = f.mt;
+  if (mt.tok(i).lower != "than") return false;
+  int y = mt.after(i + 1);
+  if (y < 0) return true;
+  int c = clause_start(mt, i);
+  int x = -1;
+  for (int k = c; k < i && x < 0; ++k) {
+    int m = mt.after(k);
+    if (m >= 0 && mt.mention(m).last <= i) x = m;
+    if (mt.tok(k).word() && !kDet.count(mt.tok(k).lower)) break;  // the clause's first phrase only
+  }
+  if (x >= 0) f.add(x, y, "compared_with");
+  return true;
+}
+
+using Pattern = bool (*)(const Found&, int);
+
+// In the order they are tried on each token; the first whose family the token belongs to wins.
+constexpr Pattern kPatterns[] = {copula, apposition, such_as,  and_other,   consists_of,   uses,
+                                 extends, we_propose, proposed, outperforms, compared_with, than};
+
 }  // namespace
 
 void typed_relations(const Sentence& s, const std::vector<Mention>& ms, int title_term,
                      std::vector<TypedRelation>& out) {
   if (ms.empty()) return;
   Matcher mt(s, ms);
-  int n = mt.size();
-  auto add = [&](int src_m, int dst_m, const char* type) {
-    int a = mt.term(src_m), b = mt.term(dst_m);
-    if (a >= 0 && b >= 0 && a != b) out.push_back({a, b, type});
-  };
-  auto add_terms = [&](int a, int b, const char* type) {
-    if (a >= 0 && b >= 0 && a != b) out.push_back({a, b, type});
-  };
-  for (int i = 0; i < n; ++i) {
+  const Found f{mt, title_term, out};
+  for (int i = 0; i < mt.size(); ++i) {
     const Token& t = mt.tok(i);
     if (!t.word() && t.punct != ',') continue;
-    const std::string& w = t.lower;
-
-    // ---- copula patterns: X is a Y / X is a type of Y / X is part of Y / X is based on Y ...
-    if (w == "is" || w == "are" || w == "was" || w == "were") {
-      int x = mt.before(i);
-      if (x < 0 || kPreposition.count(mt.tok(std::max(0, mt.mention(x).first - 1)).lower)) continue;
-      int k = i + 1;
-      while (k < n && mt.tok(k).word() && kAdverb.count(mt.tok(k).lower)) ++k;
-      if (mt.is(k, "not") || mt.is(k, "no")) continue;
-      if (int l = mt.seq(k, {"part", "of"})) {
-        for (int z : mt.list(k + l)) add(x, z, "part_of");  // X is part of Y (one Y, usually)
-        continue;
-      }
-      if (int l = mt.seq(k, {"based", "on"})) {
-        if (int y = mt.after(k + l); y >= 0) add(x, y, "uses");
-        continue;
-      }
-      if (int l = mt.seq(k, {"composed", "of"}) ? 2 : mt.seq(k, {"made", "up", "of"})) {
-        for (int z : mt.list(k + l)) add(z, x, "part_of");
-        continue;
-      }
-      if (int l = mt.seq(k, {"compared", "with"}) ? 2 : mt.seq(k, {"compared", "to"})) {
-        if (int y = mt.after(k + l); y >= 0) add(x, y, "compared_with");
-        continue;
-      }
-      if (mt.is(k, "an") || mt.is(k, "a") || mt.is(k, "one")) {
-        if (mt.is(k, "one") && !mt.is(k + 1, "of")) continue;
-        if (mt.is(k, "one")) k += 2;  // "one of the Y"
-        int next = 0;
-        int y = mt.after(k, &next);
-        if (y < 0) continue;
-        if (mt.is(next, "of")) {
-          int z = mt.after(next + 1);
-          if (z >= 0 && has_head(mt, y, kKindHead)) { add(x, z, "is_a"); continue; }
-          if (z >= 0 && has_head(mt, y, kPartHead)) { add(x, z, "part_of"); continue; }
-          if (z >= 0 && has_head(mt, y, kExtHead)) { add(x, z, "extends"); continue; }
-        }
-        if (!has_head(mt, y, kKindHead)) add(x, y, "is_a");
-      }
-      continue;
-    }
-
-    // ---- X, a Y,   (apposition)
-    if (t.punct == ',') {
-      int x = mt.before(i, true, false);
-      if (x < 0) continue;
-      if (int l = mt.seq(i + 1, {"which", "is"}) ? 2 : mt.seq(i + 1, {"which", "are"})) {  // X, which is a Y
-        if (int y = mt.after(i + 1 + l); y >= 0 && (mt.is(i + 1 + l, "a") || mt.is(i + 1 + l, "an")) &&
-                                          !has_head(mt, y, kKindHead))
-          add(x, y, "is_a");
-        continue;
-      }
-      if (!(mt.is(i + 1, "a") || mt.is(i + 1, "an"))) continue;
-      int next = 0;
-      int y = mt.after(i + 2, &next);
-      if (y < 0) continue;
-      if (next >= n || mt.punct(next, ',') || mt.punct(next, '.') || mt.punct(next, ';') || mt.is(next, "for") ||
-          mt.is(next, "that") || mt.is(next, "which") || mt.is(next, "with")) {
-        if (mt.is(next - 1, "of")) continue;
-        add(x, y, "is_a");
-      }
-      continue;
-    }
-
-    // ---- Y such as X1, X2 and X3
-    if (int l = mt.seq(i, {"such", "as"})) {
-      int y = mt.before(i, true, false);
-      if (y < 0 && mt.punct(i - 1, ',')) y = mt.before(i - 1, true, false);
-      if (y < 0) continue;
-      for (int x : mt.list(i + l)) add(x, y, "is_a");
-      continue;
-    }
-    // ---- X and other Y
-    if (int l = mt.seq(i, {"and", "other"}) ? 2 : mt.seq(i, {"or", "other"})) {
-      int x = mt.before(i, true, false);
-      int y = mt.after(i + l);
-      if (x >= 0 && y >= 0) add(x, y, "is_a");
-      continue;
-    }
-
-    // ---- Y consists of / contains / comprises X...
-    {
-      int l = mt.seq(i, {"consists", "of"});
-      if (!l) l = mt.seq(i, {"consist", "of"});
-      if (!l) l = mt.seq(i, {"comprises"}) ? 1 : mt.seq(i, {"comprise"});
-      if (!l) l = mt.seq(i, {"contains"}) ? 1 : mt.seq(i, {"contain"});
-      if (l) {
-        int y = mt.before(i);
-        if (y >= 0)
-          for (int x : mt.list(i + l)) add(x, y, "part_of");
-        continue;
-      }
-    }
-
-    // ---- X uses / employs / relies on / leverages / applies / utilizes / adopts / exploits Y
-    {
-      static const std::initializer_list<std::string_view> kUse1 = {
-          "uses", "use", "employs", "employ", "leverages", "leverage", "applies", "apply",
-          "utilizes", "utilize", "utilises", "utilise", "adopts", "adopt", "exploits", "exploit",
-          "incorporates", "incorporate"};
-      int l = 0;
-      for (auto v : kUse1)
-        if (w == v) l = 1;
-      if (!l) l = mt.seq(i, {"relies", "on"}) ? 2 : mt.seq(i, {"rely", "on"});
-      if (!l) l = mt.seq(i, {"builds", "on"}) || mt.seq(i, {"builds", "upon"}) ? -2 : 0;
-      if (l > 0) {
-        int x = mt.before(i);
-        int y = mt.after(i + l);
-        if (x >= 0 && y >= 0) add(x, y, "uses");
-        continue;
-      }
-      if (l < 0) {
-        int x = mt.before(i);
-        int y = mt.after(i + 2);
-        if (x >= 0 && y >= 0) add(x, y, "extends");
-        continue;
-      }
-    }
-
-    // ---- X extends / generalizes / improves on Y
-    {
-      int l = 0;
-      for (auto v : {"extends", "extend", "generalizes", "generalize", "generalises", "generalise"})
-        if (w == v) l = 1;
-      if (!l) l = mt.seq(i, {"improves", "on"}) || mt.seq(i, {"improves", "upon"}) || mt.seq(i, {"improve", "on"}) ||
-                          mt.seq(i, {"improve", "upon"}) || mt.seq(i, {"build", "on"}) || mt.seq(i, {"build", "upon"})
-                      ? 2
-                      : 0;
-      if (l) {
-        int x = mt.before(i);
-        int y = mt.after(i + l);
-        if (x >= 0 && y >= 0) add(x, y, "extends");
-        continue;
-      }
-    }
-
-    // ---- we propose / introduce / present X; the proposed X; X (et al.) proposed Y
-    if (w == "propose" || w == "proposes" || w == "introduce" || w == "introduces" || w == "present" ||
-        w == "presents" || w == "develop" || w == "develops") {
-      int k = i - 1;
-      while (k >= 0 && mt.tok(k).word() && kAdverb.count(mt.tok(k).lower)) --k;
-      bool we = k >= 0 && (mt.is(k, "we") || mt.is(k, "paper") || mt.is(k, "work") || mt.is(k, "authors") ||
-                           mt.is(k, "article") || mt.is(k, "study") || mt.is(k, "monograph") || mt.is(k, "chapter"));
-      if (we && title_term >= 0)
-        for (int y : mt.list(i + 1)) add_terms(title_term, mt.term(y), "proposes");
-      continue;
-    }
-    if (w == "proposed" || w == "introduced") {
-      if (i > 0 && (mt.is(i - 1, "the") || mt.is(i - 1, "our") || mt.is(i - 1, "a") || mt.is(i - 1, "an") ||
-                    mt.is(i - 1, "this"))) {
-        if (w == "proposed" && title_term >= 0)
-          if (int y = mt.after(i + 1); y >= 0) add_terms(title_term, mt.term(y), "proposes");
-        continue;
-      }
-      // "Vaswani et al. [31] proposed the Transformer"
-      int k = i;
-      while (k > 0 && (mt.tok(k - 1).punct == '\x01' || mt.tok(k - 1).punct == '.' || mt.is(k - 1, "al") ||
-                       mt.is(k - 1, "et")))
-        --k;
-      int x = mt.before(k, false);
-      int y = mt.after(i + 1);
-      if (x >= 0 && y >= 0) add(x, y, "proposes");
-      continue;
-    }
-
-    // ---- compared_with: outperforms / surpasses / versus / vs. / compared with / than
-    if (w == "outperforms" || w == "outperform" || w == "outperformed" || w == "surpasses" || w == "surpass" ||
-        w == "surpassed" || w == "beats" || w == "versus" || w == "vs") {
-      int x = mt.before(i);
-      int k = i + 1;
-      if (w == "vs" && mt.punct(k, '.')) ++k;
-      int y = mt.after(k);
-      if (x >= 0 && y >= 0) add(x, y, "compared_with");
-      continue;
-    }
-    if (int l = mt.seq(i, {"compared", "with"}) ? 2 : mt.seq(i, {"compared", "to"})) {
-      int y = mt.after(i + l);
-      if (y < 0) continue;
-      int x = mt.before(i);
-      if (x < 0 && clause_start(mt, i) == 0) {  // "Compared with Y, X ..."
-        int k = mt.mention(y).last;
-        while (k < n && !mt.punct(k, ',')) ++k;
-        x = mt.after(k + 1);
-      }
-      if (x >= 0) add(x, y, "compared_with");
-      continue;
-    }
-    if (w == "than") {
-      int y = mt.after(i + 1);
-      if (y < 0) continue;
-      int c = clause_start(mt, i);
-      int x = -1;
-      for (int k = c; k < i && x < 0; ++k) {
-        int m = mt.after(k);
-        if (m >= 0 && mt.mention(m).last <= i) x = m;
-        if (mt.tok(k).word() && !kDet.count(mt.tok(k).lower)) break;  // the clause's first phrase only
-      }
-      if (x >= 0) add(x, y, "compared_with");
-      continue;
-    }
+    for (Pattern p : kPatterns)
+      if (p(f, i)) break;
   }
 }
 
