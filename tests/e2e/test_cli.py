@@ -8,7 +8,7 @@ import pytest
 
 from conftest import BIN, CORPUS, run
 
-COMMANDS = ["ingest", "search", "ask", "delete", "stats", "eval"]
+COMMANDS = ["ingest", "search", "ask", "delete", "stats", "check", "eval", "graph"]
 
 
 @pytest.mark.parametrize("cmd", COMMANDS)
