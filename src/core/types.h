@@ -32,7 +32,7 @@ struct ParsedDocument {
 
 /// A retrievable piece of a document.
 struct Chunk {
-  std::string id;            ///< stable: hash of document content hash, offsets and text
+  std::string id;            ///< stable: hash of the document's content hash and the offsets (which fix the text)
   std::string doc_id;        ///< content hash of the document
   int seq = 0;               ///< 0-based position within the document
   int page_start = 0;        ///< 0 when the format has no pages
