@@ -115,26 +115,16 @@ ChatModel* Session::chat() {
 // Brings the graph in step with the store after ingest or delete, with the rule extractor or the
 // LLM extractor. Graph failures (Neo4j down, the model server down) do not undo the ingest: the
 // next run resumes the graph where it stopped.
-std::optional<graph::GraphSyncResult> Session::sync_graph(ExtractMode extract, const ProgressFn& progress,
+std::optional<graph::GraphSyncResult> Session::sync_graph(LazyLlm* llm, const ProgressFn& progress,
                                                           bool add_documents) {
-  if (!cfg_.graph.enabled() || extract == ExtractMode::None) return std::nullopt;
-  // The model is resolved before the graph is touched, so a configuration error changes nothing.
-  LazyLlm llm;
-  if (extract == ExtractMode::Llm) {
-    llm = open_llm_lazy(cfg_.verbose, cfg_.store, cfg_.llm);
-    if (!llm.chat)
-      throw UsageError("--extract llm needs a chat model: pass --llm local (SmolLM2 via llama-cpp-python, "
-                       "installed by `make setup`) or --llm http(s)://HOST/v1#model=NAME, or set "
-                       "MMKG_LLM_BASE_URL (or llm.base_url in mmkg.json); --extract rules needs none");
-  }
   try {
     graph::GraphStore* gs = graph_store();
     std::unique_ptr<graph::Extractor> ex;
-    if (llm.chat) {
+    if (llm && llm->chat) {
       graph::LlmExtractOptions lo;
-      lo.model = llm.model;
-      lo.parallelism = llm.concurrency;
-      ex = graph::make_llm_extractor(*llm.chat, lo);
+      lo.model = llm->model;
+      lo.parallelism = llm->concurrency;
+      ex = graph::make_llm_extractor(*llm->chat, lo);
       if (cfg_.verbose)
         std::fprintf(stderr, "mmkg: graph: extractor %s, %d chunks at once\n", ex->id().c_str(), lo.parallelism);
     } else {
@@ -168,10 +158,13 @@ std::optional<graph::GraphSyncResult> Session::sync_graph(ExtractMode extract, c
 
 IngestReport Session::ingest(const IngestRequest& req) {
   IngestReport rep;
-  // Configuration errors come before anything is written.
-  if (req.extract == ExtractMode::Llm && cfg_.graph.enabled()) {
-    LazyLlm probe = open_llm_lazy(cfg_.verbose, cfg_.store, cfg_.llm);
-    if (!probe.chat)
+  const bool build_graph = cfg_.graph.enabled() && req.extract != ExtractMode::None;
+  // The extraction model is resolved (not yet connected) before anything is written, so a
+  // configuration error leaves the store as it was.
+  LazyLlm llm;
+  if (build_graph && req.extract == ExtractMode::Llm) {
+    llm = open_llm_lazy(cfg_.verbose, cfg_.store, cfg_.llm);
+    if (!llm.chat)
       throw UsageError("--extract llm needs a chat model: pass --llm local (SmolLM2 via llama-cpp-python, "
                        "installed by `make setup`) or --llm http(s)://HOST/v1#model=NAME, or set "
                        "MMKG_LLM_BASE_URL (or llm.base_url in mmkg.json); --extract rules needs none");
@@ -185,7 +178,7 @@ IngestReport Session::ingest(const IngestRequest& req) {
   rep.embedder = opt.embedder ? opt.embedder->id() : "";
   rep.files = mmkg::ingest(store(), req.paths, opt, req.progress);
   rep.llm_extraction = req.extract == ExtractMode::Llm;
-  rep.graph = sync_graph(req.extract, req.progress, /*add_documents=*/true);
+  if (build_graph) rep.graph = sync_graph(&llm, req.progress, /*add_documents=*/true);
   return rep;
 }
 
@@ -218,7 +211,7 @@ RemoveReport Session::remove(const std::vector<std::string>& docs) {
     }
   }
   // A delete only removes from the graph: building pending documents is ingest's work.
-  if (!rep.deleted.empty()) rep.graph = sync_graph(ExtractMode::Rules, {}, /*add_documents=*/false);
+  if (!rep.deleted.empty() && cfg_.graph.enabled()) rep.graph = sync_graph(nullptr, {}, /*add_documents=*/false);
   return rep;
 }
 
@@ -249,6 +242,7 @@ long long count(Store& store, const char* sql) {
 
 CheckReport Session::check() {
   CheckReport rep;
+  const StoreStats counts = store().stats();
   auto add = [&](std::string name, bool ok, std::string detail) {
     rep.ok = rep.ok && ok;
     rep.checks.push_back({std::move(name), ok, std::move(detail)});
@@ -260,10 +254,9 @@ CheckReport Session::check() {
   }
   {  // FTS5 index against the chunks it indexes (an external-content table: rank 1 makes
      // integrity-check compare the index with the chunks table, not only with itself)
-    const long long chunks = count(store(), "SELECT count(*) FROM chunks");
     try {
       store().exec("INSERT INTO chunks_fts(chunks_fts, rank) VALUES('integrity-check', 1)");
-      add("fulltext", true, "the full-text index matches the " + std::to_string(chunks) + " chunks");
+      add("fulltext", true, "the full-text index matches the " + std::to_string(counts.chunks) + " chunks");
     } catch (const Error& e) {
       add("fulltext", false,
           std::string("the full-text index does not match the chunks (") + e.what() +
@@ -285,7 +278,7 @@ CheckReport Session::check() {
       const size_t missing = store().chunks_without_vectors(emb->id()).size();
       VectorIndexStatus st;
       auto index = open_vector_index(store(), emb->id(), emb->dim(), {}, &st);
-      const long long chunks = count(store(), "SELECT count(*) FROM chunks");
+      const long long chunks = counts.chunks;
       const long long indexed = index ? static_cast<long long>(index->size()) : 0;
       const bool ok = indexed + static_cast<long long>(missing) == chunks;
       std::string detail = std::to_string(indexed) + " of " + std::to_string(chunks) + " chunks in the vector index (" +
@@ -298,7 +291,7 @@ CheckReport Session::check() {
   if (cfg_.graph.enabled()) {  // which documents the graph holds, against the store
     try {
       const std::string key = cfg_.graph.key();
-      const long long docs = count(store(), "SELECT count(*) FROM documents");
+      const long long docs = counts.documents;
       const long long in_graph = graph::graph_document_count(store(), key);
       Stmt s(store().db(),
              "SELECT count(*) FROM graph_docs WHERE backend = ? AND doc_id NOT IN (SELECT id FROM documents)");

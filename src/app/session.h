@@ -28,6 +28,7 @@ class LocalModelServer;
 class Searcher;
 class TermStats;
 class VectorBackend;
+struct LazyLlm;
 
 // ---- requests and reports
 
@@ -180,7 +181,9 @@ class Session {
  private:
   explicit Session(Config cfg);
   void warn(const std::string& message) const;
-  std::optional<graph::GraphSyncResult> sync_graph(ExtractMode extract, const ProgressFn& progress, bool add_documents);
+  /// Brings the graph in step with the store: with the LLM extractor when `llm` has a model, else
+  /// the rule extractor; `add_documents` false only removes (delete).
+  std::optional<graph::GraphSyncResult> sync_graph(LazyLlm* llm, const ProgressFn& progress, bool add_documents);
 
   Config cfg_;
   bool create_ = false;
