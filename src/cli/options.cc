@@ -28,7 +28,7 @@ Config Common::config() const {
 
 void add_common(CLI::App* a, Common& c) {
   a->add_option("--store", c.store, "store directory (env MMKG_STORE)")->capture_default_str();
-  a->add_flag("--json", c.json, "print one JSON object on stdout (fields in README)");
+  a->add_flag("--json", c.json, "print one JSON object on stdout (fields in docs/JSON.md)");
   a->add_flag("-v,--verbose", c.verbose, "log every step on stderr");
   a->add_option("--embedder", c.embedder,
                 "embedding model: native (all-MiniLM-L6-v2), native:/model/folder, http(s)://HOST/v1#model=NAME "
