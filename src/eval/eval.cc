@@ -183,11 +183,6 @@ QueryPlan plan_of(const std::string& q) {
   return p;
 }
 
-void put_mode(EvalReport& rep, const std::string& name, ModeScore m) {
-  rep.mode_order.push_back(name);
-  rep.modes[name] = std::move(m);
-}
-
 // <base>+graph: the base mode's hits fused with the graph's lists, by ask's code.
 ModeScore score_graph_mode(Store& store, Searcher& searcher, SearchMode base, GraphContext& graph,
                            const std::vector<QaItem>& items, const std::string& name, EvalReport& rep) {
@@ -266,7 +261,7 @@ EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>&
   const std::string unavailable = searcher.dense_unavailable_reason();
   for (SearchMode m : opt.modes) {
     if (m != SearchMode::Bm25 && !unavailable.empty()) {
-      put_mode(rep, search_mode_name(m), ModeScore{.unavailable = unavailable});
+      rep.modes[search_mode_name(m)] = ModeScore{.unavailable = unavailable};
       continue;
     }
     auto fn = [&searcher, m](const std::string& q, int k) {
@@ -275,17 +270,17 @@ EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>&
       so.k = k;
       return searcher.search(q, so);
     };
-    put_mode(rep, search_mode_name(m), score_mode(fn, search_mode_name(m), items, rep));
+    rep.modes[search_mode_name(m)] = score_mode(fn, search_mode_name(m), items, rep);
   }
   SearchMode base = opt.modes.empty() ? SearchMode::Bm25 : opt.modes.back();
   if (base != SearchMode::Bm25 && !unavailable.empty()) base = SearchMode::Bm25;
   const std::string base_name = search_mode_name(base);
   if (opt.graph && !opt.modes.empty())
-    put_mode(rep, base_name + "+graph",
-             score_graph_mode(store, searcher, base, *opt.graph, items, base_name + "+graph", rep));
+    rep.modes[base_name + "+graph"] =
+        score_graph_mode(store, searcher, base, *opt.graph, items, base_name + "+graph", rep);
   if (opt.retrieve.reranker && !opt.modes.empty())
-    put_mode(rep, base_name + "+rerank",
-             score_rerank_mode(store, searcher, base, opt.retrieve, items, base_name + "+rerank", rep));
+    rep.modes[base_name + "+rerank"] =
+        score_rerank_mode(store, searcher, base, opt.retrieve, items, base_name + "+rerank", rep);
 
   // The contract's top-level figures are those of the primary mode: the last one evaluated that
   // ran (hybrid by default; BM25 when dense retrieval is unavailable). Answers use that mode too.

@@ -96,8 +96,7 @@ struct ContextScore {
 struct EvalReport {
   size_t questions = 0;
   std::string primary;                    ///< the primary mode; empty when none ran
-  std::vector<std::string> mode_order;    ///< modes in the order they were scored
-  std::map<std::string, ModeScore> modes;
+  std::map<std::string, ModeScore> modes;  ///< by name (the JSON and the CLI list them sorted)
   std::optional<double> answer_accuracy;  ///< --answers
   std::optional<double> citation_precision;
   std::optional<ContextScore> context;    ///< --answers
