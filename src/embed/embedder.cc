@@ -52,8 +52,9 @@ LazyEmbedder::LazyEmbedder(std::string spec) : spec_(std::move(spec)) {
   }
 }
 
-LazyEmbedder::LazyEmbedder(Embedder* ready) : spec_(ready ? ready->id() : "none"), tried_(true), embedder_(ready) {
-  if (!ready) why_not_ = "no embedder configured (--embedder none)";
+LazyEmbedder::LazyEmbedder(Embedder* ready) : LazyEmbedder(ready ? ready->id() : "none") {
+  tried_ = true;
+  embedder_ = ready;
 }
 
 Embedder* LazyEmbedder::get() {
