@@ -21,12 +21,39 @@ struct Block {
   int page = 0;       ///< 1-based page number; 0 when the format has no pages
 };
 
+/// A figure or a table of a document: an image (embedded raster, region of vector drawing
+/// rendered by MuPDF, image file referenced by Markdown/HTML, standalone image file) or a table
+/// (rows, rendered as a Markdown table), with everything that makes it searchable.
+struct Figure {
+  std::string id;        ///< assigned at ingest: hash of the document id and `seq`
+  int seq = 0;           ///< 0-based order within the document
+  bool table = false;    ///< a Table node rather than a Figure node
+  std::string source;    ///< how it was found: "raster", "vector", "file", "table"
+  int page = 0;          ///< 1-based page, 0 when the format has no pages
+  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;  ///< region in page space (points, y down); 0 if none
+  size_t block = 0;      ///< position in reading order: it precedes blocks[block] (or ends the document)
+  std::string label;     ///< "Figure 3", "Table 2"; empty when uncaptioned
+  std::string caption;   ///< the caption as written ("Figure 3: Loss curves."), or alt text/figcaption
+  std::string alt;       ///< alt text or title from Markdown/HTML, when any
+  std::vector<std::string> references;  ///< sentences elsewhere that refer to it ("as Figure 3 shows")
+  std::string text;          ///< text inside: the PDF text of a vector region, or OCR words
+  std::string text_source;   ///< "pdf", "ocr" or "" (none)
+  float ocr_confidence = -1; ///< mean word confidence 0..100 of the kept OCR words; -1 without OCR
+  std::string description;   ///< from a vision model, when one is configured
+  std::string visual_kind;   ///< from a vision model: chart, diagram, photo, screenshot, table
+  std::string table_markdown;  ///< tables: the rows as a Markdown table
+  std::string png;           ///< the image as PNG bytes (empty for a table without an image)
+  int width = 0, height = 0; ///< pixel size of `png`
+  std::string image_hash;    ///< content hash of `png` (its file name in the store's figures/)
+};
+
 /// What a parser returns: blocks in reading order plus document metadata.
 struct ParsedDocument {
-  std::string format;                 ///< "pdf", "markdown", "text", "html"
+  std::string format;                 ///< "pdf", "markdown", "text", "html", "image", "epub", ...
   std::string title;                  ///< best guess, may be empty
   int pages = 0;                      ///< number of pages (0 for formats without pages)
   std::vector<Block> blocks;
+  std::vector<Figure> figures;        ///< in reading order; `Figure::block` places each one
   std::vector<std::string> warnings;  ///< non-fatal problems worth telling the user
 };
 
@@ -42,6 +69,9 @@ struct Chunk {
   int64_t end = 0;
   std::string text;
   std::vector<float> vector;  ///< embedding, when computed (not part of the chunk's identity)
+  /// A figure's or table's own chunk (its caption, references, inner text and description):
+  /// the figure's id; empty for a chunk of the document's text.
+  std::string figure_id;
 };
 
 }  // namespace mmkg

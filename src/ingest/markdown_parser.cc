@@ -216,7 +216,8 @@ class MarkdownParser final : public Parser {
  public:
   const char* name() const override { return "markdown"; }
 
-  ParsedDocument parse(const std::string& path, std::string_view bytes) const override {
+  using Parser::parse;
+  ParsedDocument parse(const std::string& path, std::string_view bytes, const ParseContext& ctx) const override {
     DecodedText dec = decode_text(bytes);
     if (dec.text.find_first_not_of(" \t\n\f\v") == std::string::npos)
       throw InputError("empty file (no text)");

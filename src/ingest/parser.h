@@ -1,6 +1,7 @@
 // Parser interface: one implementation per input format, each in its own file.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -10,7 +11,16 @@
 
 namespace mmkg {
 
-/// Parses the bytes of one file into structural blocks.
+/// What a parser may use besides the file's bytes.
+struct ParseContext {
+  /// Folder being ingested: files a document refers to (Markdown/HTML images) are read only
+  /// from inside it. Empty: the document's own folder.
+  std::string root;
+  int64_t max_image_bytes = int64_t{64} << 20;  ///< a larger referenced image is skipped, with a warning
+  bool figures = true;                          ///< extract figures and tables (images, regions)
+};
+
+/// Parses the bytes of one file into structural blocks (and figures).
 /// Implementations throw InputError with a one-line reason for bad input (corrupt, encrypted,
 /// empty, wrong type); they never crash on any byte sequence.
 class Parser {
@@ -18,9 +28,10 @@ class Parser {
   virtual ~Parser() = default;
   /// Short format name: "pdf", "markdown", "text", "html".
   virtual const char* name() const = 0;
-  /// @param path  used only for messages and titles
+  /// @param path  the file's path: messages, titles, and the base of relative image links
   /// @param bytes the whole file content
-  virtual ParsedDocument parse(const std::string& path, std::string_view bytes) const = 0;
+  virtual ParsedDocument parse(const std::string& path, std::string_view bytes, const ParseContext& ctx) const = 0;
+  ParsedDocument parse(const std::string& path, std::string_view bytes) const { return parse(path, bytes, ParseContext{}); }
 };
 
 std::unique_ptr<Parser> make_pdf_parser();

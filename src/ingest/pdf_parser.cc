@@ -610,7 +610,8 @@ class PdfParser : public Parser {
  public:
   const char* name() const override { return "pdf"; }
 
-  ParsedDocument parse(const std::string& path, std::string_view bytes) const override {
+  using Parser::parse;
+  ParsedDocument parse(const std::string& path, std::string_view bytes, const ParseContext& pctx) const override {
     if (bytes.empty()) throw InputError("empty file (0 bytes); nothing to parse");
     if (!has_pdf_header(bytes))
       throw InputError("not a PDF file (" + describe_non_pdf(bytes) +

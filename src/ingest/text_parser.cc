@@ -520,7 +520,8 @@ class TextParser final : public Parser {
  public:
   const char* name() const override { return "text"; }
 
-  ParsedDocument parse(const std::string& path, std::string_view bytes) const override {
+  using Parser::parse;
+  ParsedDocument parse(const std::string& path, std::string_view bytes, const ParseContext& ctx) const override {
     DecodedText dec = decode_text(bytes);
     const std::string& text = dec.text;
     if (text.find_first_not_of(" \t\n\f\v") == std::string::npos)
