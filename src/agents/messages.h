@@ -74,6 +74,9 @@ struct Citation {
   std::string heading_path;
   std::string text;          ///< the cited chunk's text
   std::string quote;         ///< the sentence(s) of the chunk used in the answer
+  std::string figure_id;     ///< the cited chunk is a figure's or table's: its id
+  std::string figure_label;  ///< "Figure 2" (empty when uncaptioned)
+  std::string figure_kind;   ///< "figure" or "table"
 };
 
 struct Answer {

@@ -25,6 +25,9 @@ Citation make_citation(const SearchHit& h, int n) {
   c.page_end = h.page_end;
   c.heading_path = h.heading_path;
   c.text = h.text;
+  c.figure_id = h.figure_id;
+  c.figure_label = h.figure_label;
+  c.figure_kind = h.figure_kind;
   return c;
 }
 

@@ -33,7 +33,9 @@ json ingest_json(const IngestReport& rep) {
   json warnings = json::array();
   for (const auto& w : r.warnings) warnings.push_back({{"path", w.path}, {"warning", w.error}});
   return {{"documents", r.documents}, {"skipped", r.skipped}, {"chunks", r.chunks},
-          {"figures", r.figures},     {"pages", r.pages},     {"bytes", r.bytes},
+          {"figures", r.figures},     {"tables", r.tables},   {"pages", r.pages},     {"bytes", r.bytes},
+          {"ocr", {{"images", r.ocr_runs}, {"cached", r.ocr_cached}, {"seconds", r.ocr_seconds}}},
+          {"vision", {{"calls", r.described}, {"cached", r.describe_cached}, {"seconds", r.describe_seconds}}},
           {"ignored", r.ignored},     {"failed", failed},     {"warnings", warnings},
           {"embedder", rep.embedder.empty() ? json(nullptr) : json(rep.embedder)}, {"embedded", r.embedded},
           {"embed_reused", r.embed_reused}, {"embed_seconds", r.embed_seconds},
@@ -55,7 +57,9 @@ json search_json(const SearchReport& r) {
     results.push_back({{"rank", i + 1}, {"doc", h.doc}, {"doc_id", h.doc_id}, {"chunk_id", h.chunk_id},
                        {"page", page_json(h.page_start)}, {"page_end", page_json(h.page_end)},
                        {"heading_path", h.heading_path}, {"score", h.score}, {"snippet", h.snippet},
-                       {"text", h.text}});
+                       {"text", h.text}, {"kind", h.kind()},
+                       {"figure_id", h.figure_id.empty() ? json(nullptr) : json(h.figure_id)},
+                       {"figure_label", h.figure_label.empty() ? json(nullptr) : json(h.figure_label)}});
   }
   return {{"query", r.query}, {"mode", r.mode},
           {"dense_backend", r.dense_backend.empty() ? json(nullptr) : json(r.dense_backend)}, {"results", results}};
@@ -65,7 +69,10 @@ json ask_json(const std::string& question, const AskResult& r) {
   json cites = json::array();
   for (const auto& ct : r.citations)
     cites.push_back({{"n", ct.n}, {"doc", ct.doc}, {"doc_id", ct.doc_id}, {"chunk_id", ct.chunk_id},
-                     {"page", page_json(ct.page)}, {"page_end", page_json(ct.page_end)}, {"figure_id", nullptr},
+                     {"page", page_json(ct.page)}, {"page_end", page_json(ct.page_end)},
+                     {"figure_id", ct.figure_id.empty() ? json(nullptr) : json(ct.figure_id)},
+                     {"figure_label", ct.figure_label.empty() ? json(nullptr) : json(ct.figure_label)},
+                     {"kind", ct.figure_id.empty() ? "text" : (ct.figure_kind == "table" ? "table" : "figure")},
                      {"heading_path", ct.heading_path}, {"quote", ct.quote}, {"text", ct.text}});
   json ents = json::array();
   for (const auto& e : r.entities) ents.push_back(entity_link_json(e));
@@ -124,5 +131,33 @@ json entity_json(const EntityReport& r, bool with_evidence) {
 }
 
 json eval_report_json(const EvalReport& r) { return eval_json(r); }
+
+json figure_json(const StoredFigure& sf) {
+  const Figure& f = sf.figure;
+  return {{"id", f.id}, {"doc", sf.doc_name}, {"doc_id", sf.doc_id}, {"kind", f.table ? "table" : "figure"},
+          {"source", f.source}, {"page", page_json(f.page)},
+          {"bbox", f.x1 > f.x0 ? json::array({f.x0, f.y0, f.x1, f.y1}) : json(nullptr)},
+          {"label", f.label.empty() ? json(nullptr) : json(f.label)}, {"caption", f.caption}, {"alt", f.alt},
+          {"references", f.references}, {"text", f.text},
+          {"text_source", f.text_source.empty() ? json(nullptr) : json(f.text_source)},
+          {"ocr_confidence", f.ocr_confidence < 0 ? json(nullptr) : json(f.ocr_confidence)},
+          {"description", f.description.empty() ? json(nullptr) : json(f.description)},
+          {"visual_kind", f.visual_kind.empty() ? json(nullptr) : json(f.visual_kind)},
+          {"table", f.table_markdown.empty() ? json(nullptr) : json(f.table_markdown)},
+          {"width", f.width}, {"height", f.height},
+          {"image_hash", f.image_hash.empty() ? json(nullptr) : json(f.image_hash)},
+          {"chunk_id", sf.chunk_id.empty() ? json(nullptr) : json(sf.chunk_id)}};
+}
+
+json figure_report_json(const FigureReport& r) {
+  json j = figure_json(r.figure);
+  j["image_path"] = r.image_path.empty() ? json(nullptr) : json(r.image_path);
+  j["written"] = r.written.empty() ? json(nullptr) : json(r.written);
+  return j;
+}
+
+json export_json(const ExportReport& r) {
+  return {{"doc", r.doc}, {"markdown", r.markdown}, {"figures", r.figures}, {"images", r.images}};
+}
 
 }  // namespace mmkg

@@ -36,6 +36,8 @@ struct IngestRequest {
   std::vector<std::string> paths;  ///< files and folders (recursive)
   IngestOptions options;           ///< chunking, size limit, threads (its embedder is the session's)
   ExtractMode extract = ExtractMode::Rules;
+  /// Vision model describing figures (an LLM spec, "URL#model=NAME"); empty: none.
+  std::string vlm;
   /// Progress after each file, and while the graph is built (current = "graph: NAME").
   ProgressFn progress;
 };
@@ -133,6 +135,26 @@ struct EntityReport {
 
 // ---- the session
 
+/// One figure or table, for `mmkg figure`.
+struct FigureReport {
+  StoredFigure figure;
+  std::string image_path;    ///< the PNG in the store (empty for a table without image)
+  std::string written;       ///< where the PNG was copied (-o FILE), when asked
+};
+
+struct ExportRequest {
+  std::string doc;           ///< file name, path, id or id prefix
+  std::string out_dir;       ///< the Markdown file and images/ go here (created)
+  bool annotated = false;    ///< add each figure's text (OCR or PDF) and description under it
+};
+
+struct ExportReport {
+  std::string doc;           ///< file name
+  std::string markdown;      ///< path of the written file
+  std::vector<std::string> images;  ///< paths of the written images
+  int figures = 0;
+};
+
 class Session {
  public:
   /// Opens the store named by cfg.store after cfg.validate(). With `create`, a missing store is
@@ -163,6 +185,12 @@ class Session {
   void graph_export(const std::string& format, std::ostream& out);
   /// The graph export formats ("jsonl", "graphml", "cypher").
   static std::vector<std::string> export_formats();
+  /// The figure or table with this id (or id prefix); with `out_file`, its PNG is copied there.
+  /// UsageError when none or several match, or when it has no image to write.
+  FigureReport figure(const std::string& id, const std::string& out_file = "");
+  /// Writes a document as Markdown (`NAME_raw.md` or `NAME_annotated.md`) with its figures in
+  /// out_dir/images/ ("NAME-PAGE-K.png", page 0-based as pymupdf4llm names them) linked in place.
+  ExportReport export_markdown(const ExportRequest& req);
 
   // ---- the components, built on first use (for the benches and tests)
   const Config& config() const { return cfg_; }

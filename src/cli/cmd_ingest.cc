@@ -14,6 +14,12 @@ void print_ingest(const IngestReport& rep) {
   std::printf("ingested %d document%s (%d unchanged, %zu failed): %lld chunks, %lld pages, %.1f MB in %.2f s\n",
               r.documents, r.documents == 1 ? "" : "s", r.skipped, r.failed.size(), static_cast<long long>(r.chunks),
               static_cast<long long>(r.pages), static_cast<double>(r.bytes) / 1e6, r.seconds);
+  if (r.figures + r.tables > 0 || r.ocr_runs + r.ocr_cached > 0)
+    std::printf("figures: %d figures, %d tables; OCR %d images (%d cached) in %.2f s%s\n", r.figures, r.tables,
+                r.ocr_runs, r.ocr_cached, r.ocr_seconds,
+                r.described + r.describe_cached > 0
+                    ? (", vision model " + std::to_string(r.described) + " calls (" + std::to_string(r.describe_cached) + " cached)").c_str()
+                    : "");
   if (!rep.graph) return;
   const auto& g = *rep.graph;
   std::printf("graph: %lld entities, %lld relations, %lld communities (%d documents added, %d removed) in %.2f s\n",
@@ -50,6 +56,7 @@ Command add_ingest(CLI::App& app, Common& c) {
     double max_mb = 0;
     bool no_progress = false;
     std::string extract = "rules";
+    bool no_figures = false, no_ocr = false;
   };
   auto f = std::make_shared<Flags>();
   f->max_mb = static_cast<double>(f->req.options.max_file_bytes >> 20);
@@ -62,6 +69,11 @@ Command add_ingest(CLI::App& app, Common& c) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--threads", o.threads, "parser threads (0 = all cores)")->capture_default_str();
   cmd->add_flag("--no-progress", f->no_progress, "no progress bar even on a terminal");
+  cmd->add_flag("--no-figures", f->no_figures, "do not extract figures and tables (text only)");
+  cmd->add_flag("--no-ocr", f->no_ocr, "do not OCR raster figures (captions and PDF text only)");
+  cmd->add_option("--vlm", f->req.vlm,
+                  "vision model describing each figure (one call per image, cached): an OpenAI-compatible chat "
+                  "model that takes image_url data URIs, http(s)://HOST/v1#model=NAME (Ollama, vLLM, OpenAI, Groq)");
   cmd->add_option("--extract", f->extract,
                   "knowledge-graph extraction: rules (no model needed), llm (a chat model lists typed entities "
                   "and relations per chunk; needs --llm or a configured model), or none. --json's graph object "
@@ -77,6 +89,8 @@ Command add_ingest(CLI::App& app, Common& c) {
             IngestRequest req = f->req;
             req.options.max_file_bytes = static_cast<int64_t>(f->max_mb * 1024 * 1024);
             req.extract = parse_extract_mode(f->extract);
+            req.options.figures.enabled = !f->no_figures;
+            req.options.figures.ocr = !f->no_ocr;
             auto session = open_session(c, /*create=*/true);
             ProgressBar bar(!f->no_progress && !c.json);
             req.progress = [&](const IngestProgress& p) { bar.update(p); };

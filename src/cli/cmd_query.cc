@@ -14,9 +14,13 @@ namespace {
 // keeps more evidence in tight budgets (docs/EVAL.md, "Reranking and the token budget").
 const char* const kDefaultRerank = "lexical";
 
-std::string where(const std::string& doc, int page, const std::string& chunk_id) {
+// "report.pdf, page 10, Figure 2" for a figure, "report.pdf, page 10, chunk 3f2a..." for text.
+std::string where(const std::string& doc, int page, const std::string& chunk_id, const std::string& figure_id = "",
+                  const std::string& figure_label = "", const std::string& figure_kind = "") {
   std::string s = doc;
   if (page > 0) s += ", page " + std::to_string(page);
+  if (!figure_id.empty())
+    return s + ", " + (figure_label.empty() ? (figure_kind == "table" ? "table " : "figure ") + figure_id : figure_label);
   return s + ", chunk " + chunk_id;
 }
 
@@ -68,7 +72,7 @@ void print_answer(const AskResult& r) {
   if (r.citations.empty()) return;
   std::printf("\nSources:\n");
   for (const auto& ct : r.citations)
-    std::printf("  [%d] %s%s%s\n", ct.n, where(ct.doc, ct.page, ct.chunk_id).c_str(),
+    std::printf("  [%d] %s%s%s\n", ct.n, where(ct.doc, ct.page, ct.chunk_id, ct.figure_id, ct.figure_label, ct.figure_kind).c_str(),
                 ct.heading_path.empty() ? "" : " — ", ct.heading_path.c_str());
 }
 
@@ -121,7 +125,7 @@ Command add_search(CLI::App& app, Common& c) {
             if (r.hits.empty()) std::printf("no results for \"%s\"\n", r.query.c_str());
             for (size_t i = 0; i < r.hits.size(); ++i) {
               const auto& h = r.hits[i];
-              std::printf("%zu. %s  (score %.2f)%s%s\n   %s\n", i + 1, where(h.doc, h.page_start, h.chunk_id).c_str(),
+              std::printf("%zu. %s  (score %.2f)%s%s\n   %s\n", i + 1, where(h.doc, h.page_start, h.chunk_id, h.figure_id, h.figure_label, h.figure_kind).c_str(),
                           h.score, h.heading_path.empty() ? "" : "  ", h.heading_path.c_str(), h.snippet.c_str());
             }
             return 0;

@@ -32,6 +32,7 @@ struct Figure {
   int page = 0;          ///< 1-based page, 0 when the format has no pages
   float x0 = 0, y0 = 0, x1 = 0, y1 = 0;  ///< region in page space (points, y down); 0 if none
   size_t block = 0;      ///< position in reading order: it precedes blocks[block] (or ends the document)
+  int64_t offset = 0;    ///< the same position as a byte offset in the rendered text (set by the chunker)
   std::string label;     ///< "Figure 3", "Table 2"; empty when uncaptioned
   std::string caption;   ///< the caption as written ("Figure 3: Loss curves."), or alt text/figcaption
   std::string alt;       ///< alt text or title from Markdown/HTML, when any

@@ -42,8 +42,10 @@ std::vector<SearchHit> bm25_match(Store& store, const std::string& match, const 
                      std::to_string(opt.text_weight) + ", " + std::to_string(opt.context_weight) + ")";
   Stmt s(store.db(),
          "SELECT c.id, c.doc_id, d.name, c.page_start, c.page_end, c.heading_path, c.start_off, c.end_off, "
-         "c.text, -" + rank + ", snippet(chunks_fts, 1, '«', '»', '…', 24), c.rowid "
+         "c.text, -" + rank + ", snippet(chunks_fts, 1, '«', '»', '…', 24), c.rowid, c.figure_id, "
+         "coalesce(f.label, ''), coalesce(f.kind, '') "
          "FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid JOIN documents d ON d.id = c.doc_id "
+         "LEFT JOIN figures f ON f.id = c.figure_id AND c.figure_id != '' "
          "WHERE chunks_fts MATCH ? ORDER BY " + rank + " LIMIT ?");
   s.bind(1, match).bind(2, opt.k);
   while (s.step()) {
@@ -60,6 +62,9 @@ std::vector<SearchHit> bm25_match(Store& store, const std::string& match, const 
     h.score = s.f64(9);
     h.snippet = s.text(10);
     h.rowid = s.i64(11);
+    h.figure_id = s.text(12);
+    h.figure_label = s.text(13);
+    h.figure_kind = s.text(14);
     out.push_back(std::move(h));
   }
   return out;

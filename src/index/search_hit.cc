@@ -18,6 +18,9 @@ SearchHit hit_from_chunk(const StoredChunk& c, double score) {
   h.text = c.chunk.text;
   h.score = score;
   h.rowid = c.rowid;
+  h.figure_id = c.chunk.figure_id;
+  h.figure_label = c.figure_label;
+  h.figure_kind = c.figure_kind;
   std::string_view pre = utf8_prefix(c.chunk.text, 200);
   h.snippet = collapse_ws(pre) + (pre.size() < c.chunk.text.size() ? "…" : "");
   return h;

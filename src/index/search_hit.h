@@ -22,6 +22,11 @@ struct SearchHit {
   std::string text;          ///< the chunk's full text
   std::string snippet;       ///< matching excerpt with «highlighted» terms
   int64_t rowid = 0;         ///< the chunk's row id (its id in the vector index)
+  std::string figure_id;     ///< a figure's or table's own chunk: its id; empty for text
+  std::string figure_label;  ///< "Figure 2" (empty when uncaptioned)
+  std::string figure_kind;   ///< "figure" or "table"; empty for text
+  /// What the hit is: "text", "figure" or "table".
+  const char* kind() const { return figure_id.empty() ? "text" : (figure_kind == "table" ? "table" : "figure"); }
 };
 
 /// A hit for a stored chunk (from the vector index or the graph), with a 200-byte snippet.

@@ -13,6 +13,7 @@
 #include "core/hash.h"
 #include "embed/embedder.h"
 #include "index/vector_store.h"
+#include "ingest/figures.h"
 #include "ingest/parser.h"
 #include "store/store.h"
 
@@ -72,6 +73,7 @@ struct Parsed {
   ParsedDocument doc;
   std::string text;      // rendered text
   std::vector<Chunk> chunks;
+  FigureStats figure_stats;
 };
 
 const Parser& parser_for(const std::string& format) {
@@ -85,7 +87,7 @@ const Parser& parser_for(const std::string& format) {
   return *text;
 }
 
-void process(const std::string& path, const IngestOptions& opt, Store* reader, Parsed& out) {
+void process(const std::string& path, const std::string& root, const IngestOptions& opt, Store* reader, Parsed& out) {
   out.path = path;
   try {
     std::string bytes = read_file(path, opt.max_file_bytes);
@@ -99,12 +101,21 @@ void process(const std::string& path, const IngestOptions& opt, Store* reader, P
       }
     }
     std::string format = detect_format(path, bytes);
-    out.doc = parser_for(format).parse(path, bytes);
+    ParseContext pctx;
+    pctx.root = root;
+    pctx.figures = opt.figures.enabled;
+    out.doc = parser_for(format).parse(path, bytes, pctx);
     bytes.clear();
     bytes.shrink_to_fit();
+    prepare_figures(out.doc, out.doc_id, opt.figures.max_references);
+    FigureCache cache;
+    if (reader) cache.get = [reader](const std::string& key) { return reader->cache_get(key); };
+    out.figure_stats = enrich_figures(out.doc, opt.figures, cache);
     RenderedDocument r = render_document(out.doc);
-    if (r.text.empty()) throw InputError("no text found in the document");
+    if (r.text.empty() && out.doc.figures.empty()) throw InputError("no text found in the document");
     out.chunks = chunk_document(out.doc, r, out.doc_id, opt.chunker);
+    add_figure_chunks(out.doc, r, out.doc_id, out.chunks);
+    if (out.chunks.empty()) throw InputError("no text found in the document (and no figure with text)");
     out.text = std::move(r.text);
     out.doc.blocks.clear();
     out.doc.blocks.shrink_to_fit();
@@ -173,7 +184,7 @@ class ParsePool {
         i = next_++;
       }
       Parsed p;
-      process(files_[i], opt_, reader.get(), p);
+      process(files_[i], "", opt_, reader.get(), p);
       {
         std::lock_guard lk(mu_);
         slots_[i] = std::move(p);
@@ -245,13 +256,23 @@ void store_document(Writer& w, size_t i, Parsed& p, const std::optional<Document
         pr.embed_total = total;
         w.progress(pr);
       });
+    for (const auto& [key, value] : p.figure_stats.cache_new) w.store.cache_put(key, value);
     WriteResult wr = w.store.put_document(d, p.text, p.chunks,
                                           prev ? std::optional<std::string>(prev->id) : std::nullopt,
-                                          w.opt.embedder ? w.opt.embedder->id() : "");
+                                          w.opt.embedder ? w.opt.embedder->id() : "", p.doc.figures);
     w.added.insert(w.added.end(), wr.added_rowids.begin(), wr.added_rowids.end());
     w.removed.insert(w.removed.end(), wr.removed_rowids.begin(), wr.removed_rowids.end());
     ++res.documents;
     res.chunks += static_cast<int64_t>(p.chunks.size());
+    const FigureStats& fs = p.figure_stats;
+    res.figures += fs.figures;
+    res.tables += fs.tables;
+    res.ocr_runs += fs.ocr_runs;
+    res.ocr_cached += fs.ocr_cached;
+    res.ocr_seconds += fs.ocr_seconds;
+    res.described += fs.described;
+    res.describe_cached += fs.describe_cached;
+    res.describe_seconds += fs.describe_seconds;
     res.pages += p.doc.pages;
     res.bytes += p.bytes;
   } catch (const StoreLockedError&) {
@@ -268,6 +289,7 @@ void store_document(Writer& w, size_t i, Parsed& p, const std::optional<Document
 void write_document(Writer& w, size_t i, Parsed& p) {
   IngestResult& res = w.res;
   for (auto& warning : p.doc.warnings) res.warnings.push_back({p.path, warning});
+  for (auto& warning : p.figure_stats.warnings) res.warnings.push_back({p.path, warning});
   auto prev = w.store.find_by_path(p.path);
   auto same = w.store.find_by_id(p.doc_id);
   if (prev && prev->id == p.doc_id) {

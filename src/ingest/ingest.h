@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ingest/chunker.h"
+#include "ingest/figures.h"
 #include "ingest/files.h"
 
 namespace mmkg {
@@ -19,6 +20,7 @@ struct IngestOptions {
   int64_t max_file_bytes = int64_t{256} << 20;  ///< larger files are refused (--max-file-size)
   int threads = 0;                              ///< parser threads; 0 = number of cores
   Embedder* embedder = nullptr;                 ///< computes chunk embeddings; nullptr = BM25 only
+  FigureOptions figures;                        ///< figures and tables: OCR, vision model
 };
 
 /// Snapshot passed to the progress callback after each file.
@@ -37,7 +39,14 @@ struct IngestResult {
   int documents = 0;    ///< added or replaced
   int skipped = 0;      ///< unchanged (same path, same content) or duplicate content
   int64_t chunks = 0;   ///< chunks written
-  int figures = 0;      ///< figures extracted (none yet: figure extraction is a later stage)
+  int figures = 0;      ///< figures extracted (images and drawings)
+  int tables = 0;       ///< tables extracted
+  int ocr_runs = 0;     ///< images OCR'd
+  int ocr_cached = 0;   ///< OCR results reused from the store's cache (same image seen before)
+  double ocr_seconds = 0;   ///< summed over threads
+  int described = 0;       ///< vision model calls
+  int describe_cached = 0;  ///< descriptions reused from the cache
+  double describe_seconds = 0;
   int64_t pages = 0;    ///< pages parsed
   int64_t bytes = 0;    ///< input bytes parsed
   int ignored = 0;      ///< unsupported files inside folders

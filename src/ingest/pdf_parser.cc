@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ingest/parser.h"
+#include "ingest/pdf_figures.h"
 #include "ingest/pdf_layout.h"
 
 namespace mmkg {
@@ -73,6 +74,11 @@ struct Session {
     doc = nullptr;
     stm = nullptr;
   }
+};
+
+struct ListDeleter {
+  fz_context* ctx;
+  void operator()(fz_display_list* l) const { fz_drop_display_list(ctx, l); }
 };
 
 struct StextDeleter {
@@ -688,9 +694,23 @@ class PdfParser : public Parser {
     int failed = 0, empty_pages = 0;
     std::string first_error;
     uint64_t chars = 0, unmapped = 0;
+    PdfFigureExtractor figures(ctx);
     for (int i = 0; i < npages; ++i) {
       fz_stext_page* raw = nullptr;
-      ok = guarded(ctx, &err, [&] { raw = fz_new_stext_page_from_page_number(ctx, s.doc, i, &opts); });
+      fz_display_list* list = nullptr;
+      if (pctx.figures) {
+        // One interpretation of the page feeds both the text and the figure recorder.
+        ok = guarded(ctx, &err, [&] {
+          fz_page* page = fz_load_page(ctx, s.doc, i);
+          fz_try(ctx) list = fz_new_display_list_from_page_contents(ctx, page);
+          fz_always(ctx) fz_drop_page(ctx, page);
+          fz_catch(ctx) fz_rethrow(ctx);
+          raw = fz_new_stext_page_from_display_list(ctx, list, &opts);
+        });
+      } else {
+        ok = guarded(ctx, &err, [&] { raw = fz_new_stext_page_from_page_number(ctx, s.doc, i, &opts); });
+      }
+      std::unique_ptr<fz_display_list, ListDeleter> list_owner(list, ListDeleter{ctx});
       if (!ok || !raw) {
         ++failed;
         if (failed >= 200 && failed == i + 1)  // nothing readable so far: stop trying
@@ -709,11 +729,13 @@ class PdfParser : public Parser {
       ex.run(sp.get());
       chars += ex.chars;
       unmapped += ex.unmapped;
+      if (list) figures.collect(list, pages.back());
       if (pages.back().lines.empty()) {
         ++empty_pages;
         pages.pop_back();
       }
     }
+    if (pctx.figures) figures.render(s.doc, out);
     s.close_document();
 
     if (failed == npages)
@@ -723,6 +745,7 @@ class PdfParser : public Parser {
       out.warnings.push_back(std::to_string(failed - 5) + " more pages could not be read; skipped");
 
     pdf::build_blocks(pages, out.blocks);
+    if (pctx.figures) figures.place(pages, out);
     if (out.blocks.empty()) {
       if (s.diag.repaired || rebuilt)
         throw InputError("damaged PDF (no text could be recovered); the file may be truncated or corrupt");

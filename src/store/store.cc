@@ -90,6 +90,41 @@ CREATE TABLE embeddings(
 INSERT OR IGNORE INTO meta(key, value) VALUES ('generation', '0');
 )SQL";
 
+// Version 3: figures and tables. A figure's own chunk (caption, references, inner text,
+// description) carries its id, so search finds figures through the same FTS and vector index
+// as text. Images are files under figures/ named by content hash. figure_cache keeps OCR and
+// vision results by image hash across deletes.
+const char* kSchemaV3 = R"SQL(
+ALTER TABLE chunks ADD COLUMN figure_id TEXT NOT NULL DEFAULT '';
+CREATE TABLE figures(
+  id          TEXT PRIMARY KEY,
+  doc_id      TEXT NOT NULL,
+  seq         INTEGER NOT NULL,
+  kind        TEXT NOT NULL,
+  source      TEXT NOT NULL,
+  page        INTEGER NOT NULL,
+  x0 REAL NOT NULL, y0 REAL NOT NULL, x1 REAL NOT NULL, y1 REAL NOT NULL,
+  text_offset INTEGER NOT NULL,
+  label       TEXT NOT NULL,
+  caption     TEXT NOT NULL,
+  alt         TEXT NOT NULL,
+  refs        TEXT NOT NULL,
+  text        TEXT NOT NULL,
+  text_source TEXT NOT NULL,
+  ocr_conf    REAL NOT NULL,
+  description TEXT NOT NULL,
+  visual_kind TEXT NOT NULL,
+  table_md    TEXT NOT NULL,
+  image_hash  TEXT NOT NULL,
+  width       INTEGER NOT NULL,
+  height      INTEGER NOT NULL,
+  chunk_id    TEXT NOT NULL
+);
+CREATE INDEX figures_doc ON figures(doc_id, seq);
+CREATE INDEX figures_image ON figures(image_hash);
+CREATE TABLE figure_cache(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+)SQL";
+
 // What the FTS "context" column holds for a document's chunks: its file name without the
 // extension, with separators turned into spaces ("attention_wiki.txt" → "attention wiki"), and
 // its title.
@@ -138,12 +173,16 @@ StoredChunk read_chunk(Stmt& s) {
   c.chunk.text = s.text(8);
   c.doc_name = s.text(9);
   c.rowid = s.i64(10);
+  c.chunk.figure_id = s.text(11);
+  c.figure_label = s.text(12);
+  c.figure_kind = s.text(13);
   return c;
 }
 
 const char* kChunkSelect =
     "SELECT c.id, c.doc_id, c.seq, c.page_start, c.page_end, c.heading_path, c.start_off, c.end_off, "
-    "c.text, d.name, c.rowid FROM chunks c JOIN documents d ON d.id = c.doc_id ";
+    "c.text, d.name, c.rowid, c.figure_id, coalesce(f.label, ''), coalesce(f.kind, '') "
+    "FROM chunks c JOIN documents d ON d.id = c.doc_id LEFT JOIN figures f ON f.id = c.figure_id AND c.figure_id != '' ";
 
 }  // namespace
 
@@ -227,6 +266,7 @@ void Store::migrate() {
     }
     exec("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')");
   }
+  if (version < 3) exec(kSchemaV3);
   exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
   tx.commit();
 }
@@ -281,6 +321,7 @@ void Store::remove_rows(const std::string& doc_id, WriteResult& wr) {
     }
   }
   Stmt(db_, "DELETE FROM chunks WHERE doc_id = ?").bind(1, doc_id).run();
+  Stmt(db_, "DELETE FROM figures WHERE doc_id = ?").bind(1, doc_id).run();
   Stmt(db_, "DELETE FROM documents WHERE id = ?").bind(1, doc_id).run();
 }
 
@@ -304,8 +345,10 @@ int64_t Store::generation() {
 }
 
 WriteResult Store::put_document(const DocumentRecord& d, const std::string& text, const std::vector<Chunk>& chunks,
-                                const std::optional<std::string>& replace_id, const std::string& embed_model) {
+                                const std::optional<std::string>& replace_id, const std::string& embed_model,
+                                const std::vector<Figure>& figures) {
   WriteResult wr;
+  write_images(figures);
   Transaction tx(db_);
   if (replace_id) remove_rows(*replace_id, wr);
   Stmt ins(db_,
@@ -317,7 +360,7 @@ WriteResult Store::put_document(const DocumentRecord& d, const std::string& text
   ins.run();
   Stmt c(db_,
          "INSERT INTO chunks(id, doc_id, seq, page_start, page_end, heading_path, start_off, end_off, text, text_hash, "
-         "context) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+         "context, figure_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
   const std::string context = document_context(d.name, d.title);
   Stmt e(db_, "INSERT OR IGNORE INTO embeddings(model, text_hash, vec) VALUES (?,?,?)");
   for (const auto& ch : chunks) {
@@ -325,6 +368,7 @@ WriteResult Store::put_document(const DocumentRecord& d, const std::string& text
     c.reset();
     c.bind(1, ch.id).bind(2, d.id).bind(3, ch.seq).bind(4, ch.page_start).bind(5, ch.page_end);
     c.bind(6, ch.heading_path).bind(7, ch.start).bind(8, ch.end).bind(9, ch.text).bind(10, th).bind(11, context);
+    c.bind(12, ch.figure_id);
     c.run();
     wr.added_rowids.push_back(sqlite3_last_insert_rowid(db_));
     if (!embed_model.empty() && !ch.vector.empty()) {
@@ -338,9 +382,11 @@ WriteResult Store::put_document(const DocumentRecord& d, const std::string& text
        "SELECT rowid, heading_path, text, context FROM chunks WHERE doc_id = ?")
       .bind(1, d.id)
       .run();
+  insert_figures(d.id, chunks, figures);
   collect_garbage(wr.removed_hashes);
   bump_generation();
   tx.commit();
+  if (replace_id) remove_unreferenced_images();
   return wr;
 }
 
@@ -352,6 +398,7 @@ bool Store::delete_document(const std::string& id, WriteResult* out) {
   collect_garbage(wr.removed_hashes);
   bump_generation();
   tx.commit();
+  remove_unreferenced_images();
   if (out) *out = std::move(wr);
   return existed;
 }

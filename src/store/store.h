@@ -40,6 +40,16 @@ struct StoredChunk {
   Chunk chunk;
   std::string doc_name;
   int64_t rowid = 0;  ///< the chunk's row id: its id in the vector index
+  std::string figure_label;  ///< a figure's chunk: "Figure 2" (empty when uncaptioned)
+  std::string figure_kind;   ///< a figure's chunk: "figure" or "table"; empty for text chunks
+};
+
+/// A figure or table as stored (Figure::png is not loaded: the image is a file, figure_path()).
+struct StoredFigure {
+  Figure figure;
+  std::string doc_id;
+  std::string doc_name;
+  std::string chunk_id;  ///< its own chunk (caption, references, inner text, description)
 };
 
 /// Row ids a write added and removed (to update the vector index incrementally).
@@ -53,7 +63,7 @@ struct WriteResult {
 class Store {
  public:
   /// Current on-disk schema version (PRAGMA user_version).
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   /// Opens (and with `create`, creates) the store in directory `dir`.
   /// Throws IOError when it cannot, UsageError for a store of a newer schema.
@@ -69,8 +79,12 @@ class Store {
   /// Inserts a document and its chunks (with their embeddings for `embed_model`, when a chunk's
   /// `vector` is set) in one transaction; first deletes the document with id `replace_id` (an
   /// older version of the same path) if given. Atomic under SIGKILL.
+  /// `figures` (with their PNG bytes) are written too: each image once per content hash under
+  /// figures/, before the transaction (a kill in between leaves an unreferenced file that the
+  /// next write removes, never a row without its file).
   WriteResult put_document(const DocumentRecord& doc, const std::string& text, const std::vector<Chunk>& chunks,
-                           const std::optional<std::string>& replace_id, const std::string& embed_model = "");
+                           const std::optional<std::string>& replace_id, const std::string& embed_model = "",
+                           const std::vector<Figure>& figures = {});
   /// Deletes a document and everything derived from it. Returns false if it did not exist.
   bool delete_document(const std::string& id, WriteResult* removed = nullptr);
 
@@ -91,6 +105,21 @@ class Store {
   int64_t generation();
 
   std::optional<StoredChunk> chunk(const std::string& chunk_id);
+
+  // ---- figures and tables (store_figures.cc) ----
+  /// Figures of a document in reading order.
+  std::vector<StoredFigure> figures_of(const std::string& doc_id);
+  /// Figures whose id is `key` or starts with it (>= 4 hex digits).
+  std::vector<StoredFigure> find_figures(const std::string& key);
+  /// Path of a stored image (figures/HASH.png); the file exists unless the store was damaged.
+  std::string figure_path(const std::string& image_hash) const;
+  int64_t figure_count();
+  /// Cache of per-image work (OCR, vision descriptions) keyed by what produced it and the
+  /// image's hash; survives deletes, so a document ingested again costs no OCR or model call.
+  std::optional<std::string> cache_get(const std::string& key);
+  void cache_put(const std::string& key, const std::string& value);
+  /// Removes image files no figure refers to; returns how many. Runs after deletes.
+  int remove_unreferenced_images();
   std::vector<StoredChunk> chunks_of(const std::string& doc_id);
   StoreStats stats();
 
@@ -106,6 +135,8 @@ class Store {
   void remove_rows(const std::string& doc_id, WriteResult& wr);
   void collect_garbage(const std::vector<std::string>& hashes);
   void bump_generation();
+  void write_images(const std::vector<Figure>& figures);
+  void insert_figures(const std::string& doc_id, const std::vector<Chunk>& chunks, const std::vector<Figure>& figures);
   sqlite3* db_;
   std::string dir_;
 };

@@ -1,0 +1,257 @@
+#include "ingest/figures.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/hash.h"
+#include "ingest/ocr.h"
+#include "text/captions.h"
+#include "text/sentences.h"
+#include "text/words.h"
+
+namespace mmkg {
+
+namespace {
+
+constexpr size_t kMaxReferenceBytes = 400;  // a longer "sentence" is a run-on block: cut
+
+std::string trim_copy(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && static_cast<unsigned char>(s[b]) <= ' ') ++b;
+  while (e > b && static_cast<unsigned char>(s[e - 1]) <= ' ') --e;
+  return std::string(s.substr(b, e - b));
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+void prepare_figures(ParsedDocument& doc, const std::string& doc_id, size_t max_references) {
+  std::map<std::string, std::vector<size_t>> by_key;  // "f:3" -> figures with that label
+  for (size_t i = 0; i < doc.figures.size(); ++i) {
+    Figure& f = doc.figures[i];
+    f.seq = static_cast<int>(i);
+    f.id = hash_hex(doc_id + ":figure:" + std::to_string(i));
+    if (!f.png.empty()) f.image_hash = hash_hex(f.png);
+    if (f.caption.empty() && !f.alt.empty()) f.caption = f.alt;
+    if (f.label.empty() && !f.caption.empty()) {
+      if (auto lab = caption_label(f.caption)) {
+        f.label = lab->label();
+        f.table = f.table || lab->table;
+      }
+    }
+    if (!f.label.empty())
+      if (auto lab = caption_label(f.label)) by_key[lab->key()].push_back(i);
+  }
+  if (by_key.empty()) return;
+  // References: sentences of the text that name a figure's label, other than its caption.
+  for (const Block& b : doc.blocks) {
+    if (b.kind == BlockKind::Caption || b.kind == BlockKind::Code) continue;
+    auto own = caption_label(b.text);
+    for (auto [s, e] : split_sentences(b.text)) {
+      std::string_view sent = std::string_view(b.text).substr(s, e - s);
+      if (own && s == 0) continue;  // the caption sentence itself
+      auto keys = figure_references(sent);
+      if (keys.empty()) continue;
+      std::string text = trim_copy(utf8_prefix(sent, kMaxReferenceBytes));
+      if (text.size() < 12) continue;
+      for (const auto& k : keys) {
+        auto it = by_key.find(k);
+        if (it == by_key.end()) continue;
+        for (size_t fi : it->second) {
+          Figure& f = doc.figures[fi];
+          if (f.references.size() >= max_references) continue;
+          if (std::find(f.references.begin(), f.references.end(), text) == f.references.end())
+            f.references.push_back(text);
+        }
+      }
+    }
+  }
+}
+
+FigureStats enrich_figures(ParsedDocument& doc, const FigureOptions& opt, const FigureCache& cache) {
+  FigureStats st;
+  for (const Figure& f : doc.figures) (f.table ? st.tables : st.figures) += 1;
+  std::string why;
+  const bool ocr_on = opt.ocr && ocr_available(&why);
+  const std::string ocr_id = ocr_on ? ocr_engine_id() : std::string();
+  struct Task {
+    size_t fig;
+    bool describe;  // else OCR
+  };
+  std::vector<Task> tasks;
+  for (size_t i = 0; i < doc.figures.size(); ++i) {
+    const Figure& f = doc.figures[i];
+    if (f.png.empty()) continue;
+    if (ocr_on && (f.source == "raster" || f.source == "file")) tasks.push_back({i, false});
+    if (opt.describer) tasks.push_back({i, true});
+  }
+  if (tasks.empty()) return st;
+
+  std::mutex mu;  // guards st and the figures' fields written by tasks
+  std::atomic<size_t> next{0};
+  auto run = [&] {
+    for (;;) {
+      size_t t = next.fetch_add(1);
+      if (t >= tasks.size()) return;
+      const Task task = tasks[t];
+      Figure& f = doc.figures[task.fig];
+      const std::string where = (f.page ? "page " + std::to_string(f.page) + ", " : std::string()) +
+                                (f.label.empty() ? "figure " + std::to_string(f.seq + 1) : f.label);
+      if (!task.describe) {
+        const std::string key = "ocr|" + ocr_id + "|" + f.image_hash;
+        nlohmann::json res;
+        bool cached = false;
+        if (cache.get)
+          if (auto v = cache.get(key)) {
+            res = nlohmann::json::parse(*v, nullptr, false);
+            cached = res.is_object();
+          }
+        double secs = 0;
+        if (!cached) {
+          auto t0 = std::chrono::steady_clock::now();
+          OcrResult r = ocr_png(f.png);
+          secs = seconds_since(t0);
+          if (!r.error.empty()) {
+            std::lock_guard lk(mu);
+            st.warnings.push_back(where + ": OCR failed (" + r.error + "); the figure keeps its caption only");
+            ++st.ocr_runs;
+            st.ocr_seconds += secs;
+            continue;
+          }
+          res = {{"text", r.text}, {"conf", r.confidence}, {"blank", r.blank}};
+        }
+        std::lock_guard lk(mu);
+        if (cached) ++st.ocr_cached;
+        else {
+          ++st.ocr_runs;
+          st.ocr_seconds += secs;
+          st.cache_new.emplace_back(key, res.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        }
+        if (res.value("blank", false)) ++st.ocr_blank;
+        std::string text = res.value("text", "");
+        if (!text.empty()) {
+          f.text = f.text.empty() ? text : f.text + "\n" + text;
+          f.text_source = f.text_source.empty() || f.text_source == "ocr" ? "ocr" : f.text_source + "+ocr";
+          f.ocr_confidence = res.value("conf", -1.0f);
+        }
+      } else {
+        const std::string key = "vlm|" + opt.describer->id() + "|" + f.image_hash;
+        nlohmann::json res;
+        bool cached = false;
+        if (cache.get)
+          if (auto v = cache.get(key)) {
+            res = nlohmann::json::parse(*v, nullptr, false);
+            cached = res.is_object();
+          }
+        double secs = 0;
+        if (!cached) {
+          auto t0 = std::chrono::steady_clock::now();
+          try {
+            FigureDescription d = opt.describer->describe(f);
+            res = {{"description", d.description}, {"text", d.text}, {"kind", d.kind}};
+          } catch (const std::exception& e) {
+            std::lock_guard lk(mu);
+            ++st.describe_failed;
+            st.describe_seconds += seconds_since(t0);
+            st.warnings.push_back(where + ": the vision model failed (" + std::string(e.what()) +
+                                  "); the figure has no description");
+            continue;
+          }
+          secs = seconds_since(t0);
+        }
+        std::lock_guard lk(mu);
+        if (cached) ++st.describe_cached;
+        else {
+          ++st.described;
+          st.describe_seconds += secs;
+          st.cache_new.emplace_back(key, res.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        }
+        f.description = res.value("description", "");
+        f.visual_kind = res.value("kind", "");
+        std::string seen = res.value("text", "");
+        // The model's reading of the image helps where OCR found nothing.
+        if (f.text.empty() && !seen.empty()) {
+          f.text = seen;
+          f.text_source = "vlm";
+        }
+      }
+    }
+  };
+  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  size_t n = std::min<size_t>(tasks.size(), opt.threads > 0 ? static_cast<size_t>(opt.threads) : hw);
+  if (n <= 1) {
+    run();
+  } else {
+    std::vector<std::thread> pool;
+    for (size_t i = 0; i < n; ++i) pool.emplace_back(run);
+    for (auto& t : pool) t.join();
+  }
+  return st;
+}
+
+std::string figure_chunk_text(const Figure& f) {
+  std::string out;
+  auto para = [&](const std::string& s) {
+    if (s.empty()) return;
+    if (!out.empty()) out += "\n\n";
+    out += s;
+  };
+  std::string head = f.caption;
+  if (head.empty()) head = f.label.empty() ? std::string(f.table ? "Table" : "Figure") : f.label;
+  para(head);
+  para(f.table_markdown);
+  if (!f.references.empty()) {
+    std::string refs = "Referred to in the text: ";
+    for (size_t i = 0; i < f.references.size(); ++i) refs += (i ? " " : "") + f.references[i];
+    para(refs);
+  }
+  if (!f.text.empty()) para((f.table ? "Text in the table: " : "Text in the figure: ") + collapse_ws(f.text));
+  if (!f.description.empty()) para("Description: " + f.description);
+  return out;
+}
+
+void add_figure_chunks(ParsedDocument& doc, RenderedDocument& rendered, const std::string& doc_id,
+                       std::vector<Chunk>& chunks) {
+  const size_t body_end = rendered.text.size();
+  const size_t text_chunks = chunks.size();
+  for (Figure& f : doc.figures) {
+    size_t off = body_end;
+    for (const auto& sp : rendered.spans)
+      if (sp.block >= f.block) {
+        off = sp.start;
+        break;
+      }
+    f.offset = static_cast<int64_t>(off);
+    // Nothing to search by (no caption, references, text or description): the figure is kept
+    // (an image in the store and the export) but gets no chunk.
+    if (f.caption.empty() && f.references.empty() && f.text.empty() && f.description.empty() &&
+        f.table_markdown.empty())
+      continue;
+    Chunk c;
+    c.doc_id = doc_id;
+    c.seq = static_cast<int>(chunks.size());
+    c.page_start = c.page_end = f.page;
+    for (size_t i = 0; i < text_chunks; ++i)
+      if (chunks[i].start <= static_cast<int64_t>(off)) c.heading_path = chunks[i].heading_path;
+    rendered.text += "\n\n";
+    c.start = static_cast<int64_t>(rendered.text.size());
+    rendered.text += figure_chunk_text(f);
+    c.end = static_cast<int64_t>(rendered.text.size());
+    c.text = rendered.text.substr(static_cast<size_t>(c.start));
+    c.figure_id = f.id;
+    c.id = hash_hex(doc_id + ":figure:" + f.id);
+    chunks.push_back(std::move(c));
+  }
+}
+
+}  // namespace mmkg
