@@ -1,0 +1,180 @@
+// PDF figures: regions found from drawings and images, captions, figure text, logos, decoration.
+// Fixture PDFs are written with MuPDF (support/pdf_fixtures.h): vector plots as content-stream
+// paths, raster images as inline images.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "ingest/parser.h"
+#include "ingest/pdf_figures.h"
+#include "support/pdf_fixtures.h"
+
+namespace mmkg {
+namespace {
+
+using pdf_fixture::PageSpec;
+
+// A line plot in the box (x, top) .. (x + w, top + h), top measured from the page top: axes, a
+// zig-zag curve of many segments, tick labels and an axis title as text.
+void add_plot(PageSpec& p, float x, float top, float w, float h) {
+  std::ostringstream g;
+  const float y0 = 792 - top - h;  // PDF space: bottom of the box
+  g << "q 1 w 0 0 0 RG " << x << ' ' << y0 << " m " << x + w << ' ' << y0 << " l S\n";
+  g << x << ' ' << y0 << " m " << x << ' ' << y0 + h << " l S\n";
+  for (int i = 0; i < 20; ++i) {
+    float xa = x + w * i / 20, xb = x + w * (i + 1) / 20;
+    float ya = y0 + h * (0.2f + 0.6f * ((i * 7) % 10) / 10.0f), yb = y0 + h * (0.2f + 0.6f * (((i + 1) * 7) % 10) / 10.0f);
+    g << xa << ' ' << ya << " m " << xb << ' ' << yb << " l S\n";
+  }
+  g << "Q\n";
+  p.extra += g.str();
+  for (int i = 0; i <= 4; ++i)
+    p.runs.push_back({x + w * i / 4 - 4, top + h + 12, 8, std::to_string(i * 25)});
+  p.runs.push_back({x + w / 2 - 20, top + h + 24, 9, "epochs"});
+  p.runs.push_back({x + 10, top + 10, 8, "validation loss"});
+}
+
+// An inline grey image of w x h pixels drawn at (x, top) with size (dw, dh) points.
+void add_image(PageSpec& p, float x, float top, float dw, float dh, int w, int h, int seed = 0) {
+  std::string pixels;
+  for (int j = 0; j < h; ++j)
+    for (int i = 0; i < w; ++i) pixels += static_cast<char>(((i * 13 + j * 7 + seed * 31) % 200) + 30);
+  std::ostringstream g;
+  g << "q " << dw << " 0 0 " << dh << ' ' << x << ' ' << (792 - top - dh) << " cm\nBI /W " << w << " /H " << h
+    << " /CS /G /BPC 8 ID\n";
+  p.extra += g.str() + pixels + "\nEI Q\n";
+}
+
+ParsedDocument parse_pdf(const std::string& bytes, bool figures = true) {
+  ParseContext ctx;
+  ctx.figures = figures;
+  return make_pdf_parser()->parse("fig.pdf", bytes, ctx);
+}
+
+TEST(PdfFigures, VectorPlotWithCaptionBelow) {
+  PageSpec p = pdf_fixture::body_page("intro", 80);
+  add_plot(p, 120, 160, 300, 200);
+  pdf_fixture::add_lines(p, 72, 420, 10, 12, {"Figure 1: Training loss of the quokka model over epochs."});
+  pdf_fixture::add_lines(p, 72, 460, 11, 14,
+                         {"As Figure 1 shows, the loss falls quickly during the first epochs and then",
+                          "flattens out, which is what we expected from the learning rate schedule."});
+  ParsedDocument d = parse_pdf(pdf_fixture::write_pdf({p}));
+  ASSERT_EQ(d.figures.size(), 1u) << pdf_fixture::dump(d);
+  const Figure& f = d.figures[0];
+  EXPECT_EQ(f.source, "vector");
+  EXPECT_EQ(f.label, "Figure 1");
+  EXPECT_EQ(f.caption, "Figure 1: Training loss of the quokka model over epochs.");
+  EXPECT_EQ(f.page, 1);
+  EXPECT_EQ(f.text_source, "pdf");
+  EXPECT_NE(f.text.find("epochs"), std::string::npos) << f.text;
+  EXPECT_NE(f.text.find("validation loss"), std::string::npos) << f.text;
+  ASSERT_GT(f.png.size(), 100u);
+  EXPECT_EQ(f.png.substr(0, 4), "\x89PNG");
+  // 300 x 200 pt (plus labels) at 150 dpi.
+  EXPECT_GT(f.width, 600);
+  EXPECT_LT(f.width, 800);
+  EXPECT_GT(f.height, 400);
+  // The tick labels left the body text; the caption and the prose stayed.
+  std::string body = pdf_fixture::all_text(d);
+  EXPECT_EQ(body.find("validation loss"), std::string::npos) << body;
+  EXPECT_NE(body.find("Figure 1: Training loss"), std::string::npos);
+  EXPECT_NE(body.find("As Figure 1 shows"), std::string::npos);
+  // Placed before its caption's block.
+  ASSERT_LT(f.block, d.blocks.size());
+  EXPECT_EQ(d.blocks[f.block].text.rfind("Figure 1:", 0), 0u);
+}
+
+TEST(PdfFigures, RasterImageWithCaptionAboveAndTinyImageIgnored) {
+  PageSpec p = pdf_fixture::body_page("methods", 80);
+  pdf_fixture::add_lines(p, 72, 170, 10, 12, {"Fig. 2. A photograph of the apparatus."});
+  add_image(p, 150, 180, 240, 160, 120, 80);
+  add_image(p, 500, 700, 8, 8, 4, 4, 1);  // an icon
+  ParsedDocument d = parse_pdf(pdf_fixture::write_pdf({p}));
+  ASSERT_EQ(d.figures.size(), 1u) << pdf_fixture::dump(d);
+  EXPECT_EQ(d.figures[0].source, "raster");
+  EXPECT_EQ(d.figures[0].label, "Figure 2");
+  EXPECT_EQ(d.figures[0].caption, "Fig. 2. A photograph of the apparatus.");
+}
+
+TEST(PdfFigures, UncaptionedImageKeptLogoOnEveryPageDropped) {
+  std::vector<PageSpec> pages;
+  for (int i = 0; i < 4; ++i) {
+    PageSpec p = pdf_fixture::body_page("part" + std::to_string(i), 120);
+    add_image(p, 480, 30, 80, 40, 64, 32, 7);  // the same logo on every page
+    if (i == 2) add_image(p, 100, 300, 300, 200, 150, 100, 3);
+    pages.push_back(p);
+  }
+  ParsedDocument d = parse_pdf(pdf_fixture::write_pdf(pages));
+  ASSERT_EQ(d.figures.size(), 1u) << pdf_fixture::dump(d);
+  EXPECT_EQ(d.figures[0].page, 3);
+  EXPECT_EQ(d.figures[0].label, "");
+  EXPECT_EQ(d.figures[0].source, "raster");
+}
+
+TEST(PdfFigures, BoxesAndRulesAreNotFigures) {
+  PageSpec p = pdf_fixture::body_page("boxed", 120);
+  // A frame around the paragraph and a rule under it.
+  p.extra += "q 0.5 w 66 600 480 80 re S 72 580 m 540 580 l S Q\n";
+  ParsedDocument d = parse_pdf(pdf_fixture::write_pdf({p}));
+  EXPECT_TRUE(d.figures.empty()) << d.figures.size();
+}
+
+TEST(PdfFigures, DisabledByContext) {
+  PageSpec p = pdf_fixture::body_page("intro", 80);
+  add_plot(p, 120, 160, 300, 200);
+  pdf_fixture::add_lines(p, 72, 420, 10, 12, {"Figure 1: Training loss."});
+  ParsedDocument d = parse_pdf(pdf_fixture::write_pdf({p}), false);
+  EXPECT_TRUE(d.figures.empty());
+  // Without figure extraction the labels stay in the text, as before.
+  EXPECT_NE(pdf_fixture::all_text(d).find("validation loss"), std::string::npos);
+}
+
+TEST(PdfFigures, BrokenImageDataDoesNotFailTheDocument) {
+  PageSpec p = pdf_fixture::body_page("broken", 80);
+  pdf_fixture::add_lines(p, 72, 170, 10, 12, {"Figure 3: A broken image."});
+  // Declares 200 x 200 pixels but carries 10 bytes.
+  p.extra += "q 200 0 0 150 100 400 cm\nBI /W 200 /H 200 /CS /RGB /BPC 8 /F /DCT ID\n0123456789\nEI Q\n";
+  ParsedDocument d;
+  ASSERT_NO_THROW(d = parse_pdf(pdf_fixture::write_pdf({p})));
+  EXPECT_NE(pdf_fixture::all_text(d).find("broken section"), std::string::npos);
+}
+
+TEST(PdfFigureRegions, CaptionInRightColumnTakesTheRightColumnsDrawing) {
+  pdf::Page pg;
+  pg.number = 1;
+  pg.x1 = 612;
+  pg.y1 = 792;
+  auto line = [&](float x0, float y0, float x1, const std::string& t) {
+    pdf::Line l;
+    l.x0 = x0, l.y0 = y0, l.x1 = x1, l.y1 = y0 + 10, l.size = 10;
+    l.text_off = static_cast<uint32_t>(pg.text.size());
+    l.text_len = static_cast<uint32_t>(t.size());
+    l.nchars = l.text_len;
+    pg.text += t;
+    pg.lines.push_back(l);
+  };
+  line(320, 300, 560, "Figure 4: Right column plot.");
+  line(60, 300, 290, "Figure 3: Left column plot.");
+  std::vector<pdf::Graphic> gs;
+  for (int i = 0; i < 15; ++i) {
+    pdf::Graphic a;  // left plot
+    a.box = {60.0f + i * 10, 150, 70.0f + i * 10, 280};
+    gs.push_back(a);
+    pdf::Graphic b;  // right plot
+    b.box = {330.0f + i * 10, 160, 340.0f + i * 10, 285};
+    gs.push_back(b);
+  }
+  auto regions = pdf::detect_figures(pg, gs);
+  ASSERT_EQ(regions.size(), 2u);
+  for (const auto& r : regions) {
+    if (r.label == "Figure 4") {
+      EXPECT_GE(r.box.x0, 320);
+    } else {
+      EXPECT_EQ(r.label, "Figure 3");
+      EXPECT_LE(r.box.x1, 300);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mmkg
