@@ -18,6 +18,8 @@ APT_PKGS=(
   libopenblas-dev liblapack-dev libfaiss-dev libcurl4-openssl-dev
   # knowledge graph: Leiden communities (igraph), parts of speech for term extraction (WordNet)
   libigraph-dev wordnet-base
+  # OCR of figure images: Tesseract with its English data, Leptonica to decode and clean images
+  libtesseract-dev tesseract-ocr-eng libleptonica-dev
   python3 python3-pip
 )
 TEST_APT_PKGS=(libgtest-dev libgmock-dev libbenchmark-dev)  # tests and benchmarks

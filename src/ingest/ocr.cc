@@ -1,0 +1,376 @@
+#include "ingest/ocr.h"
+
+#include <leptonica/allheaders.h>
+#include <omp.h>
+#include <tesseract/baseapi.h>
+#include <tesseract/ocrclass.h>
+#include <tesseract/resultiterator.h>
+#include <unicode/uchar.h>
+#include <unicode/utf8.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace mmkg {
+
+namespace {
+
+// ---- settings (any change that alters the text read must bump kSettingsVersion) ----
+
+constexpr const char* kSettingsVersion = "v1";
+// Figures are sparse text: axis labels, tick numbers, legend entries, boxes of a diagram, spread
+// over the image with no columns. PSM 11 (sparse text) finds each text line on its own. PSM 3
+// (auto) lays the image out as columns and paragraphs first: on the test plot it found the same
+// labels but glued the tick marks to the numbers beside them and read them as digits ("75 4"),
+// ran a legend entry into a tick label ("25 4 Our method") and produced 5x the junk words.
+// Prose in a screenshot reads the same under both, line by line. PSM 12 is 11 plus orientation
+// detection, which needs osd.traineddata (not installed) and lost a lone digit in the tests.
+constexpr tesseract::PageSegMode kPsm = tesseract::PSM_SPARSE_TEXT;
+constexpr float kMinWordConfidence = 60;  // below this, figure "words" are mostly shapes read as letters
+constexpr int kMinSide = 16;              // smaller than a line of text: nothing to read
+// Decoding is refused above this many pixels (as 32-bit RGBA, 128 MB) so a hostile or huge
+// image cannot make ingest allocate gigabytes; Leptonica decodes at full size.
+constexpr int64_t kMaxDecodePixels = 32'000'000;
+// What Tesseract gets: neither side over 4000 px and at most 12 Mpx (bounded time and memory).
+constexpr int kMaxSide = 4000;
+constexpr int64_t kMaxOcrPixels = 12'000'000;
+// Blank test. First the grey histogram (Otsu split): uniform or without contrast, nothing to
+// read. Then the shapes of the ink: fewer than 3 letter-sized connected components cannot make
+// a word. A threshold on the ink fraction instead (0.2% say) would blank a figure holding one
+// short label (a 14 pt word on a 1200 px square is 0.02% ink), while specks of dust or JPEG
+// noise, whatever their number, are smaller than letters.
+constexpr double kMinStddev = 2.0;      // uniform, up to noise
+constexpr double kMinContrast = 40.0;   // grey levels between ink and background means
+constexpr size_t kMinLetters = 3;
+constexpr int kMinLetterHeight = 4;     // smaller is a speck, or text too small to read even upscaled
+// Text size, as the median height of the letter-sized components: under ~19 px it is upscaled
+// toward 24 px (the test diagram's 8 px letters lost "Encoder" and "Decoder" at their own size).
+// At most 3x: text smaller than ~6 px read no better at 4x or 5x.
+constexpr double kTargetTextHeight = 24;
+constexpr double kMaxUpscale = 3;
+constexpr int kOcrDeadlineMs = 20'000;     // a pathological image (dense noise) cannot stall ingest
+constexpr const char* kDebianTessdata = "/usr/share/tesseract-ocr/5/tessdata";
+
+struct PixFree {
+  void operator()(PIX* p) const { pixDestroy(&p); }
+};
+using PixPtr = std::unique_ptr<PIX, PixFree>;
+
+// Leptonica and Tesseract both print to stderr (decoding errors, "Estimating resolution",
+// "Empty page!!"); the caller reports results itself. Both switches are process-wide, so they
+// are set once, before the first engine exists.
+void silence_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    setMsgSeverity(L_SEVERITY_NONE);
+    tesseract::TessBaseAPI api;
+    api.SetVariable("debug_file", "/dev/null");  // a global parameter: set for every engine
+  });
+}
+
+// Loads English into `api`: TESSDATA_PREFIX or the library's built-in path first, then the
+// Debian path (a library built with another prefix still finds Debian's data).
+bool init_engine(tesseract::TessBaseAPI& api) {
+  silence_once();
+  // debug_file again as an init variable: messages printed while loading go nowhere too.
+  std::vector<std::string> names{"debug_file"}, values{"/dev/null"};
+  auto init = [&](const char* path) {
+    return api.Init(path, "eng", tesseract::OEM_LSTM_ONLY, nullptr, 0, &names, &values, false) == 0;
+  };
+  if (!init(nullptr) && !init(kDebianTessdata)) return false;
+  api.SetPageSegMode(kPsm);
+  // tessedit_do_invert stays on (the default): a line read with low confidence is read again
+  // inverted, which recovers a dark banner with white text inside a light screenshot
+  // (ocr_test.cc) for ~10% more CPU on that image and none on the others, since only
+  // low-confidence lines pay for it. An image that is light-on-dark as a whole is inverted
+  // before (prepare()): otherwise every line is read twice (+50% CPU on the test diagram).
+  return true;
+}
+
+// This thread's engine, loaded on first use (~0.1 s); nullptr when English cannot be loaded.
+tesseract::TessBaseAPI* thread_engine() {
+  thread_local std::unique_ptr<tesseract::TessBaseAPI> api;
+  thread_local bool failed = false;
+  if (!api && !failed) {
+    auto a = std::make_unique<tesseract::TessBaseAPI>();
+    if (init_engine(*a))
+      api = std::move(a);
+    else
+      failed = true;
+  }
+  return api.get();
+}
+
+// Debian's Tesseract runs OpenMP regions inside each recognition, whose helper threads mostly
+// spin-wait: measured on the test diagram, 260 ms of CPU and 350 ms wall against 65 ms and
+// 95 ms single-threaded (2 busy cores). Ingest already reads figures in parallel, one per pool
+// thread, so this thread's OpenMP regions are made serial while Tesseract runs: OpenMP keeps
+// max-active-levels per thread (OpenMP 5), so FAISS and other threads are unaffected. This is
+// what Tesseract's docs get with OMP_THREAD_LIMIT=1, without changing the whole process.
+class SerialOpenMP {
+ public:
+  SerialOpenMP() : saved_(omp_get_max_active_levels()) { omp_set_max_active_levels(0); }
+  ~SerialOpenMP() { omp_set_max_active_levels(saved_); }
+  SerialOpenMP(const SerialOpenMP&) = delete;
+  SerialOpenMP& operator=(const SerialOpenMP&) = delete;
+
+ private:
+  int saved_;
+};
+
+// ---- image preparation ----
+
+struct Histogram {
+  bool blank = false;
+  bool light_ink = false;  // the ink (minority class) is lighter than the background
+  int threshold = 128;     // Otsu: values <= threshold are the dark class
+};
+
+// Otsu's split of the grey histogram (subsampled to about a million pixels) decides whether
+// there is contrast at all, and which side of the split is ink: the minority class.
+Histogram analyse(PIX* gray) {
+  Histogram out;
+  int w = pixGetWidth(gray), h = pixGetHeight(gray);
+  int factor = std::max(1, static_cast<int>(std::sqrt(double(w) * h / 1e6)));
+  NUMA* na = pixGetGrayHistogram(gray, factor);
+  if (!na) return out;
+  double hist[256] = {};
+  for (int i = 0; i < 256 && i < numaGetCount(na); ++i) {
+    float v = 0;
+    numaGetFValue(na, i, &v);
+    hist[i] = v;
+  }
+  numaDestroy(&na);
+  double total = 0, sum = 0, sum2 = 0;
+  for (int i = 0; i < 256; ++i) total += hist[i], sum += i * hist[i], sum2 += double(i) * i * hist[i];
+  if (total <= 0) return out.blank = true, out;
+  double mean = sum / total;
+  double stddev = std::sqrt(std::max(0.0, sum2 / total - mean * mean));
+  double best = -1, w_dark = 0, sum_dark = 0, best_dark = 0, best_mdark = 0, best_mlight = 0;
+  for (int t = 0; t < 255; ++t) {
+    w_dark += hist[t];
+    sum_dark += t * hist[t];
+    double w_light = total - w_dark;
+    if (w_dark <= 0) continue;
+    if (w_light <= 0) break;
+    double m_dark = sum_dark / w_dark, m_light = (sum - sum_dark) / w_light;
+    double between = w_dark * w_light * (m_light - m_dark) * (m_light - m_dark);
+    if (between > best) {
+      best = between, out.threshold = t;
+      best_dark = w_dark, best_mdark = m_dark, best_mlight = m_light;
+    }
+  }
+  out.light_ink = best_dark > total - best_dark;
+  out.blank = best < 0 || stddev < kMinStddev || best_mlight - best_mdark < kMinContrast;
+  return out;
+}
+
+// Heights of the letter-sized connected components of the dark ink (values <= threshold):
+// specks are too small, rules and axes too long, a box or a bar area too tall.
+std::vector<int> letter_heights(PIX* gray, int threshold) {
+  std::vector<int> heights;
+  PixPtr bin(pixThresholdToBinary(gray, threshold + 1));
+  BOXA* boxes = bin ? pixConnCompBB(bin.get(), 8) : nullptr;
+  if (!boxes) return heights;
+  int max_h = std::max(kMinLetterHeight, pixGetHeight(gray) / 2);
+  for (int i = 0, n = boxaGetCount(boxes); i < n; ++i) {
+    l_int32 x, y, bw, bh;
+    if (boxaGetBoxGeometry(boxes, i, &x, &y, &bw, &bh) == 0 && bh >= kMinLetterHeight && bh <= max_h && bw <= 3 * bh)
+      heights.push_back(bh);
+  }
+  boxaDestroy(&boxes);
+  return heights;
+}
+
+// libpng prints its errors and warnings to stderr (Leptonica leaves its default handlers), so
+// a PNG is checked here first: every chunk's CRC, and the file must reach its IEND chunk. Only
+// the chunks that make the pixels are kept in `out` (IHDR, PLTE, tRNS, IDAT, IEND): ancillary
+// ones (colour profiles, text) are what libpng warns about in sound files, and OCR needs none.
+// Returns the problem, or "" with `out` set; other formats are left to Leptonica (`out` empty).
+std::string clean_png(const std::string& b, std::string& out) {
+  if (b.size() < 8 || std::memcmp(b.data(), "\x89PNG\r\n\x1a\n", 8) != 0) return "";
+  out.assign(b, 0, 8);
+  auto be32 = [&](size_t at) {
+    auto u = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(b[at + i])); };
+    return u(0) << 24 | u(1) << 16 | u(2) << 8 | u(3);
+  };
+  for (size_t pos = 8;;) {
+    if (b.size() - pos < 12 || be32(pos) > b.size() - pos - 12)
+      return "truncated PNG (it ends inside a chunk); re-extract the figure";
+    uint32_t len = be32(pos);
+    auto type = reinterpret_cast<const Bytef*>(b.data() + pos + 4);
+    if (crc32(0, type, len + 4) != be32(pos + 8 + len))
+      return "corrupt PNG (a chunk fails its checksum); re-extract the figure";
+    bool critical = (type[0] & 0x20) == 0;  // an upper-case first letter, the PNG rule
+    if (critical || std::memcmp(type, "tRNS", 4) == 0) out.append(b, pos, 12 + size_t{len});
+    if (std::memcmp(type, "IEND", 4) == 0) return "";
+    pos += 12 + size_t{len};
+  }
+}
+
+PIX* scaled(PIX* pix, double f) { return pixScale(pix, static_cast<float>(f), static_cast<float>(f)); }
+
+// Decodes `bytes` into the 8-bit grey image Tesseract reads (dark ink on light, sized for
+// recognition), or says why not: sets `r.error` or `r.blank` and returns nullptr.
+PixPtr prepare(const std::string& bytes, OcrResult& r) {
+  if (bytes.empty()) return r.error = "empty image data; the figure has no image to OCR", nullptr;
+  auto data = reinterpret_cast<const l_uint8*>(bytes.data());
+  l_int32 format = 0, w = 0, h = 0, bps = 0, spp = 0, cmap = 0;
+  if (pixReadHeaderMem(data, bytes.size(), &format, &w, &h, &bps, &spp, &cmap) != 0 || w <= 0 || h <= 0)
+    return r.error = "not a readable image (corrupt, truncated or unsupported format); re-extract the figure", nullptr;
+  if (w < kMinSide || h < kMinSide) return r.blank = true, nullptr;
+  if (int64_t{w} * h > kMaxDecodePixels)
+    return r.error = "image is " + std::to_string(w) + "x" + std::to_string(h) + " px, over the " +
+                     std::to_string(kMaxDecodePixels / 1'000'000) +
+                     " Mpx OCR limit; not decoded (downscale the image to have it read)",
+           nullptr;
+  std::string png;
+  if (std::string damage = clean_png(bytes, png); !damage.empty()) return r.error = damage, nullptr;
+  if (!png.empty()) data = reinterpret_cast<const l_uint8*>(png.data());
+  PixPtr pix(pixReadMem(data, png.empty() ? bytes.size() : png.size()));
+  if (!pix)
+    return r.error = "the image could not be decoded (corrupt or truncated data); re-extract the figure", nullptr;
+  // Transparent pixels often hold black RGB (only alpha says "background"): blend over white.
+  if (pixGetSpp(pix.get()) == 4) pix.reset(pixRemoveAlpha(pix.get()));
+  if (pix) pix.reset(pixConvertTo8(pix.get(), 0));
+  if (!pix) return r.error = "the image could not be converted to grey (unusual pixel format)", nullptr;
+  w = pixGetWidth(pix.get()), h = pixGetHeight(pix.get());
+  double down = std::min({1.0, double(kMaxSide) / w, double(kMaxSide) / h, std::sqrt(double(kMaxOcrPixels) / w / h)});
+  if (down < 1) {
+    pix.reset(scaled(pix.get(), down));
+    if (!pix) return r.error = "the image could not be downscaled (out of memory?)", nullptr;
+    w = pixGetWidth(pix.get()), h = pixGetHeight(pix.get());
+  }
+  Histogram hist = analyse(pix.get());
+  if (hist.blank) return r.blank = true, nullptr;
+  int threshold = hist.threshold;
+  if (hist.light_ink) {
+    pixInvert(pix.get(), pix.get());
+    threshold = 254 - threshold;  // the light class (> t) becomes values < 255 - t
+  }
+  std::vector<int> heights = letter_heights(pix.get(), threshold);
+  if (heights.size() < kMinLetters) return r.blank = true, nullptr;
+  std::nth_element(heights.begin(), heights.begin() + heights.size() / 2, heights.end());
+  double letters = heights[heights.size() / 2];
+  if (letters < kTargetTextHeight / 1.25) {
+    double up = std::min({kTargetTextHeight / letters, kMaxUpscale, double(kMaxSide) / std::max(w, h),
+                          std::sqrt(double(kMaxOcrPixels) / w / h)});
+    if (up >= 1.25) {
+      PixPtr big(scaled(pix.get(), up));
+      if (big) pix = std::move(big);  // out of memory: read it at its own size
+    }
+  }
+  return pix;
+}
+
+// ---- recognition ----
+
+// Words that are not words: no letter or digit, mostly punctuation, or a stray single
+// character (figures are full of shapes read as "l", "|", "o", "-"). "a", "A", "I" and digits
+// are real one-character words.
+bool junk_word(const std::string& w) {
+  int n = 0, alnum = 0;
+  std::vector<UChar32> cps;
+  for (int32_t i = 0, len = static_cast<int32_t>(w.size()); i < len;) {
+    UChar32 c;
+    U8_NEXT(w.data(), i, len, c);
+    if (c < 0) return true;  // invalid UTF-8
+    cps.push_back(c);
+    ++n;
+    if (u_isalnum(c)) ++alnum;
+  }
+  if (alnum == 0 || 2 * alnum < n) return true;
+  auto first = std::find_if(cps.begin(), cps.end(), [](UChar32 c) { return u_isalnum(c); });
+  auto last = std::find_if(cps.rbegin(), cps.rend(), [](UChar32 c) { return u_isalnum(c); }).base();
+  if (last - first == 1) {
+    UChar32 c = *first;
+    return !(u_isdigit(c) || c == 'a' || c == 'A' || c == 'I');
+  }
+  return false;
+}
+
+void read_words(tesseract::TessBaseAPI& api, OcrResult& r) {
+  std::unique_ptr<tesseract::ResultIterator> it(api.GetIterator());
+  if (!it || it->Empty(tesseract::RIL_WORD)) return;
+  std::string line;
+  double conf_sum = 0;
+  auto end_line = [&] {
+    if (line.empty()) return;
+    if (!r.text.empty()) r.text += '\n';
+    r.text += line;
+    line.clear();
+  };
+  do {
+    if (it->IsAtBeginningOf(tesseract::RIL_TEXTLINE)) end_line();
+    std::unique_ptr<char[]> word(it->GetUTF8Text(tesseract::RIL_WORD));
+    if (!word || !word[0]) continue;
+    float conf = it->Confidence(tesseract::RIL_WORD);
+    if (conf < kMinWordConfidence || junk_word(word.get())) {
+      ++r.words_dropped;
+      continue;
+    }
+    if (!line.empty()) line += ' ';
+    line += word.get();
+    conf_sum += conf;
+    ++r.words_kept;
+  } while (it->Next(tesseract::RIL_WORD));
+  end_line();
+  if (r.words_kept > 0) r.confidence = static_cast<float>(conf_sum / r.words_kept);
+}
+
+}  // namespace
+
+bool ocr_available(std::string* why) {
+  static const bool ok = thread_engine() != nullptr;
+  if (!ok && why)
+    *why = "Tesseract cannot load its English data (eng.traineddata); install tesseract-ocr-eng "
+           "(scripts/setup.sh does) or set TESSDATA_PREFIX to the folder holding eng.traineddata";
+  return ok;
+}
+
+std::string ocr_engine_id() {
+  return std::string("tesseract ") + tesseract::TessBaseAPI::Version() + " eng psm" +
+         std::to_string(static_cast<int>(kPsm)) + " " + kSettingsVersion;
+}
+
+OcrResult ocr_png(const std::string& png_bytes) {
+  OcrResult r;
+  try {
+    silence_once();
+    PixPtr pix = prepare(png_bytes, r);
+    if (!pix) return r;
+    std::string why;
+    tesseract::TessBaseAPI* api = ocr_available(&why) ? thread_engine() : nullptr;
+    if (!api) return r.error = why.empty() ? "Tesseract could not be started on this thread (out of memory?)" : why, r;
+    SerialOpenMP serial;
+    struct ClearAfter {  // frees the image and results, keeps the loaded model
+      tesseract::TessBaseAPI* api;
+      ~ClearAfter() { api->Clear(); }
+    } clear_after{api};
+    api->SetImage(pix.get());
+    // Small text was scaled up to about 10 pt at 300 dpi; stating a resolution spares
+    // Tesseract a guess (and its warning), and larger text reads the same under it.
+    api->SetSourceResolution(300);
+    tesseract::ETEXT_DESC monitor;
+    monitor.set_deadline_msecs(kOcrDeadlineMs);
+    if (api->Recognize(&monitor) != 0) {
+      r.error = monitor.deadline_exceeded() ? "OCR stopped after " + std::to_string(kOcrDeadlineMs / 1000) +
+                                                  " s (a very busy image); the figure keeps no OCR text"
+                                            : "Tesseract failed on this image; the figure keeps no OCR text";
+    } else {
+      read_words(*api, r);
+    }
+  } catch (const std::exception& e) {
+    r = OcrResult{};
+    r.error = std::string("OCR failed: ") + e.what();
+  }
+  return r;
+}
+
+}  // namespace mmkg

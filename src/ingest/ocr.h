@@ -1,0 +1,34 @@
+// OCR of figure images with Tesseract (LSTM, English), for the text inside figures that have no
+// PDF text layer: raster figures, screenshots, scanned plots.
+#pragma once
+
+#include <string>
+
+namespace mmkg {
+
+/// What OCR found in one image. Exactly one of three outcomes: `error` set (nothing was read),
+/// `blank` (skipped cheaply, no text possible), or words read (`text` may still be empty when
+/// every word was dropped as low-confidence or junk).
+struct OcrResult {
+  std::string text;         ///< kept words: words joined with ' ', lines with '\n'
+  float confidence = -1;    ///< mean confidence 0..100 of the kept words; -1 when none was kept
+  int words_kept = 0;
+  int words_dropped = 0;    ///< low confidence (< 60) or junk (no letter or digit, stray letters, punctuation)
+  bool blank = false;       ///< tiny, uniform or (almost) inkless: Tesseract was not run
+  std::string error;        ///< non-empty: the image could not be read (one line, says what to do)
+};
+
+/// True when Tesseract and its English data are usable; otherwise `why` says what to install.
+/// Checked once per process (the answer is cached).
+bool ocr_available(std::string* why = nullptr);
+
+/// Names the engine, language and settings ("tesseract 5.3.0 eng psm11 v1"): part of the cache
+/// key of stored OCR text, so changing any of them re-runs OCR.
+std::string ocr_engine_id();
+
+/// OCR of one image (PNG; any format Leptonica decodes works too). Never throws and never
+/// crashes on bad bytes: failures come back in `error`. Thread-safe: each thread lazily loads
+/// its own Tesseract engine (about 20 MB, kept until the thread ends).
+OcrResult ocr_png(const std::string& png_bytes);
+
+}  // namespace mmkg
