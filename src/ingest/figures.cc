@@ -211,7 +211,8 @@ std::string figure_chunk_text(const Figure& f) {
   para(head);
   para(f.table_markdown);
   if (!f.references.empty()) {
-    std::string refs = "Referred to in the text: ";
+    // The sentences that refer to it, as they are: an extractive answer can quote them.
+    std::string refs;
     for (size_t i = 0; i < f.references.size(); ++i) refs += (i ? " " : "") + f.references[i];
     para(refs);
   }
