@@ -49,6 +49,8 @@ class LazyChat final : public ChatModel {
     std::lock_guard<std::mutex> g(mu_);
     return inner_ ? inner_->total_usage() : Usage{};
   }
+  // From the configuration, so asking does not connect (or start a local server).
+  bool vision() const override { return cfg_.vision; }
 
  private:
   ChatModel& inner() {
@@ -80,6 +82,10 @@ std::unique_ptr<ChatModel> open_llm(bool verbose, const std::string& store_dir, 
                                     std::unique_ptr<LocalModelServer>& local) {
   LlmConfig cfg = resolve_llm_config(llm);
   return connect(verbose, store_dir, cfg, local);
+}
+
+std::unique_ptr<ChatModel> open_vlm(const std::string& store_dir, const std::string& spec) {
+  return make_openai_chat(parse_vlm_spec(spec), {}, LlmCache::open(store_dir + "/mmkg.db"));
 }
 
 LazyLlm open_llm_lazy(bool verbose, const std::string& store_dir, const std::string& llm) {

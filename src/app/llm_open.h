@@ -15,6 +15,11 @@ class LocalModelServer;
 std::unique_ptr<ChatModel> open_llm(bool verbose, const std::string& store_dir, const std::string& llm,
                                     std::unique_ptr<LocalModelServer>& local);
 
+/// The vision model for --vlm SPEC (parse_vlm_spec: an http(s) spec, vision implied), with the
+/// store's response cache, so a figure described once is not sent again. Connects on its first
+/// request. Throws UsageError for a bad spec.
+std::unique_ptr<ChatModel> open_vlm(const std::string& store_dir, const std::string& spec);
+
 /// The model for ingest --extract llm, connected (and for `local` started) on its first request,
 /// so a run with nothing to extract starts nothing. `chat` is null when no model is configured.
 /// Throws UsageError for a bad --llm value or a missing local model.

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base64.h"
 #include "core/error.h"
 
 namespace mmkg {
@@ -23,19 +24,48 @@ struct ToolCall {
   nlohmann::json arguments = nlohmann::json::object();  ///< parsed; always a JSON value
 };
 
+/// An image sent to a vision model: raw bytes and their MIME type. Carried as bytes (not a data
+/// URI) so the cache key can hash them cheaply; the client base64-encodes them on the wire.
+struct ImagePart {
+  std::string mime = "image/png";  ///< "image/png", "image/jpeg", "image/webp", ...
+  std::string bytes;               ///< the encoded image file (PNG bytes, ...)
+
+  /// "data:MIME;base64,..." as OpenAI-compatible servers take it in image_url.url.
+  std::string data_uri() const { return "data:" + mime + ";base64," + base64_encode(bytes); }
+};
+
 /// One chat message. `content` is always text: content blocks are joined before they get here.
+/// `images` go to vision models only (ChatModel::vision()); a message with images is sent as
+/// content parts, its text first and then each image, and one without as plain text.
 struct Message {
   std::string role;  ///< "system", "user", "assistant" or "tool"
   std::string content;
   std::vector<ToolCall> tool_calls;  ///< assistant messages that called tools
   std::string tool_call_id;          ///< tool messages: the call this answers
   std::string name;                  ///< optional participant or tool name
+  std::vector<ImagePart> images;     ///< user messages to a vision model
 
-  static Message system(std::string text) { return {"system", std::move(text), {}, {}, {}}; }
-  static Message user(std::string text) { return {"user", std::move(text), {}, {}, {}}; }
-  static Message assistant(std::string text) { return {"assistant", std::move(text), {}, {}, {}}; }
+  static Message system(std::string text) { return make("system", std::move(text)); }
+  static Message user(std::string text) { return make("user", std::move(text)); }
+  /// A user message with images, in the order given.
+  static Message user(std::string text, std::vector<ImagePart> images) {
+    Message m = make("user", std::move(text));
+    m.images = std::move(images);
+    return m;
+  }
+  static Message assistant(std::string text) { return make("assistant", std::move(text)); }
   static Message tool(std::string call_id, std::string text) {
-    return {"tool", std::move(text), {}, std::move(call_id), {}};
+    Message m = make("tool", std::move(text));
+    m.tool_call_id = std::move(call_id);
+    return m;
+  }
+
+ private:
+  static Message make(std::string role, std::string text) {
+    Message m;
+    m.role = std::move(role);
+    m.content = std::move(text);
+    return m;
   }
 };
 
@@ -53,6 +83,11 @@ struct ToolSpec {
 struct ResponseSchema {
   std::string name = "answer";
   nlohmann::ordered_json schema = nlohmann::ordered_json::object();
+  /// For callers that can use a prose answer (they fall back to the text): an answer that is not
+  /// JSON comes back as text with `json` null, and JSON missing required keys comes back as
+  /// parsed, instead of being asked for once more and then failing with LlmError. Keeps one
+  /// request per call, which matters when every request carries an image.
+  bool lenient = false;
 };
 
 struct ChatRequest {
@@ -115,6 +150,9 @@ class ChatModel {
   virtual std::string id() const = 0;
   /// Tokens used and HTTP requests sent by all calls so far (cache hits excluded).
   virtual Usage total_usage() const = 0;
+  /// True when the model takes images (Message::images). Servers do not say so in a way every
+  /// one of them answers, so it is configured (the `vision` option of an LLM spec).
+  virtual bool vision() const { return false; }
 };
 
 }  // namespace mmkg

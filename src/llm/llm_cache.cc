@@ -12,10 +12,33 @@ namespace mmkg {
 
 using json = nlohmann::json;
 
-json message_to_json(const Message& m) {
+namespace {
+
+// A message as JSON. Images are either data URIs in content parts (the wire) or, for cache keys,
+// their MIME type and a hash of their bytes: as decisive, without hashing megabytes of base64.
+json message_json(const Message& m, bool image_hashes) {
   json j = {{"role", m.role}};
-  if (m.content.empty() && !m.tool_calls.empty()) j["content"] = nullptr;
-  else j["content"] = m.content;
+  if (!m.images.empty() && !image_hashes) {
+    // OpenAI content parts, text first: what OpenAI, Groq, vLLM and Ollama's /v1 all take.
+    json parts = json::array();
+    if (!m.content.empty()) parts.push_back({{"type", "text"}, {"text", m.content}});
+    for (const auto& im : m.images) {
+      parts.push_back({{"type", "image_url"}, {"image_url", {{"url", im.data_uri()}}}});
+    }
+    j["content"] = std::move(parts);
+  } else if (m.content.empty() && !m.tool_calls.empty()) {
+    j["content"] = nullptr;
+  } else {
+    j["content"] = m.content;
+  }
+  if (!m.images.empty() && image_hashes) {
+    // Only when there are images, so the keys of text-only requests are what they always were.
+    json ims = json::array();
+    for (const auto& im : m.images) {
+      ims.push_back({{"mime", im.mime}, {"bytes", im.bytes.size()}, {"xxh3", hash_hex(im.bytes)}});
+    }
+    j["images"] = std::move(ims);
+  }
   if (!m.tool_calls.empty()) {
     json calls = json::array();
     for (const auto& c : m.tool_calls) {
@@ -29,6 +52,10 @@ json message_to_json(const Message& m) {
   if (!m.name.empty()) j["name"] = m.name;
   return j;
 }
+
+}  // namespace
+
+json message_to_json(const Message& m) { return message_json(m, false); }
 
 json response_to_json(const ChatResponse& r) {
   json calls = json::array();
@@ -91,10 +118,16 @@ bool LlmCache::cacheable(const ChatRequest& req) {
 
 std::string LlmCache::key(const std::string& model, const ChatRequest& req) {
   json msgs = json::array();
-  for (const auto& m : req.messages) msgs.push_back(message_to_json(m));
+  for (const auto& m : req.messages) msgs.push_back(message_json(m, true));
   json tools = json::array();
   for (const auto& t : req.tools) {
     tools.push_back({{"name", t.name}, {"description", t.description}, {"parameters", t.parameters}});
+  }
+  json response_format;
+  if (req.response_schema) {
+    response_format = {{"name", req.response_schema->name}, {"schema", req.response_schema->schema}};
+    // A lenient answer may be prose with json null: not what a strict request may be served.
+    if (req.response_schema->lenient) response_format["lenient"] = true;
   }
   json k = {{"model", model},
             {"messages", msgs},
@@ -103,9 +136,7 @@ std::string LlmCache::key(const std::string& model, const ChatRequest& req) {
             {"seed", req.seed ? json(*req.seed) : json()},
             {"tools", tools},
             {"tool_choice", req.tool_choice},
-            {"response_format", req.response_schema ? json{{"name", req.response_schema->name},
-                                                          {"schema", req.response_schema->schema}}
-                                                    : json()},
+            {"response_format", response_format},
             {"stop", req.stop}};
   // nlohmann::json objects keep keys sorted, so dump() is canonical.
   return hash_hex("mmkg-llm-cache-v1\n" + k.dump(-1, ' ', false, json::error_handler_t::replace));

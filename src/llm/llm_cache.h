@@ -30,7 +30,8 @@ class LlmCache {
   /// True when `req` may be cached: temperature 0 or a seed (see the file comment).
   static bool cacheable(const ChatRequest& req);
   /// The cache key of `req` for `model`: XXH3 of the canonical JSON (sorted keys) of
-  /// {model, messages, temperature, max_tokens, seed, tools, tool_choice, response_format, stop}.
+  /// {model, messages, temperature, max_tokens, seed, tools, tool_choice, response_format, stop};
+  /// a message's images count by MIME type, size and XXH3 of their bytes.
   static std::string key(const std::string& model, const ChatRequest& req);
 
   std::optional<ChatResponse> get(const std::string& key);
@@ -49,7 +50,8 @@ class LlmCache {
 /// ChatResponse <-> JSON (the cached form).
 nlohmann::json response_to_json(const ChatResponse& r);
 ChatResponse response_from_json(const nlohmann::json& j);
-/// A message in OpenAI wire form.
+/// A message in OpenAI wire form: plain text content, or with images content parts (text first,
+/// then one image_url part per image holding its data URI).
 nlohmann::json message_to_json(const Message& m);
 
 }  // namespace mmkg

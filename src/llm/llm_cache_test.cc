@@ -5,6 +5,7 @@
 
 #include <thread>
 
+#include "core/hash.h"
 #include "support/temp_dir.h"
 
 namespace mmkg {
@@ -34,6 +35,36 @@ TEST(LlmCache, KeyCoversWhatDecidesTheAnswer) {
   auto e = req(0);
   e.stream = true;  // streaming does not change the answer
   EXPECT_EQ(a, LlmCache::key("m", e));
+}
+
+TEST(LlmCache, TextOnlyKeysAreUnchanged) {
+  // The canonical form keys had before images existed: entries cached then are still found.
+  EXPECT_EQ(LlmCache::key("m", req(0)),
+            hash_hex("mmkg-llm-cache-v1\n"
+                     R"({"max_tokens":null,"messages":[{"content":"be brief","role":"system"},)"
+                     R"({"content":"hi","role":"user"}],"model":"m","response_format":null,"seed":null,)"
+                     R"("stop":[],"temperature":0.0,"tool_choice":"","tools":[]})"));
+}
+
+TEST(LlmCache, KeyCoversImages) {
+  auto with = [](std::vector<ImagePart> images) {
+    ChatRequest r = req(0);
+    r.messages[1].images = std::move(images);
+    return LlmCache::key("m", r);
+  };
+  const auto png1 = with({{"image/png", "\x89PNG one"}});
+  EXPECT_EQ(png1, with({{"image/png", "\x89PNG one"}}));
+  EXPECT_NE(png1, LlmCache::key("m", req(0)));
+  EXPECT_NE(png1, with({{"image/png", "\x89PNG two"}})) << "different bytes";
+  EXPECT_NE(png1, with({{"image/jpeg", "\x89PNG one"}})) << "different type";
+  EXPECT_NE(png1, with({{"image/png", "\x89PNG one"}, {"image/png", "\x89PNG one"}})) << "twice";
+  const auto ab = with({{"image/png", "a"}, {"image/png", "b"}});
+  EXPECT_NE(ab, with({{"image/png", "b"}, {"image/png", "a"}})) << "order";
+  // The lenient flag changes what may be served, so the key.
+  ChatRequest strict = req(0), lenient = req(0);
+  strict.response_schema = ResponseSchema{"x", {{"type", "object"}}};
+  lenient.response_schema = ResponseSchema{"x", {{"type", "object"}}, true};
+  EXPECT_NE(LlmCache::key("m", strict), LlmCache::key("m", lenient));
 }
 
 TEST(LlmCache, OnlyDeterministicRequests) {

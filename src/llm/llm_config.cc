@@ -42,6 +42,12 @@ int non_negative_int(const std::string& what, const std::string& v, bool allow_z
                    " whole number");
 }
 
+bool flag(const std::string& what, const std::string& v) {
+  if (v.empty() || v == "1" || v == "true" || v == "yes") return true;  // a bare "#vision" too
+  if (v == "0" || v == "false" || v == "no") return false;
+  throw UsageError(what + "=" + v + " must be 1 or 0");
+}
+
 std::string key_from_env_var(const std::string& var, const std::string& where) {
   std::string k = env(var.c_str());
   if (k.empty()) throw UsageError(where + " names " + var + ", an empty environment variable; export it");
@@ -69,16 +75,18 @@ struct Partial {
   bool key_set = false;
   std::optional<double> timeout_s;
   std::optional<int> concurrency, max_retries;
+  std::optional<bool> vision;
 };
 
 void apply(LlmConfig& c, const Partial& p, bool& have_url, bool& have_model, bool& have_key,
-           bool& have_timeout, bool& have_conc, bool& have_retries) {
+           bool& have_timeout, bool& have_conc, bool& have_retries, bool& have_vision) {
   if (!have_url && !p.base_url.empty()) c.base_url = p.base_url, c.source = p.source, have_url = true;
   if (!have_model && !p.model.empty()) c.model = p.model, have_model = true;
   if (!have_key && p.key_set) c.api_key = p.api_key, have_key = true;
   if (!have_timeout && p.timeout_s) c.timeout_s = *p.timeout_s, have_timeout = true;
   if (!have_conc && p.concurrency) c.concurrency = *p.concurrency, have_conc = true;
   if (!have_retries && p.max_retries) c.max_retries = *p.max_retries, have_retries = true;
+  if (!have_vision && p.vision) c.vision = *p.vision, have_vision = true;
 }
 
 Partial parse_url_spec(const std::string& spec) {
@@ -93,9 +101,10 @@ Partial parse_url_spec(const std::string& spec) {
     else if (key == "timeout") p.timeout_s = positive_number("timeout", val);
     else if (key == "concurrency") p.concurrency = non_negative_int("concurrency", val, false);
     else if (key == "retries") p.max_retries = non_negative_int("retries", val, true);
+    else if (key == "vision") p.vision = flag("vision", val);
     else
       throw UsageError("unknown --llm option \"" + key +
-                       "\"; use model, key_env, timeout, concurrency or retries");
+                       "\"; use model, key_env, timeout, concurrency, retries or vision");
   }
   return p;
 }
@@ -148,6 +157,10 @@ Partial from_file(const std::string& path, bool required) {
     p.concurrency = static_cast<int>(*c);
   }
   if (auto r = num("max_retries")) p.max_retries = static_cast<int>(*r);
+  if (l.contains("vision")) {
+    if (!l["vision"].is_boolean()) throw UsageError("config file " + path + ": llm.vision must be true or false");
+    p.vision = l["vision"].get<bool>();
+  }
   return p;
 }
 
@@ -217,30 +230,66 @@ LlmConfig parse_llm_spec(const std::string& spec) {
                      "such as https://api.openai.com/v1#model=gpt-4o-mini");
   }
   Partial p = parse_url_spec(spec);
-  bool u = false, m = false, k = false, t = false, cc = false, r = false;
-  apply(c, p, u, m, k, t, cc, r);
+  bool u = false, m = false, k = false, t = false, cc = false, r = false, v = false;
+  apply(c, p, u, m, k, t, cc, r, v);
   if (!k) c.api_key = default_key_for(c.base_url);
   if (!m) c.model = default_model_for(c.base_url);
   return c;
 }
 
+LlmConfig parse_vlm_spec(const std::string& spec) {
+  if (spec.rfind("http://", 0) != 0 && spec.rfind("https://", 0) != 0) {
+    throw UsageError("--vlm \"" + redact_url(spec) + "\" is not the URL of a vision model; give an OpenAI-compatible "
+                     "server's, such as http://127.0.0.1:11434/v1#model=qwen2.5vl (Ollama), or leave --vlm out");
+  }
+  std::string probe = spec;
+  bool named_model = false, named_key = false;
+  for (const auto& [key, val] : split_fragment_options(probe)) {
+    if (key == "vision" && !flag("vision", val)) {
+      throw UsageError("--vlm with vision=0 names a model that takes no images; drop vision=0 or leave --vlm out");
+    }
+    named_model = named_model || (key == "model" && !val.empty());
+    named_key = named_key || key == "key_env";
+  }
+  LlmConfig c;
+  try {
+    c = parse_llm_spec(spec);
+  } catch (const UsageError& e) {
+    // The same options as --llm; name the flag the user actually gave.
+    std::string msg = e.what();
+    for (size_t p; (p = msg.find("--llm")) != std::string::npos;) msg.replace(p, 5, "--vlm");
+    throw UsageError(msg);
+  }
+  c.vision = true;
+  // MMKG_LLM_API_KEY belongs to the chat model's server; sent to another host it would leak.
+  // Without key_env, only a service's own variable goes to that service.
+  if (!named_key) {
+    c.api_key.clear();
+    if (c.base_url.find("api.groq.com") != std::string::npos) c.api_key = env("GROQ_API_KEY");
+    if (c.base_url.find("api.openai.com") != std::string::npos) c.api_key = env("OPENAI_API_KEY");
+  }
+  // Groq's default chat model sees no images; its vision model does.
+  if (!named_model && c.base_url.find("api.groq.com") != std::string::npos) c.model = kGroqDefaultVisionModel;
+  return c;
+}
+
 LlmConfig resolve_llm_config(const std::string& llm_flag) {
   LlmConfig c;
-  bool u = false, m = false, k = false, t = false, cc = false, r = false;
+  bool u = false, m = false, k = false, t = false, cc = false, r = false, v = false;
   if (!llm_flag.empty()) {
     if (llm_flag == "none" || llm_flag == "local" || llm_flag.rfind("local#", 0) == 0) return parse_llm_spec(llm_flag);
     if (llm_flag.rfind("http://", 0) != 0 && llm_flag.rfind("https://", 0) != 0) parse_llm_spec(llm_flag);  // throws
-    apply(c, parse_url_spec(llm_flag), u, m, k, t, cc, r);
+    apply(c, parse_url_spec(llm_flag), u, m, k, t, cc, r, v);
   }
   const std::string cfg_env = env("MMKG_CONFIG");
   if (!cfg_env.empty()) {
-    apply(c, from_file(cfg_env, true), u, m, k, t, cc, r);
+    apply(c, from_file(cfg_env, true), u, m, k, t, cc, r, v);
   } else if (std::filesystem::exists("mmkg.json")) {
-    apply(c, from_file("mmkg.json", false), u, m, k, t, cc, r);
+    apply(c, from_file("mmkg.json", false), u, m, k, t, cc, r, v);
   }
   Partial e = from_env();
   // A key from the environment belongs to whichever base URL won.
-  apply(c, e, u, m, k, t, cc, r);
+  apply(c, e, u, m, k, t, cc, r, v);
   if (!k && !c.base_url.empty()) c.api_key = default_key_for(c.base_url);
   if (!m) c.model = default_model_for(c.base_url);
   return c;

@@ -121,6 +121,53 @@ TEST_F(LlmConfigTest, PrecedenceFlagThenFileThenEnvironment) {
   EXPECT_THROW(resolve_llm_config(), UsageError);
 }
 
+TEST_F(LlmConfigTest, VisionOption) {
+  EXPECT_FALSE(parse_llm_spec("http://h/v1#model=m").vision);
+  EXPECT_TRUE(parse_llm_spec("http://h/v1#model=llava&vision=1").vision);
+  EXPECT_TRUE(parse_llm_spec("http://h/v1#vision&model=llava").vision);
+  EXPECT_TRUE(parse_llm_spec("http://h/v1#vision=true").vision);
+  EXPECT_FALSE(parse_llm_spec("http://h/v1#vision=0").vision);
+  EXPECT_THROW(parse_llm_spec("http://h/v1#vision=maybe"), UsageError);
+  EXPECT_TRUE(resolve_llm_config("http://h/v1#model=gpt-4o-mini&vision=1").vision);
+  testing::TempDir d;
+  ::setenv("MMKG_CONFIG", d.write("mmkg.json", R"({"llm": {"base_url": "http://f:1/v1", "vision": true}})").c_str(), 1);
+  EXPECT_TRUE(resolve_llm_config().vision);
+  EXPECT_FALSE(resolve_llm_config("http://flag:1/v1#vision=0").vision) << "the flag wins";
+  d.write("mmkg.json", R"({"llm": {"vision": "yes"}})");
+  EXPECT_THROW(resolve_llm_config(), UsageError);
+}
+
+TEST_F(LlmConfigTest, VlmSpecImpliesVisionAndRefusesTextOnlyModels) {
+  auto v = parse_vlm_spec("http://127.0.0.1:11434/v1#model=qwen2.5vl:3b&timeout=600");
+  EXPECT_TRUE(v.vision);
+  EXPECT_EQ(v.model, "qwen2.5vl:3b");
+  EXPECT_EQ(v.base_url, "http://127.0.0.1:11434/v1");
+  EXPECT_EQ(v.timeout_s, 600);
+  EXPECT_TRUE(parse_vlm_spec("http://h/v1#model=llava&vision=1").vision);
+  EXPECT_EQ(parse_vlm_spec("https://api.groq.com/openai/v1").model, kGroqDefaultVisionModel);
+  EXPECT_EQ(parse_vlm_spec("https://api.groq.com/openai/v1#model=x").model, "x");
+  EXPECT_EQ(parse_vlm_spec("https://api.openai.com/v1").model, "gpt-4o-mini");
+  // Not from the environment: the chat model's settings are not the VLM's.
+  ::setenv("MMKG_LLM_MODEL", "text-only-model", 1);
+  ::setenv("MMKG_LLM_API_KEY", "sk-chat-model-key", 1);
+  EXPECT_EQ(parse_vlm_spec("http://h/v1").model, "");
+  EXPECT_EQ(parse_vlm_spec("http://h/v1").api_key, "") << "the chat model's key is not sent to the VLM";
+  ::setenv("MMKG_TEST_LLM_KEY", "sk-vlm-key", 1);
+  EXPECT_EQ(parse_vlm_spec("http://h/v1#key_env=MMKG_TEST_LLM_KEY").api_key, "sk-vlm-key");
+  ::setenv("GROQ_API_KEY", "gsk-groq-2", 1);
+  EXPECT_EQ(parse_vlm_spec("https://api.groq.com/openai/v1").api_key, "gsk-groq-2");
+  for (const char* bad : {"none", "local", "local#concurrency=1", "llava", "http://h/v1#vision=0", "http://h/v1#colour=red"}) {
+    try {
+      parse_vlm_spec(bad);
+      ADD_FAILURE() << bad;
+    } catch (const UsageError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("--vlm"), std::string::npos) << what;
+      EXPECT_EQ(what.find("--llm"), std::string::npos) << what;
+    }
+  }
+}
+
 TEST_F(LlmConfigTest, DescribeRedactsCredentials) {
   auto c = parse_llm_spec("https://user:pw-secret@h/v1?api_key=sk-q-1#model=m");
   EXPECT_EQ(c.describe().find("pw-secret"), std::string::npos);

@@ -369,6 +369,16 @@ void OpenAiChat::release() {
 }
 
 ChatResponse OpenAiChat::chat(const ChatRequest& req, const TokenCallback& on_token) {
+  if (!cfg_.vision) {
+    // A text-only server answers images with a 400 that rarely says why, or ignores them and
+    // answers about nothing; say it here instead.
+    for (const auto& m : req.messages) {
+      if (!m.images.empty()) {
+        throw UsageError(where_ + " is not marked as taking images; if it does (llava, qwen2.5vl, gpt-4o-mini, "
+                         "llama-4-scout), add vision=1 to its spec (URL#model=NAME&vision=1)");
+      }
+    }
+  }
   const auto t0 = Clock::now();
   auto elapsed_ms = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
   std::string key;
@@ -583,6 +593,10 @@ ChatResponse OpenAiChat::run(const ChatRequest& req, const TokenCallback& on_tok
       std::string err;
       auto j = parse_json_lenient(r.text, &err);
       if (j) err = schema_problem(*j, req.response_schema->schema);
+      if (req.response_schema->lenient && (!j || !err.empty())) {
+        if (j) r.json = std::move(*j);  // usable as far as it goes; the caller checks
+        return r;
+      }
       if (!j || !err.empty()) {
         if (second_chances-- > 0) {
           msgs = req.messages;

@@ -10,6 +10,7 @@
 // once more, quoting the parse error. Unusable answers (not JSON, no choices, tool arguments that
 // are not JSON, an unknown tool) are retried once, then fail with an LlmError that says why.
 // The API key is sent in the Authorization header only and is scrubbed from every error.
+// Images (Message::images, vision models) go as OpenAI content parts with base64 data URIs.
 #pragma once
 
 #include <atomic>
@@ -41,6 +42,9 @@ class OpenAiChat final : public ChatModel {
   ChatResponse chat(const ChatRequest& req, const TokenCallback& on_token = {}) override;
   std::string id() const override;
   Usage total_usage() const override;
+  /// LlmConfig::vision: the spec said the model takes images. Requests with images to a model
+  /// not marked so fail with UsageError before anything is sent.
+  bool vision() const override { return cfg_.vision; }
 
   JsonMode json_mode() const { return static_cast<JsonMode>(json_mode_.load()); }
   /// Most requests that were in flight at once (tests of the concurrency cap).

@@ -107,6 +107,82 @@ TEST(ChatClient, SendsAnOpenAiRequestAndReadsTheAnswer) {
   EXPECT_EQ(chat.id(), "openai:test-model@" + s.url("/v1"));
 }
 
+TEST(ChatClient, TextOnlyMessagesSerialiseExactlyAsBefore) {
+  ScriptedHttpServer s;
+  s.push_json(200, answer("ok"));
+  OpenAiChat chat(config(s), Recorder().policy());
+  chat.chat(ask("q"));
+  // The whole body, byte for byte once keys are sorted: plain string content, nothing added.
+  EXPECT_EQ(body_of(s, 0).dump(),
+            R"({"messages":[{"content":"You are terse.","role":"system"},{"content":"q","role":"user"}],)"
+            R"("model":"test-model"})");
+  Message call = Message::assistant("");
+  call.tool_calls = {{"c1", "search", {{"q", "x"}}}};
+  EXPECT_EQ(message_to_json(call).dump(),
+            R"({"content":null,"role":"assistant","tool_calls":[{"function":{"arguments":"{\"q\":\"x\"}",)"
+            R"("name":"search"},"id":"c1","type":"function"}]})");
+  EXPECT_EQ(message_to_json(Message::tool("c1", "found")).dump(),
+            R"({"content":"found","role":"tool","tool_call_id":"c1"})");
+}
+
+TEST(ChatVision, ImagesGoAsContentPartsTextFirst) {
+  ScriptedHttpServer s;
+  s.push_json(200, answer("A chart."));
+  s.push_json(200, answer("Two images."));
+  auto cfg = config(s);
+  cfg.vision = true;
+  OpenAiChat chat(cfg, Recorder().policy());
+  EXPECT_TRUE(chat.vision());
+  const std::string png("\x89PNG\r\n\x1a\n", 8);                 // base64 iVBORw0KGgo=
+  const std::string jpeg("\xff\xd8\xff\xe0\x00\x10JFIF\x00\xfb\xfe\xff", 14);  // /9j/4AAQSkZJRgD7/v8=
+  ChatRequest r;
+  r.messages = {Message::system("You read figures."), Message::user("What is this?", {ImagePart{"image/png", png}})};
+  EXPECT_EQ(chat.chat(r).text, "A chart.");
+  const json b = body_of(s, 0);
+  EXPECT_EQ(b["model"], "test-model");
+  EXPECT_EQ(b["messages"][0], json({{"role", "system"}, {"content", "You read figures."}}));
+  EXPECT_EQ(b["messages"][1]["role"], "user");
+  EXPECT_EQ(b["messages"][1]["content"],
+            json::parse(R"([{"type":"text","text":"What is this?"},
+                            {"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}])"));
+  // Several images keep their order and MIME types; an empty text sends no text part.
+  r.messages = {Message::user("", {ImagePart{"image/png", png}, ImagePart{"image/jpeg", jpeg}})};
+  chat.chat(r);
+  EXPECT_EQ(body_of(s, 1)["messages"][0]["content"],
+            json::parse(R"([{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}},
+                            {"type":"image_url","image_url":{"url":"data:image/jpeg;base64,/9j/4AAQSkZJRgD7/v8="}}])"));
+}
+
+TEST(ChatVision, ImagesToAModelNotMarkedVisionAreRefusedBeforeSending) {
+  ScriptedHttpServer s;
+  OpenAiChat chat(config(s), Recorder().policy());
+  EXPECT_FALSE(chat.vision());
+  ChatRequest r;
+  r.messages = {Message::user("What is this?", {ImagePart{"image/png", "\x89PNG"}})};
+  try {
+    chat.chat(r);
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("vision=1"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(s.request_count(), 0u);
+}
+
+TEST(ChatStructured, LenientSchemaKeepsProseWithoutAskingAgain) {
+  ScriptedHttpServer s;
+  s.push_json(200, answer("It is Paris, I think."));
+  s.push_json(200, answer("{\"town\": \"Paris\"}"));
+  OpenAiChat chat(config(s), Recorder().policy());
+  ChatRequest r = ask("Where?");
+  r.response_schema = ResponseSchema{"place", {{"type", "object"}, {"required", {"city"}}}, /*lenient=*/true};
+  const auto prose = chat.chat(r);
+  EXPECT_EQ(prose.text, "It is Paris, I think.");
+  EXPECT_TRUE(prose.json.is_null());
+  const auto partial = chat.chat(r);  // JSON without the required key: as parsed
+  EXPECT_EQ(partial.json["town"], "Paris");
+  EXPECT_EQ(s.request_count(), 2u);
+}
+
 TEST(ChatClient, ContentBlocksBecomeText) {
   EXPECT_EQ(content_to_text(json("plain")), "plain");
   EXPECT_EQ(content_to_text(json(nullptr)), "");

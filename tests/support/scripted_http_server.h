@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -68,6 +69,13 @@ class ScriptedHttpServer {
     push({response(status, body, extra_headers)});
   }
 
+  /// Replies computed from each request, used once the script is empty: for concurrent requests,
+  /// which arrive in any order, so a fixed script cannot match answers to them.
+  void respond_with(std::function<ScriptedReply(const ReceivedRequest&)> f) {
+    std::lock_guard<std::mutex> g(mu_);
+    responder_ = std::move(f);
+  }
+
   std::vector<ReceivedRequest> requests() const {
     std::lock_guard<std::mutex> g(mu_);
     return received_;
@@ -121,16 +129,20 @@ class ScriptedHttpServer {
     }
     if (head_end != std::string::npos) req.body = buf.substr(head_end + 4, need);
     ScriptedReply r;
+    std::function<ScriptedReply(const ReceivedRequest&)> responder;
     {
       std::lock_guard<std::mutex> g(mu_);
       received_.push_back(req);
-      if (script_.empty()) {
-        r.raw = response(599, "{\"error\":{\"message\":\"script exhausted\"}}");
-      } else {
+      if (!script_.empty()) {
         r = script_.front();
         script_.pop_front();
+      } else if (responder_) {
+        responder = responder_;
+      } else {
+        r.raw = response(599, "{\"error\":{\"message\":\"script exhausted\"}}");
       }
     }
+    if (responder) r = responder(req);  // outside the lock: requests are answered concurrently
     const auto start = std::chrono::steady_clock::now() + std::chrono::duration<double>(r.delay_s);
     while (!stop_ && std::chrono::steady_clock::now() < start) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -157,6 +169,7 @@ class ScriptedHttpServer {
   mutable std::mutex mu_;
   std::deque<ScriptedReply> script_;
   std::vector<ReceivedRequest> received_;
+  std::function<ScriptedReply(const ReceivedRequest&)> responder_;
 };
 
 }  // namespace mmkg::testing

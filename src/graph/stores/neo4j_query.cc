@@ -4,38 +4,13 @@
 #include <optional>
 #include <thread>
 
+#include "core/base64.h"
 #include "core/error.h"
 #include "net/http.h"
 
 namespace mmkg::graph {
 
 namespace {
-
-std::string base64(const std::string& in) {
-  static const char* tbl = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8 | (unsigned char)in[i + 2];
-    out += tbl[v >> 18 & 63];
-    out += tbl[v >> 12 & 63];
-    out += tbl[v >> 6 & 63];
-    out += tbl[v & 63];
-  }
-  if (i + 1 == in.size()) {
-    unsigned v = (unsigned char)in[i] << 16;
-    out += tbl[v >> 18 & 63];
-    out += tbl[v >> 12 & 63];
-    out += "==";
-  } else if (i + 2 == in.size()) {
-    unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8;
-    out += tbl[v >> 18 & 63];
-    out += tbl[v >> 12 & 63];
-    out += tbl[v >> 6 & 63];
-    out += '=';
-  }
-  return out;
-}
 
 std::string percent_decode(const std::string& s) {
   std::string out;
@@ -115,7 +90,7 @@ Neo4jTarget parse_neo4j_url(const std::string& url) {
     size_t colon = userinfo.find(':');
     std::string user = percent_decode(userinfo.substr(0, colon));
     std::string pass = colon == std::string::npos ? "" : percent_decode(userinfo.substr(colon + 1));
-    t.authorization = "Authorization: Basic " + base64(user + ":" + pass);
+    t.authorization = "Authorization: Basic " + base64_encode(user + ":" + pass);
   }
   if (rest.empty()) throw bad("no host");
   const size_t bracket = rest.rfind(']');  // IPv6 literal: the port colon comes after it

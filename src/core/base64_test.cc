@@ -1,0 +1,31 @@
+// Base64: the RFC 4648 test vectors and every byte value.
+#include "core/base64.h"
+
+#include <gtest/gtest.h>
+
+namespace mmkg {
+namespace {
+
+TEST(Base64, Rfc4648Vectors) {
+  EXPECT_EQ(base64_encode(""), "");
+  EXPECT_EQ(base64_encode("f"), "Zg==");
+  EXPECT_EQ(base64_encode("fo"), "Zm8=");
+  EXPECT_EQ(base64_encode("foo"), "Zm9v");
+  EXPECT_EQ(base64_encode("foob"), "Zm9vYg==");
+  EXPECT_EQ(base64_encode("fooba"), "Zm9vYmE=");
+  EXPECT_EQ(base64_encode("foobar"), "Zm9vYmFy");
+}
+
+TEST(Base64, BinaryBytes) {
+  EXPECT_EQ(base64_encode(std::string("\x89PNG\r\n\x1a\n", 8)), "iVBORw0KGgo=");
+  EXPECT_EQ(base64_encode(std::string("\0\xff\xfe", 3)), "AP/+");
+  std::string all;
+  for (int b = 0; b < 256; ++b) all += static_cast<char>(b);
+  const std::string enc = base64_encode(all);
+  EXPECT_EQ(enc.size(), 344u);
+  EXPECT_EQ(enc.substr(0, 8), "AAECAwQF");
+  EXPECT_EQ(enc.substr(enc.size() - 8), "/P3+/w==");
+}
+
+}  // namespace
+}  // namespace mmkg
