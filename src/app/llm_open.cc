@@ -6,6 +6,9 @@
 
 #include "app/llm_open.h"
 #include "core/error.h"
+#include "core/hash.h"
+#include "ingest/figures.h"
+#include "llm/vision.h"
 #include "llm/llm_cache.h"
 #include "llm/llm_config.h"
 #include "llm/local_server.h"
@@ -105,6 +108,27 @@ LazyLlm open_llm_lazy(bool verbose, const std::string& store_dir, const std::str
   out.concurrency = std::max(1, cfg.concurrency);
   out.chat = std::make_unique<LazyChat>(verbose, store_dir, cfg);
   return out;
+}
+
+namespace {
+
+class VisionFigureDescriber : public FigureDescriber {
+ public:
+  explicit VisionFigureDescriber(ChatModel& model) : vd_(model) {}
+  std::string id() const override { return vd_.model().id() + ":" + hash_hex(vd_.prompt()); }
+  DescribedFigure describe(const Figure& fig) override {
+    FigureDescription d = vd_.describe(fig.png, fig.caption);
+    return {d.description, d.text, d.kind};
+  }
+
+ private:
+  VisionDescriber vd_;
+};
+
+}  // namespace
+
+std::unique_ptr<FigureDescriber> make_vision_describer(ChatModel& model) {
+  return std::make_unique<VisionFigureDescriber>(model);
 }
 
 }  // namespace mmkg

@@ -20,6 +20,11 @@ std::unique_ptr<ChatModel> open_llm(bool verbose, const std::string& store_dir, 
 /// request. Throws UsageError for a bad spec.
 std::unique_ptr<ChatModel> open_vlm(const std::string& store_dir, const std::string& spec);
 
+class FigureDescriber;
+/// The ingest stage's figure describer over a vision chat model (llm/vision.h): one call per
+/// figure, the caption as a hint. `model` must outlive it.
+std::unique_ptr<FigureDescriber> make_vision_describer(ChatModel& model);
+
 /// The model for ingest --extract llm, connected (and for `local` started) on its first request,
 /// so a run with nothing to extract starts nothing. `chat` is null when no model is configured.
 /// Throws UsageError for a bad --llm value or a missing local model.

@@ -7,6 +7,7 @@
 
 #include "agents/graph_retriever.h"
 #include "app/llm_open.h"
+#include "ingest/figures.h"
 #include "core/error.h"
 #include "embed/embedder.h"
 #include "graph/extract/extract_llm.h"
@@ -176,6 +177,14 @@ IngestReport Session::ingest(const IngestRequest& req) {
     if (!opt.embedder) warn("no embeddings (" + embedder().unavailable_reason() + "); BM25 search only");
   }
   rep.embedder = opt.embedder ? opt.embedder->id() : "";
+  // The vision model (--vlm), opened before anything is written: a bad spec is a usage error.
+  std::unique_ptr<ChatModel> vlm;
+  std::unique_ptr<FigureDescriber> describer;
+  if (!req.vlm.empty() && opt.figures.enabled) {
+    vlm = open_vlm(cfg_.store, req.vlm);
+    describer = make_vision_describer(*vlm);
+    opt.figures.describer = describer.get();
+  }
   rep.files = mmkg::ingest(store(), req.paths, opt, req.progress);
   rep.llm_extraction = req.extract == ExtractMode::Llm;
   if (build_graph) rep.graph = sync_graph(&llm, req.progress, /*add_documents=*/true);

@@ -145,7 +145,7 @@ FigureStats enrich_figures(ParsedDocument& doc, const FigureOptions& opt, const 
           f.ocr_confidence = res.value("conf", -1.0f);
         }
       } else {
-        const std::string key = "vlm|" + opt.describer->id() + "|" + f.image_hash;
+        const std::string key = "vlm|" + opt.describer->id() + "|" + f.image_hash + "|" + hash_hex(f.caption);
         nlohmann::json res;
         bool cached = false;
         if (cache.get)
@@ -157,7 +157,7 @@ FigureStats enrich_figures(ParsedDocument& doc, const FigureOptions& opt, const 
         if (!cached) {
           auto t0 = std::chrono::steady_clock::now();
           try {
-            FigureDescription d = opt.describer->describe(f);
+            DescribedFigure d = opt.describer->describe(f);
             res = {{"description", d.description}, {"text", d.text}, {"kind", d.kind}};
           } catch (const std::exception& e) {
             std::lock_guard lk(mu);

@@ -15,7 +15,7 @@
 namespace mmkg {
 
 /// What a vision model said about one figure.
-struct FigureDescription {
+struct DescribedFigure {
   std::string description;  ///< what it shows
   std::string text;         ///< text it read in the image
   std::string kind;         ///< chart, diagram, photo, screenshot, table, other
@@ -29,7 +29,7 @@ class FigureDescriber {
   /// Identifies model and prompt: part of the cache key, so another model or prompt describes again.
   virtual std::string id() const = 0;
   /// One model call; throws Error on failure (the figure then goes without a description).
-  virtual FigureDescription describe(const Figure& fig) = 0;
+  virtual DescribedFigure describe(const Figure& fig) = 0;
 };
 
 /// Cache of per-image results (the store's figure_cache), looked up by the parse workers and
