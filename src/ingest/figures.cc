@@ -29,6 +29,15 @@ std::string trim_copy(std::string_view s) {
   return std::string(s.substr(b, e - b));
 }
 
+/// A cached per-image result (a JSON object), or null when there is none or it is unreadable.
+nlohmann::json cached_result(const FigureCache& cache, const std::string& key) {
+  if (!cache.get) return nullptr;
+  auto v = cache.get(key);
+  if (!v) return nullptr;
+  nlohmann::json j = nlohmann::json::parse(*v, nullptr, false);
+  return j.is_object() ? j : nlohmann::json(nullptr);
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -109,13 +118,8 @@ FigureStats enrich_figures(ParsedDocument& doc, const FigureOptions& opt, const 
                                 (f.label.empty() ? "figure " + std::to_string(f.seq + 1) : f.label);
       if (!task.describe) {
         const std::string key = "ocr|" + ocr_id + "|" + f.image_hash;
-        nlohmann::json res;
-        bool cached = false;
-        if (cache.get)
-          if (auto v = cache.get(key)) {
-            res = nlohmann::json::parse(*v, nullptr, false);
-            cached = res.is_object();
-          }
+        nlohmann::json res = cached_result(cache, key);
+        const bool cached = res.is_object();
         double secs = 0;
         if (!cached) {
           auto t0 = std::chrono::steady_clock::now();
@@ -146,13 +150,8 @@ FigureStats enrich_figures(ParsedDocument& doc, const FigureOptions& opt, const 
         }
       } else {
         const std::string key = "vlm|" + opt.describer->id() + "|" + f.image_hash + "|" + hash_hex(f.caption);
-        nlohmann::json res;
-        bool cached = false;
-        if (cache.get)
-          if (auto v = cache.get(key)) {
-            res = nlohmann::json::parse(*v, nullptr, false);
-            cached = res.is_object();
-          }
+        nlohmann::json res = cached_result(cache, key);
+        const bool cached = res.is_object();
         double secs = 0;
         if (!cached) {
           auto t0 = std::chrono::steady_clock::now();
