@@ -79,9 +79,15 @@ const Parser& parser_for(const std::string& format) {
   static const auto md = make_markdown_parser();
   static const auto html = make_html_parser();
   static const auto text = make_text_parser();
+  static const auto image = make_image_parser();
+  static const auto epub = make_epub_parser();
+  static const auto office = make_office_parser();
   if (format == "pdf") return *pdf;
   if (format == "markdown") return *md;
   if (format == "html") return *html;
+  if (format == "image") return *image;
+  if (format == "epub") return *epub;
+  if (is_office_format(format)) return *office;
   return *text;
 }
 
