@@ -11,7 +11,7 @@ APT_PKGS=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   # PDF: MuPDF (static) and the libraries it links against
   libmupdf-dev mupdf-tools libfreetype-dev libharfbuzz-dev libjbig2dec0-dev libopenjp2-7-dev
-  libjpeg-dev zlib1g-dev libgumbo-dev libmujs-dev
+  libjpeg-dev zlib1g-dev libgumbo-dev libmujs-dev libwebp-dev
   # store, text, json, cli, hashing
   libsqlite3-dev sqlite3 libicu-dev libcmark-dev libstemmer-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
   # embeddings and vectors: OpenBLAS (SGEMM), FAISS (static, needs LAPACK), libcurl (HTTP backends)

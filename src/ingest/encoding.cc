@@ -99,7 +99,7 @@ const char* sniff_magic(std::string_view b, bool strong_only) {
   const char* what = sniff_magic(b, /*strong_only=*/false);
   throw InputError(std::string("binary content, not text (looks like ") +
                    (what ? what : "random bytes") +
-                   "); only text, Markdown, HTML and PDF are supported");
+                   "); supported are PDF, text, Markdown, HTML, EPUB, Office documents and images");
 }
 
 bool is_bad_control(unsigned char c) {

@@ -114,7 +114,7 @@ TEST(EncodingTest, RandomBytesAreBinary) {
   const std::string msg = error_of(bytes);
   EXPECT_NE(msg.find("binary"), std::string::npos) << msg;
   EXPECT_NE(msg.find("random bytes"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("only text, Markdown, HTML and PDF are supported"), std::string::npos);
+  EXPECT_NE(msg.find("supported are PDF, text, Markdown, HTML, EPUB, Office documents and images"), std::string::npos);
 }
 
 TEST(EncodingTest, JpegMagicIsNamed) {

@@ -20,18 +20,25 @@ struct FileList {
 };
 
 /// Expands files and folders (recursively). Files named explicitly are always taken; inside
-/// folders only supported extensions (.pdf .md .markdown .txt .text .html .htm .xhtml) are taken
-/// and hidden entries (".name") are skipped. Directory symlink cycles are reported once.
+/// folders only supported extensions are taken (.pdf .md .markdown .txt .text .html .htm .xhtml,
+/// images .png .jpg .jpeg .tif .tiff .webp .gif .bmp, .epub, Office .docx .pptx .xlsx .odt .odp
+/// .ods .doc .ppt .xls), hidden entries (".name") and Office lock files ("~$name") are skipped.
+/// Directory symlink cycles are reported once.
 FileList collect_files(const std::vector<std::string>& paths);
 
 /// Reads a regular file whole. Throws InputError for non-regular files, permission problems,
 /// empty files and files above `max_bytes` (naming the limit and the flag that raises it).
 std::string read_file(const std::string& path, int64_t max_bytes);
 
-/// Chooses the parser for a file from its content (magic bytes) and then its extension.
-/// Returns "pdf", "markdown", "html" or "text". Throws InputError for content that no parser
-/// handles (images, archives, executables), naming what the content really is.
+/// Chooses the parser for a file from its content (magic bytes, the entries of a ZIP) and then
+/// its extension. Returns "pdf", "markdown", "html", "text", "image", "epub" or an Office format
+/// ("docx", "pptx", "xlsx", "odt", "odp", "ods", "doc", "ppt", "xls"). Throws InputError for
+/// content that no parser handles (archives, executables), naming what the content really is,
+/// and for an image under a document's extension ("this pdf file is really a JPEG image").
 std::string detect_format(const std::string& path, std::string_view bytes);
+
+/// True for the formats make_office_parser() converts ("docx", "xls", ...).
+bool is_office_format(const std::string& format);
 
 /// What well-known binary content is, from its magic bytes ("JPEG image", "ZIP archive", ...),
 /// or empty when unknown.

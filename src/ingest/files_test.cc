@@ -21,14 +21,27 @@ TEST(Files, CollectsRecursivelySkippingHiddenAndUnsupported) {
   d.write("sub/deeper/c.pdf", "x");
   d.write("sub/.hidden.txt", "x");
   d.write(".git/config.txt", "x");
-  d.write("sub/image.png", "x");
+  d.write("sub/archive.zip", "x");
   auto l = collect_files({d.str()});
   ASSERT_EQ(l.files.size(), 3u);
   EXPECT_TRUE(l.errors.empty());
   EXPECT_EQ(l.ignored, 1);
   // An unsupported file named explicitly is taken (content decides).
-  auto e = collect_files({d.file("sub/image.png")});
+  auto e = collect_files({d.file("sub/archive.zip")});
   EXPECT_EQ(e.files.size(), 1u);
+}
+
+TEST(Files, CollectsImagesEpubAndOfficeFilesSkippingLockFiles) {
+  testing::TempDir d;
+  for (const char* name : {"a.png", "b.JPG", "c.jpeg", "d.tif", "e.tiff", "f.webp", "g.gif", "h.bmp", "i.epub",
+                           "j.docx", "k.pptx", "l.xlsx", "m.odt", "n.odp", "o.ods", "p.doc", "q.ppt", "r.xls"})
+    d.write(std::string("in/") + name, "x");
+  d.write("in/~$j.docx", "lock");  // Word's owner file while j.docx is open
+  d.write("in/s.svg", "<svg/>");
+  auto l = collect_files({d.file("in")});
+  EXPECT_EQ(l.files.size(), 18u);
+  EXPECT_EQ(l.ignored, 1) << "svg";
+  for (const auto& f : l.files) EXPECT_EQ(f.find("~$"), std::string::npos) << f;
 }
 
 TEST(Files, ReportsSymlinkLoopsAndMissingPaths) {

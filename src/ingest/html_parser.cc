@@ -1,6 +1,8 @@
 // HTML parser on gumbo (HTML5 tree building). Walks the DOM without recursion and turns block
 // elements into blocks: headings, paragraphs, list items, code, captions, and each data table
 // as one Table block. Scripts, styles, navigation, footers, forms and hidden elements are dropped.
+// <img> elements are collected as image references (with their <figure>'s <figcaption>); the
+// EPUB parser runs the same walk over each chapter (html_blocks.h).
 #include <gumbo.h>
 #include <strings.h>
 
@@ -13,6 +15,8 @@
 #include <vector>
 
 #include "ingest/encoding.h"
+#include "ingest/figure_refs.h"
+#include "ingest/html_blocks.h"
 #include "ingest/parser.h"
 
 namespace mmkg {
@@ -146,6 +150,24 @@ std::string trimmed(std::string s, const char* blanks = " \n") {
   return s;
 }
 
+/// Drops leading and trailing spaces, newlines and no-break spaces (U+00A0): word processors
+/// write "<p>&nbsp;</p>" for empty lines, which is no text.
+std::string trim_nbsp(std::string s) {
+  auto blank_at_end = [&] {
+    if (s.empty()) return size_t{0};
+    if (s.back() == ' ' || s.back() == '\n') return size_t{1};
+    return s.size() >= 2 && s.compare(s.size() - 2, 2, "\xC2\xA0") == 0 ? size_t{2} : size_t{0};
+  };
+  while (size_t n = blank_at_end()) s.resize(s.size() - n);
+  size_t b = 0;
+  for (;;) {
+    if (b < s.size() && (s[b] == ' ' || s[b] == '\n')) ++b;
+    else if (s.compare(b, 2, "\xC2\xA0") == 0) b += 2;
+    else break;
+  }
+  return s.substr(b);
+}
+
 const GumboVector* children_of(const GumboNode* n) {
   if (n->type == GUMBO_NODE_ELEMENT || n->type == GUMBO_NODE_TEMPLATE) return &n->v.element.children;
   if (n->type == GUMBO_NODE_DOCUMENT) return &n->v.document.children;
@@ -243,9 +265,18 @@ bool is_layout_table(const GumboNode* table) {
   });
 }
 
+/// Text of the first <figcaption> child of a <figure>, empty if none.
+std::string figcaption_of(const GumboNode* figure) {
+  std::string out;
+  for_each_child(figure, [&](const GumboNode* c) {
+    if (out.empty() && is_element(c, GUMBO_TAG_FIGCAPTION)) out = flat_text(c);
+  });
+  return out;
+}
+
 class Walker {
  public:
-  explicit Walker(ParsedDocument& doc) : doc_(doc) {}
+  Walker(ParsedDocument& doc, std::vector<ImageRef>* images) : doc_(doc), images_(images) {}
 
   void run(const GumboNode* root) {
     ctx_.push_back({BlockKind::Paragraph, 0});
@@ -282,6 +313,7 @@ class Walker {
     unsigned next = 0;
     bool block = false;
     bool pre = false;
+    bool figure = false;
     bool saved_suppress = false;
   };
   struct Ctx {
@@ -297,6 +329,7 @@ class Walker {
       return;
     }
     if (tag == GUMBO_TAG_BR) return append_break();
+    if (tag == GUMBO_TAG_IMG) return add_image(n->v.element);
     if (tag == GUMBO_TAG_TABLE && !is_layout_table(n)) return emit_table(n);
     Frame f{n};
     f.saved_suppress = suppress_;
@@ -314,6 +347,10 @@ class Walker {
       f.pre = true;
       ++pre_;
     }
+    if (tag == GUMBO_TAG_FIGURE && images_) {
+      f.figure = true;
+      captions_.push_back(figcaption_of(n));
+    }
     stack_.push_back(f);
   }
 
@@ -323,7 +360,24 @@ class Walker {
       ctx_.pop_back();
     }
     if (f.pre) --pre_;
+    if (f.figure) captions_.pop_back();
     suppress_ = f.saved_suppress;
+  }
+
+  /// Records an <img> (not inside site chrome) before the block that holds it: the pending text
+  /// is not flushed, so an image inside a paragraph precedes that paragraph.
+  void add_image(const GumboElement& e) {
+    if (!images_ || suppress_) return;
+    ImageRef r;
+    auto get = [&](const char* name, std::string& out) {
+      if (const GumboAttribute* a = gumbo_get_attribute(&e.attributes, name)) out = a->value;
+    };
+    get("src", r.src);
+    get("alt", r.alt);
+    get("title", r.title);
+    if (!captions_.empty()) r.caption = captions_.back();
+    r.block = doc_.blocks.size();
+    images_->push_back(std::move(r));
   }
 
   void append_text(const char* s) {
@@ -354,7 +408,7 @@ class Walker {
     if (acc_.empty()) return;
     const Ctx& c = ctx_.back();
     std::string text = c.kind == BlockKind::Code ? trimmed(std::move(acc_), " \t\r\n")
-                                                 : trimmed(std::move(acc_));
+                                                 : trim_nbsp(std::move(acc_));
     acc_.clear();
     add(c.kind, c.level, std::move(text));
   }
@@ -386,6 +440,8 @@ class Walker {
   }
 
   ParsedDocument& doc_;
+  std::vector<ImageRef>* images_;   ///< null: images are not collected
+  std::vector<std::string> captions_;  ///< figcaptions of the enclosing <figure>s
   std::vector<Frame> stack_;
   std::vector<Ctx> ctx_;
   std::string acc_;
@@ -402,28 +458,24 @@ class HtmlParser final : public Parser {
     DecodedText dec = decode_text(bytes);
     if (dec.text.find_first_not_of(" \t\n\f\v") == std::string::npos)
       throw InputError("empty file (no text)");
-    if (estimate_nesting(dec.text) > kMaxNesting) {
-      throw InputError("HTML nests elements more than " + std::to_string(kMaxNesting) +
-                       " levels deep; this is not a readable document");
-    }
 
     ParsedDocument doc;
     doc.format = "html";
     if (dec.encoding == "windows-1252")
       doc.warnings.push_back("not UTF-8; decoded as windows-1252 (Latin-1)");
 
-    GumboOptions options = kGumboDefaultOptions;
-    options.max_errors = 0;  // we do not report parse errors; do not collect millions of them
-    std::unique_ptr<GumboOutput, OutputFree> out(
-        gumbo_parse_with_options(&options, dec.text.data(), dec.text.size()));
-    if (!out) throw InputError("cannot parse HTML (out of memory?)");
-
-    Walker w(doc);
-    w.run(out->document);
+    std::vector<ImageRef> images;
+    const HtmlTitles t = html_blocks(dec.text, doc, ctx.figures ? &images : nullptr);
     if (doc.blocks.empty())
       throw InputError("no readable text in HTML (only markup, scripts or navigation)");
+    if (!images.empty()) {
+      FileImageSource source(path, ctx);
+      FigureCollector figures(source, doc, ctx.max_image_bytes);
+      for (const ImageRef& r : images) figures.add(r);
+      figures.finish();
+    }
 
-    doc.title = !w.html_title.empty() ? w.html_title : w.first_h1;
+    doc.title = !t.title.empty() ? t.title : t.first_h1;
     if (doc.title.empty()) {
       for (const Block& b : doc.blocks) {
         if (b.kind == BlockKind::Heading) {
@@ -437,6 +489,20 @@ class HtmlParser final : public Parser {
 };
 
 }  // namespace
+
+HtmlTitles html_blocks(std::string_view html, ParsedDocument& doc, std::vector<ImageRef>* images) {
+  if (estimate_nesting(html) > kMaxNesting) {
+    throw InputError("HTML nests elements more than " + std::to_string(kMaxNesting) +
+                     " levels deep; this is not a readable document");
+  }
+  GumboOptions options = kGumboDefaultOptions;
+  options.max_errors = 0;  // we do not report parse errors; do not collect millions of them
+  std::unique_ptr<GumboOutput, OutputFree> out(gumbo_parse_with_options(&options, html.data(), html.size()));
+  if (!out) throw InputError("cannot parse HTML (out of memory?)");
+  Walker w(doc, images);
+  w.run(out->document);
+  return {w.html_title, w.first_h1};
+}
 
 std::unique_ptr<Parser> make_html_parser() { return std::make_unique<HtmlParser>(); }
 

@@ -81,9 +81,15 @@ const Parser& parser_for(const std::string& format) {
   static const auto md = make_markdown_parser();
   static const auto html = make_html_parser();
   static const auto text = make_text_parser();
+  static const auto image = make_image_parser();
+  static const auto epub = make_epub_parser();
+  static const auto office = make_office_parser();
   if (format == "pdf") return *pdf;
   if (format == "markdown") return *md;
   if (format == "html") return *html;
+  if (format == "image") return *image;
+  if (format == "epub") return *epub;
+  if (is_office_format(format)) return *office;
   return *text;
 }
 
@@ -132,8 +138,9 @@ void process(const std::string& path, const std::string& root, const IngestOptio
 // unwritten documents at a time. The destructor stops them and waits for them.
 class ParsePool {
  public:
-  ParsePool(const std::string& store_dir, const std::vector<std::string>& files, const IngestOptions& opt)
-      : store_dir_(store_dir), files_(files), opt_(opt), slots_(files.size()) {
+  ParsePool(const std::string& store_dir, const std::vector<std::string>& files,
+            const std::vector<std::string>& roots, const IngestOptions& opt)
+      : store_dir_(store_dir), files_(files), roots_(roots), opt_(opt), slots_(files.size()) {
     const size_t n = files.size();
     unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     size_t threads = opt.threads > 0 ? static_cast<size_t>(opt.threads) : hw;
@@ -184,7 +191,7 @@ class ParsePool {
         i = next_++;
       }
       Parsed p;
-      process(files_[i], "", opt_, reader.get(), p);
+      process(files_[i], roots_[i], opt_, reader.get(), p);
       {
         std::lock_guard lk(mu_);
         slots_[i] = std::move(p);
@@ -195,6 +202,7 @@ class ParsePool {
 
   const std::string store_dir_;
   const std::vector<std::string>& files_;
+  const std::vector<std::string>& roots_;
   const IngestOptions& opt_;
   size_t window_ = 0;  // bounded number of parsed-but-unwritten documents
   std::vector<std::optional<Parsed>> slots_;
@@ -309,8 +317,8 @@ void write_document(Writer& w, size_t i, Parsed& p) {
 }
 
 // Parses `files` on the pool and writes them in order, reporting progress after each file.
-void write_all(Writer& w, const std::vector<std::string>& files) {
-  ParsePool pool(w.store.dir(), files, w.opt);
+void write_all(Writer& w, const std::vector<std::string>& files, const std::vector<std::string>& roots) {
+  ParsePool pool(w.store.dir(), files, roots, w.opt);
   for (size_t i = 0; i < files.size(); ++i) {
     Parsed p = pool.take(i);
     if (!p.error.empty()) {
@@ -346,6 +354,29 @@ std::string update_index(Store& store, Embedder& emb, int64_t gen_before, const 
   return vs.updated ? "updated" : (vs.rebuilt ? "rebuilt: " + vs.reason : "");
 }
 
+// The folder each file was found under: the deepest folder named on the command line that
+// contains it. Images a document links to must lie inside it, so `mmkg ingest docs/` lets
+// docs/a/page.md show docs/img/x.png, and nothing outside docs/. A file named by itself gets ""
+// (its own folder).
+std::vector<std::string> ingest_roots(const std::vector<std::string>& paths, const std::vector<std::string>& files) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> folders;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) continue;
+    std::string f = fs::absolute(p, ec).lexically_normal().string();
+    while (f.size() > 1 && f.back() == '/') f.pop_back();
+    folders.push_back(f);
+  }
+  std::vector<std::string> roots(files.size());
+  for (size_t i = 0; i < files.size(); ++i)
+    for (const auto& f : folders)
+      if (files[i].size() > f.size() && files[i].compare(0, f.size(), f) == 0 &&
+          (files[i][f.size()] == '/' || f == "/") && f.size() > roots[i].size())
+        roots[i] = f;
+  return roots;
+}
+
 }  // namespace
 
 IngestResult ingest(Store& store, const std::vector<std::string>& paths, const IngestOptions& opt,
@@ -358,7 +389,7 @@ IngestResult ingest(Store& store, const std::vector<std::string>& paths, const I
 
   const int64_t gen_before = store.generation();
   Writer w{store, opt, progress, res, t0, list.files.size(), {}, {}};
-  write_all(w, list.files);
+  write_all(w, list.files, ingest_roots(paths, list.files));
   if (opt.embedder) {
     backfill_embeddings(store, *opt.embedder, res, w.added);
     res.vector_index = update_index(store, *opt.embedder, gen_before, w.added, w.removed);

@@ -1,6 +1,8 @@
 // Markdown parser on libcmark (CommonMark). Walks cmark's AST without recursion and turns
 // headings, paragraphs, list items, code, quotes and HTML blocks into flat blocks of clean text.
 // Not CommonMark but common: YAML front matter (skipped) and GFM pipe tables (kept as Table).
+// Images (inline, reference-style and raw HTML <img>) stay in the text as their alt text and,
+// when they are local files, become Figures placed before the block that holds them.
 #include <cmark.h>
 #include <strings.h>
 #include <unicode/utf8.h>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "ingest/encoding.h"
+#include "ingest/figure_refs.h"
 #include "ingest/parser.h"
 
 namespace mmkg {
@@ -155,6 +158,36 @@ std::string strip_html(std::string_view h) {
   return tidy(out);
 }
 
+/// The images under `node` (Markdown images and <img> tags of raw HTML), in document order, each
+/// placed before block `block`.
+void find_images(cmark_node* node, size_t block, std::vector<ImageRef>& out) {
+  IterPtr it(cmark_iter_new(node));
+  cmark_event_type ev;
+  while ((ev = cmark_iter_next(it.get())) != CMARK_EVENT_DONE) {
+    if (ev != CMARK_EVENT_ENTER) continue;
+    cmark_node* n = cmark_iter_get_node(it.get());
+    const cmark_node_type type = cmark_node_get_type(n);
+    if (type == CMARK_NODE_IMAGE) {
+      ImageRef r;
+      if (const char* url = cmark_node_get_url(n)) r.src = url;
+      if (const char* title = cmark_node_get_title(n)) r.title = title;
+      r.alt = inline_text(n, false);
+      r.block = block;
+      out.push_back(std::move(r));
+    } else if (type == CMARK_NODE_HTML_INLINE || type == CMARK_NODE_HTML_BLOCK) {
+      const char* lit = cmark_node_get_literal(n);
+      for (const TagAttrs& a : scan_tags(lit ? lit : "", "img")) {
+        ImageRef r;
+        if (const std::string* v = find_attr(a, "src")) r.src = *v;
+        if (const std::string* v = find_attr(a, "alt")) r.alt = *v;
+        if (const std::string* v = find_attr(a, "title")) r.title = *v;
+        r.block = block;
+        out.push_back(std::move(r));
+      }
+    }
+  }
+}
+
 /// GFM pipe table: a header row with pipes and a delimiter row like |---|:--:|.
 bool is_pipe_table(std::string_view text) {
   const size_t nl = text.find('\n');
@@ -233,6 +266,11 @@ class MarkdownParser final : public Parser {
     NodePtr root(cmark_parse_document(body.data(), body.size(), CMARK_OPT_DEFAULT));
     if (!root) throw InputError("cannot parse Markdown (out of memory?)");
 
+    // Images are gathered during the walk and decoded afterwards (decoding is the slow part).
+    std::vector<ImageRef> images;
+    auto images_of = [&](cmark_node* n) {
+      if (ctx.figures) find_images(n, doc.blocks.size(), images);
+    };
     auto add = [&](BlockKind kind, int level, std::string text) {
       if (text.empty()) return;
       Block b;
@@ -250,12 +288,14 @@ class MarkdownParser final : public Parser {
       cmark_node* n = cmark_iter_get_node(it.get());
       switch (cmark_node_get_type(n)) {
         case CMARK_NODE_HEADING:
+          images_of(n);
           add(BlockKind::Heading, cmark_node_get_heading_level(n), inline_text(n, false));
           cmark_iter_reset(it.get(), n, CMARK_EVENT_EXIT);
           break;
         case CMARK_NODE_PARAGRAPH: {
           cmark_node* parent = cmark_node_parent(n);
           if (!parent || cmark_node_get_type(parent) != CMARK_NODE_ITEM) {
+            images_of(n);
             std::string text = inline_text(n, false);
             std::string rows;  // a table needs its rows, i.e. soft breaks as newlines
             if (text.find('|') != std::string::npos && is_pipe_table(rows = inline_text(n, true)))
@@ -272,6 +312,7 @@ class MarkdownParser final : public Parser {
           std::string text;
           for (cmark_node* c = cmark_node_first_child(n); c; c = cmark_node_next(c)) {
             if (cmark_node_get_type(c) != CMARK_NODE_PARAGRAPH) continue;
+            images_of(c);
             if (!text.empty()) text.push_back(' ');
             text += inline_text(c, false);
           }
@@ -285,6 +326,7 @@ class MarkdownParser final : public Parser {
           break;
         }
         case CMARK_NODE_HTML_BLOCK:
+          images_of(n);
           if (const char* lit = cmark_node_get_literal(n)) add(BlockKind::Paragraph, 0, strip_html(lit));
           break;
         default:
@@ -292,6 +334,12 @@ class MarkdownParser final : public Parser {
       }
     }
     if (doc.blocks.empty()) throw InputError("no text in Markdown file (only markup or front matter)");
+    if (!images.empty()) {
+      FileImageSource source(path, ctx);
+      FigureCollector figures(source, doc, ctx.max_image_bytes);
+      for (const ImageRef& r : images) figures.add(r);
+      figures.finish();
+    }
 
     // Title: first level-1 heading, else first heading, else the front matter's `title:`.
     for (const Block& b : doc.blocks) {

@@ -26,7 +26,7 @@ struct ParseContext {
 class Parser {
  public:
   virtual ~Parser() = default;
-  /// Short format name: "pdf", "markdown", "text", "html".
+  /// Short format name: "pdf", "markdown", "text", "html", "image", "epub", "office".
   virtual const char* name() const = 0;
   /// @param path  the file's path: messages, titles, and the base of relative image links
   /// @param bytes the whole file content
@@ -38,5 +38,22 @@ std::unique_ptr<Parser> make_pdf_parser();
 std::unique_ptr<Parser> make_text_parser();
 std::unique_ptr<Parser> make_markdown_parser();
 std::unique_ptr<Parser> make_html_parser();
+/// A standalone image file (PNG, JPEG, TIFF, WebP, GIF, BMP): one Figure, and the file name as
+/// the only text block (OCR adds the image's text later). Format "image".
+std::unique_ptr<Parser> make_image_parser();
+/// EPUB (2 and 3): the spine's XHTML chapters in order, through the HTML walk, with their images
+/// as Figures. Format "epub". DRM-encrypted books are refused.
+std::unique_ptr<Parser> make_epub_parser();
+
+/// How Office documents are converted.
+struct OfficeOptions {
+  /// The LibreOffice program; empty: "soffice", then "libreoffice", looked up in PATH.
+  std::string soffice;
+  int timeout_seconds = 120;  ///< a conversion running longer is killed
+};
+/// DOCX, PPTX, XLSX, ODT, ODP, ODS, DOC, PPT, XLS: converted to PDF by LibreOffice (headless,
+/// a private profile per conversion) and parsed by the PDF parser. The format is the file's
+/// ("docx", ...). Throws InputError naming the packages to install when LibreOffice is missing.
+std::unique_ptr<Parser> make_office_parser(OfficeOptions options = {});
 
 }  // namespace mmkg
