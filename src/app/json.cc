@@ -125,9 +125,14 @@ json entity_json(const EntityReport& r, bool with_evidence) {
     }
     neighbors.push_back(j);
   }
+  json figures = json::array();
+  for (const auto& f : r.figures)
+    figures.push_back({{"id", f.id}, {"doc", f.doc}, {"page", page_json(f.page)},
+                       {"label", f.label.empty() ? json(nullptr) : json(f.label)}, {"kind", f.kind},
+                       {"caption", f.caption}});
   return {{"id", e.id},         {"name", e.name},   {"aliases", e.aliases},
           {"type", e.type},     {"description", e.description}, {"mentions", r.mentions},
-          {"score", e.score},   {"neighbors", neighbors}};
+          {"score", e.score},   {"neighbors", neighbors}, {"figures", figures}};
 }
 
 json eval_report_json(const EvalReport& r) { return eval_json(r); }

@@ -127,10 +127,17 @@ struct EntityNeighbor {
   std::vector<Evidence> evidence;  ///< with_evidence only
 };
 
+/// A figure or table that depicts (or names) the entity: its chunk mentions it.
+struct EntityFigure {
+  std::string id, doc, label, kind, caption;  ///< doc: the document's file name
+  int page = 0;
+};
+
 struct EntityReport {
   graph::Entity entity;
   size_t mentions = 0;
   std::vector<EntityNeighbor> neighbors;
+  std::vector<EntityFigure> figures;  ///< the first few, by (document, page)
 };
 
 // ---- the session

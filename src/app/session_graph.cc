@@ -65,6 +65,17 @@ EntityReport Session::graph_entity(const std::string& name, bool with_evidence, 
       }
     rep.neighbors.push_back(std::move(n));
   }
+  // A handful is enough to point at; `mmkg graph export` lists them all.
+  constexpr int kFigures = 10;
+  std::map<std::string, std::string> doc_names;
+  for (const auto& f : gs.figures_of_entity(e.id, kFigures)) {
+    auto it = doc_names.find(f.doc_id);
+    if (it == doc_names.end()) {
+      auto d = store().find_by_id(f.doc_id);
+      it = doc_names.emplace(f.doc_id, d ? d->name : f.doc_id).first;
+    }
+    rep.figures.push_back({f.id, it->second, f.label, f.kind, f.caption, f.page});
+  }
   return rep;
 }
 

@@ -62,3 +62,32 @@ def blank(path, pages=1):
     doc.save(str(path))
     doc.close()
     return path
+
+
+def figure_paper(path):
+    """One page of text about multi-head attention with a captioned vector figure (boxes, arrows,
+    a circle) that the text refers to: "Figure 1: Multi-head attention in the Transformer."."""
+    doc = fitz.open()
+    page = doc.new_page(width=W, height=H)
+    y = 90
+    _text(page, 72, y, "Attention Models", size=20, bold=True)
+    y += 40
+    for ln in ["The Transformer uses multi-head attention. Multi-head attention runs several",
+               "attention heads in parallel. Figure 1 shows multi-head attention in detail.",
+               "The Transformer reaches 28.4 BLEU on the WMT 2014 translation benchmark."]:
+        _text(page, 72, y, ln)
+        y += 13
+    y += 20
+    for i in range(3):
+        page.draw_rect(fitz.Rect(100 + i * 130, y, 200 + i * 130, y + 80), color=(0, 0, 1), fill=(0.8, 0.8, 1),
+                       width=1.5)
+        if i < 2:
+            page.draw_line((200 + i * 130, y + 40), (230 + i * 130, y + 40), color=(0, 0, 0), width=2)
+    page.draw_circle((300, y + 150), 40, color=(1, 0, 0), fill=(1, 0.8, 0.8))
+    y += 210
+    _text(page, 72, y, "Figure 1: Multi-head attention in the Transformer.", size=9)
+    y += 30
+    _text(page, 72, y, "More text follows here about scaled dot-product attention and the Transformer.")
+    doc.save(str(path))
+    doc.close()
+    return path

@@ -1,5 +1,6 @@
 """The knowledge graph end to end: built on ingest, entity linking in `ask`, `mmkg graph`
-commands, exports (the Cypher export loaded into a real Neo4j), deletion and the Neo4j backend."""
+commands, exports (the Cypher export loaded into a real Neo4j), deletion, the Neo4j backend, and
+figure nodes linked to the entities they depict."""
 import json
 import shutil
 import xml.etree.ElementTree as ET
@@ -8,6 +9,7 @@ import pytest
 
 from conftest import CORPUS, run
 from neo4j_server import Neo4j
+import pdfgen
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +99,8 @@ def test_exports(graph_store, tmp_path, neo4j):
     assert run("graph", "export", "--format", "graphml", "-o", out, store=graph_store).rc == 0
     root = ET.parse(out).getroot()
     ns = {"g": "http://graphml.graphdrawing.org/xmlns"}
-    assert len(root.findall(".//g:node", ns)) == st["entities"]
+    kinds = [n.find("g:data[@key='kind']", ns).text for n in root.findall(".//g:node", ns)]
+    assert kinds.count("entity") == st["entities"]
     # The Cypher export loads into a stock Neo4j, statement by statement.
     cy = run("graph", "export", "--format", "cypher", store=graph_store).out.splitlines()
     neo4j.query("MATCH (n) DETACH DELETE n")
@@ -187,3 +190,42 @@ def test_neo4j_vector_index_serves_dense_search(tmp_path, neo4j):
     for a, b in zip(j["results"], faiss["results"]):
         assert a["chunk_id"] == b["chunk_id"] and abs(a["score"] - b["score"]) < 1e-3, (a, b)
     neo4j.query("MATCH (n) DETACH DELETE n")
+
+
+def test_figures_are_nodes_linked_to_the_entities_they_depict(tmp_path, neo4j):
+    """A PDF figure becomes a figure node linked to the entities its caption names: in
+    `graph entity --json`, in every export, in Neo4j, and gone when its document is deleted."""
+    pdf = pdfgen.figure_paper(tmp_path / "paper.pdf")
+    st = tmp_path / "store"
+    r = run("ingest", pdf, "--json", store=st)
+    assert r.rc == 0 and r.json()["figures"] == 1, r
+    e = entity(st, "multi-head attention")
+    assert len(e["figures"]) == 1, e
+    f = e["figures"][0]
+    assert (f["doc"], f["page"], f["label"], f["kind"]) == ("paper.pdf", 1, "Figure 1", "figure"), f
+    assert f["caption"].startswith("Figure 1: Multi-head attention"), f
+    assert "in Figure 1 (paper.pdf, p. 1" in run("graph", "entity", "multi-head attention", store=st).out
+    lines = [json.loads(l) for l in run("graph", "export", store=st).out.splitlines()]
+    figs = [l for l in lines if l["kind"] == "figure"]
+    assert [x["id"] for x in figs] == [f["id"]] and e["id"] in figs[0]["entities"], figs
+    out = tmp_path / "g.graphml"
+    assert run("graph", "export", "--format", "graphml", "-o", out, store=st).rc == 0
+    root = ET.parse(out).getroot()
+    ns = {"g": "http://graphml.graphdrawing.org/xmlns"}
+    assert root.find(f".//g:node[@id='{f['id']}']", ns) is not None
+    assert root.find(f".//g:edge[@source='{f['id']}'][@target='{e['id']}']", ns) is not None
+    # The Neo4j backend: a (:Figure)-[:DEPICTS]->(:Entity), and the same entity report.
+    neo4j.query("MATCH (n) DETACH DELETE n")
+    st2 = tmp_path / "store2"
+    assert run("ingest", pdf, "--graph", neo4j.spec, store=st2).rc == 0
+    rows = neo4j.query("MATCH (f:Figure)-[:DEPICTS]->(e:Entity) RETURN f.id, f.label, f.page, collect(e.name)")
+    assert len(rows) == 1 and rows[0][:3] == [f["id"], "Figure 1", 1], rows
+    assert "multi-head attention" in [n.lower() for n in rows[0][3]], rows
+    e2 = run("graph", "entity", "multi-head attention", "--json", "--graph", neo4j.spec, store=st2).json()
+    assert e2["figures"] == e["figures"], (e2, e)
+    assert run("delete", "paper.pdf", "--graph", neo4j.spec, store=st2).rc == 0
+    assert neo4j.query("MATCH (f:Figure) RETURN count(f)")[0][0] == 0
+    neo4j.query("MATCH (n) DETACH DELETE n")
+    # Deleted from SQLite too: no figure left in the export.
+    assert run("delete", "paper.pdf", store=st).rc == 0
+    assert not [l for l in run("graph", "export", store=st).out.splitlines() if '"kind":"figure"' in l]

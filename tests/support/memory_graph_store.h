@@ -3,7 +3,7 @@
 // id (aliases unioned, higher score kept, empty description filled; name and type kept), mentions
 // of the same (entity, chunk) add their counts, relation evidence is appended and the weight grows,
 // remove_document takes back exactly what the document contributed; the first non-empty relation
-// description stays.
+// description stays; figures are replaced by id, links to unknown entities dropped.
 #pragma once
 
 #include <algorithm>
@@ -48,6 +48,13 @@ class MemoryGraphStore : public GraphStore {
         for (const Evidence& ev : r.evidence) weight_by_doc_[{key, ev.doc_id}] += r.weight / r.evidence.size();
       }
     }
+    for (FigureNode f : delta.figures) {
+      std::vector<std::string> linked;
+      for (const std::string& e : f.entity_ids)
+        if (entities_.count(e) && std::find(linked.begin(), linked.end(), e) == linked.end()) linked.push_back(e);
+      f.entity_ids = std::move(linked);
+      figures_[f.id] = std::move(f);
+    }
   }
 
   void remove_document(const std::string& doc_id) override {
@@ -66,6 +73,9 @@ class MemoryGraphStore : public GraphStore {
     for (const auto& [k, m] : mentions_) mentioned.insert(m.entity_id);
     for (auto it = entities_.begin(); it != entities_.end();)
       it = mentioned.count(it->first) ? std::next(it) : entities_.erase(it);
+    std::erase_if(figures_, [&](const auto& kv) { return kv.second.doc_id == doc_id; });
+    for (auto& [id, f] : figures_)
+      std::erase_if(f.entity_ids, [&](const std::string& e) { return !entities_.count(e); });
   }
 
   void clear() override {
@@ -74,6 +84,7 @@ class MemoryGraphStore : public GraphStore {
     relations_.clear();
     weight_by_doc_.clear();
     communities_.clear();
+    figures_.clear();
   }
 
   std::optional<Entity> entity(const std::string& id) override {
@@ -115,6 +126,29 @@ class MemoryGraphStore : public GraphStore {
     return out;
   }
 
+  std::vector<FigureNode> figures_of_entity(const std::string& entity_id, int limit) override {
+    std::vector<FigureNode> out;
+    for (const auto& [id, f] : figures_)
+      if (std::find(f.entity_ids.begin(), f.entity_ids.end(), entity_id) != f.entity_ids.end()) out.push_back(f);
+    std::sort(out.begin(), out.end(), [](const FigureNode& a, const FigureNode& b) {
+      return std::tie(a.doc_id, a.page, a.id) < std::tie(b.doc_id, b.page, b.id);
+    });
+    if (static_cast<int>(out.size()) > std::max(0, limit)) out.resize(std::max(0, limit));
+    return out;
+  }
+
+  std::optional<FigureNode> figure(const std::string& id) override {
+    auto it = figures_.find(id);
+    if (it == figures_.end()) return std::nullopt;
+    return it->second;
+  }
+
+  std::vector<FigureNode> figures() override {
+    std::vector<FigureNode> out;
+    for (const auto& [id, f] : figures_) out.push_back(f);
+    return out;
+  }
+
   std::vector<Mention> mentions_of(const std::string& entity_id) override {
     std::vector<Mention> out;
     for (const auto& [k, m] : mentions_)
@@ -138,6 +172,7 @@ class MemoryGraphStore : public GraphStore {
     s.mentions = static_cast<long long>(mentions_.size());
     for (const auto& [id, e] : entities_) s.aliases += static_cast<long long>(e.aliases.size());
     s.communities = static_cast<long long>(communities_.size());
+    s.figures = static_cast<long long>(figures_.size());
     return s;
   }
 
@@ -157,6 +192,7 @@ class MemoryGraphStore : public GraphStore {
   std::map<RelKey, Relation> relations_;
   std::map<std::pair<RelKey, std::string>, double> weight_by_doc_;
   std::vector<Community> communities_;
+  std::map<std::string, FigureNode> figures_;
 };
 
 }  // namespace mmkg::graph::testing

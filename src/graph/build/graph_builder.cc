@@ -141,6 +141,42 @@ std::vector<ChunkExtraction> extract_document(Store& store, Extractor& ex, const
   return out;
 }
 
+FigureNode figure_node(const StoredFigure& sf) {
+  const Figure& f = sf.figure;
+  return FigureNode{f.id, sf.doc_id, sf.chunk_id, f.table ? "table" : "figure", f.label, f.caption, f.page, {}};
+}
+
+// Figure nodes for the figure chunks among `chunks`, each linked to the entities the delta's
+// mentions place in its chunk (the chunk holds the caption, references, inner text and
+// description, so those are the entities the figure shows or is said to show). `figs` (the
+// document's figures by id) gives page, label, kind and caption; a figure is taken out of it once
+// added. With `rest`, the figures left (those without a chunk: nothing to search them by) get a
+// node too, with no links, so that every figure of the document is in the graph.
+void add_figures(GraphDelta& delta, const std::vector<StoredChunk>& chunks, std::map<std::string, StoredFigure>& figs,
+                 bool rest) {
+  std::unordered_map<std::string, std::vector<std::string>> entities_of;  // chunk id -> entity ids
+  for (const auto& m : delta.mentions) entities_of[m.chunk_id].push_back(m.entity_id);
+  for (const auto& sc : chunks) {
+    const Chunk& c = sc.chunk;
+    if (c.figure_id.empty()) continue;
+    FigureNode n;
+    if (auto it = figs.find(c.figure_id); it != figs.end()) {
+      n = figure_node(it->second);
+      figs.erase(it);
+    } else {  // a figure chunk without its figure row (a damaged store): what the chunk knows
+      n = FigureNode{c.figure_id, c.doc_id, c.id, sc.figure_kind.empty() ? "figure" : sc.figure_kind,
+                     sc.figure_label, "", c.page_start, {}};
+    }
+    n.chunk_id = c.id;
+    if (auto it = entities_of.find(c.id); it != entities_of.end()) n.entity_ids = it->second;
+    delta.figures.push_back(std::move(n));
+  }
+  if (rest) {
+    for (const auto& [id, sf] : figs) delta.figures.push_back(figure_node(sf));
+    figs.clear();
+  }
+}
+
 }  // namespace
 
 ExtractorCounters counters_since(const ExtractorCounters& before, const ExtractorCounters& now) {
@@ -246,6 +282,8 @@ GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor
   for (size_t i = 0; i < todo.size(); ++i) {
     const DocumentRecord& doc = *todo[i];
     std::vector<StoredChunk> all_chunks = store.chunks_of(doc.id);
+    std::map<std::string, StoredFigure> figs;
+    for (auto& sf : store.figures_of(doc.id)) figs.emplace(sf.figure.id, std::move(sf));
     {
       auto tw = Clock::now();
       if (same_db) {
@@ -267,12 +305,13 @@ GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor
       res.extract_seconds += since(te);
 
       auto tr = Clock::now();
+      const bool last = to >= all_chunks.size();
       GraphDelta delta = resolve_document(ex, doc.id, graph, embed, opt.resolve);
       ex.clear();
+      add_figures(delta, chunks, figs, last);
       res.resolve_seconds += since(tr);
 
       auto tw = Clock::now();
-      const bool last = to >= all_chunks.size();
       if (same_db) {
         Transaction tx(db);
         graph.upsert(delta);

@@ -48,8 +48,9 @@ struct GraphSyncResult {
   double community_seconds = 0;
 };
 
-/// Builds the graph of every document of `store` the graph lacks (in store order), removes the
-/// documents the store no longer has (deleted or replaced), and recomputes communities when
+/// Builds the graph of every document of `store` the graph lacks (in store order; a figure or
+/// table becomes a FigureNode linked to the entities its chunk mentions), removes the
+/// documents the store no longer has (deleted or replaced, their figures with them), and recomputes communities when
 /// anything changed. Each document's graph is written in one SQLite transaction together with
 /// its bookkeeping row, so a killed run resumes where it stopped. `embed` may be empty.
 GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor, const EmbedNames& embed,

@@ -1,4 +1,4 @@
-// JSON lines: one object per entity, relation and community (fields in the README).
+// JSON lines: one object per entity, relation, community and figure (fields in docs/JSON.md).
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -14,7 +14,9 @@ using nlohmann::json;
 class JsonlExporter final : public Exporter {
  public:
   std::string name() const override { return "jsonl"; }
-  std::string description() const override { return "one JSON object per entity, relation and community"; }
+  std::string description() const override {
+    return "one JSON object per entity, relation, community and figure";
+  }
   void write(const GraphDump& g, std::ostream& out) const override {
     std::map<std::string, std::vector<const Mention*>> by_entity;
     for (const auto& m : g.mentions) by_entity[m.entity_id].push_back(&m);
@@ -39,6 +41,14 @@ class JsonlExporter final : public Exporter {
       out << json({{"kind", "community"}, {"id", cm.id}, {"level", cm.level}, {"title", cm.title},
                    {"summary", cm.summary}, {"entities", cm.entity_ids}, {"chunks", cm.chunk_ids}})
                  .dump()
+          << "\n";
+    // "type" is figure or table, as an entity's or relation's "type" is its sub-kind; "entities"
+    // are the DEPICTS links, in their order.
+    for (const auto& f : g.figures)
+      out << json({{"kind", "figure"}, {"id", f.id}, {"type", f.kind}, {"doc_id", f.doc_id},
+                   {"chunk_id", f.chunk_id}, {"page", f.page}, {"label", f.label}, {"caption", f.caption},
+                   {"entities", f.entity_ids}})
+                 .dump(-1, ' ', false, json::error_handler_t::replace)
           << "\n";
   }
 };

@@ -20,6 +20,7 @@ GraphDump dump_graph(GraphStore& store) {
   g.relations = store.relations();
   g.mentions = store.mentions();
   g.communities = store.communities();
+  g.figures = store.figures();
   return g;
 }
 

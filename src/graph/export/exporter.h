@@ -1,4 +1,5 @@
-// Graph export: one Exporter per format, found by name in a registry (jsonl, graphml, cypher).
+// Graph export (entities, relations, mentions, communities, figures with their DEPICTS links):
+// one Exporter per format, found by name in a registry (jsonl, graphml, cypher).
 // Each backend in its own file (export_*.cc); adding a format is one file and one line in
 // exporter.cc's registry.
 #pragma once
@@ -17,6 +18,7 @@ struct GraphDump {
   std::vector<Relation> relations;   ///< ordered by (src, dst, type)
   std::vector<Mention> mentions;     ///< ordered by (entity_id, chunk_id)
   std::vector<Community> communities;
+  std::vector<FigureNode> figures;   ///< ordered by id, each with the entities it depicts
 };
 
 /// Reads everything an exporter writes.

@@ -38,7 +38,9 @@ class GraphStore {
 
   /// Removes everything a document contributed: its mentions, its evidence sentences (and the
   /// weight they carried), relations left without evidence, entities left without mentions,
-  /// and its chunk nodes. Entities shared with other documents stay, with their other mentions.
+  /// its figures (with their entity links) and its chunk nodes. Entities shared with other
+  /// documents stay, with their other mentions. A figure link does not keep an entity alive: an
+  /// entity removed as unmentioned loses the links other documents' figures had to it.
   virtual void remove_document(const std::string& doc_id) = 0;
 
   /// Deletes the whole graph.
@@ -56,6 +58,12 @@ class GraphStore {
   virtual std::vector<Relation> relations_of(const std::string& entity_id, int limit) = 0;
   /// Every relation (for PPR, communities and export), ordered by (src, dst, type).
   virtual std::vector<Relation> relations() = 0;
+  /// Figures and tables linked to `entity_id` (each with all its entity links), ordered by
+  /// (doc_id, page, id), at most `limit`.
+  virtual std::vector<FigureNode> figures_of_entity(const std::string& entity_id, int limit) = 0;
+  virtual std::optional<FigureNode> figure(const std::string& id) = 0;
+  /// Every figure (for export), ordered by id.
+  virtual std::vector<FigureNode> figures() = 0;
   /// Mentions of one entity, ordered by (doc_id, chunk_id).
   virtual std::vector<Mention> mentions_of(const std::string& entity_id) = 0;
   /// Every mention, ordered by (entity_id, chunk_id).

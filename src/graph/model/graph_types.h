@@ -59,13 +59,30 @@ struct Community {
   std::vector<std::string> chunk_ids;   ///< chunks the summary's sentences come from
 };
 
+/// A figure or table of a document (mmkg::Figure) as a node: linked to its document, page and
+/// own chunk (caption, references, inner text, description), and to the entities that chunk
+/// mentions, which the figure depicts or names. Identity: id (the store's figure id).
+struct FigureNode {
+  std::string id;
+  std::string doc_id;
+  std::string chunk_id;                 ///< its own chunk; empty for a figure with nothing to search by
+  std::string kind = "figure";          ///< figure | table
+  std::string label;                    ///< "Figure 3", "Table 2"; empty when uncaptioned
+  std::string caption;
+  int page = 0;                         ///< 1-based, 0 when the format has no pages
+  std::vector<std::string> entity_ids;  ///< entities it depicts or mentions, in the order given
+};
+
 /// What one document (or one batch) adds to the graph. Entities are merged by id: aliases are
 /// unioned, the higher score kept, an empty description filled. Mentions and relation evidence
-/// are added; a relation's weight grows by the weight given here.
+/// are added; a relation's weight grows by the weight given here. Figures replace the stored
+/// figure of the same id, entity links included (links to unknown entities are dropped).
 struct GraphDelta {
   std::vector<Entity> entities;
   std::vector<Mention> mentions;
   std::vector<Relation> relations;
+  // `= {}` so that the many {entities, mentions, relations} initialisers stay warning-free.
+  std::vector<FigureNode> figures = {};
 };
 
 struct GraphStats {
@@ -74,6 +91,7 @@ struct GraphStats {
   long long mentions = 0;
   long long aliases = 0;      ///< alias rows (surface forms) over all entities
   long long communities = 0;
+  long long figures = 0;      ///< figure and table nodes
 };
 
 /// The key two names must share to be the same entity: lower-case, accents folded, hyphens,

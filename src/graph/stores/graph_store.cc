@@ -2,6 +2,7 @@
 // backends share.
 #include "graph/model/graph_store.h"
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -92,6 +93,23 @@ std::vector<RelationWrite> merge_relations(const std::vector<Relation>& in) {
       }
       if (!merged) w.evidence.push_back({ev, share});
     }
+  }
+  return out;
+}
+
+std::vector<FigureNode> merge_figures(const std::vector<FigureNode>& in) {
+  std::vector<FigureNode> out;
+  std::unordered_map<std::string, size_t> at;
+  for (const auto& f : in) {
+    auto [it, fresh] = at.emplace(f.id, out.size());
+    if (fresh) out.push_back(f);
+    else out[it->second] = f;
+  }
+  for (auto& f : out) {
+    std::vector<std::string> ids;
+    for (const auto& e : f.entity_ids)
+      if (!e.empty() && std::find(ids.begin(), ids.end(), e) == ids.end()) ids.push_back(e);
+    f.entity_ids = std::move(ids);
   }
   return out;
 }

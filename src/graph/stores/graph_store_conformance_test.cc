@@ -1,5 +1,6 @@
 // One conformance suite for every GraphStore backend: SQLite (a real database file) and Neo4j
 // (a server started once per run, see neo4j_test_server.h). Each test starts from clear().
+// Figure nodes have their part of the suite in graph_store_figures_test.cc.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -520,13 +521,15 @@ TEST(GraphStoreSqlite, MigratesAVersion1GraphKeepingItsRelations) {
   auto store = Store::open(dir.str());
   make_sqlite_graph_store(store->db())->upsert(
       {{ent("a", "A"), ent("b", "B")}, {}, {rel("a", "b", "uses", 1, {ev("c1", "d1", "A uses B.")})}});
-  // What version 1 looked like: no description column.
+  // What version 1 looked like: no description column, no figure tables (version 3).
   Stmt(store->db(), "ALTER TABLE graph_relations DROP COLUMN description").run();
+  Stmt(store->db(), "DROP TABLE graph_depicts").run();
+  Stmt(store->db(), "DROP TABLE graph_figures").run();
   Stmt(store->db(), "UPDATE graph_meta SET value = '1' WHERE key = 'schema_version'").run();
   auto g = make_sqlite_graph_store(store->db());
   Stmt v(store->db(), "SELECT value FROM graph_meta WHERE key = 'schema_version'");
   ASSERT_TRUE(v.step());
-  EXPECT_EQ(v.text(0), "2");
+  EXPECT_EQ(v.text(0), "3") << "migrated to the current version";
   auto r = find_rel(*g, "a", "b", "uses");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->description, "");

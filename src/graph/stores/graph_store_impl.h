@@ -11,8 +11,10 @@ namespace mmkg::graph::detail {
 
 /// Schema version of the graph tables (SQLite) and graph meta node (Neo4j).
 /// 1: first version. 2: relations have a description (graph_relations.description in SQLite,
-/// REL.description in Neo4j); a version-1 graph is migrated on open.
-inline constexpr int kGraphSchemaVersion = 2;
+/// REL.description in Neo4j). 3: figure and table nodes linked to the entities they depict
+/// (graph_figures and graph_depicts in SQLite, :Figure and DEPICTS in Neo4j). Older graphs are
+/// migrated on open.
+inline constexpr int kGraphSchemaVersion = 3;
 
 /// One evidence sentence with the share of the relation weight it carries.
 struct WeightedEvidence {
@@ -44,5 +46,10 @@ std::vector<Mention> merge_mentions(const std::vector<Mention>& in);
 /// evidence count, so 1 each); identical (chunk_id, sentence) evidence is merged, weights added;
 /// the first non-empty description is kept.
 std::vector<RelationWrite> merge_relations(const std::vector<Relation>& in);
+
+/// Figures deduplicated by id within the delta: the last one given replaces the earlier ones (as
+/// a later upsert replaces a stored figure), at the place of the first. Each figure's entity
+/// ids deduplicated (first occurrence kept), empty ids dropped.
+std::vector<FigureNode> merge_figures(const std::vector<FigureNode>& in);
 
 }  // namespace mmkg::graph::detail

@@ -9,10 +9,14 @@
 //       evidence as parallel lists; ev_weights[i] is the share of `weight` evidence i brought;
 //       description since schema version 2 (absent on older relations, read as "")
 //   (:Community {id, level, title, summary, chunk_ids})-[:HAS {pos}]->(:Entity)
+//   (:Figure {id, doc_id, chunk_id, kind, label, caption, page})-[:DEPICTS {pos}]->(:Entity)
+//   (:Figure)-[:IN_CHUNK]->(:Chunk)           its own chunk, when it has one (schema version 3)
 //   (:MmkgGraphMeta {key: 'graph', schema_version})
-// Constraints: unique Entity.id, Chunk.id, Community.id; indexes on Alias.key, Alias.entity_id,
-// Chunk.doc_id, MENTIONED_IN.doc_id; vector index mmkg_chunk_embedding (cosine) on
-// Chunk.embedding, created when the first vectors arrive.
+// Documents have no node of their own here: a document is the doc_id property of its chunks,
+// mentions, evidence and figures, and remove_document works through that property.
+// Constraints: unique Entity.id, Chunk.id, Community.id, Figure.id; indexes on Alias.key,
+// Alias.entity_id, Chunk.doc_id, Figure.doc_id, MENTIONED_IN.doc_id; vector index
+// mmkg_chunk_embedding (cosine) on Chunk.embedding, created when the first vectors arrive.
 //
 // Each statement is its own transaction: an upsert or remove_document that fails half-way
 // leaves the batches before the failure applied.
@@ -70,6 +74,30 @@ WITH r, row, reduce(acc = {c: r.ev_chunks, d: r.ev_docs, s: r.ev_sentences, w: r
 SET r.weight = r.weight + row.w, r.ev_chunks = acc.c, r.ev_docs = acc.d, r.ev_sentences = acc.s,
     r.ev_weights = acc.w)";
 
+// A figure is replaced whole: properties set, old links dropped, then linked to its chunk (the
+// chunk node made if mentions have not made it yet) and to the entities that exist.
+const char* kUpsertFigures = R"(
+UNWIND $rows AS row
+MERGE (f:Figure {id: row.id})
+SET f.doc_id = row.doc, f.chunk_id = row.chunk, f.kind = row.kind, f.label = row.label,
+    f.caption = row.caption, f.page = row.page
+WITH f, row
+CALL { WITH f MATCH (f)-[old:DEPICTS|IN_CHUNK]->() DELETE old }
+FOREACH (_ IN CASE WHEN row.chunk <> '' THEN [1] ELSE [] END |
+  MERGE (c:Chunk {id: row.chunk}) ON CREATE SET c.doc_id = row.doc
+  MERGE (f)-[:IN_CHUNK]->(c))
+WITH f, row
+UNWIND range(0, size(row.entities) - 1) AS i
+MATCH (e:Entity {id: row.entities[i]})
+MERGE (f)-[d:DEPICTS]->(e) SET d.pos = i)";
+
+// A figure with its entity ids in link order; `f` must be bound, one row per figure.
+const char* kFigureReturn = R"(
+OPTIONAL MATCH (f)-[d:DEPICTS]->(e:Entity)
+WITH f, d, e ORDER BY d.pos
+WITH f, collect(e.id) AS entities
+RETURN f.id AS id, f.doc_id AS doc, f.chunk_id, f.kind, f.label, f.caption, f.page AS page, entities)";
+
 // remove_document, step 1: the document's evidence and the weight it carried; relations left
 // without evidence go.
 const char* kRemoveEvidence = R"(
@@ -94,7 +122,8 @@ WITH e WHERE NOT (e)-[:MENTIONED_IN]->()
 CALL { WITH e MATCH (a:Alias {entity_id: e.id}) DELETE a }
 DETACH DELETE e)";
 
-// Step 3: its chunk nodes.
+// Step 3: its figures (their DEPICTS and IN_CHUNK links with them), then its chunk nodes.
+const char* kRemoveFigures = "MATCH (f:Figure {doc_id: $doc}) DETACH DELETE f";
 const char* kRemoveChunks = "MATCH (c:Chunk {doc_id: $doc}) DETACH DELETE c";
 
 const char* kRelationColumns =
@@ -117,6 +146,19 @@ Relation read_relation(const json& row) {
   for (size_t i = 0; i < c.size(); ++i)
     r.evidence.push_back(Evidence{c[i], i < d.size() ? d[i] : "", i < s.size() ? s[i] : ""});
   return r;
+}
+
+FigureNode read_figure(const json& row) {
+  FigureNode f;
+  f.id = str(row[0]);
+  f.doc_id = str(row[1]);
+  f.chunk_id = str(row[2]);
+  f.kind = str(row[3]);
+  f.label = str(row[4]);
+  f.caption = str(row[5]);
+  f.page = row[6].is_number() ? row[6].get<int>() : 0;
+  f.entity_ids = strs(row[7]);
+  return f;
 }
 
 Mention read_mention(const json& row) {
@@ -160,12 +202,18 @@ class Neo4jGraphStore final : public GraphStore {
                       {"evs", std::move(evs)}});
     }
     run_batched(kUpsertRelations, rows);
+    rows.clear();
+    for (const auto& f : detail::merge_figures(delta.figures))
+      rows.push_back({{"id", f.id}, {"doc", f.doc_id}, {"chunk", f.chunk_id}, {"kind", f.kind}, {"label", f.label},
+                      {"caption", f.caption}, {"page", f.page}, {"entities", f.entity_ids}});
+    run_batched(kUpsertFigures, rows);
   }
 
   void remove_document(const std::string& doc_id) override {
     const json p = {{"doc", doc_id}};
     db_.run(kRemoveEvidence, p);
     db_.run(kRemoveMentions, p);
+    db_.run(kRemoveFigures, p);
     db_.run(kRemoveChunks, p);
   }
 
@@ -173,7 +221,7 @@ class Neo4jGraphStore final : public GraphStore {
     // In slices, so that a large graph does not need one huge transaction; only mmkg's labels.
     for (;;) {
       auto r = db_.run(
-          "MATCH (n) WHERE n:Entity OR n:Chunk OR n:Alias OR n:Community "
+          "MATCH (n) WHERE n:Entity OR n:Chunk OR n:Alias OR n:Community OR n:Figure "
           "WITH n LIMIT 10000 DETACH DELETE n RETURN count(*)");
       if (r.rows.empty() || num(r.rows[0][0]) == 0) break;
     }
@@ -226,6 +274,27 @@ class Neo4jGraphStore final : public GraphStore {
     return out;
   }
 
+  std::vector<FigureNode> figures_of_entity(const std::string& entity_id, int limit) override {
+    if (limit <= 0) return {};
+    auto r = db_.run(std::string("MATCH (:Entity {id: $id})<-[:DEPICTS]-(f:Figure) "
+                                 "WITH DISTINCT f ORDER BY f.doc_id, f.page, f.id LIMIT $limit") +
+                         kFigureReturn + " ORDER BY doc, page, id",
+                     {{"id", entity_id}, {"limit", limit}});
+    return read_figures(r);
+  }
+
+  std::optional<FigureNode> figure(const std::string& id) override {
+    auto r = db_.run(std::string("MATCH (f:Figure {id: $id})") + kFigureReturn, {{"id", id}});
+    auto out = read_figures(r);
+    if (out.empty()) return std::nullopt;
+    return std::move(out[0]);
+  }
+
+  std::vector<FigureNode> figures() override {
+    auto r = db_.run(std::string("MATCH (f:Figure)") + kFigureReturn + " ORDER BY id");
+    return read_figures(r);
+  }
+
   std::vector<Mention> mentions_of(const std::string& entity_id) override {
     auto r = db_.run(
         "MATCH (e:Entity {id: $id})-[m:MENTIONED_IN]->(c:Chunk) "
@@ -252,7 +321,8 @@ class Neo4jGraphStore final : public GraphStore {
         "CALL { MATCH ()-[r:REL]->() RETURN count(r) AS relations } "
         "CALL { MATCH ()-[m:MENTIONED_IN]->() RETURN count(m) AS mentions } "
         "CALL { MATCH (c:Community) RETURN count(c) AS communities } "
-        "RETURN entities, relations, mentions, aliases, communities");
+        "CALL { MATCH (f:Figure) RETURN count(f) AS figures } "
+        "RETURN entities, relations, mentions, aliases, communities, figures");
     GraphStats st;
     if (r.rows.empty()) return st;
     const auto& row = r.rows[0];
@@ -262,6 +332,7 @@ class Neo4jGraphStore final : public GraphStore {
     st.mentions = i64(row[2]);
     st.aliases = i64(row[3]);
     st.communities = i64(row[4]);
+    st.figures = i64(row[5]);
     return st;
   }
 
@@ -374,15 +445,18 @@ SET c.doc_id = row.doc, c.embedding = CASE WHEN size(row.v) > 0 THEN row.v ELSE 
                          std::to_string(v) + ", this mmkg understands up to " +
                          std::to_string(detail::kGraphSchemaVersion) + "; upgrade mmkg");
       if (v == detail::kGraphSchemaVersion) return;
-      // 1 → 2 needs no data change: REL.description is read with coalesce(…, '').
+      // 1 → 2 needs no data change: REL.description is read with coalesce(…, ''). 2 → 3 neither:
+      // a graph without Figure nodes has no figures; their constraint and index are made below.
     }
     for (const char* s : {
              "CREATE CONSTRAINT mmkg_entity_id IF NOT EXISTS FOR (e:Entity) REQUIRE e.id IS UNIQUE",
              "CREATE CONSTRAINT mmkg_chunk_id IF NOT EXISTS FOR (c:Chunk) REQUIRE c.id IS UNIQUE",
              "CREATE CONSTRAINT mmkg_community_id IF NOT EXISTS FOR (c:Community) REQUIRE c.id IS UNIQUE",
+             "CREATE CONSTRAINT mmkg_figure_id IF NOT EXISTS FOR (f:Figure) REQUIRE f.id IS UNIQUE",
              "CREATE INDEX mmkg_alias_key IF NOT EXISTS FOR (a:Alias) ON (a.key)",
              "CREATE INDEX mmkg_alias_entity IF NOT EXISTS FOR (a:Alias) ON (a.entity_id)",
              "CREATE INDEX mmkg_chunk_doc IF NOT EXISTS FOR (c:Chunk) ON (c.doc_id)",
+             "CREATE INDEX mmkg_figure_doc IF NOT EXISTS FOR (f:Figure) ON (f.doc_id)",
              "CREATE INDEX mmkg_mention_doc IF NOT EXISTS FOR ()-[m:MENTIONED_IN]-() ON (m.doc_id)",
          })
       db_.run(s);
@@ -417,6 +491,13 @@ SET c.doc_id = row.doc, c.embedding = CASE WHEN size(row.v) > 0 THEN row.v ELSE 
     if (dim != vector_dim_)
       throw UsageError("chunk vectors have dimension " + std::to_string(dim) + ", the Neo4j vector index holds " +
                        std::to_string(vector_dim_) + "; use the embedding model the graph was built with, or clear it");
+  }
+
+  static std::vector<FigureNode> read_figures(const Neo4jResult& r) {
+    std::vector<FigureNode> out;
+    out.reserve(r.rows.size());
+    for (const auto& row : r.rows) out.push_back(read_figure(row));
+    return out;
   }
 
   static Entity read_entity(const json& row) {

@@ -86,6 +86,29 @@ const char* kGraphMigrateV1toV2 = R"SQL(
 ALTER TABLE graph_relations ADD COLUMN description TEXT NOT NULL DEFAULT '';
 )SQL";
 
+// Version 3: figure and table nodes, and the entities each one depicts (`pos`: the order given).
+const char* kGraphMigrateV2toV3 = R"SQL(
+CREATE TABLE graph_figures(
+  id       TEXT PRIMARY KEY,
+  doc_id   TEXT NOT NULL,
+  chunk_id TEXT NOT NULL,
+  kind     TEXT NOT NULL,
+  label    TEXT NOT NULL,
+  caption  TEXT NOT NULL,
+  page     INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX graph_figures_doc ON graph_figures(doc_id);
+CREATE TABLE graph_depicts(
+  figure_id TEXT NOT NULL,
+  entity_id TEXT NOT NULL,
+  pos       INTEGER NOT NULL,
+  PRIMARY KEY(figure_id, entity_id)
+) WITHOUT ROWID;
+CREATE INDEX graph_depicts_entity ON graph_depicts(entity_id);
+)SQL";
+
+const char* kFigureColumns = "id, doc_id, chunk_id, kind, label, caption, page";
+
 void exec(sqlite3* db, const char* sql) {
   char* err = nullptr;
   if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
@@ -135,6 +158,7 @@ class SqliteGraphStore final : public GraphStore {
     const auto entities = detail::merge_entities(delta.entities);
     const auto mentions = detail::merge_mentions(delta.mentions);
     const auto relations = detail::merge_relations(delta.relations);
+    const auto figures = detail::merge_figures(delta.figures);
     WriteScope w(db_);
     if (!entities.empty()) {
       Stmt ent(db_,
@@ -185,6 +209,29 @@ class SqliteGraphStore final : public GraphStore {
         }
       }
     }
+    if (!figures.empty()) {
+      // A figure is replaced whole: its row and all its links (a re-extraction may link others).
+      Stmt fig(db_,
+               "INSERT OR REPLACE INTO graph_figures(id, doc_id, chunk_id, kind, label, caption, page) "
+               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+      Stmt unlink(db_, "DELETE FROM graph_depicts WHERE figure_id = ?1");
+      // Links to unknown entities are dropped (Neo4j has no node to link them to).
+      Stmt link(db_,
+                "INSERT OR IGNORE INTO graph_depicts(figure_id, entity_id, pos) "
+                "SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM graph_entities WHERE id = ?2)");
+      for (const auto& f : figures) {
+        fig.reset();
+        fig.bind(1, f.id).bind(2, f.doc_id).bind(3, f.chunk_id).bind(4, f.kind).bind(5, f.label).bind(6, f.caption)
+            .bind(7, f.page).run();
+        unlink.reset();
+        unlink.bind(1, f.id).run();
+        int pos = 0;
+        for (const auto& e : f.entity_ids) {
+          link.reset();
+          link.bind(1, f.id).bind(2, e).bind(3, pos++).run();
+        }
+      }
+    }
     w.commit();
   }
 
@@ -205,6 +252,10 @@ class SqliteGraphStore final : public GraphStore {
       while (s.step()) lost.emplace_back(s.i64(0), s.f64(1));
     }
     Stmt(db_, "DELETE FROM graph_evidence WHERE doc_id = ?1").bind(1, doc_id).run();
+    Stmt(db_, "DELETE FROM graph_depicts WHERE figure_id IN (SELECT id FROM graph_figures WHERE doc_id = ?1)")
+        .bind(1, doc_id)
+        .run();
+    Stmt(db_, "DELETE FROM graph_figures WHERE doc_id = ?1").bind(1, doc_id).run();
     {
       Stmt sub(db_, "UPDATE graph_relations SET weight = weight - ?2 WHERE id = ?1");
       Stmt drop(db_, "DELETE FROM graph_relations WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM graph_evidence WHERE rel_id = ?1)");
@@ -233,7 +284,7 @@ class SqliteGraphStore final : public GraphStore {
     exec(db_,
          "DELETE FROM graph_entities; DELETE FROM graph_aliases; DELETE FROM graph_mentions; "
          "DELETE FROM graph_relations; DELETE FROM graph_evidence; DELETE FROM graph_communities; "
-         "DELETE FROM graph_community_members;");
+         "DELETE FROM graph_community_members; DELETE FROM graph_figures; DELETE FROM graph_depicts;");
     w.commit();
   }
 
@@ -290,6 +341,28 @@ class SqliteGraphStore final : public GraphStore {
     return read_relations(s, /*all=*/true);
   }
 
+  std::vector<FigureNode> figures_of_entity(const std::string& entity_id, int limit) override {
+    if (limit <= 0) return {};
+    Stmt s(db_, std::string("SELECT ") + kFigureColumns +
+                    " FROM graph_figures WHERE id IN (SELECT figure_id FROM graph_depicts WHERE entity_id = ?1) "
+                    "ORDER BY doc_id, page, id LIMIT ?2");
+    s.bind(1, entity_id).bind(2, limit);
+    return read_figures(s);
+  }
+
+  std::optional<FigureNode> figure(const std::string& id) override {
+    Stmt s(db_, std::string("SELECT ") + kFigureColumns + " FROM graph_figures WHERE id = ?1");
+    s.bind(1, id);
+    auto out = read_figures(s);
+    if (out.empty()) return std::nullopt;
+    return std::move(out[0]);
+  }
+
+  std::vector<FigureNode> figures() override {
+    Stmt s(db_, std::string("SELECT ") + kFigureColumns + " FROM graph_figures ORDER BY id");
+    return read_figures(s, /*all=*/true);
+  }
+
   std::vector<Mention> mentions_of(const std::string& entity_id) override {
     Stmt s(db_,
            "SELECT entity_id, chunk_id, doc_id, surface, count FROM graph_mentions WHERE entity_id = ?1 "
@@ -308,13 +381,14 @@ class SqliteGraphStore final : public GraphStore {
     Stmt s(db_,
            "SELECT (SELECT count(*) FROM graph_entities), (SELECT count(*) FROM graph_relations), "
            "(SELECT count(*) FROM graph_mentions), (SELECT count(*) FROM graph_aliases), "
-           "(SELECT count(*) FROM graph_communities)");
+           "(SELECT count(*) FROM graph_communities), (SELECT count(*) FROM graph_figures)");
     s.step();
     st.entities = s.i64(0);
     st.relations = s.i64(1);
     st.mentions = s.i64(2);
     st.aliases = s.i64(3);
     st.communities = s.i64(4);
+    st.figures = s.i64(5);
     return st;
   }
 
@@ -390,6 +464,7 @@ class SqliteGraphStore final : public GraphStore {
     // Each step takes the schema one version up; a fresh store runs them all.
     if (version < 1) exec(db_, kGraphSchemaV1);
     if (version < 2) exec(db_, kGraphMigrateV1toV2);
+    if (version < 3) exec(db_, kGraphMigrateV2toV3);
     Stmt(db_, "INSERT OR REPLACE INTO graph_meta(key, value) VALUES ('schema_version', ?1)")
         .bind(1, std::to_string(detail::kGraphSchemaVersion))
         .run();
@@ -449,7 +524,45 @@ class SqliteGraphStore final : public GraphStore {
     return out;
   }
 
-  // An entity and everything hanging on it: aliases, relations (with evidence), memberships.
+  // Rows of kFigureColumns → figures with their entity links in the order given.
+  std::vector<FigureNode> read_figures(Stmt& s, bool all = false) {
+    std::vector<FigureNode> out;
+    std::unordered_map<std::string, size_t> at;
+    while (s.step()) {
+      FigureNode f;
+      f.id = s.text(0);
+      f.doc_id = s.text(1);
+      f.chunk_id = s.text(2);
+      f.kind = s.text(3);
+      f.label = s.text(4);
+      f.caption = s.text(5);
+      f.page = s.i32(6);
+      at.emplace(f.id, out.size());
+      out.push_back(std::move(f));
+    }
+    if (out.empty()) return out;
+    auto add = [&](Stmt& d) {
+      while (d.step()) {
+        auto it = at.find(d.text(0));
+        if (it != at.end()) out[it->second].entity_ids.push_back(d.text(1));
+      }
+    };
+    if (all) {
+      Stmt d(db_, "SELECT figure_id, entity_id FROM graph_depicts ORDER BY figure_id, pos");
+      add(d);
+    } else {
+      Stmt d(db_, "SELECT figure_id, entity_id FROM graph_depicts WHERE figure_id = ?1 ORDER BY pos");
+      for (const auto& [id, idx] : at) {
+        d.reset();
+        d.bind(1, id);
+        add(d);
+      }
+    }
+    return out;
+  }
+
+  // An entity and everything hanging on it: aliases, relations (with evidence), memberships,
+  // figure links.
   void delete_entity(const std::string& id) {
     Stmt(db_,
          "DELETE FROM graph_evidence WHERE rel_id IN "
@@ -459,6 +572,7 @@ class SqliteGraphStore final : public GraphStore {
     Stmt(db_, "DELETE FROM graph_relations WHERE src = ?1 OR dst = ?1").bind(1, id).run();
     Stmt(db_, "DELETE FROM graph_aliases WHERE entity_id = ?1").bind(1, id).run();
     Stmt(db_, "DELETE FROM graph_community_members WHERE entity_id = ?1").bind(1, id).run();
+    Stmt(db_, "DELETE FROM graph_depicts WHERE entity_id = ?1").bind(1, id).run();
     Stmt(db_, "DELETE FROM graph_entities WHERE id = ?1").bind(1, id).run();
   }
 
