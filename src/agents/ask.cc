@@ -1,6 +1,8 @@
 #include "agents/ask.h"
 
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "agents/team.h"
 #include "agents/trace.h"
@@ -8,8 +10,24 @@
 #include "index/lexical.h"
 #include "index/searcher.h"
 #include "store/store.h"
+#include "text/captions.h"
 
 namespace mmkg {
+
+namespace {
+
+// The stored PNG of a figure, for a vision model; empty when there is none or it cannot be read.
+std::string figure_png(Store& store, const std::string& figure_id) {
+  auto figs = store.find_figures(figure_id);
+  if (figs.empty() || figs[0].figure.image_hash.empty()) return {};
+  std::ifstream in(store.figure_path(figs[0].figure.image_hash), std::ios::binary);
+  if (!in) return {};
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
 
 // The orchestrator: plan → graph → retrieve → synthesize → verify, then, while the verifier
 // finds gaps and rounds remain, a follow-up plan for the gaps, retrieval and a new answer, kept
@@ -32,9 +50,11 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
     vo.judge = opt.chat;
     vo.judge_scope = opt.judge;
   }
+  LlmSynthOptions lopt = opt.llm;
+  if (!lopt.figure_png) lopt.figure_png = [&store](const std::string& id) { return figure_png(store, id); };
   PlannerAgent planner(stats, opt.chat, opt.max_phrases);
   RagAgent rag(store, searcher, opt.retrieve);
-  SynthesizerAgent synth(stats, opt.chat, opt.synth, opt.llm);
+  SynthesizerAgent synth(stats, opt.chat, opt.synth, lopt);
   VerifierAgent verifier(store, stats, vo);
 
   PlanInput first;
@@ -49,6 +69,14 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
     extra = graph_lists(gr);
     res.entities = std::move(gr.entities);
     res.facts = std::move(gr.facts);
+  }
+
+  // A question that names a figure or table ("Figure 3 of the survival paper") gets that
+  // figure's chunk at the head of the context.
+  if (!figure_references(question).empty()) {
+    FigureAgent figures(store);
+    NamedFigures nf = run_agent(figures, question, trace);
+    for (auto& l : nf.lists()) extra.push_back(std::move(l));
   }
 
   Retrieval r = run_agent(rag, RagInput{&plan, &extra}, trace);

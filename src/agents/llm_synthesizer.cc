@@ -14,6 +14,26 @@ std::string trim(const std::string& s) {
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
+// A vision model also sees the images of the figures among the passages, in passage order,
+// after the text; the text says which passage each image belongs to.
+void attach_figure_images(ChatModel& model, const Retrieval& retrieval, const LlmSynthOptions& lopt, Message& user,
+                          Draft& d) {
+  if (!model.vision() || !lopt.figure_png) return;
+  std::string which;
+  for (size_t i = 0; i < retrieval.context.size() && user.images.size() < lopt.max_images; ++i) {
+    const SearchHit& h = retrieval.context[i].hit;
+    if (h.figure_id.empty()) continue;
+    std::string png = lopt.figure_png(h.figure_id);
+    if (png.empty()) continue;
+    user.images.push_back(ImagePart{.mime = "image/png", .bytes = std::move(png)});
+    which += (which.empty() ? "[" : ", [") + std::to_string(i + 1) + "]";
+  }
+  if (user.images.empty()) return;
+  d.images = user.images.size();
+  user.content += "\n\nThe images that follow show the figures of passages " + which +
+                  ", in that order. Cite the passage of a figure for what you read in its image.";
+}
+
 }  // namespace
 
 Draft draft_extractive(const std::string& question, const Retrieval& retrieval, TermStats& stats,
@@ -45,6 +65,7 @@ Draft draft_llm(ChatModel& model, const std::string& question, const Retrieval& 
                       "square brackets, like [2]. If the passages do not answer the question, reply exactly: "
                       "NOT FOUND"),
       Message::user("Passages:\n\n" + passages + "Question: " + question)};
+  attach_figure_images(model, retrieval, lopt, req.messages.back(), d);
   ChatResponse resp = model.chat(req);
   d.usage = resp.usage;
   d.model_ms = resp.ms;

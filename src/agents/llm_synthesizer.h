@@ -4,6 +4,7 @@
 // question's information), so the model is not asked when the documents do not hold an answer.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "agents/messages.h"
@@ -16,6 +17,11 @@ namespace mmkg {
 /// format_passage() renders it); RetrieveOptions::max_context_tokens sizes it.
 struct LlmSynthOptions {
   int max_tokens = 300;
+  /// The PNG of a stored figure by id (empty when it has none). With a vision model
+  /// (ChatModel::vision()), the images of the figures among the passages go with them, so that
+  /// the model reads the plot itself and not only its caption. Unset: text only.
+  std::function<std::string(const std::string& figure_id)> figure_png;
+  size_t max_images = 4;  ///< at most this many images per question (each costs the model ~1k tokens)
 };
 
 /// The model's draft (Draft::extractive always set). A model failure throws (mmkg::Error); an

@@ -98,6 +98,7 @@ struct Draft {
   Answer extractive;                     ///< always made: the found decision and the fallback
   std::vector<DraftSentence> sentences;  ///< the model's sentences; empty when there is no model draft
   size_t passages = 0;                   ///< context passages the model was shown ([1]..[passages])
+  size_t images = 0;                     ///< figure images sent with them (a vision model)
   std::string fallback;                  ///< why there is no model draft
   Usage usage;
   double model_ms = 0;

@@ -60,6 +60,19 @@ std::string clean_sentence(std::string_view s) {
   return t;
 }
 
+// What figures and tables do, in the words questions use: "what does Figure 2 show / depict /
+// plot", "what does Table 1 list / report".
+const std::set<std::string>& depiction_stems() {
+  static const std::set<std::string> s = [] {
+    std::set<std::string> out;
+    for (const char* w : {"show", "depict", "illustrate", "plot", "display", "present", "visualize", "draw", "list",
+                          "report", "summarize", "give"})
+      out.insert(stem(w));
+    return out;
+  }();
+  return s;
+}
+
 }  // namespace
 
 Answer synthesize_extractive(const std::string& question, const Retrieval& retrieval, TermStats& stats,
@@ -83,6 +96,14 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
     // the heading above the paragraph.
     std::string where = hit.doc.substr(0, hit.doc.rfind('.')) + " " + hit.heading_path;
     std::set<std::string> where_stems = stem_set(where);
+    // The words the question named this passage by ("Figure 3 of the survival paper"), and, for
+    // a figure's or table's own passage, what a caption implicitly says: "Figure 3 shows ...".
+    const auto& named = retrieval.context[ci].where;
+    where_stems.insert(named.begin(), named.end());
+    if (!hit.figure_id.empty()) {
+      const auto& verbs = depiction_stems();
+      where_stems.insert(verbs.begin(), verbs.end());
+    }
     std::set<std::string> chunk_stems;
     for (auto [b, e] : shown) {
       auto st = stem_set(std::string_view(text).substr(b, e - b));

@@ -58,6 +58,22 @@ GraphRetrieval GraphAgent::run(const std::string& question, AgentStep& step) {
   return g;
 }
 
+NamedFigures FigureAgent::run(const std::string& question, AgentStep& step) {
+  NamedFigures nf = find_named_figures(store_, question);
+  step.detail = FigureStep{.labels = nf.labels, .figures = nf.figures};
+  for (const auto& label : nf.labels) {
+    std::string where;
+    for (const auto& f : nf.figures) {
+      if (f.label != label) continue;
+      where += (where.empty() ? "" : "; ") + f.doc_name + (f.page > 0 ? ", page " + std::to_string(f.page) : "") +
+               " (figure " + f.figure_id.substr(0, 12) + (f.pinned ? ", leads the context" : "") + ")";
+    }
+    step.trace.log("mmkg: figures: the question names %s: %s", label.c_str(),
+                   where.empty() ? "no document has it" : where.c_str());
+  }
+  return nf;
+}
+
 Retrieval RagAgent::run(const RagInput& in, AgentStep& step) {
   static const std::vector<RankedList> none;
   Retrieval rr = retrieve(store_, searcher_, *in.plan, opt_, in.extra ? *in.extra : none, step.trace.log_fn());
@@ -85,6 +101,12 @@ Retrieval RagAgent::run(const RagInput& in, AgentStep& step) {
   d.unbudgeted_tokens = rr.unbudgeted_tokens;
   d.unbudgeted_chars = rr.unbudgeted_chars;
   d.documents.assign(docs.begin(), docs.end());
+  for (size_t i = 0; i < rr.context.size(); ++i) {
+    const SearchHit& h = rr.context[i].hit;
+    if (h.figure_id.empty()) continue;
+    d.figures.push_back(ContextFigure{.figure_id = h.figure_id, .label = h.figure_label, .kind = h.kind(),
+                                      .doc = h.doc, .page = h.page_start, .passage = i + 1});
+  }
   step.trace.log("mmkg: retrieve: %zu unique chunks after de-duplication across sub-queries", rr.unique_chunks);
   step.trace.log("mmkg: retrieve: context: %zu chunks from %zu documents, %zu characters, %zu tokens (budget %zu; "
                  "%zu trimmed to their best sentences)",
@@ -94,9 +116,11 @@ Retrieval RagAgent::run(const RagInput& in, AgentStep& step) {
     const auto& c = rr.context[i];
     const auto& h = c.hit;
     std::string page = h.page_start > 0 ? ", page " + std::to_string(h.page_start) : "";
-    step.trace.log("mmkg: retrieve:   %zu. %s%s, chunk %s%s%s (%zu tokens%s)", i + 1, h.doc.c_str(), page.c_str(),
-                   h.chunk_id.c_str(), h.heading_path.empty() ? "" : " — ", h.heading_path.c_str(), c.tokens,
-                   c.trimmed() ? ", trimmed" : "");
+    std::string fig = h.figure_id.empty() ? ""
+                      : ", " + (h.figure_label.empty() ? std::string(h.kind()) : h.figure_label);
+    step.trace.log("mmkg: retrieve:   %zu. %s%s%s, chunk %s%s%s (%zu tokens%s)", i + 1, h.doc.c_str(), page.c_str(),
+                   fig.c_str(), h.chunk_id.c_str(), h.heading_path.empty() ? "" : " — ", h.heading_path.c_str(),
+                   c.tokens, c.trimmed() ? ", trimmed" : "");
   }
   return rr;
 }
@@ -119,6 +143,7 @@ Draft SynthesizerAgent::run(const SynthInput& in, AgentStep& step) {
     d.completion_tokens = dr.usage.completion;
     d.cached = dr.cached;
     d.model_sentences = dr.sentences.size();
+    d.images = dr.images;
     d.fallback = dr.fallback;
     step.trace.log("mmkg: synthesize: model %s: %lld prompt + %lld completion tokens, %.0f ms%s", chat_->id().c_str(),
                    dr.usage.prompt, dr.usage.completion, dr.model_ms, dr.cached ? " (cached)" : "");

@@ -50,6 +50,18 @@ class GraphAgent : public Agent<std::string, GraphRetrieval> {
 };
 
 
+/// Figure finder: the figures and tables the question names by label ("Figure 3 of the
+/// survival paper"), whose chunks lead the context (named_figures.h).
+class FigureAgent : public Agent<std::string, NamedFigures> {
+ public:
+  explicit FigureAgent(Store& store) : store_(store) {}
+  std::string name() const override { return "figures"; }
+  NamedFigures run(const std::string& question, AgentStep& step) override;
+
+ private:
+  Store& store_;
+};
+
 /// RAG retriever: every sub-query searched in parallel, de-duplicated, fused, cut to the budget.
 class RagAgent : public Agent<RagInput, Retrieval> {
  public:

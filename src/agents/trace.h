@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "graph/resolve/resolve.h"
+#include "retrieve/named_figures.h"
 #include "retrieve/retrieval.h"
 
 namespace mmkg {
@@ -34,6 +35,19 @@ struct GraphStep {
   bool broad = false;
 };
 
+/// The figures and tables the question names by label (named_figures.h).
+struct FigureStep {
+  std::vector<std::string> labels;   ///< "Figure 3", as the question names them
+  std::vector<NamedFigure> figures;  ///< the stored figures found for them
+};
+
+/// A figure or table chunk in the context.
+struct ContextFigure {
+  std::string figure_id, label, kind, doc;
+  int page = 0;
+  size_t passage = 0;  ///< its [n] in the context
+};
+
 /// What the RAG retriever put in the context (the figures eval averages).
 struct RetrieveStep {
   std::string mode;           ///< the search mode that ran ("bm25" after a fallback)
@@ -49,6 +63,7 @@ struct RetrieveStep {
   size_t unbudgeted_tokens = 0;
   size_t unbudgeted_chars = 0;
   std::vector<std::string> documents;
+  std::vector<ContextFigure> figures;  ///< figures and tables among the context's passages
   RerankReport rerank;        ///< reranker empty: none ran
 };
 
@@ -63,6 +78,7 @@ struct SynthStep {
   long long prompt_tokens = 0, completion_tokens = 0;
   bool cached = false;
   size_t model_sentences = 0;
+  size_t images = 0;          ///< figure images sent with the passages (a vision model)
   std::string fallback;       ///< why there is no model draft
 };
 
@@ -92,12 +108,12 @@ struct OrchestrateStep {
 };
 
 /// A step's typed detail; monostate for a step that failed before reporting.
-using StepDetail = std::variant<std::monostate, PlanStep, GraphStep, RetrieveStep, SynthStep, VerifyStep,
-                                OrchestrateStep>;
+using StepDetail = std::variant<std::monostate, PlanStep, GraphStep, FigureStep, RetrieveStep, SynthStep,
+                                VerifyStep, OrchestrateStep>;
 
 /// One timed step of a run.
 struct StepRecord {
-  std::string step;   ///< "plan", "graph", "retrieve", "synthesize", "verify", "orchestrate"
+  std::string step;   ///< "plan", "graph", "figures", "retrieve", "synthesize", "verify", "orchestrate"
   double ms = 0;
   int round = 0;      ///< the orchestrator's round for follow-up rounds (2, ...); 0 = first round
   std::string error;  ///< the step failed with this (and passed the failure on)

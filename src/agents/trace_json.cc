@@ -34,6 +34,15 @@ void render(const GraphStep& g, json& d) {
   d["communities"] = g.communities;
 }
 
+void render(const FigureStep& f, json& d) {
+  d["labels"] = f.labels;
+  json a = json::array();
+  for (const auto& x : f.figures)
+    a.push_back({{"label", x.label}, {"figure_id", x.figure_id}, {"chunk_id", x.chunk_id}, {"doc", x.doc_name},
+                 {"page", x.page}, {"doc_named", x.doc_named}, {"pinned", x.pinned}});
+  d["figures"] = a;
+}
+
 void render(const RetrieveStep& r, json& d) {
   d["mode"] = r.mode;
   if (!r.fallback.empty()) d["fallback"] = r.fallback;
@@ -54,6 +63,11 @@ void render(const RetrieveStep& r, json& d) {
   d["unbudgeted_tokens"] = r.unbudgeted_tokens;
   d["unbudgeted_chars"] = r.unbudgeted_chars;
   d["documents"] = r.documents;
+  json figs = json::array();
+  for (const auto& f : r.figures)
+    figs.push_back({{"passage", f.passage}, {"figure_id", f.figure_id}, {"label", f.label}, {"kind", f.kind},
+                    {"doc", f.doc}, {"page", f.page}});
+  d["figures"] = figs;
 }
 
 void render(const SynthStep& s, json& d) {
@@ -65,6 +79,7 @@ void render(const SynthStep& s, json& d) {
     d["completion_tokens"] = s.completion_tokens;
     d["cached"] = s.cached;
     d["model_sentences"] = s.model_sentences;
+    d["images"] = s.images;
     if (!s.fallback.empty()) d["fallback"] = s.fallback;
   }
   d["found"] = s.found;

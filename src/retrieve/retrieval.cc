@@ -82,6 +82,31 @@ std::vector<Candidate> reserve_order(std::vector<Candidate> all, size_t n_main, 
   return out;
 }
 
+// Moves the chunks of pinned lists to the front, in list order (RankedList::pin).
+std::vector<Candidate> pin_first(std::vector<Candidate> all, const std::vector<RankedList>& extra) {
+  std::vector<std::string> pinned;
+  std::unordered_map<std::string, std::vector<std::string>> where;
+  for (const auto& l : extra)
+    if (l.pin)
+      for (const auto& id : l.chunk_ids) {
+        if (std::find(pinned.begin(), pinned.end(), id) == pinned.end()) pinned.push_back(id);
+        where[id].insert(where[id].end(), l.where.begin(), l.where.end());
+      }
+  if (pinned.empty()) return all;
+  std::vector<Candidate> out;
+  for (const auto& id : pinned)
+    for (auto& c : all)
+      if (!c.hit.chunk_id.empty() && c.hit.chunk_id == id) {
+        c.where = where[id];
+        out.push_back(std::move(c));
+        c.hit.chunk_id.clear();  // moved: skipped below
+        break;
+      }
+  for (auto& c : all)
+    if (!c.hit.chunk_id.empty()) out.push_back(std::move(c));
+  return out;
+}
+
 }  // namespace
 
 std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const QueryPlan& plan,
@@ -137,7 +162,8 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
               dl.empty() ? "none" : dl.c_str());
   }
   add_ranked_lists(store, extra, subqueries.size(), index, all, log);
-  const size_t slots = extra.empty() ? 0 : std::min(opt.graph_slots, opt.max_chunks);
+  const bool guesses = std::any_of(extra.begin(), extra.end(), [](const RankedList& l) { return !l.pin; });
+  const size_t slots = guesses ? std::min(opt.graph_slots, opt.max_chunks) : 0;
   all = reserve_order(std::move(all), subqueries.size(), opt.max_chunks - slots, slots);
   // A follow-up round's sub-queries look for what the last answer lacked: the best hit of each
   // takes a place among the first max_chunks (the weakest other candidates make room).
@@ -169,7 +195,7 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
       logf(log, "mmkg: retrieve: reranker %s failed (%s); fused order kept", rr.reranker.c_str(), rr.fallback.c_str());
     if (report) *report = std::move(rr);
   }
-  return all;
+  return pin_first(std::move(all), extra);
 }
 
 Retrieval retrieve(Store& store, Searcher& searcher, const QueryPlan& plan, const RetrieveOptions& opt,

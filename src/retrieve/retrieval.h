@@ -70,6 +70,8 @@ struct Candidate {
   /// Trimmed: the byte ranges of hit.text shown (sentences, document order). Empty: all of it.
   std::vector<std::pair<size_t, size_t>> shown;
   size_t tokens = 0;             ///< tokens of the passage as the model sees it
+  /// Stems the question used to name this chunk (RankedList::where): "figure 3", "survival".
+  std::vector<std::string> where;
   bool trimmed() const { return !shown.empty(); }
 };
 
@@ -101,6 +103,12 @@ struct RankedList {
   std::string name;  ///< for the log: "graph: personalised PageRank"
   std::vector<std::string> chunk_ids;
   double weight = 0.5;
+  /// The chunks lead the candidates, in this order, whatever the fusion and the reranker say:
+  /// what the question names outright (named_figures.h), not what a retriever guessed.
+  bool pin = false;
+  /// Pinned lists: stems that locate the chunks (the label and document name the question used
+  /// to name them); they count as said by the chunk when the answer's coverage is measured.
+  std::vector<std::string> where = {};
 };
 
 /// The ranked candidates `retrieve` packs into the context: every sub-query searched (one batch),

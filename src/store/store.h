@@ -111,6 +111,8 @@ class Store {
   std::vector<StoredFigure> figures_of(const std::string& doc_id);
   /// Figures whose id is `key` or starts with it (>= 4 hex digits).
   std::vector<StoredFigure> find_figures(const std::string& key);
+  /// Figures and tables captioned `label` ("Figure 3", "Table 2"), over all documents.
+  std::vector<StoredFigure> figures_labelled(const std::string& label);
   /// Path of a stored image (figures/HASH.png); the file exists unless the store was damaged.
   std::string figure_path(const std::string& image_hash) const;
   int64_t figure_count();

@@ -140,6 +140,15 @@ std::vector<StoredFigure> Store::find_figures(const std::string& key) {
   return out;
 }
 
+std::vector<StoredFigure> Store::figures_labelled(const std::string& label) {
+  std::vector<StoredFigure> out;
+  Stmt s(db_, std::string("SELECT ") + kFigureCols +
+                  " FROM figures f JOIN documents d ON d.id = f.doc_id WHERE f.label = ? ORDER BY d.name, f.seq");
+  s.bind(1, label);
+  while (s.step()) out.push_back(read_figure(s));
+  return out;
+}
+
 int64_t Store::figure_count() {
   Stmt s(db_, "SELECT count(*) FROM figures");
   return s.step() ? s.i64(0) : 0;

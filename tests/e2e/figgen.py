@@ -34,22 +34,22 @@ def _text(page, x, y, s, size=10):
     page.insert_text((x, y), s, fontsize=size, fontname="helv")
 
 
-def paper_with_figures(path):
+def paper_with_figures(path, animal="quokka"):
     doc = fitz.open()
     logo = noise_png(seed=3)
-    arch = text_image_png(["QUOKKA ENCODER", "DECODER STACK 2024"])
+    arch = text_image_png([f"{animal.upper()} ENCODER", "DECODER STACK 2024"])
     for p in range(1, 5):
         page = doc.new_page(width=W, height=H)
         page.insert_image(fitz.Rect(480, 20, 560, 60), stream=logo)  # the same logo on every page
-        _text(page, 72, 90, f"Section {p}: notes on the quokka model", 14)
+        _text(page, 72, 90, f"Section {p}: notes on the {animal} model", 14)
         y = 120
         for i in range(4):
-            _text(page, 72, y, f"Page {p} paragraph line {i} describes the quokka model and its training in words.")
+            _text(page, 72, y, f"Page {p} paragraph line {i} describes the {animal} model and its training in words.")
             y += 13
         if p == 1:
-            _text(page, 72, y + 10, "As shown in Figure 1, the quokka architecture stacks an encoder and a decoder.")
+            _text(page, 72, y + 10, f"As shown in Figure 1, the {animal} architecture stacks an encoder and a decoder.")
             page.insert_image(fitz.Rect(120, 200, 460, 342), stream=arch)
-            _text(page, 72, 362, "Figure 1: Architecture of the quokka model.")
+            _text(page, 72, 362, f"Figure 1: Architecture of the {animal} model.")
         if p == 2:
             # A vector plot: axes, a curve of many segments, tick labels, an axis title.
             x0, y0, w, h = 130, 220, 320, 200
@@ -62,8 +62,8 @@ def paper_with_figures(path):
                 _text(page, x0 + w * i / 4 - 5, y0 + h + 14, str(i * 25), 8)
             _text(page, x0 + w / 2 - 20, y0 + h + 28, "epochs", 9)
             _text(page, x0 + 150, y0 + 20, "wombat loss", 8)
-            _text(page, 72, y0 + h + 56, "Figure 2: Training loss of the quokka model over epochs.")
-            _text(page, 72, y0 + h + 90, "Figure 2 shows that the loss of the quokka model falls quickly at first.")
+            _text(page, 72, y0 + h + 56, f"Figure 2: Training loss of the {animal} model over epochs.")
+            _text(page, 72, y0 + h + 90, f"Figure 2 shows that the loss of the {animal} model falls quickly at first.")
     doc.save(str(path))
     doc.close()
     return path

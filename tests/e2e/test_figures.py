@@ -96,3 +96,22 @@ def test_ocr_cache_and_delete(tmp_path, paper, store):
     r = run("ingest", paper, "--json", "--no-figures", store=s2)
     assert r.json()["figures"] == 0
     assert run("check", store=store).rc == 0
+
+
+def test_a_question_naming_a_figure_of_one_paper(tmp_path, paper, store):
+    # Two papers, each with a Figure 2: the one the question names is cited, and the step log
+    # says how it was found.
+    other = figgen.paper_with_figures(paper.parent / "numbat.pdf", animal="numbat")
+    assert run("ingest", paper, other, store=store).rc == 0
+    r = run("ask", "What does Figure 2 of the numbat paper show?", "--json", "--llm", "none", store=store)
+    assert r.rc == 0, r
+    a = r.json()
+    figs = [c for c in a["citations"] if c["figure_id"]]
+    assert figs and figs[0]["doc"] == "numbat.pdf" and figs[0]["figure_label"] == "Figure 2", a["citations"]
+    step = [s for s in a["trace"] if s["step"] == "figures"][0]
+    assert step["labels"] == ["Figure 2"]
+    assert [(f["doc"], f["pinned"]) for f in step["figures"]] == [("numbat.pdf", True)], step
+    retrieve = [s for s in a["trace"] if s["step"] == "retrieve"][0]
+    assert retrieve["figures"][0]["passage"] == 1 and retrieve["figures"][0]["doc"] == "numbat.pdf", retrieve
+    r = run("ask", "What does Figure 2 of the numbat paper show?", "-v", "--llm", "none", store=store)
+    assert "figures: the question names Figure 2: numbat.pdf, page 2" in r.err, r.err
