@@ -36,15 +36,27 @@ bool is_document_noun(const std::string& stem_word) {
 // How many content words of the document's file name (extension dropped, stemmed) the question
 // uses: "the sandwich vignette" names sandwich.pdf, "the attention paper" names
 // attention_is_all_you_need.pdf. Digits alone never count (they are figure numbers).
-std::set<std::string> name_overlap(const std::set<std::string>& question_stems, const std::string& doc_name) {
+struct NameMatch {
+  std::set<std::string> shared;  ///< name words the question uses
+  size_t unmatched = 0;          ///< name words it does not ("the sandwich vignette" fits
+                                 ///< sandwich.pdf better than sandwich-OOP.pdf)
+  bool better_than(const NameMatch& o) const {
+    return shared.size() != o.shared.size() ? shared.size() > o.shared.size() : unmatched < o.unmatched;
+  }
+  bool same_as(const NameMatch& o) const { return shared.size() == o.shared.size() && unmatched == o.unmatched; }
+};
+
+NameMatch name_overlap(const std::set<std::string>& question_stems, const std::string& doc_name) {
   std::string base = doc_name;
   if (size_t dot = base.rfind('.'); dot != std::string::npos && dot > 0) base.resize(dot);
-  std::set<std::string> shared;
+  NameMatch m;
+  std::set<std::string> seen;
   for (const auto& s : content_stems(base)) {
-    if (s.size() < 3 || s.find_first_not_of("0123456789") == std::string::npos) continue;
-    if (question_stems.count(s)) shared.insert(s);
+    if (s.size() < 3 || s.find_first_not_of("0123456789") == std::string::npos || !seen.insert(s).second) continue;
+    if (question_stems.count(s)) m.shared.insert(s);
+    else ++m.unmatched;
   }
-  return shared;
+  return m;
 }
 
 }  // namespace
@@ -62,10 +74,14 @@ NamedFigures find_named_figures(Store& store, std::string_view question) {
     std::erase_if(found, [](const StoredFigure& f) { return f.chunk_id.empty(); });
     if (found.empty()) continue;
     // Prefer the documents the question names (most name words first).
-    std::map<std::string, std::set<std::string>> overlap;
-    size_t best = 0;
-    for (const auto& f : found) best = std::max(best, (overlap[f.doc_id] = name_overlap(qstems, f.doc_name)).size());
-    if (best > 0) std::erase_if(found, [&](const StoredFigure& f) { return overlap[f.doc_id].size() < best; });
+    std::map<std::string, NameMatch> overlap;
+    NameMatch best;
+    for (const auto& f : found) {
+      const NameMatch& m = overlap[f.doc_id] = name_overlap(qstems, f.doc_name);
+      if (m.better_than(best)) best = m;
+    }
+    const bool doc_named = !best.shared.empty();
+    if (doc_named) std::erase_if(found, [&](const StoredFigure& f) { return !overlap[f.doc_id].same_as(best); });
     std::set<std::string> docs;
     for (const auto& f : found) docs.insert(f.doc_id);
     // One document: that is the figure (a document may repeat a label, e.g. "Table 1" in an
@@ -75,7 +91,7 @@ NamedFigures find_named_figures(Store& store, std::string_view question) {
     for (size_t i = 0; i < found.size() && i < kMaxPerLabel; ++i) {
       const StoredFigure& f = found[i];
       std::vector<std::string> where = label_stems;
-      const auto& named = overlap[f.doc_id];
+      const auto& named = overlap[f.doc_id].shared;
       where.insert(where.end(), named.begin(), named.end());
       if (!named.empty())
         for (const auto& s : qstems)
@@ -85,7 +101,7 @@ NamedFigures find_named_figures(Store& store, std::string_view question) {
                                         .chunk_id = f.chunk_id,
                                         .doc_name = f.doc_name,
                                         .page = f.figure.page,
-                                        .doc_named = best > 0,
+                                        .doc_named = doc_named,
                                         .pinned = pinned && i == 0,
                                         .where = std::move(where)});
     }

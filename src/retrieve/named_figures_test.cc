@@ -38,6 +38,17 @@ TEST_F(NamedFiguresTest, TheDocumentNamedInTheQuestionPinsItsFigure) {
   EXPECT_TRUE(lists[0].pin);
   EXPECT_EQ(lists[0].chunk_ids, std::vector<std::string>{"s1-fig0"});
 
+  // Of two documents the question's words fit, the one with fewer other name words wins.
+  testing::put_figure_document(*store, "o1", "/c/sandwich-OOP.pdf", {"Object-oriented sandwiches."},
+                               {testing::FigureSpec{"Figure 1", "Figure 1: Structure.", "", "", 9}});
+  nf = find_named_figures(*store, "What does Figure 1 of the sandwich vignette show?");
+  ASSERT_EQ(nf.figures.size(), 1u);
+  EXPECT_EQ(nf.figures[0].figure_id, "s1-f0");
+  EXPECT_TRUE(nf.figures[0].pinned);
+  nf = find_named_figures(*store, "What does Figure 1 of the sandwich OOP vignette show?");
+  ASSERT_EQ(nf.figures.size(), 1u);
+  EXPECT_EQ(nf.figures[0].figure_id, "o1-f0");
+
   // Name words are stemmed: "the survival analyses" names survival-analysis.pdf.
   nf = find_named_figures(*store, "In Fig. 1 of the survival analyses, what is plotted?");
   ASSERT_EQ(nf.figures.size(), 1u);
