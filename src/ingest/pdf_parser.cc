@@ -23,7 +23,9 @@
 namespace mmkg {
 namespace {
 
-constexpr const char* kNoText = "PDF has no extractable text (scanned images?); OCR is not supported yet";
+constexpr const char* kNoText = "PDF has no extractable text and no images (scanned images?)";
+constexpr const char* kNoTextNoFigures =
+    "PDF has no extractable text (scanned images?); ingest it without --no-figures to read its page images with OCR";
 constexpr const char* kEncrypted =
     "encrypted PDF (password required); decrypt it first, e.g. qpdf --decrypt";
 
@@ -746,16 +748,19 @@ class PdfParser : public Parser {
 
     pdf::build_blocks(pages, out.blocks);
     if (pctx.figures) figures.place(pages, out);
-    if (out.blocks.empty()) {
+    // A scanned document: no text, but its page images are figures, whose text OCR reads in the
+    // figure stage (ingest fails it there if OCR finds none either).
+    if (out.blocks.empty() && out.figures.empty()) {
       if (s.diag.repaired || rebuilt)
         throw InputError("damaged PDF (no text could be recovered); the file may be truncated or corrupt");
-      throw InputError(kNoText);
+      throw InputError(pctx.figures ? kNoText : kNoTextNoFigures);
     }
 
     if (empty_pages > 0 && empty_pages * 4 >= npages && empty_pages >= 2)
       out.warnings.push_back(std::to_string(empty_pages) + " of " + std::to_string(npages) +
-                             " pages have no extractable text (scanned images?); their content "
-                             "is missing, OCR is not supported yet");
+                             " pages have no extractable text (scanned images?); " +
+                             (pctx.figures ? "their images are read with OCR as figures"
+                                           : "their content is missing (ingest without --no-figures to OCR them)"));
     if (unmapped > 0 && unmapped * 200 > chars + unmapped)
       out.warnings.push_back(std::to_string(unmapped) +
                              " characters have no Unicode mapping (fonts without ToUnicode); "

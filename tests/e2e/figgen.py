@@ -69,6 +69,17 @@ def paper_with_figures(path, animal="quokka"):
     return path
 
 
+def scanned_pdf(path, pages):
+    """A PDF of page images only (a scan): each page a full-page picture of its lines of words."""
+    doc = fitz.open()
+    for words in pages:
+        page = doc.new_page(width=W, height=H)
+        page.insert_image(page.rect, stream=text_image_png(words, width=W, height=300))
+    doc.save(str(path))
+    doc.close()
+    return path
+
+
 def markdown_with_images(folder):
     """notes.md referring to images/arch.png (with a caption) and to a missing image."""
     img = folder / "images"

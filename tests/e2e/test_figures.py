@@ -115,3 +115,20 @@ def test_a_question_naming_a_figure_of_one_paper(tmp_path, paper, store):
     assert retrieve["figures"][0]["passage"] == 1 and retrieve["figures"][0]["doc"] == "numbat.pdf", retrieve
     r = run("ask", "What does Figure 2 of the numbat paper show?", "-v", "--llm", "none", store=store)
     assert "figures: the question names Figure 2: numbat.pdf, page 2" in r.err, r.err
+
+
+def test_scanned_pdf_is_read_with_ocr(tmp_path, store):
+    scan = figgen.scanned_pdf(tmp_path / "scan.pdf", [["INVOICE NUMBER 4471", "PAYABLE TO PLATYPUS LTD"],
+                                                      ["DELIVERY NOTE 98", "SHIPPED BY ECHIDNA POST"],
+                                                      ["RECEIPT 12", "PAID IN FULL"]])
+    r = run("ingest", scan, "--json", store=store)
+    assert r.rc == 0, r
+    j = r.json()
+    assert j["documents"] == 1 and j["figures"] == 3 and j["ocr"]["images"] == 3, j
+    assert any("read with OCR" in w["warning"] for w in j["warnings"]), j["warnings"]
+    r = run("search", "echidna delivery", "--json", "--mode", "bm25", store=store)
+    hits = r.json()["results"]
+    assert hits and hits[0]["page"] == 2 and hits[0]["kind"] == "figure", hits
+    # Without figures there is nothing to read: one clear error naming the way out.
+    r = run("ingest", scan, "--no-figures", store=tmp_path / "s2")
+    assert r.rc != 0 and "without --no-figures" in r.err, r
