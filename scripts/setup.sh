@@ -22,7 +22,10 @@ APT_PKGS=(
   libtesseract-dev tesseract-ocr-eng libleptonica-dev
   python3 python3-pip
 )
-TEST_APT_PKGS=(libgtest-dev libgmock-dev libbenchmark-dev)  # tests and benchmarks
+# Tests and benchmarks; LibreOffice (headless, ~300 MB) so that the Office conversion is tested
+# for real (mmkg itself only needs it to ingest Office files, and says so when it is missing).
+TEST_APT_PKGS=(libgtest-dev libgmock-dev libbenchmark-dev
+  libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui)
 if [ "$SCOPE" != "demo" ]; then APT_PKGS+=("${TEST_APT_PKGS[@]}"); fi
 
 SUDO=""
