@@ -226,31 +226,38 @@ TableRows table_cells(const Page& pg, const std::vector<int>& lines, const Rect&
   }
   if (cols.size() < 2 || cols.size() > kMaxColumns) return {};
 
-  TableRows out;
-  if (grid) {
-    // Full grid: a row is the band between two horizontal rules; lines in a band join.
-    std::vector<std::vector<std::string>> band(hs.size() + 1, std::vector<std::string>(cols.size()));
-    for (size_t r = 0; r < rows.size(); ++r) {
-      float cy = (rows[r].y0 + rows[r].y1) / 2;
-      size_t b = static_cast<size_t>(std::upper_bound(hs.begin(), hs.end(), cy) - hs.begin());
-      for (const Frag& f : units[r]) append_cell(band[b][column_of(cols, f.x0, f.x1)], f.text);
-    }
-    return compact(std::move(band));
-  }
-  // One row per baseline; a line filling only later cells of a row just above continues them
-  // (a cell's text wrapped onto a second line).
-  float prev_base = 0;
+  // Cells per baseline row, and the band (between horizontal rules) each row lies in.
+  const size_t nc = cols.size();
+  TableRows lines_cells(rows.size(), std::vector<std::string>(nc));
+  std::vector<size_t> band(rows.size());
   for (size_t r = 0; r < rows.size(); ++r) {
-    std::vector<std::string> row(cols.size());
-    for (const Frag& f : units[r]) append_cell(row[column_of(cols, f.x0, f.x1)], f.text);
-    bool continues = !out.empty() && out.size() > 1 && row[0].empty() && !out.back()[0].empty() &&
-                     filled(row) <= std::max<size_t>(1, cols.size() / 2) && rows[r].base - prev_base < 1.6f * em;
-    if (continues) {
-      for (size_t c = 0; c < cols.size(); ++c) append_cell(out.back()[c], row[c]);
+    for (const Frag& f : units[r]) append_cell(lines_cells[r][column_of(cols, f.x0, f.x1)], f.text);
+    float cy = (rows[r].y0 + rows[r].y1) / 2;
+    band[r] = static_cast<size_t>(std::upper_bound(hs.begin(), hs.end(), cy) - hs.begin());
+  }
+  // The key column names a row (the leftmost one filled almost as often as the fullest): a line
+  // without it only continues cells of the row above, wrapped onto a second line.
+  std::vector<size_t> fill(nc, 0);
+  for (const auto& r : lines_cells)
+    for (size_t c = 0; c < nc; ++c) fill[c] += r[c].empty() ? 0 : 1;
+  const size_t most = *std::max_element(fill.begin(), fill.end());
+  size_t key = 0;
+  while (key + 1 < nc && 10 * fill[key] < 6 * most) ++key;
+  // Lines of a band with at most one key cell are one row in a full grid (a cell of several lines).
+  std::vector<size_t> keyed(hs.size() + 1, 0);
+  for (size_t r = 0; r < rows.size(); ++r) keyed[band[r]] += lines_cells[r][key].empty() ? 0 : 1;
+  TableRows out;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    std::vector<std::string>& row = lines_cells[r];
+    bool same_band = r > 0 && band[r] == band[r - 1];
+    bool continues = same_band && (grid ? keyed[band[r]] <= 1
+                                        : row[key].empty() && filled(row) <= std::max<size_t>(1, nc / 2) &&
+                                              rows[r].base - rows[r - 1].base < 1.6f * em);
+    if (continues && !out.empty()) {
+      for (size_t c = 0; c < nc; ++c) append_cell(out.back()[c], row[c]);
     } else {
       out.push_back(std::move(row));
     }
-    prev_base = rows[r].base;
   }
   return compact(std::move(out));
 }

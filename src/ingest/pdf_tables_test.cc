@@ -166,6 +166,21 @@ TEST(PdfTables, TwoColumnPageKeepsTheTableInItsColumn) {
   EXPECT_EQ(markdown_table(tables[0].rows), "| a | b |\n|---|---|\n| c | d |");
 }
 
+TEST(PdfTables, WrappedCellsJoinTheRowTheyContinue) {
+  // A sparse group column, a name column that names each row, a description that wraps.
+  Page pg = page();
+  add_line(pg, 72, 100, "Table 4: Functions.");
+  add_row(pg, 120, {{72, "Group"}, {150, "Function"}, {300, "Description"}});
+  add_row(pg, 134, {{72, "core"}, {150, "mosaic()"}, {300, "mosaic plots"}});
+  add_row(pg, 146, {{150, "sieve()"}, {300, "sieve plots, all labels clipped,"}});
+  add_row(pg, 158, {{300, "and on top"}});
+  add_row(pg, 170, {{150, "assoc()"}, {300, "association plots"}});
+  auto tables = detect_tables(pg, {}, {});
+  ASSERT_EQ(tables.size(), 1u);
+  ASSERT_EQ(tables[0].rows.size(), 4u);
+  EXPECT_EQ(tables[0].rows[2], (std::vector<std::string>{"", "sieve()", "sieve plots, all labels clipped, and on top"}));
+}
+
 TEST(PdfTables, CaptionBelowWithBooktabsRules) {
   Page pg = page();
   add_line(pg, 72, 80, "A paragraph before the table, long enough to read as prose in the column.");
