@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   auto parser = make_pdf_parser();
-  std::printf("%-26s %6s %9s %9s %8s %8s %8s\n", "file", "pages", "ms_text", "ms_figs", "figures", "captions", "matched");
+  std::printf("%-26s %6s %9s %9s %8s %8s %8s %8s %8s\n", "file", "pages", "ms_text", "ms_figs", "figures", "captions",
+              "matched", "tcaps", "tables");
   for (const auto& f : files) {
     std::string bytes = read_file(f, int64_t{1} << 30);
     auto time = [&](bool figs, ParsedDocument* keep) {
@@ -50,28 +51,38 @@ int main(int argc, char** argv) {
     double t_text = time(false, nullptr);
     double t_figs = time(true, &doc);
     // Figure captions in the text: distinct "Figure N" labels that start a block.
-    std::set<std::string> captions, matched;
+    // Table captions likewise, matched by tables with rows (table_markdown).
+    std::set<std::string> captions, matched, tcaps, tmatched;
     for (const Block& b : doc.blocks) {
       auto lab = caption_label(b.text);
-      if (lab && !lab->table && lab->delimited) captions.insert(lab->label());
+      if (lab && lab->delimited) (lab->table ? tcaps : captions).insert(lab->label());
     }
-    for (const Figure& fig : doc.figures)
+    for (const Figure& fig : doc.figures) {
       if (captions.count(fig.label)) matched.insert(fig.label);
+      if (tcaps.count(fig.label) && !fig.table_markdown.empty()) tmatched.insert(fig.label);
+    }
     std::string name = std::filesystem::path(f).filename().string();
-    std::printf("%-26s %6d %9.1f %9.1f %8zu %8zu %8zu\n", name.c_str(), doc.pages, t_text, t_figs, doc.figures.size(),
-                captions.size(), matched.size());
+    std::printf("%-26s %6d %9.1f %9.1f %8zu %8zu %8zu %8zu %8zu\n", name.c_str(), doc.pages, t_text, t_figs,
+                doc.figures.size(), captions.size(), matched.size(), tcaps.size(), tmatched.size());
     if (!dump.empty()) {
       std::filesystem::create_directories(dump);
       std::ofstream tsv(dump + "/" + name + ".tsv");
       int k = 0;
       for (const Figure& fig : doc.figures) {
         std::string png = dump + "/" + name + "-" + std::to_string(fig.page) + "-" + std::to_string(k++) + ".png";
-        std::ofstream(png, std::ios::binary) << fig.png;
+        if (!fig.table_markdown.empty()) {  // a table without image: its caption and rows
+          png.replace(png.size() - 4, 4, ".md");
+          std::ofstream(png, std::ios::binary) << fig.caption << "\n\n" << fig.table_markdown << "\n";
+        } else {
+          std::ofstream(png, std::ios::binary) << fig.png;
+        }
         tsv << png << "\t" << fig.page << "\t" << fig.source << "\t" << fig.label << "\t" << fig.width << "x" << fig.height
             << "\t" << fig.caption.substr(0, 100) << "\t" << fig.text.size() << "\n";
       }
       for (const auto& c : captions)
         if (!matched.count(c)) tsv << "MISSING\t" << c << "\n";
+      for (const auto& c : tcaps)
+        if (!tmatched.count(c)) tsv << "MISSING\t" << c << "\n";
       for (const auto& w : doc.warnings) tsv << "WARNING\t" << w << "\n";
     }
   }

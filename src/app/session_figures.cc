@@ -106,7 +106,11 @@ ExportReport Session::export_markdown(const ExportRequest& req) {
       pos = at;
     }
     if (!md.empty() && md.back() != '\n') md += "\n\n";
-    if (f.image_hash.empty()) continue;  // a table without image: its rows are in the text
+    if (f.image_hash.empty()) {
+      // A table without image: its rows left the body text for its own chunk; they go back here.
+      if (!f.table_markdown.empty()) md += f.table_markdown + "\n\n";
+      continue;
+    }
     const int page0 = f.page > 0 ? f.page - 1 : 0;
     const std::string name = d.name + "-" + std::to_string(page0) + "-" + std::to_string(per_page[page0]++) + ".png";
     const fs::path target = dir / "images" / name;

@@ -20,6 +20,7 @@
 #include "ingest/figure_refs.h"
 #include "ingest/html_blocks.h"
 #include "ingest/parser.h"
+#include "ingest/tables.h"
 
 namespace mmkg {
 namespace {
@@ -353,6 +354,7 @@ class EpubParser final : public Parser {
       for (const ImageRef& r : images) figures.add(r);
     }
     figures.finish();
+    if (ctx.figures) tables_from_blocks(doc);
     if (failed > kMaxChapterWarnings)
       doc.warnings.push_back(std::to_string(failed - kMaxChapterWarnings) + " more chapters skipped");
     if (doc.blocks.empty()) {

@@ -18,6 +18,7 @@
 #include "ingest/figure_refs.h"
 #include "ingest/html_blocks.h"
 #include "ingest/parser.h"
+#include "ingest/tables.h"
 
 namespace mmkg {
 namespace {
@@ -419,24 +420,20 @@ class Walker {
     for_each_child(table, [&](const GumboNode* c) {
       if (is_element(c, GUMBO_TAG_CAPTION)) add(BlockKind::Caption, 0, flat_text(c));
     });
-    std::string text;
+    // The rows as a GFM pipe table: readable in the body text, and the form that
+    // tables_from_blocks turns into a table figure.
+    TableRows rows;
     for (const GumboNode* row : table_rows(table)) {
-      std::string line;
+      std::vector<std::string> cells;
       bool any = false;
-      bool first = true;
       for_each_child(row, [&](const GumboNode* c) {
         if (!is_element(c, GUMBO_TAG_TD) && !is_element(c, GUMBO_TAG_TH)) return;
-        std::string cell = flat_text(c);
-        any = any || !cell.empty();
-        if (!first) line += " | ";
-        first = false;
-        line += cell;
+        cells.push_back(flat_text(c));
+        any = any || !cells.back().empty();
       });
-      if (!any) continue;
-      if (!text.empty()) text.push_back('\n');
-      text += line;
+      if (any) rows.push_back(std::move(cells));
     }
-    add(BlockKind::Table, 0, std::move(text));
+    add(BlockKind::Table, 0, markdown_table(rows));
   }
 
   ParsedDocument& doc_;
@@ -474,6 +471,7 @@ class HtmlParser final : public Parser {
       for (const ImageRef& r : images) figures.add(r);
       figures.finish();
     }
+    if (ctx.figures) tables_from_blocks(doc);
 
     doc.title = !t.title.empty() ? t.title : t.first_h1;
     if (doc.title.empty()) {

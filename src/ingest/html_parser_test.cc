@@ -47,8 +47,18 @@ TEST(HtmlParserTest, TableIsOneBlock) {
       "<thead><tr><th>Model</th><th>BLEU</th></tr></thead>"
       "<tbody><tr><td>Base</td><td>27.3</td></tr><tr><td>Big <i>model</i></td><td>28.4</td></tr>"
       "<tr><td></td><td></td></tr></tbody></table><p>After</p>");
-  EXPECT_EQ(render(d),
-            "P:Before|F:Table 1: Scores|T:Model | BLEU\nBase | 27.3\nBig model | 28.4|P:After");
+  // The table is a table figure (its rows as a Markdown table) between its caption and "After".
+  EXPECT_EQ(render(d), "P:Before|F:Table 1: Scores|P:After");
+  ASSERT_EQ(d.figures.size(), 1u);
+  EXPECT_TRUE(d.figures[0].table);
+  EXPECT_EQ(d.figures[0].caption, "Table 1: Scores");
+  EXPECT_EQ(d.figures[0].table_markdown, "| Model | BLEU |\n|---|---|\n| Base | 27.3 |\n| Big model | 28.4 |");
+  EXPECT_EQ(d.figures[0].block, 2u);
+  // Without figures the rows stay in the body, as a Markdown table.
+  ParseContext off;
+  off.figures = false;
+  const auto plain = make_html_parser()->parse("t.html", "<table><tr><td>a|b</td><td>c</td></tr><tr><td>1</td><td>2</td></tr></table>", off);
+  EXPECT_EQ(render(plain), "T:| a\\|b | c |\n|---|---|\n| 1 | 2 |");
 }
 
 TEST(HtmlParserTest, LayoutTableIsWalkedAsContent) {

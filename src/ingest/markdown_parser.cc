@@ -19,6 +19,7 @@
 #include "ingest/encoding.h"
 #include "ingest/figure_refs.h"
 #include "ingest/parser.h"
+#include "ingest/tables.h"
 
 namespace mmkg {
 namespace {
@@ -205,6 +206,35 @@ bool is_pipe_table(std::string_view text) {
   return dash && (pipe || header.find('|') != std::string_view::npos);
 }
 
+/// The source lines of a node (1-based, inclusive), block-quote markers dropped and blanks
+/// collapsed: a pipe table as written, with its escaped pipes ("a \\| b"), which the parsed
+/// text no longer tells apart from cell borders.
+std::string source_lines(std::string_view text, int first, int last) {
+  std::string out;
+  size_t pos = 0;
+  for (int line = 1; line <= last && pos <= text.size(); ++line) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    if (line >= first) {
+      std::string_view l = text.substr(pos, nl - pos);
+      while (!l.empty() && (l.front() == '>' || is_hspace(l.front()))) l.remove_prefix(1);
+      if (!out.empty()) out += '\n';
+      bool space = false;
+      for (char c : l) {
+        if (is_hspace(c)) {
+          space = true;
+          continue;
+        }
+        if (space && !out.empty() && out.back() != '\n') out += ' ';
+        space = false;
+        out += c;
+      }
+    }
+    pos = nl + 1;
+  }
+  return out;
+}
+
 /// Length of YAML front matter ("---\n...\n---\n" at the very top), 0 if none. Sets `title`
 /// from a `title:` key when there is one.
 size_t front_matter(std::string_view t, std::string& title) {
@@ -298,9 +328,10 @@ class MarkdownParser final : public Parser {
             images_of(n);
             std::string text = inline_text(n, false);
             std::string rows;  // a table needs its rows, i.e. soft breaks as newlines
-            if (text.find('|') != std::string::npos && is_pipe_table(rows = inline_text(n, true)))
-              add(BlockKind::Table, 0, std::move(rows));
-            else
+            if (text.find('|') != std::string::npos && is_pipe_table(rows = inline_text(n, true))) {
+              std::string src = source_lines(body, cmark_node_get_start_line(n), cmark_node_get_end_line(n));
+              add(BlockKind::Table, 0, is_pipe_table(src) ? std::move(src) : std::move(rows));
+            } else
               add(BlockKind::Paragraph, 0, std::move(text));
           }
           cmark_iter_reset(it.get(), n, CMARK_EVENT_EXIT);
@@ -340,6 +371,7 @@ class MarkdownParser final : public Parser {
       for (const ImageRef& r : images) figures.add(r);
       figures.finish();
     }
+    if (ctx.figures) tables_from_blocks(doc);
 
     // Title: first level-1 heading, else first heading, else the front matter's `title:`.
     for (const Block& b : doc.blocks) {

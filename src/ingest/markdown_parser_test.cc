@@ -69,10 +69,23 @@ TEST(MarkdownParserTest, HtmlBlocksKeepTextOnly) {
 }
 
 TEST(MarkdownParserTest, PipeTablesAreTables) {
-  const auto d = parse("Results:\n\n| Model | BLEU |\n|-------|-----:|\n| Base  | 27.3 |\n| Big   | 28.4 |\n");
-  ASSERT_EQ(d.blocks.size(), 2u);
-  EXPECT_EQ(d.blocks[1].kind, BlockKind::Table);
-  EXPECT_EQ(d.blocks[1].text, "| Model | BLEU |\n|-------|-----:|\n| Base | 27.3 |\n| Big | 28.4 |");
+  const std::string md = "Table 1: Results.\n\n| Model | BLEU |\n|-------|-----:|\n| Base  | 27.3 |\n| Big   | 28.4 |\n";
+  // Without figures the rows stay in the body, as a Table block.
+  ParseContext off;
+  off.figures = false;
+  const auto plain = make_markdown_parser()->parse("t.md", md, off);
+  ASSERT_EQ(plain.blocks.size(), 2u);
+  EXPECT_EQ(plain.blocks[1].kind, BlockKind::Table);
+  EXPECT_EQ(plain.blocks[1].text, "| Model | BLEU |\n|-------|-----:|\n| Base | 27.3 |\n| Big | 28.4 |");
+  // With figures the table is a table figure with its caption; the caption stays in the body.
+  const auto d = parse(md);
+  EXPECT_EQ(render(d), "P:Table 1: Results.");
+  ASSERT_EQ(d.figures.size(), 1u);
+  EXPECT_TRUE(d.figures[0].table);
+  EXPECT_EQ(d.figures[0].source, "table");
+  EXPECT_EQ(d.figures[0].caption, "Table 1: Results.");
+  EXPECT_EQ(d.figures[0].table_markdown, "| Model | BLEU |\n|---|---|\n| Base | 27.3 |\n| Big | 28.4 |");
+  EXPECT_EQ(d.figures[0].block, 1u);
 }
 
 TEST(MarkdownParserTest, PipeInProseIsNotATable) {

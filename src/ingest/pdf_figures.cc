@@ -20,6 +20,7 @@
 #include "core/hash.h"
 #include "ingest/parser.h"
 #include "ingest/pdf_figures.h"
+#include "ingest/pdf_tables.h"
 #include "text/captions.h"
 
 namespace mmkg {
@@ -33,27 +34,36 @@ constexpr int kRepeatedPages = 3;  // an uncaptioned image on this many pages is
 
 // ---- recording device ----
 
+constexpr size_t kMaxRules = 20000;  // per page: beyond this the page is a drawing, not tables
+
 struct Recorder {
   fz_device super;
   std::vector<pdf::Graphic>* out;
+  std::vector<pdf::Rule>* rules;
   int images_seen;
 };
 
+/// A path's shape: whether it is only axis-aligned straight segments, and those segments (user
+/// space) for the table rules.
 struct PathShape {
   int segments = 0;
   bool boxy = true;
   float lx = 0, ly = 0;
+  float sx = 0, sy = 0;  // start of the subpath (closepath draws back to it)
+  std::vector<fz_rect> segs;   // straight segments as (x0, y0) -> (x1, y1)
+  std::vector<fz_rect> rects;  // rectangles
 };
 
 void ps_moveto(fz_context*, void* arg, float x, float y) {
   auto* s = static_cast<PathShape*>(arg);
-  s->lx = x;
-  s->ly = y;
+  s->lx = s->sx = x;
+  s->ly = s->sy = y;
 }
 void ps_lineto(fz_context*, void* arg, float x, float y) {
   auto* s = static_cast<PathShape*>(arg);
   ++s->segments;
   if (std::fabs(x - s->lx) > 0.01f && std::fabs(y - s->ly) > 0.01f) s->boxy = false;
+  if (s->boxy && s->segs.size() < kMaxRules) s->segs.push_back({s->lx, s->ly, x, y});
   s->lx = x;
   s->ly = y;
 }
@@ -64,8 +74,49 @@ void ps_curveto(fz_context*, void* arg, float, float, float, float, float x3, fl
   s->lx = x3;
   s->ly = y3;
 }
-void ps_closepath(fz_context*, void*) {}
-void ps_rectto(fz_context*, void* arg, float, float, float, float) { ++static_cast<PathShape*>(arg)->segments; }
+void ps_closepath(fz_context* ctx, void* arg) {
+  auto* s = static_cast<PathShape*>(arg);
+  if (s->lx != s->sx || s->ly != s->sy) ps_lineto(ctx, arg, s->sx, s->sy);
+}
+void ps_rectto(fz_context*, void* arg, float x0, float y0, float x1, float y1) {
+  auto* s = static_cast<PathShape*>(arg);
+  ++s->segments;
+  if (s->rects.size() < kMaxRules) s->rects.push_back({x0, y0, x1, y1});
+}
+
+/// Table rules from an axis-aligned path (page space): its straight segments, and its
+/// rectangles: a thin filled one (LaTeX's \hline) is one rule, any other its four edges.
+void add_rules(const PathShape& shape, fz_matrix ctm, bool filled, std::vector<pdf::Rule>& out) {
+  auto segment = [&](fz_point a, fz_point b, bool user = true) {
+    if (user) {
+      a = fz_transform_point(a, ctm);
+      b = fz_transform_point(b, ctm);
+    }
+    if (!std::isfinite(a.x) || !std::isfinite(a.y) || !std::isfinite(b.x) || !std::isfinite(b.y)) return;
+    if (out.size() >= kMaxRules) return;
+    if (std::fabs(a.y - b.y) < 0.5f && std::fabs(a.x - b.x) >= 0.5f)
+      out.push_back({true, (a.y + b.y) / 2, std::min(a.x, b.x), std::max(a.x, b.x)});
+    else if (std::fabs(a.x - b.x) < 0.5f && std::fabs(a.y - b.y) >= 0.5f)
+      out.push_back({false, (a.x + b.x) / 2, std::min(a.y, b.y), std::max(a.y, b.y)});
+  };
+  for (const fz_rect& s : shape.segs) segment({s.x0, s.y0}, {s.x1, s.y1});
+  for (const fz_rect& r0 : shape.rects) {
+    fz_rect r = fz_transform_rect(r0, ctm);
+    float w = r.x1 - r.x0, h = r.y1 - r.y0;
+    if (filled && h <= 3 && w > h) {
+      segment({r.x0, (r.y0 + r.y1) / 2}, {r.x1, (r.y0 + r.y1) / 2}, false);
+      continue;
+    }
+    if (filled && w <= 3 && h > w) {
+      segment({(r.x0 + r.x1) / 2, r.y0}, {(r.x0 + r.x1) / 2, r.y1}, false);
+      continue;
+    }
+    segment({r.x0, r.y0}, {r.x1, r.y0}, false);  // r is in page space already
+    segment({r.x0, r.y1}, {r.x1, r.y1}, false);
+    segment({r.x0, r.y0}, {r.x0, r.y1}, false);
+    segment({r.x1, r.y0}, {r.x1, r.y1}, false);
+  }
+}
 
 pdf::Rect rect_of(fz_rect r) {
   if (!std::isfinite(r.x0) || !std::isfinite(r.y0) || !std::isfinite(r.x1) || !std::isfinite(r.y1)) return {};
@@ -105,6 +156,7 @@ void record_path(fz_context* ctx, fz_device* dev, const fz_path* path, const fz_
   // Rotated content: a path whose user space is rotated is not axis-aligned on the page.
   if (std::fabs(ctm.b) > 0.01f || std::fabs(ctm.c) > 0.01f) shape.boxy = false;
   g.boxy = shape.boxy;
+  if (shape.boxy && r->rules) add_rules(shape, ctm, stroke == nullptr, *r->rules);
   r->out->push_back(g);
 }
 
@@ -151,13 +203,14 @@ void rec_fill_image_mask(fz_context* ctx, fz_device* dev, fz_image* img, fz_matr
 }
 
 __attribute__((noinline)) bool record_list(fz_context* ctx, fz_display_list* list, std::vector<pdf::Graphic>* out,
-                                           std::string* err) {
+                                           std::vector<pdf::Rule>* rules, std::string* err) {
   fz_device* volatile dev = nullptr;
   bool ok = true;
   fz_try(ctx) {
     Recorder* r = fz_new_derived_device(ctx, Recorder);
     dev = &r->super;
     r->out = out;
+    r->rules = rules;
     r->images_seen = 0;
     r->super.fill_path = rec_fill_path;
     r->super.stroke_path = rec_stroke_path;
@@ -217,6 +270,23 @@ std::string one_line(std::string s) {
   return s;
 }
 
+/// A table found from the page's text and rules: its rows as Markdown, no image (the rows are
+/// the content; a picture of them adds nothing search can use).
+Figure table_figure(int page, const pdf::Region& r, const std::string& caption, const std::string& markdown) {
+  Figure fig;
+  fig.table = true;
+  fig.source = "table";
+  fig.page = page;
+  fig.x0 = r.box.x0;
+  fig.y0 = r.box.y0;
+  fig.x1 = r.box.x1;
+  fig.y1 = r.box.y1;
+  fig.label = r.label;
+  fig.caption = caption;
+  fig.table_markdown = markdown;
+  return fig;
+}
+
 }  // namespace
 
 struct PdfFigureExtractor::Impl {
@@ -226,28 +296,49 @@ struct PdfFigureExtractor::Impl {
     pdf::Region region;
     std::string caption_first;  // the caption's first line, to find its paragraph later
     std::string text;           // the text inside the region
+    std::string table_markdown; // a table found from its text and rules: its rows (no image)
+    bool caption_above = false; // tables: the caption precedes the rows
   };
   std::vector<Found> found;
   std::map<uint64_t, std::set<int>> image_pages;  // image key -> pages it is drawn on
   std::vector<pdf::Graphic> scratch;
+  std::vector<pdf::Rule> rules;
   int record_failures = 0;
   std::string first_failure;
 };
 
-PdfFigureExtractor::PdfFigureExtractor(void* ctx) : impl_(new Impl{static_cast<fz_context*>(ctx), {}, {}, {}, 0, {}}) {}
+PdfFigureExtractor::PdfFigureExtractor(void* ctx) : impl_(new Impl{static_cast<fz_context*>(ctx), {}, {}, {}, {}, 0, {}}) {}
 PdfFigureExtractor::~PdfFigureExtractor() { delete impl_; }
 
 void PdfFigureExtractor::collect(void* list, pdf::Page& page) {
   Impl& m = *impl_;
   m.scratch.clear();
+  m.rules.clear();
   std::string err;
-  if (!record_list(m.ctx, static_cast<fz_display_list*>(list), &m.scratch, &err)) {
+  if (!record_list(m.ctx, static_cast<fz_display_list*>(list), &m.scratch, &m.rules, &err)) {
     if (m.record_failures++ == 0) m.first_failure = "page " + std::to_string(page.number) + ": " + one_line(err);
     // Whatever was recorded before the error is still usable.
   }
   for (const pdf::Graphic& g : m.scratch)
     if (g.image && g.image_key) m.image_pages[g.image_key].insert(page.number);
-  for (pdf::Region& r : pdf::detect_figures(page, m.scratch)) {
+  std::vector<pdf::Region> regions = pdf::detect_figures(page, m.scratch);
+  // Tables first: they need the figure regions, which are moved into `found` below.
+  for (pdf::TableRegion& t : pdf::detect_tables(page, m.rules, regions)) {
+    Impl::Found f;
+    f.page = page.number;
+    f.region.box = t.box;
+    f.region.caption_line = t.caption_line;
+    f.region.label = t.label;
+    f.region.table = true;
+    if (t.caption_line >= 0) f.caption_first = std::string(page.line_text(page.lines[static_cast<size_t>(t.caption_line)]));
+    f.table_markdown = markdown_table(t.rows);
+    f.caption_above = t.caption_above;
+    // The cells leave the body text: they are in the table's chunk (and the export puts the
+    // Markdown table back in place).
+    for (int i : t.lines) page.lines[static_cast<size_t>(i)].dropped = true;
+    m.found.push_back(std::move(f));
+  }
+  for (pdf::Region& r : regions) {
     Impl::Found f;
     f.page = page.number;
     if (r.caption_line >= 0) f.caption_first = std::string(page.line_text(page.lines[static_cast<size_t>(r.caption_line)]));
@@ -276,6 +367,11 @@ void PdfFigureExtractor::render(void* doc, ParsedDocument& out) {
   std::vector<Impl::Found> kept;
   int failed = 0;
   for (Impl::Found& f : m.found) {
+    if (!f.table_markdown.empty()) {
+      out.figures.push_back(table_figure(f.page, f.region, f.caption_first, f.table_markdown));
+      kept.push_back(std::move(f));
+      continue;
+    }
     // Logos and page decoration: an uncaptioned image drawn on many pages.
     if (f.region.caption_line < 0 && f.region.raster) {
       bool repeated = false;
@@ -329,10 +425,13 @@ void PdfFigureExtractor::render(void* doc, ParsedDocument& out) {
 
 void PdfFigureExtractor::place(const std::vector<pdf::Page>& pages, ParsedDocument& out) {
   // Each figure goes before its caption's paragraph (the Markdown export shows the image, then
-  // "Figure 1: ..."); an uncaptioned figure goes after the last block of its page.
+  // "Figure 1: ..."), a table after its caption when the caption is above it; an uncaptioned
+  // figure goes after the last block of its page.
   const auto& blocks = out.blocks;
   std::vector<char> caption_taken(blocks.size(), 0);
-  for (Figure& fig : out.figures) {
+  const bool parallel = impl_->found.size() == out.figures.size();  // render() keeps them in step
+  for (size_t k = 0; k < out.figures.size(); ++k) {
+    Figure& fig = out.figures[k];
     size_t pos = blocks.size();
     bool placed = false;
     if (!fig.caption.empty()) {
@@ -341,7 +440,7 @@ void PdfFigureExtractor::place(const std::vector<pdf::Page>& pages, ParsedDocume
         if (blocks[i].text.compare(0, fig.caption.size(), fig.caption) == 0) {
           fig.caption = blocks[i].text;
           caption_taken[i] = 1;
-          pos = i;
+          pos = parallel && impl_->found[k].caption_above ? i + 1 : i;
           placed = true;
           break;
         }

@@ -25,6 +25,12 @@
 
 namespace mmkg::pdf {
 
+/// The horizontal extent of one word (a run of characters between spaces) of a line; tables
+/// need it to find cell boundaries inside a line.
+struct Word {
+  float x0 = 0, x1 = 0;
+};
+
 /// One horizontal run of text on a page (a MuPDF line, split at wide gaps).
 struct Line {
   float x0 = 0, y0 = 0, x1 = 0, y1 = 0;  ///< bounding box, page space (y grows downwards)
@@ -39,6 +45,8 @@ struct Line {
   bool soft_hyphen = false;  ///< line ended with a soft hyphen (U+00AD)
   bool block_start = false;  ///< first line of a MuPDF block (used for spacing statistics)
   bool dropped = false;      ///< running header/footer or page number
+  uint32_t word_off = 0;     ///< its words: Page::words[word_off, word_off + word_count), one
+  uint32_t word_count = 0;   ///< per space-separated token of the text (0: not recorded)
 };
 
 /// The text lines of one page.
@@ -46,6 +54,7 @@ struct Page {
   int number = 0;                        ///< 1-based
   float x0 = 0, y0 = 0, x1 = 0, y1 = 0;  ///< page box
   std::vector<Line> lines;               ///< in extraction order
+  std::vector<Word> words;               ///< backing store for Line words
   std::string text;                      ///< backing store for Line text
 
   std::string_view line_text(const Line& l) const {

@@ -486,10 +486,12 @@ class PageExtractor {
         finish();
         begin();
       }
+      bool recomposed = false;
       if (accent_off_ != std::string::npos && spaces_ == 0 && cur_.nchars > 0 &&
           accent_cx_ > x0 - 0.1f * em && accent_cx_ < x1 + 0.1f * em) {
         // The accent came first, drawn over this letter.
         if (uint32_t composed = compose_accent(accent_cp_, cp)) {
+          recomposed = true;  // the accent already started (or continued) the word
           pg_.text.resize(accent_off_);
           len = encode_utf8(composed, buf);
           cp = composed;
@@ -516,6 +518,8 @@ class PageExtractor {
         accent_cp_ = cp;
         accent_cx_ = 0.5f * (x0 + x1);
       }
+      if (!recomposed && (cur_.nchars == 0 || pg_.text.back() == ' ')) words_.push_back({x0, x1});
+      else if (!words_.empty()) words_.back().x1 = max2(words_.back().x1, x1);
       pg_.text.append(buf, len);
       cur_.nchars++;
       cur_.nbold += fi.bold;
@@ -535,6 +539,7 @@ class PageExtractor {
     nsizes_ = 0;
     soft_ = false;
     spaces_ = 0;
+    words_.clear();
   }
 
   void finish() {
@@ -553,6 +558,9 @@ class PageExtractor {
     }
     cur_.text_len = static_cast<uint32_t>(pg_.text.size() - cur_.text_off);
     cur_.soft_hyphen = soft_;
+    cur_.word_off = static_cast<uint32_t>(pg_.words.size());
+    cur_.word_count = static_cast<uint32_t>(words_.size());
+    pg_.words.insert(pg_.words.end(), words_.begin(), words_.end());
     int best = 0;
     for (int k = 1; k < nsizes_; ++k)
       if (size_count_[k] > size_count_[best]) best = k;
@@ -604,6 +612,7 @@ class PageExtractor {
   bool horizontal_ = true, block_start_ = false, soft_ = false;
   int spaces_ = 0;  // space characters since the last text character
   float last_x0_ = 0, last_x1_ = 0, last_size_ = 0;  // last text character
+  std::vector<pdf::Word> words_;                     // the words of the current line
   size_t last_off_ = 0;                              // its offset in the page text
   uint32_t last_cp_ = 0;                             // its code point (0: none in this line)
   size_t accent_off_ = std::string::npos;            // a spacing accent waiting for its letter

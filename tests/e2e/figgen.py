@@ -108,3 +108,90 @@ def html_with_figure(folder):
         "</figcaption></figure></body></html>"
     )
     return h
+
+
+# ---- tables ----
+
+TABLE_ROWS = [["Site", "Quokkas", "Survey year"],
+              ["Rottnest Island", "12000", "2019"],
+              ["Bald Island", "850", "2020"],
+              ["Two Peoples Bay", "430", "2018"]]
+
+
+def _prose(page, y, n, what):
+    for i in range(n):
+        _text(page, 72, y, f"Line {i} of the {what} paragraph talks about the quokka survey and its many sites.")
+        y += 13
+    return y
+
+
+def ruled_table_pdf(path):
+    """A page with prose, "Table 1: ..." and a fully ruled 4 x 3 grid below it, then prose."""
+    doc = fitz.open()
+    page = doc.new_page(width=W, height=H)
+    _text(page, 72, 72, "Quokka survey", 14)
+    y = _prose(page, 100, 3, "opening")
+    _text(page, 72, y + 14, "Table 1: Quokka counts per island site.")
+    top, rh, xs = y + 26, 20, [90, 250, 360, 480]
+    for k in range(len(TABLE_ROWS) + 1):
+        page.draw_line((xs[0], top + k * rh), (xs[-1], top + k * rh), width=0.6)
+    for x in xs:
+        page.draw_line((x, top), (x, top + rh * len(TABLE_ROWS)), width=0.6)
+    for r, row in enumerate(TABLE_ROWS):
+        for c, cell in enumerate(row):
+            _text(page, xs[c] + 6, top + r * rh + 14, cell)
+    _prose(page, top + rh * len(TABLE_ROWS) + 30, 3, "closing")
+    doc.save(str(path))
+    doc.close()
+    return path
+
+
+def aligned_table_pdf(path):
+    """A page with an unruled table: "Table 1: ..." then columns aligned by position only, the
+    numbers right-aligned; prose before and after."""
+    doc = fitz.open()
+    page = doc.new_page(width=W, height=H)
+    _text(page, 72, 72, "Wombat regression", 14)
+    y = _prose(page, 100, 3, "opening")
+    _text(page, 72, y + 14, "Table 1: Coefficients of the wombat burrow model.")
+    rows = [["", "Estimate", "Std. Error", "p value"],
+            ["(Intercept)", "3.141", "0.212", "0.001"],
+            ["burrow depth", "-0.577", "0.061", "0.004"],
+            ["soil moisture", "12.25", "1.830", "0.020"]]
+    right = [0, 260, 360, 450]  # right edges of the number columns
+    y0 = y + 34
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            if not cell:
+                continue
+            x = 72 if c == 0 else right[c] - fitz.get_text_length(cell, fontname="helv", fontsize=10)
+            _text(page, x, y0 + r * 14, cell)
+    _prose(page, y0 + 14 * len(rows) + 20, 3, "closing")
+    doc.save(str(path))
+    doc.close()
+    return path
+
+
+def markdown_table(folder):
+    md = folder / "survey.md"
+    md.write_text(
+        "# Bilby survey\n\nThe bilby counts per reserve are below.\n\n"
+        "Table 1: Bilby counts per reserve.\n\n"
+        "| Reserve | Bilbies | Year |\n|---|---:|---|\n| Currawinya | 310 | 2021 |\n| Astrebla \\| Downs | 95 | 2022 |\n\n"
+        "The counts rose since the fences were built.\n"
+    )
+    return md
+
+
+def html_table(folder):
+    h = folder / "numbats.html"
+    h.write_text(
+        "<html><head><title>Numbat census</title></head><body><h1>Numbat census</h1>"
+        "<p>Numbats were counted in three woodlands.</p>"
+        "<table><caption>Table 1: Numbat census by woodland.</caption>"
+        "<thead><tr><th>Woodland</th><th>Numbats</th></tr></thead>"
+        "<tbody><tr><td>Dryandra</td><td>540</td></tr><tr><td>Perup</td><td>120</td></tr>"
+        "<tr><td>Batalling</td><td>35</td></tr></tbody></table>"
+        "<p>Dryandra holds most of them.</p></body></html>"
+    )
+    return h
