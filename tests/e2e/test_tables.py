@@ -61,6 +61,9 @@ def test_ruled_pdf_table(tmp_path, store):
     r = run("ask", "How many quokkas are on Rottnest Island?", "--llm", "none", store=store)
     assert r.rc == 0 and "survey.pdf, page 1, Table 1" in r.out, r
     assert "| Rottnest Island | 12000 | 2019 |" in r.out, r  # the row itself is quoted
+    # A question naming the table is answered from it, even though no sentence refers to it.
+    r = run("ask", "What does Table 1 of the survey show?", "--llm", "none", store=store)
+    assert r.rc == 0 and "survey.pdf, page 1, Table 1" in r.out, r
     # A Table node in the graph.
     t = graph_tables(store)
     assert [(x["label"], x["page"]) for x in t] == [("Table 1", 1)], t
