@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "ingest/mupdf_support.h"
 #include "ingest/parser.h"
 #include "ingest/pdf_figures.h"
 #include "ingest/pdf_layout.h"
@@ -24,6 +25,10 @@ namespace mmkg {
 namespace {
 
 constexpr const char* kNoText = "PDF has no extractable text (scanned images?); OCR is not supported yet";
+// MuPDF's memory per parse: an image whose decoder needs it all at full size (indexed colours,
+// a lying size field) fails with "out of memory" and costs its figure's image, not the process.
+// Flate, JPEG and JBIG2 images are decoded downscaled and stay far below it at any size.
+constexpr size_t kMemLimit = size_t{1} << 30;
 constexpr const char* kEncrypted =
     "encrypted PDF (password required); decrypt it first, e.g. qpdf --decrypt";
 
@@ -56,6 +61,7 @@ __attribute__((noinline)) bool guarded(fz_context* ctx, std::string* err, F&& f)
 
 /// Owns the MuPDF objects of one parse; drops them in reverse order (drops never throw).
 struct Session {
+  mupdf::MemoryBudget budget{kMemLimit};  // outlives ctx (members go after the destructor's body)
   fz_context* ctx = nullptr;
   fz_stream* stm = nullptr;
   fz_document* doc = nullptr;
@@ -624,9 +630,10 @@ class PdfParser : public Parser {
                        "); check that the file really is a PDF");
 
     Session s;
-    s.ctx = fz_new_context(nullptr, nullptr, FZ_STORE_DEFAULT);
+    s.ctx = mupdf::new_context(s.budget, FZ_STORE_DEFAULT);
     if (!s.ctx) throw Error("cannot initialise MuPDF (out of memory); retry with fewer parallel jobs");
     fz_context* ctx = s.ctx;
+    mupdf::JpegMessagesTo jpeg_messages(ctx);
     fz_set_warning_callback(ctx, on_warning, &s.diag);
     fz_set_error_callback(ctx, on_error, &s.diag);
 
@@ -694,7 +701,7 @@ class PdfParser : public Parser {
     int failed = 0, empty_pages = 0;
     std::string first_error;
     uint64_t chars = 0, unmapped = 0;
-    PdfFigureExtractor figures(ctx);
+    PdfFigureExtractor figures(ctx, &s.budget);
     for (int i = 0; i < npages; ++i) {
       fz_stext_page* raw = nullptr;
       fz_display_list* list = nullptr;
