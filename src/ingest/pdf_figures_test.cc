@@ -3,10 +3,16 @@
 // paths, raster images as inline images.
 #include <gtest/gtest.h>
 
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
 #include <sstream>
+#include <tuple>
 
 #include "ingest/parser.h"
 #include "ingest/pdf_figures.h"
+#include "support/image_fixtures.h"
 #include "support/pdf_fixtures.h"
 
 namespace mmkg {
@@ -137,6 +143,144 @@ TEST(PdfFigures, BrokenImageDataDoesNotFailTheDocument) {
   ParsedDocument d;
   ASSERT_NO_THROW(d = parse_pdf(pdf_fixture::write_pdf({p})));
   EXPECT_NE(pdf_fixture::all_text(d).find("broken section"), std::string::npos);
+}
+
+// An inline image with dictionary entries `dict` (abbreviated inline-image keys) and encoded
+// `data`, drawn at (x, top) with size (dw, dh) points.
+void add_inline(PageSpec& p, float x, float top, float dw, float dh, const std::string& dict, const std::string& data,
+                const std::string& fill = "") {
+  std::ostringstream g;
+  g << "q " << fill << ' ' << dw << " 0 0 " << dh << ' ' << x << ' ' << (792 - top - dh) << " cm\nBI " << dict << " ID\n";
+  p.extra += g.str() + data + "\nEI Q\n";
+}
+
+// An image XObject named `name` (dictionary entries `entries`, stream `data` as stored) drawn
+// like add_inline. Broken data goes here rather than inline: the end of a broken inline image
+// cannot be found, and the rest of the content stream goes with it.
+void add_xobject(PageSpec& p, const std::string& name, float x, float top, float dw, float dh, const std::string& entries,
+                 const std::string& data) {
+  p.images.push_back({name, "<< /Type /XObject /Subtype /Image " + entries + " >>", data});
+  std::ostringstream g;
+  g << "q " << dw << " 0 0 " << dh << ' ' << x << ' ' << (792 - top - dh) << " cm /" << name << " Do Q\n";
+  p.extra += g.str();
+}
+
+std::string deflate(const std::string& raw) {
+  uLongf n = compressBound(raw.size());
+  std::string out(n, '\0');
+  compress(reinterpret_cast<Bytef*>(out.data()), &n, reinterpret_cast<const Bytef*>(raw.data()), raw.size());
+  out.resize(n);
+  return out;
+}
+
+std::string repeat(int times, const std::string& pixel) {
+  std::string s;
+  for (int i = 0; i < times; ++i) s += pixel;
+  return s;
+}
+
+const Figure* by_label(const ParsedDocument& d, const std::string& label) {
+  for (const Figure& f : d.figures)
+    if (f.label == label) return &f;
+  return nullptr;
+}
+
+// The colour at the centre of a figure's image.
+std::array<int, 3> centre(const Figure& f) {
+  auto px = image_fixture::read_png(f.png);
+  const unsigned char* c = px.at(px.w / 2, px.h / 2);
+  return {c[0], c[1], c[2]};
+}
+
+TEST(PdfFigures, UnusualColourSpacesComeOutAsRgb) {
+  PageSpec p1 = pdf_fixture::body_page("cmyk", 80);
+  add_inline(p1, 150, 160, 200, 120, "/W 8 /H 8 /CS /CMYK /BPC 8", repeat(64, std::string("\0\xff\xff\0", 4)));
+  pdf_fixture::add_lines(p1, 72, 300, 10, 12, {"Figure 1: A CMYK red square."});
+  add_inline(p1, 150, 420, 200, 120, "/W 8 /H 8 /CS [/I /RGB 1 <FF0000 00C000>] /BPC 8", std::string(64, '\1'));
+  pdf_fixture::add_lines(p1, 72, 560, 10, 12, {"Figure 2: An indexed green square."});
+  PageSpec p2 = pdf_fixture::body_page("deep", 80);
+  add_inline(p2, 150, 160, 200, 120, "/W 8 /H 8 /CS /RGB /BPC 16", repeat(64, std::string("\0\0\0\0\xff\xff", 6)));
+  pdf_fixture::add_lines(p2, 72, 300, 10, 12, {"Figure 3: A sixteen-bit blue square."});
+  add_inline(p2, 150, 420, 200, 120, "/W 16 /H 16 /IM true /BPC 1", std::string(32, '\0'), "1 0 0 rg");
+  pdf_fixture::add_lines(p2, 72, 560, 10, 12, {"Figure 4: A stencil mask painted red."});
+  // A PDF's DCT samples are taken as stored (an inverted Adobe JPEG comes with a /Decode array).
+  std::string cmyk_jpeg = image_fixture::jpeg(16, 16, 4, repeat(256, std::string("\0\xff\xff\0", 4)));
+  add_inline(p2, 150, 600, 150, 90, "/W 16 /H 16 /CS /CMYK /BPC 8 /F /DCT", cmyk_jpeg);
+  pdf_fixture::add_lines(p2, 72, 705, 10, 12, {"Figure 5: A CMYK JPEG, red."});
+  ParsedDocument d = parse_pdf(pdf_fixture::write_pdf({p1, p2}));
+  ASSERT_EQ(d.figures.size(), 5u) << pdf_fixture::dump(d);
+  EXPECT_TRUE(d.warnings.empty()) << d.warnings[0];
+  auto is = [](std::array<int, 3> c, int r, int g, int b) {
+    return std::abs(c[0] - r) < 60 && std::abs(c[1] - g) < 60 && std::abs(c[2] - b) < 60;
+  };
+  for (auto [label, r, g, b] : {std::tuple{"Figure 1", 255, 0, 0}, {"Figure 2", 0, 192, 0}, {"Figure 3", 0, 0, 255},
+                                {"Figure 4", 255, 0, 0}, {"Figure 5", 255, 0, 0}}) {
+    const Figure* f = by_label(d, label);
+    ASSERT_TRUE(f) << label;
+    ASSERT_FALSE(f->png.empty()) << label;
+    auto c = centre(*f);
+    EXPECT_TRUE(is(c, r, g, b)) << label << ": " << c[0] << "," << c[1] << "," << c[2];
+  }
+}
+
+TEST(PdfFigures, BrokenImagesCostOneWarningEachNeverTheDocument) {
+  PageSpec p1 = pdf_fixture::body_page("jbig", 80);
+  add_image(p1, 150, 160, 200, 120, 60, 40);
+  pdf_fixture::add_lines(p1, 72, 300, 10, 12, {"Figure 1: A good image."});
+  add_xobject(p1, "J", 150, 420, 200, 120,
+              "/Width 64 /Height 48 /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /JBIG2Decode",
+              std::string(200, '\x5a'));
+  pdf_fixture::add_lines(p1, 72, 560, 10, 12, {"Figure 2: A corrupt JBIG2 scan."});
+  PageSpec p2 = pdf_fixture::body_page("cut", 80);
+  std::string rgb;
+  // Busy pixels, so that the first half of the file (past the tables) holds many rows.
+  for (int i = 0; i < 160 * 120; ++i) rgb += std::string{char(i * 37 % 251), char(i / 160 * 2), char(i * 11 % 97)};
+  std::string jpeg = image_fixture::jpeg(160, 120, 3, rgb);
+  add_xobject(p2, "C", 150, 160, 200, 120,
+              "/Width 160 /Height 120 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode",
+              jpeg.substr(0, jpeg.size() / 2));
+  pdf_fixture::add_lines(p2, 72, 300, 10, 12, {"Figure 3: A photograph cut off halfway."});
+  add_xobject(p2, "G", 150, 420, 200, 120,
+              "/Width 50 /Height 40 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode",
+              std::string(300, '\x33'));
+  pdf_fixture::add_lines(p2, 72, 560, 10, 12, {"Figure 4: Garbage Flate data."});
+  PageSpec p3 = pdf_fixture::body_page("huge", 80);
+  add_xobject(p3, "H", 150, 160, 200, 120,
+              "/Width 30000 /Height 30000 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode",
+              deflate(std::string(3000, '\x80')));
+  pdf_fixture::add_lines(p3, 72, 300, 10, 12, {"Figure 5: A panorama that claims to be enormous."});
+  ParsedDocument d;
+  testing::internal::CaptureStderr();
+  ASSERT_NO_THROW(d = parse_pdf(pdf_fixture::write_pdf({p1, p2, p3})));
+  // libjpeg's own "Corrupt JPEG data" line is routed into MuPDF's warnings, not printed.
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  std::string text = pdf_fixture::all_text(d);
+  for (const char* w : {"jbig section", "cut section", "huge section"}) EXPECT_NE(text.find(w), std::string::npos) << w;
+  ASSERT_EQ(d.figures.size(), 5u) << pdf_fixture::dump(d);
+  std::string all;
+  for (const auto& w : d.warnings) all += w + "\n";
+  ASSERT_EQ(d.warnings.size(), 4u) << all;
+  struct Want {
+    const char* label;
+    const char* where;
+    const char* says;
+    bool image_kept;
+  };
+  for (const Want& w : {Want{"Figure 2", "page 1, Figure 2: its image (JBIG2, 64x48 px) is corrupt", "without its image", false},
+                        Want{"Figure 3", "page 2, Figure 3: its image (JPEG, 160x120 px) is damaged", "part of it may be blank", true},
+                        Want{"Figure 4", "page 2, Figure 4: its image (Flate, 50x40 px) is corrupt", "without its image", false},
+                        Want{"Figure 5", "page 3, Figure 5: its image (Flate, 30000x30000 px) is truncated", "without its image", false}}) {
+    EXPECT_EQ(std::count_if(d.warnings.begin(), d.warnings.end(),
+                            [&](const std::string& s) { return s.rfind(w.where, 0) == 0 && s.find(w.says) != std::string::npos; }),
+              1)
+        << w.where << "\n" << all;
+    const Figure* f = by_label(d, w.label);
+    ASSERT_TRUE(f) << w.label;
+    EXPECT_EQ(!f->png.empty(), w.image_kept) << w.label;
+    EXPECT_FALSE(f->caption.empty()) << w.label;
+  }
+  ASSERT_TRUE(by_label(d, "Figure 1"));
+  EXPECT_FALSE(by_label(d, "Figure 1")->png.empty());
 }
 
 TEST(PdfFigureRegions, CaptionInRightColumnTakesTheRightColumnsDrawing) {
