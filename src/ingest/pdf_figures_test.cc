@@ -283,6 +283,20 @@ TEST(PdfFigures, BrokenImagesCostOneWarningEachNeverTheDocument) {
   EXPECT_FALSE(by_label(d, "Figure 1")->png.empty());
 }
 
+TEST(PdfFigures, HugeInlineImageCostsTheRestOfItsPageNotTheDocument) {
+  // MuPDF decodes an inline image while it reads the page: 30000x30000 RGB is 2.7 GB, over the
+  // memory budget. The text before it stays; the page is not lost, the document not failed.
+  PageSpec p = pdf_fixture::body_page("inline", 80);
+  add_inline(p, 150, 300, 200, 120, "/W 30000 /H 30000 /CS /RGB /BPC 8", std::string(3000, '\x80'));
+  ParsedDocument d;
+  ASSERT_NO_THROW(d = parse_pdf(pdf_fixture::write_pdf({p})));
+  EXPECT_NE(pdf_fixture::all_text(d).find("inline section"), std::string::npos);
+  ASSERT_EQ(d.warnings.size(), 1u);
+  EXPECT_EQ(d.warnings[0].rfind("page 1 could not be read to its end (an inline image needs more than the 1024 MiB", 0),
+            0u)
+      << d.warnings[0];
+}
+
 TEST(PdfFigureRegions, CaptionInRightColumnTakesTheRightColumnsDrawing) {
   pdf::Page pg;
   pg.number = 1;

@@ -702,18 +702,44 @@ class PdfParser : public Parser {
     std::string first_error;
     uint64_t chars = 0, unmapped = 0;
     PdfFigureExtractor figures(ctx, &s.budget);
+    char cut_short[256] = {};  // why the current page's contents stopped early (MuPDF's message)
+    int cut_pages = 0;
     for (int i = 0; i < npages; ++i) {
       fz_stext_page* raw = nullptr;
       fz_display_list* list = nullptr;
       if (pctx.figures) {
-        // One interpretation of the page feeds both the text and the figure recorder.
+        // One interpretation of the page feeds both the text and the figure recorder. What was
+        // recorded before an error is kept: an inline image too large for the memory budget
+        // (MuPDF decodes those while reading the page) loses the rest of the page, not all of it.
+        cut_short[0] = 0;
         ok = guarded(ctx, &err, [&] {
           fz_page* page = fz_load_page(ctx, s.doc, i);
-          fz_try(ctx) list = fz_new_display_list_from_page_contents(ctx, page);
-          fz_always(ctx) fz_drop_page(ctx, page);
+          fz_device* dev = nullptr;
+          fz_var(dev);
+          fz_try(ctx) {
+            list = fz_new_display_list(ctx, fz_bound_page(ctx, page));
+            dev = fz_new_list_device(ctx, list);
+            fz_try(ctx) fz_run_page_contents(ctx, page, dev, fz_identity, nullptr);
+            fz_catch(ctx) {
+              const char* m = fz_caught_message(ctx);
+              std::strncpy(cut_short, m && *m ? m : "unknown MuPDF error", sizeof cut_short - 1);
+            }
+            fz_close_device(ctx, dev);
+          }
+          fz_always(ctx) {
+            fz_drop_device(ctx, dev);
+            fz_drop_page(ctx, page);
+          }
           fz_catch(ctx) fz_rethrow(ctx);
           raw = fz_new_stext_page_from_display_list(ctx, list, &opts);
         });
+        if (ok && cut_short[0] && ++cut_pages <= 5)
+          out.warnings.push_back("page " + std::to_string(i + 1) + " could not be read to its end (" +
+                                 (std::strstr(cut_short, "malloc") || s.budget.refused
+                                      ? "an inline image needs more than the " + std::to_string(kMemLimit >> 20) +
+                                            " MiB of memory allowed per document: "
+                                      : std::string()) +
+                                 one_line(cut_short) + "); the content after that point is missing");
       } else {
         ok = guarded(ctx, &err, [&] { raw = fz_new_stext_page_from_page_number(ctx, s.doc, i, &opts); });
       }

@@ -207,3 +207,11 @@ def enormous_indexed_paper(path, side=20000):
                 deflate_rows([(b"\x00" * side, side)]))
     page = body("bandicoot dens") + figure("A", 150, "Figure 1: An enormous indexed map.", w=300, h=300)
     return write_pdf(path, [(page, {"A": img})])
+
+
+def enormous_inline_image_paper(path):
+    """An inline image (BI ... ID ... EI, meant for small images) declaring 30000x30000 RGB over
+    3000 bytes: MuPDF decodes inline images while it reads the page, so the page stops there."""
+    content = (body("potoroo nests") + "q 200 0 0 120 150 400 cm\nBI /W 30000 /H 30000 /CS /RGB /BPC 8 ID\n"
+               + "\x80" * 3000 + "\nEI Q\n" + text(72, 600, "The potoroo paragraph after the image."))
+    return write_pdf(path, [(content, {})])

@@ -43,6 +43,7 @@ def docs(tmp_path_factory):
         "unusual": badfigs.unusual_images_paper(d / "unusual.pdf"),
         "enormous": badfigs.enormous_image_paper(d / "enormous.pdf"),
         "indexed": badfigs.enormous_indexed_paper(d / "indexed.pdf"),
+        "inline": badfigs.enormous_inline_image_paper(d / "inline.pdf"),
     }
 
 
@@ -115,4 +116,17 @@ def test_image_needing_a_full_size_decode_is_refused_by_the_memory_budget(docs, 
     assert max_rss_mb(r.err) < 1200, r.err
     assert mmkg_noise(r.err) == [], r.err
     r = run("search", "bandicoot", "--json", "--mode", "bm25", store=store)
+    assert r.json()["results"], r
+
+
+def test_enormous_inline_image_costs_the_rest_of_its_page_not_the_document(docs, store):
+    r = run("ingest", docs["inline"], "--json", store=store, prefix=(sys.executable, "-c", MAXRSS))
+    assert r.rc == 0, r
+    j = r.json()
+    assert j["documents"] == 1 and not j["failed"], j
+    [w] = j["warnings"]
+    assert w["warning"].startswith("page 1 could not be read to its end (an inline image needs more than"), w
+    assert max_rss_mb(r.err) < 1200, r.err  # without the budget MuPDF allocates the 2.7 GB
+    assert mmkg_noise(r.err) == [], r.err
+    r = run("search", "potoroo nests", "--json", "--mode", "bm25", store=store)
     assert r.json()["results"], r
