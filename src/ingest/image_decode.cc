@@ -27,6 +27,9 @@
 namespace mmkg {
 namespace {
 
+using mupdf::guarded;
+using mupdf::one_line;
+
 constexpr size_t kMemLimit = size_t{1} << 30;  // per decode; 100 MP RGBA is 400 MB
 
 /// Keeps the first warning that says the data is damaged (MuPDF decodes what it can of a
@@ -39,19 +42,6 @@ void on_warning(void* user, const char* msg) {
       *first = msg;
       return;
     }
-}
-
-/// Runs `f` (MuPDF calls only, no C++ objects with destructors) inside fz_try.
-/// Returns false and stores MuPDF's message in `err` if it threw.
-template <typename F>
-__attribute__((noinline)) bool guarded(fz_context* ctx, std::string* err, F&& f) {
-  fz_try(ctx) { f(); }
-  fz_catch(ctx) {
-    const char* msg = fz_caught_message(ctx);
-    if (err) err->assign(msg && *msg ? msg : "unknown MuPDF error");
-    return false;
-  }
-  return true;
 }
 
 /// The MuPDF objects of one decode, dropped in reverse order (drops never throw).
@@ -81,13 +71,6 @@ struct Mu {
     fz_drop_context(ctx);
   }
 };
-
-std::string one_line(std::string s) {
-  for (char& c : s)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  if (s.size() > 200) s.resize(200);
-  return s;
-}
 
 [[noreturn]] void fail(const std::string& what, const std::string& reason) {
   throw InputError(what.empty() ? reason : what + ": " + reason);

@@ -81,6 +81,13 @@ fz_context* new_context(MemoryBudget& budget, size_t store_size) {
   return ctx;
 }
 
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  if (s.size() > 200) s.resize(200);
+  return s;
+}
+
 JpegMessagesTo::JpegMessagesTo(fz_context* ctx) : saved_(t_jpeg_ctx) { t_jpeg_ctx = ctx; }
 JpegMessagesTo::~JpegMessagesTo() { t_jpeg_ctx = saved_; }
 

@@ -9,6 +9,7 @@
 #include <mupdf/fitz.h>
 
 #include <cstddef>
+#include <string>
 
 namespace mmkg::mupdf {
 
@@ -42,5 +43,21 @@ class JpegMessagesTo {
  private:
   fz_context* saved_;
 };
+
+/// Runs `f` (MuPDF calls only, no C++ objects with destructors) inside fz_try. Returns false
+/// and stores MuPDF's message in `err` if it threw.
+template <typename F>
+__attribute__((noinline)) bool guarded(fz_context* ctx, std::string* err, F&& f) {
+  fz_try(ctx) { f(); }
+  fz_catch(ctx) {
+    const char* msg = fz_caught_message(ctx);
+    if (err) err->assign(msg && *msg ? msg : "unknown MuPDF error");
+    return false;
+  }
+  return true;
+}
+
+/// One-line version of a MuPDF message (they can contain newlines or be long).
+std::string one_line(std::string s);
 
 }  // namespace mmkg::mupdf

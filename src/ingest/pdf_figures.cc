@@ -27,6 +27,8 @@ namespace mmkg {
 
 namespace {
 
+using mupdf::one_line;
+
 constexpr float kDpi = 150;
 constexpr int kMaxSide = 2400;     // pixels: a larger region is rendered at a lower resolution
 constexpr float kPad = 3;          // points of margin around a region
@@ -263,13 +265,6 @@ __attribute__((noinline)) bool render_region(fz_context* ctx, fz_document* doc, 
     ok = false;
   }
   return ok;
-}
-
-std::string one_line(std::string s) {
-  for (auto& c : s)
-    if (c == '\n' || c == '\r') c = ' ';
-  if (s.size() > 160) s.resize(160);
-  return s;
 }
 
 // ---- MuPDF's messages while one figure is drawn ----

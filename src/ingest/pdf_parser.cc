@@ -24,6 +24,9 @@
 namespace mmkg {
 namespace {
 
+using mupdf::guarded;
+using mupdf::one_line;
+
 constexpr const char* kNoText = "PDF has no extractable text (scanned images?); OCR is not supported yet";
 // MuPDF's memory per parse: an image whose decoder needs it all at full size (indexed colours,
 // a lying size field) fails with "out of memory" and costs its figure's image, not the process.
@@ -45,19 +48,6 @@ void on_warning(void* user, const char* msg) {
 }
 
 void on_error(void*, const char*) {}
-
-/// Runs `f` (MuPDF calls only, no C++ objects with destructors) inside fz_try.
-/// Returns false and stores MuPDF's message in `err` if it threw.
-template <typename F>
-__attribute__((noinline)) bool guarded(fz_context* ctx, std::string* err, F&& f) {
-  fz_try(ctx) { f(); }
-  fz_catch(ctx) {
-    const char* msg = fz_caught_message(ctx);
-    if (err) err->assign(msg && *msg ? msg : "unknown MuPDF error");
-    return false;
-  }
-  return true;
-}
 
 /// Owns the MuPDF objects of one parse; drops them in reverse order (drops never throw).
 struct Session {
@@ -91,14 +81,6 @@ struct StextDeleter {
   fz_context* ctx;
   void operator()(fz_stext_page* p) const { fz_drop_stext_page(ctx, p); }
 };
-
-/// One-line version of a MuPDF message (they can contain newlines or be long).
-std::string one_line(std::string s) {
-  for (char& c : s)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  if (s.size() > 200) s.resize(200);
-  return s;
-}
 
 /// True if object `num` is a page dictionary. Never throws.
 __attribute__((noinline)) bool is_page_object(fz_context* ctx, pdf_document* doc, int num) {
