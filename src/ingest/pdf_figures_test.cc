@@ -283,6 +283,70 @@ TEST(PdfFigures, BrokenImagesCostOneWarningEachNeverTheDocument) {
   EXPECT_FALSE(by_label(d, "Figure 1")->png.empty());
 }
 
+// A valid embedded JBIG2 stream (PDF's JBIG2Decode, no file header): a page information
+// segment, then one immediate lossless generic region coded with MMR (its data is CCITT G4,
+// which MuPDF can write), then end of page. `rows` is 1 bit a pixel, rows padded to bytes.
+std::string jbig2_mmr(int w, int h, const std::string& rows) {
+  auto be32 = [](std::string& s, uint32_t v) {
+    for (int k = 3; k >= 0; --k) s.push_back(static_cast<char>(v >> (8 * k)));
+  };
+  auto segment = [&](std::string& out, uint32_t number, uint8_t type, const std::string& data) {
+    be32(out, number);
+    out.push_back(static_cast<char>(type));  // page association in 1 byte
+    out.push_back('\0');                     // refers to no segment
+    out.push_back('\1');                     // page 1
+    be32(out, static_cast<uint32_t>(data.size()));
+    out += data;
+  };
+  // MuPDF's G4 writer takes grey samples (1 white); JBIG2's 1 is black.
+  std::string grey = rows;
+  for (char& c : grey) c = static_cast<char>(~c);
+  fz_context* ctx = fz_new_context(nullptr, nullptr, FZ_STORE_DEFAULT);
+  fz_buffer* g4 = fz_compress_ccitt_fax_g4(ctx, reinterpret_cast<const unsigned char*>(grey.data()), w, h);
+  unsigned char* data = nullptr;
+  size_t n = fz_buffer_storage(ctx, g4, &data);
+  std::string mmr(reinterpret_cast<const char*>(data), n);
+  fz_drop_buffer(ctx, g4);
+  fz_drop_context(ctx);
+  std::string page_info, region, out;
+  be32(page_info, static_cast<uint32_t>(w));
+  be32(page_info, static_cast<uint32_t>(h));
+  be32(page_info, 0);
+  be32(page_info, 0);
+  page_info += std::string("\0\0\0", 3);  // flags, striping
+  be32(region, static_cast<uint32_t>(w));
+  be32(region, static_cast<uint32_t>(h));
+  be32(region, 0);
+  be32(region, 0);
+  region.push_back('\0');  // combination operator OR
+  region.push_back('\1');  // generic region flags: MMR
+  region += mmr;
+  segment(out, 0, 48, page_info);
+  segment(out, 1, 38, region);
+  segment(out, 2, 49, "");
+  return out;
+}
+
+TEST(PdfFigures, ValidJbig2ImageIsDrawn) {
+  // Left half black, right half white: 64 x 48, 8 bytes a row.
+  std::string rows;
+  for (int y = 0; y < 48; ++y) rows += std::string(4, '\xff') + std::string(4, '\0');
+  PageSpec p = pdf_fixture::body_page("scan", 80);
+  add_xobject(p, "S", 150, 160, 200, 150,
+              "/Width 64 /Height 48 /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /JBIG2Decode",
+              jbig2_mmr(64, 48, rows));
+  pdf_fixture::add_lines(p, 72, 330, 10, 12, {"Figure 1: A scanned page in JBIG2."});
+  ParsedDocument d = parse_pdf(pdf_fixture::write_pdf({p}));
+  ASSERT_EQ(d.figures.size(), 1u) << pdf_fixture::dump(d);
+  EXPECT_TRUE(d.warnings.empty()) << d.warnings[0];
+  ASSERT_FALSE(d.figures[0].png.empty());
+  auto px = image_fixture::read_png(d.figures[0].png);
+  const unsigned char* left = px.at(px.w / 4, px.h / 2);
+  const unsigned char* right = px.at(3 * px.w / 4, px.h / 2);
+  EXPECT_LT(left[0], 60) << "JBIG2 1 bits are black";
+  EXPECT_GT(right[0], 200);
+}
+
 TEST(PdfFigures, HugeInlineImageCostsTheRestOfItsPageNotTheDocument) {
   // MuPDF decodes an inline image while it reads the page: 30000x30000 RGB is 2.7 GB, over the
   // memory budget. The text before it stays; the page is not lost, the document not failed.
