@@ -19,6 +19,7 @@
 #include "ingest/encoding.h"
 #include "ingest/figure_refs.h"
 #include "ingest/html_blocks.h"
+#include "ingest/mupdf_support.h"
 #include "ingest/parser.h"
 #include "ingest/tables.h"
 
@@ -30,25 +31,10 @@ constexpr size_t kMaxTextBytes = size_t{512} << 20;   // all chapters together
 constexpr size_t kMaxChapters = 10000;
 constexpr size_t kMaxChapterWarnings = 10;
 
+using mupdf::guarded;
+using mupdf::one_line;
+
 void quiet(void*, const char*) {}
-
-template <typename F>
-__attribute__((noinline)) bool guarded(fz_context* ctx, std::string* err, F&& f) {
-  fz_try(ctx) { f(); }
-  fz_catch(ctx) {
-    const char* msg = fz_caught_message(ctx);
-    if (err) err->assign(msg && *msg ? msg : "unknown MuPDF error");
-    return false;
-  }
-  return true;
-}
-
-std::string one_line(std::string s) {
-  for (char& c : s)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  if (s.size() > 200) s.resize(200);
-  return s;
-}
 
 /// The open book: MuPDF context, the ZIP and reads of its entries.
 class Book {

@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 
 #include "core/error.h"
+#include "ingest/ocr.h"
 
 namespace mmkg {
 namespace {
@@ -104,6 +106,25 @@ TEST(FigureStage, DescriptionsAreCachedByImageAndCaption) {
   EXPECT_EQ(st3.describe_failed, 2);
   EXPECT_EQ(st3.warnings.size(), 2u);
   EXPECT_TRUE(d3.figures[0].description.empty());
+}
+
+TEST(FigureStage, ImagesThatFailOcrCostAWarningNamingTheFigure) {
+  if (!ocr_available()) GTEST_SKIP() << "Tesseract's English data is not installed";
+  ParsedDocument d = doc_with_figures();
+  d.figures[0].source = "raster";  // the "file" figure, page 1, Figure 1
+  d.figures[0].png = std::string("\x89PNG\r\n\x1a\n", 8) + "cut short";
+  d.figures[1].source = "raster";  // page 2, Figure 2: a PNG header over a 1-pixel-high strip
+  d.figures[1].png = std::string("\x89PNG\r\n\x1a\n", 8) + "\0\0\0\x0dIHDR";
+  prepare_figures(d, "doc4");
+  FigureOptions opt;
+  opt.threads = 2;
+  FigureStats st = enrich_figures(d, opt, FigureCache{});
+  ASSERT_EQ(st.warnings.size(), 2u);
+  std::sort(st.warnings.begin(), st.warnings.end());
+  EXPECT_EQ(st.warnings[0].rfind("page 1, Figure 1: OCR failed (", 0), 0u) << st.warnings[0];
+  EXPECT_EQ(st.warnings[1].rfind("page 2, Figure 2: OCR failed (", 0), 0u) << st.warnings[1];
+  for (const auto& w : st.warnings) EXPECT_NE(w.find("the figure keeps its caption only"), std::string::npos) << w;
+  EXPECT_EQ(d.figures[0].caption, "Figure 1: The model.");
 }
 
 TEST(FigureStage, ChunksPerFigureKeepTheTextInvariant) {

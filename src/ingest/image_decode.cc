@@ -22,57 +22,15 @@
 #include <vector>
 
 #include "core/error.h"
+#include "ingest/mupdf_support.h"
 
 namespace mmkg {
 namespace {
 
+using mupdf::guarded;
+using mupdf::one_line;
+
 constexpr size_t kMemLimit = size_t{1} << 30;  // per decode; 100 MP RGBA is 400 MB
-constexpr size_t kHeader = 16;                 // keeps the malloc alignment of the payload
-
-// ---- an allocator with a budget ----
-
-struct Budget {
-  size_t used = 0;
-};
-
-void* cap_malloc(void* user, size_t n) {
-  auto* b = static_cast<Budget*>(user);
-  if (n > kMemLimit - b->used) return nullptr;  // MuPDF turns this into an "out of memory" error
-  void* p = std::malloc(n + kHeader);
-  if (!p) return nullptr;
-  std::memcpy(p, &n, sizeof n);
-  b->used += n;
-  return static_cast<char*>(p) + kHeader;
-}
-
-void cap_free(void* user, void* p) {
-  if (!p) return;
-  char* base = static_cast<char*>(p) - kHeader;
-  size_t n;
-  std::memcpy(&n, base, sizeof n);
-  static_cast<Budget*>(user)->used -= n;
-  std::free(base);
-}
-
-void* cap_realloc(void* user, void* old, size_t n) {
-  if (!old) return cap_malloc(user, n);
-  if (n == 0) {
-    cap_free(user, old);
-    return nullptr;
-  }
-  auto* b = static_cast<Budget*>(user);
-  char* base = static_cast<char*>(old) - kHeader;
-  size_t was;
-  std::memcpy(&was, base, sizeof was);
-  if (n > was && n - was > kMemLimit - b->used) return nullptr;
-  void* p = std::realloc(base, n + kHeader);
-  if (!p) return nullptr;
-  std::memcpy(p, &n, sizeof n);
-  b->used = b->used - was + n;
-  return static_cast<char*>(p) + kHeader;
-}
-
-void quiet(void*, const char*) {}  // MuPDF prints warnings and errors to stderr by default
 
 /// Keeps the first warning that says the data is damaged (MuPDF decodes what it can of a
 /// truncated or corrupt image and warns).
@@ -86,23 +44,9 @@ void on_warning(void* user, const char* msg) {
     }
 }
 
-/// Runs `f` (MuPDF calls only, no C++ objects with destructors) inside fz_try.
-/// Returns false and stores MuPDF's message in `err` if it threw.
-template <typename F>
-__attribute__((noinline)) bool guarded(fz_context* ctx, std::string* err, F&& f) {
-  fz_try(ctx) { f(); }
-  fz_catch(ctx) {
-    const char* msg = fz_caught_message(ctx);
-    if (err) err->assign(msg && *msg ? msg : "unknown MuPDF error");
-    return false;
-  }
-  return true;
-}
-
 /// The MuPDF objects of one decode, dropped in reverse order (drops never throw).
 struct Mu {
-  Budget budget;
-  fz_alloc_context alloc{&budget, cap_malloc, cap_realloc, cap_free};
+  mupdf::MemoryBudget budget{kMemLimit};
   fz_context* ctx = nullptr;
   fz_buffer* in = nullptr;
   fz_image* image = nullptr;
@@ -112,10 +56,9 @@ struct Mu {
   std::string damage;  ///< first warning about damaged data
 
   Mu() {
-    ctx = fz_new_context(&alloc, nullptr, 32 << 20);
+    ctx = mupdf::new_context(budget, 32 << 20);
     if (!ctx) throw Error("cannot initialise MuPDF (out of memory); retry with fewer parallel jobs");
     fz_set_warning_callback(ctx, on_warning, &damage);
-    fz_set_error_callback(ctx, quiet, nullptr);
   }
   Mu(const Mu&) = delete;
   Mu& operator=(const Mu&) = delete;
@@ -128,13 +71,6 @@ struct Mu {
     fz_drop_context(ctx);
   }
 };
-
-std::string one_line(std::string s) {
-  for (char& c : s)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  if (s.size() > 200) s.resize(200);
-  return s;
-}
 
 [[noreturn]] void fail(const std::string& what, const std::string& reason) {
   throw InputError(what.empty() ? reason : what + ": " + reason);
@@ -269,6 +205,7 @@ DecodedImage decode_mupdf(std::string_view bytes, const std::string& what, int m
   long long dw = 0, dh = 0;
   if (declared_size(bytes, kind, dw, dh) && dw > 0 && dh > 0) check_size(what, dw, dh);
   Mu mu;
+  mupdf::JpegMessagesTo jpeg_messages(mu.ctx);  // damage in a JPEG is reported like MuPDF's own
   fz_context* ctx = mu.ctx;
   std::string err;
   bool ok = guarded(ctx, &err, [&] {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/hash.h"
+#include "ingest/mupdf_support.h"
 #include "ingest/parser.h"
 #include "ingest/pdf_figures.h"
 #include "ingest/pdf_tables.h"
@@ -27,10 +28,37 @@ namespace mmkg {
 
 namespace {
 
+using mupdf::one_line;
+
 constexpr float kDpi = 150;
 constexpr int kMaxSide = 2400;     // pixels: a larger region is rendered at a lower resolution
 constexpr float kPad = 3;          // points of margin around a region
 constexpr int kRepeatedPages = 3;  // an uncaptioned image on this many pages is a logo
+constexpr int kMaxImageWarnings = 20;  // per document: then one line with the count of the rest
+
+/// What a warning about a broken image says of it.
+struct ImageInfo {
+  int w = 0, h = 0;
+  std::string kind;  // the encoding: "JPEG", "JBIG2", "Flate", ...
+};
+
+const char* encoding_name(int type) {
+  switch (type) {
+    case FZ_IMAGE_RAW: return "uncompressed";
+    case FZ_IMAGE_FAX: return "CCITT fax";
+    case FZ_IMAGE_FLATE: return "Flate";
+    case FZ_IMAGE_LZW: return "LZW";
+    case FZ_IMAGE_RLD: return "RunLength";
+    case FZ_IMAGE_JBIG2: return "JBIG2";
+    case FZ_IMAGE_JPEG: return "JPEG";
+    case FZ_IMAGE_JPX: return "JPEG 2000";
+    case FZ_IMAGE_BMP: return "BMP";
+    case FZ_IMAGE_GIF: return "GIF";
+    case FZ_IMAGE_PNG: return "PNG";
+    case FZ_IMAGE_TIFF: return "TIFF";
+    default: return "image";
+  }
+}
 
 // ---- recording device ----
 
@@ -40,6 +68,7 @@ struct Recorder {
   fz_device super;
   std::vector<pdf::Graphic>* out;
   std::vector<pdf::Rule>* rules;
+  std::map<uint64_t, ImageInfo>* images;
   int images_seen;
 };
 
@@ -193,6 +222,10 @@ void record_image(fz_context* ctx, fz_device* dev, fz_image* img, fz_matrix ctm)
   if (!g.image_key) g.image_key = (static_cast<uint64_t>(img->w) << 32) ^ static_cast<uint64_t>(img->h) ^ 0x9e3779b97f4a7c15ull;
   ++r->images_seen;
   r->out->push_back(g);
+  ImageInfo& info = (*r->images)[g.image_key];
+  info.w = img->w;
+  info.h = img->h;
+  info.kind = encoding_name(cb ? cb->params.type : FZ_IMAGE_UNKNOWN);
 }
 void rec_fill_image(fz_context* ctx, fz_device* dev, fz_image* img, fz_matrix ctm, float alpha, fz_color_params) {
   if (alpha > 0.01f) record_image(ctx, dev, img, ctm);
@@ -203,7 +236,8 @@ void rec_fill_image_mask(fz_context* ctx, fz_device* dev, fz_image* img, fz_matr
 }
 
 __attribute__((noinline)) bool record_list(fz_context* ctx, fz_display_list* list, std::vector<pdf::Graphic>* out,
-                                           std::vector<pdf::Rule>* rules, std::string* err) {
+                                           std::vector<pdf::Rule>* rules, std::map<uint64_t, ImageInfo>* images,
+                                           std::string* err) {
   fz_device* volatile dev = nullptr;
   bool ok = true;
   fz_try(ctx) {
@@ -211,6 +245,7 @@ __attribute__((noinline)) bool record_list(fz_context* ctx, fz_display_list* lis
     dev = &r->super;
     r->out = out;
     r->rules = rules;
+    r->images = images;
     r->images_seen = 0;
     r->super.fill_path = rec_fill_path;
     r->super.stroke_path = rec_stroke_path;
@@ -229,10 +264,32 @@ __attribute__((noinline)) bool record_list(fz_context* ctx, fz_display_list* lis
   return ok;
 }
 
+/// True when the pixmap (RGB, no alpha) holds nothing but white and at most one other colour,
+/// up to noise: what a region looks like when its only image failed to decode (left white, or
+/// filled with the padding MuPDF puts in place of missing data).
+bool flat_pixmap(fz_context* ctx, fz_pixmap* pix) {
+  const int w = fz_pixmap_width(ctx, pix), h = fz_pixmap_height(ctx, pix), n = fz_pixmap_components(ctx, pix);
+  if (w <= 0 || h <= 0 || n < 3) return false;
+  const ptrdiff_t stride = fz_pixmap_stride(ctx, pix);
+  const unsigned char* samples = fz_pixmap_samples(ctx, pix);
+  const unsigned char* centre = samples + (h / 2) * stride + (w / 2) * n;
+  const unsigned char c[3] = {centre[0], centre[1], centre[2]};
+  int64_t other = 0;
+  for (int y = 0; y < h; ++y) {
+    const unsigned char* p = samples + y * stride;
+    for (int x = 0; x < w; ++x, p += n) {
+      bool white = p[0] >= 245 && p[1] >= 245 && p[2] >= 245;
+      bool same = std::abs(p[0] - c[0]) <= 12 && std::abs(p[1] - c[1]) <= 12 && std::abs(p[2] - c[2]) <= 12;
+      if (!white && !same) ++other;
+    }
+  }
+  return other * 200 < int64_t{w} * h;  // under 0.5% of the pixels
+}
+
 /// Renders `clip` (page space) of page `number` (0-based) at `scale` into PNG bytes. MuPDF
-/// calls only; the result lands in `png`, `w`, `h`.
+/// calls only; the result lands in `png`, `w`, `h`, `flat` (see flat_pixmap).
 __attribute__((noinline)) bool render_region(fz_context* ctx, fz_document* doc, int number, fz_rect clip, float scale,
-                                             fz_buffer** png, int* w, int* h, std::string* err) {
+                                             fz_buffer** png, int* w, int* h, bool* flat, std::string* err) {
   fz_page* volatile page = nullptr;
   fz_pixmap* volatile pix = nullptr;
   fz_device* volatile dev = nullptr;
@@ -248,6 +305,7 @@ __attribute__((noinline)) bool render_region(fz_context* ctx, fz_document* doc, 
     fz_close_device(ctx, dev);
     *w = fz_pixmap_width(ctx, pix);
     *h = fz_pixmap_height(ctx, pix);
+    *flat = flat_pixmap(ctx, pix);
     *png = fz_new_buffer_from_pixmap_as_png(ctx, pix, fz_default_color_params);
   }
   fz_always(ctx) {
@@ -263,11 +321,70 @@ __attribute__((noinline)) bool render_region(fz_context* ctx, fz_document* doc, 
   return ok;
 }
 
-std::string one_line(std::string s) {
-  for (auto& c : s)
-    if (c == '\n' || c == '\r') c = ' ';
-  if (s.size() > 160) s.resize(160);
-  return s;
+// ---- MuPDF's messages while one figure is drawn ----
+
+/// Collects the warnings and errors MuPDF reports while installed (it reports every error
+/// when thrown, even one caught inside MuPDF, such as a decoder failing in the middle of a page).
+struct Messages {
+  std::vector<std::string> list;
+  static void on(void* user, const char* msg) {
+    auto* m = static_cast<Messages*>(user);
+    // "... repeated N times ...": the flush of a message already collected.
+    if (msg && std::strncmp(msg, "...", 3) != 0 && m->list.size() < 32) m->list.push_back(msg);
+  }
+};
+
+/// Swaps the context's callbacks for `m` until destroyed; flushes MuPDF's buffered (repeated)
+/// warnings on both ends so that each lands with the figure that caused it.
+class Capture {
+ public:
+  Capture(fz_context* ctx, Messages* m) : ctx_(ctx) {
+    fz_flush_warnings(ctx);
+    warn_ = fz_warning_callback(ctx, &warn_user_);
+    error_ = fz_error_callback(ctx, &error_user_);
+    fz_set_warning_callback(ctx, Messages::on, m);
+    fz_set_error_callback(ctx, Messages::on, m);
+  }
+  ~Capture() {
+    fz_flush_warnings(ctx_);
+    fz_set_warning_callback(ctx_, warn_, warn_user_);
+    fz_set_error_callback(ctx_, error_, error_user_);
+  }
+  Capture(const Capture&) = delete;
+  Capture& operator=(const Capture&) = delete;
+
+ private:
+  fz_context* ctx_;
+  fz_warning_cb* warn_;
+  fz_error_cb* error_;
+  void* warn_user_ = nullptr;
+  void* error_user_ = nullptr;
+};
+
+bool contains(const std::string& s, std::initializer_list<const char*> words) {
+  for (const char* w : words)
+    if (s.find(w) != std::string::npos) return true;
+  return false;
+}
+
+/// The message that best says what went wrong with an image, or "" when none is about images.
+/// The generic follow-ups ("read error; treating as end of file", "padding truncated image")
+/// only count when nothing more specific came before them.
+std::string image_trouble(const std::vector<std::string>& msgs) {
+  std::string generic;
+  for (const std::string& m : msgs) {
+    std::string low = m;
+    for (char& c : low) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!contains(low, {"image", "jpeg", "jpx", "jbig2", "zlib", "flate", "lzw", "fax", "rld", "dct", "decod",
+                        "truncated", "premature", "corrupt", "padding", "memory", "colorspace", "color space"}))
+      continue;
+    if (contains(low, {"read error", "padding truncated image"})) {
+      if (generic.empty()) generic = m;
+      continue;
+    }
+    return m;
+  }
+  return generic;
 }
 
 /// A table found from the page's text and rules: its rows as Markdown, no image (the rows are
@@ -291,6 +408,7 @@ Figure table_figure(int page, const pdf::Region& r, const std::string& caption, 
 
 struct PdfFigureExtractor::Impl {
   fz_context* ctx;
+  const mupdf::MemoryBudget* budget;
   struct Found {
     int page;  // 1-based
     pdf::Region region;
@@ -301,13 +419,30 @@ struct PdfFigureExtractor::Impl {
   };
   std::vector<Found> found;
   std::map<uint64_t, std::set<int>> image_pages;  // image key -> pages it is drawn on
+  std::map<uint64_t, ImageInfo> images;           // image key -> what a warning says of it
   std::vector<pdf::Graphic> scratch;
   std::vector<pdf::Rule> rules;
   int record_failures = 0;
   std::string first_failure;
+  // Problems of figures, by index in ParsedDocument::figures at render time: reported by
+  // place(), once reading order gives uncaptioned figures their number.
+  std::vector<std::pair<size_t, std::string>> problems;
+  int more_problems = 0;
+
+  /// "its image (JBIG2, 200x150 px)", "one of its 3 images", "its drawing".
+  std::string what_failed(const pdf::Region& r) const {
+    std::vector<const ImageInfo*> infos;
+    for (uint64_t k : r.image_keys)
+      if (auto it = images.find(k); it != images.end()) infos.push_back(&it->second);
+    if (infos.empty()) return "its drawing";
+    if (infos.size() > 1) return "one of its " + std::to_string(infos.size()) + " images";
+    return "its image (" + infos[0]->kind + ", " + std::to_string(infos[0]->w) + "x" + std::to_string(infos[0]->h) +
+           " px)";
+  }
 };
 
-PdfFigureExtractor::PdfFigureExtractor(void* ctx) : impl_(new Impl{static_cast<fz_context*>(ctx), {}, {}, {}, {}, 0, {}}) {}
+PdfFigureExtractor::PdfFigureExtractor(void* ctx, const mupdf::MemoryBudget* budget)
+    : impl_(new Impl{static_cast<fz_context*>(ctx), budget, {}, {}, {}, {}, {}, 0, {}, {}, 0}) {}
 PdfFigureExtractor::~PdfFigureExtractor() { delete impl_; }
 
 void PdfFigureExtractor::collect(void* list, pdf::Page& page) {
@@ -315,7 +450,7 @@ void PdfFigureExtractor::collect(void* list, pdf::Page& page) {
   m.scratch.clear();
   m.rules.clear();
   std::string err;
-  if (!record_list(m.ctx, static_cast<fz_display_list*>(list), &m.scratch, &m.rules, &err)) {
+  if (!record_list(m.ctx, static_cast<fz_display_list*>(list), &m.scratch, &m.rules, &m.images, &err)) {
     if (m.record_failures++ == 0) m.first_failure = "page " + std::to_string(page.number) + ": " + one_line(err);
     // Whatever was recorded before the error is still usable.
   }
@@ -365,7 +500,6 @@ void PdfFigureExtractor::render(void* doc, ParsedDocument& out) {
     out.warnings.push_back("figures: the drawings of " + std::to_string(m.record_failures) +
                            " page(s) could not be read completely (" + m.first_failure + "); some figures may be missing");
   std::vector<Impl::Found> kept;
-  int failed = 0;
   for (Impl::Found& f : m.found) {
     if (!f.table_markdown.empty()) {
       out.figures.push_back(table_figure(f.page, f.region, f.caption_first, f.table_markdown));
@@ -388,21 +522,54 @@ void PdfFigureExtractor::render(void* doc, ParsedDocument& out) {
     if (side > kMaxSide) scale *= kMaxSide / side;
     fz_buffer* buf = nullptr;
     int w = 0, h = 0;
+    bool flat = false, rendered = false;
     std::string err;
-    if (!render_region(m.ctx, static_cast<fz_document*>(doc), f.page - 1, clip, scale, &buf, &w, &h, &err) || !buf) {
-      if (failed++ < 5)
-        out.warnings.push_back("page " + std::to_string(f.page) + ": figure " +
-                               (f.region.label.empty() ? std::string("(uncaptioned)") : f.region.label) +
-                               " could not be rendered (" + one_line(err) + "); figure skipped");
-      continue;
+    Messages msgs;
+    const int refused_before = m.budget ? m.budget->refused : 0;
+    {
+      Capture capture(m.ctx, &msgs);
+      mupdf::JpegMessagesTo jpeg(m.ctx);
+      rendered = render_region(m.ctx, static_cast<fz_document*>(doc), f.page - 1, clip, scale, &buf, &w, &h, &flat, &err) &&
+                 buf;
     }
-    unsigned char* data = nullptr;
-    size_t n = fz_buffer_storage(m.ctx, buf, &data);
+    const bool out_of_memory = (m.budget && m.budget->refused > refused_before) || contains(err, {"out of memory"});
+    std::string trouble = rendered ? image_trouble(msgs.list) : one_line(err);
+    if (trouble.empty() && !rendered) trouble = "unknown MuPDF error";
+    // Nothing of a broken image came out: a flat render is no picture of the figure.
+    const bool keep_image = rendered && !(out_of_memory || (!trouble.empty() && flat));
     Figure fig;
-    fig.png.assign(reinterpret_cast<const char*>(data), n);
-    fz_drop_buffer(m.ctx, buf);
-    fig.width = w;
-    fig.height = h;
+    if (keep_image) {
+      unsigned char* data = nullptr;
+      size_t n = fz_buffer_storage(m.ctx, buf, &data);
+      fig.png.assign(reinterpret_cast<const char*>(data), n);
+      fig.width = w;
+      fig.height = h;
+    }
+    if (buf) fz_drop_buffer(m.ctx, buf);
+    if (!trouble.empty() || out_of_memory) {
+      std::string problem;
+      if (out_of_memory)
+        problem = m.what_failed(f.region) + " needs more than the " +
+                  std::to_string((m.budget ? m.budget->limit : 0) >> 20) +
+                  " MiB of memory allowed per document to decode; the figure is kept without its image "
+                  "(downscale the image in the PDF to keep it)";
+      else if (!rendered)
+        problem = "could not be drawn (" + trouble + "); the figure is kept without its image";
+      else {
+        // MuPDF's own words for data that simply ends early are no help to a reader.
+        const bool short_data = contains(trouble, {"padding truncated image", "read error"});
+        problem = m.what_failed(f.region) +
+                  (short_data ? std::string(" is truncated (its data ends before the image does)")
+                              : (keep_image ? " is damaged (" : " is corrupt (") + one_line(trouble) + ")") +
+                  (keep_image ? "; the figure is kept, part of it may be blank"
+                              : "; the figure is kept without its image");
+      }
+      if (static_cast<int>(m.problems.size()) < kMaxImageWarnings)
+        m.problems.emplace_back(out.figures.size(), std::move(problem));
+      else
+        ++m.more_problems;
+    }
+    fig.seq = static_cast<int>(out.figures.size());  // render order, for place(); renumbered later
     fig.page = f.page;
     fig.x0 = b.x0;
     fig.y0 = b.y0;
@@ -419,7 +586,6 @@ void PdfFigureExtractor::render(void* doc, ParsedDocument& out) {
     out.figures.push_back(std::move(fig));
     kept.push_back(std::move(f));
   }
-  if (failed > 5) out.warnings.push_back(std::to_string(failed - 5) + " more figures could not be rendered; skipped");
   m.found = std::move(kept);
 }
 
@@ -458,6 +624,23 @@ void PdfFigureExtractor::place(const std::vector<pdf::Page>& pages, ParsedDocume
   // Keep reading order: figures sorted by position (stable for several at one place).
   std::stable_sort(out.figures.begin(), out.figures.end(), [](const Figure& a, const Figure& b) { return a.block < b.block; });
   (void)pages;
+  // Problems named like the figure stage names figures: "page 3, Figure 6" or, uncaptioned,
+  // "page 3, figure 7" (its number in the document, as prepare_figures will give it).
+  Impl& m = *impl_;
+  std::map<size_t, const std::string*> problem_of;
+  for (const auto& [index, text] : m.problems) problem_of[index] = &text;
+  for (size_t i = 0; i < out.figures.size(); ++i) {
+    const Figure& fig = out.figures[i];
+    auto it = problem_of.find(static_cast<size_t>(fig.seq));
+    if (it == problem_of.end()) continue;
+    out.warnings.push_back("page " + std::to_string(fig.page) + ", " +
+                           (fig.label.empty() ? "figure " + std::to_string(i + 1) : fig.label) + ": " + *it->second);
+  }
+  if (m.more_problems > 0)
+    out.warnings.push_back(std::to_string(m.more_problems) + " more figures have broken images (like the ones above); "
+                           "they are kept, some without their image");
+  m.problems.clear();
+  m.more_problems = 0;
 }
 
 }  // namespace mmkg

@@ -64,12 +64,21 @@ std::vector<Region> detect_figures(const Page& page, const std::vector<Graphic>&
 namespace mmkg {
 
 struct ParseContext;
+namespace mupdf {
+struct MemoryBudget;
+}
 
 /// Drives figure extraction for one PDF parse (pdf_parser.cc). MuPDF types are opaque here so
 /// that the header stays free of MuPDF.
+///
+/// A figure whose image cannot be decoded (corrupt or truncated data, a decoder error, more
+/// memory than `budget` allows) is kept, with its caption and text, and costs one warning
+/// naming its page and figure: without its image when nothing of the image could be drawn,
+/// with it (partly blank) when some could. MuPDF's messages while a figure is drawn are
+/// gathered for that warning; the caller's callbacks see none of them.
 class PdfFigureExtractor {
  public:
-  explicit PdfFigureExtractor(void* fz_ctx);
+  PdfFigureExtractor(void* fz_ctx, const mupdf::MemoryBudget* budget);
   ~PdfFigureExtractor();
   PdfFigureExtractor(const PdfFigureExtractor&) = delete;
   PdfFigureExtractor& operator=(const PdfFigureExtractor&) = delete;

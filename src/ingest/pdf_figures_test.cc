@@ -3,10 +3,16 @@
 // paths, raster images as inline images.
 #include <gtest/gtest.h>
 
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
 #include <sstream>
+#include <tuple>
 
 #include "ingest/parser.h"
 #include "ingest/pdf_figures.h"
+#include "support/image_fixtures.h"
 #include "support/pdf_fixtures.h"
 
 namespace mmkg {
@@ -137,6 +143,222 @@ TEST(PdfFigures, BrokenImageDataDoesNotFailTheDocument) {
   ParsedDocument d;
   ASSERT_NO_THROW(d = parse_pdf(pdf_fixture::write_pdf({p})));
   EXPECT_NE(pdf_fixture::all_text(d).find("broken section"), std::string::npos);
+}
+
+// An inline image with dictionary entries `dict` (abbreviated inline-image keys) and encoded
+// `data`, drawn at (x, top) with size (dw, dh) points.
+void add_inline(PageSpec& p, float x, float top, float dw, float dh, const std::string& dict, const std::string& data,
+                const std::string& fill = "") {
+  std::ostringstream g;
+  g << "q " << fill << ' ' << dw << " 0 0 " << dh << ' ' << x << ' ' << (792 - top - dh) << " cm\nBI " << dict << " ID\n";
+  p.extra += g.str() + data + "\nEI Q\n";
+}
+
+// An image XObject named `name` (dictionary entries `entries`, stream `data` as stored) drawn
+// like add_inline. Broken data goes here rather than inline: the end of a broken inline image
+// cannot be found, and the rest of the content stream goes with it.
+void add_xobject(PageSpec& p, const std::string& name, float x, float top, float dw, float dh, const std::string& entries,
+                 const std::string& data) {
+  p.images.push_back({name, "<< /Type /XObject /Subtype /Image " + entries + " >>", data});
+  std::ostringstream g;
+  g << "q " << dw << " 0 0 " << dh << ' ' << x << ' ' << (792 - top - dh) << " cm /" << name << " Do Q\n";
+  p.extra += g.str();
+}
+
+std::string deflate(const std::string& raw) {
+  uLongf n = compressBound(raw.size());
+  std::string out(n, '\0');
+  compress(reinterpret_cast<Bytef*>(out.data()), &n, reinterpret_cast<const Bytef*>(raw.data()), raw.size());
+  out.resize(n);
+  return out;
+}
+
+std::string repeat(int times, const std::string& pixel) {
+  std::string s;
+  for (int i = 0; i < times; ++i) s += pixel;
+  return s;
+}
+
+const Figure* by_label(const ParsedDocument& d, const std::string& label) {
+  for (const Figure& f : d.figures)
+    if (f.label == label) return &f;
+  return nullptr;
+}
+
+// The colour at the centre of a figure's image.
+std::array<int, 3> centre(const Figure& f) {
+  auto px = image_fixture::read_png(f.png);
+  const unsigned char* c = px.at(px.w / 2, px.h / 2);
+  return {c[0], c[1], c[2]};
+}
+
+TEST(PdfFigures, UnusualColourSpacesComeOutAsRgb) {
+  PageSpec p1 = pdf_fixture::body_page("cmyk", 80);
+  add_inline(p1, 150, 160, 200, 120, "/W 8 /H 8 /CS /CMYK /BPC 8", repeat(64, std::string("\0\xff\xff\0", 4)));
+  pdf_fixture::add_lines(p1, 72, 300, 10, 12, {"Figure 1: A CMYK red square."});
+  add_inline(p1, 150, 420, 200, 120, "/W 8 /H 8 /CS [/I /RGB 1 <FF0000 00C000>] /BPC 8", std::string(64, '\1'));
+  pdf_fixture::add_lines(p1, 72, 560, 10, 12, {"Figure 2: An indexed green square."});
+  PageSpec p2 = pdf_fixture::body_page("deep", 80);
+  add_inline(p2, 150, 160, 200, 120, "/W 8 /H 8 /CS /RGB /BPC 16", repeat(64, std::string("\0\0\0\0\xff\xff", 6)));
+  pdf_fixture::add_lines(p2, 72, 300, 10, 12, {"Figure 3: A sixteen-bit blue square."});
+  add_inline(p2, 150, 420, 200, 120, "/W 16 /H 16 /IM true /BPC 1", std::string(32, '\0'), "1 0 0 rg");
+  pdf_fixture::add_lines(p2, 72, 560, 10, 12, {"Figure 4: A stencil mask painted red."});
+  // A PDF's DCT samples are taken as stored (an inverted Adobe JPEG comes with a /Decode array).
+  std::string cmyk_jpeg = image_fixture::jpeg(16, 16, 4, repeat(256, std::string("\0\xff\xff\0", 4)));
+  add_inline(p2, 150, 600, 150, 90, "/W 16 /H 16 /CS /CMYK /BPC 8 /F /DCT", cmyk_jpeg);
+  pdf_fixture::add_lines(p2, 72, 705, 10, 12, {"Figure 5: A CMYK JPEG, red."});
+  ParsedDocument d = parse_pdf(pdf_fixture::write_pdf({p1, p2}));
+  ASSERT_EQ(d.figures.size(), 5u) << pdf_fixture::dump(d);
+  EXPECT_TRUE(d.warnings.empty()) << d.warnings[0];
+  auto is = [](std::array<int, 3> c, int r, int g, int b) {
+    return std::abs(c[0] - r) < 60 && std::abs(c[1] - g) < 60 && std::abs(c[2] - b) < 60;
+  };
+  for (auto [label, r, g, b] : {std::tuple{"Figure 1", 255, 0, 0}, {"Figure 2", 0, 192, 0}, {"Figure 3", 0, 0, 255},
+                                {"Figure 4", 255, 0, 0}, {"Figure 5", 255, 0, 0}}) {
+    const Figure* f = by_label(d, label);
+    ASSERT_TRUE(f) << label;
+    ASSERT_FALSE(f->png.empty()) << label;
+    auto c = centre(*f);
+    EXPECT_TRUE(is(c, r, g, b)) << label << ": " << c[0] << "," << c[1] << "," << c[2];
+  }
+}
+
+TEST(PdfFigures, BrokenImagesCostOneWarningEachNeverTheDocument) {
+  PageSpec p1 = pdf_fixture::body_page("jbig", 80);
+  add_image(p1, 150, 160, 200, 120, 60, 40);
+  pdf_fixture::add_lines(p1, 72, 300, 10, 12, {"Figure 1: A good image."});
+  add_xobject(p1, "J", 150, 420, 200, 120,
+              "/Width 64 /Height 48 /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /JBIG2Decode",
+              std::string(200, '\x5a'));
+  pdf_fixture::add_lines(p1, 72, 560, 10, 12, {"Figure 2: A corrupt JBIG2 scan."});
+  PageSpec p2 = pdf_fixture::body_page("cut", 80);
+  std::string rgb;
+  // Busy pixels, so that the first half of the file (past the tables) holds many rows.
+  for (int i = 0; i < 160 * 120; ++i) rgb += std::string{char(i * 37 % 251), char(i / 160 * 2), char(i * 11 % 97)};
+  std::string jpeg = image_fixture::jpeg(160, 120, 3, rgb);
+  add_xobject(p2, "C", 150, 160, 200, 120,
+              "/Width 160 /Height 120 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode",
+              jpeg.substr(0, jpeg.size() / 2));
+  pdf_fixture::add_lines(p2, 72, 300, 10, 12, {"Figure 3: A photograph cut off halfway."});
+  add_xobject(p2, "G", 150, 420, 200, 120,
+              "/Width 50 /Height 40 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode",
+              std::string(300, '\x33'));
+  pdf_fixture::add_lines(p2, 72, 560, 10, 12, {"Figure 4: Garbage Flate data."});
+  PageSpec p3 = pdf_fixture::body_page("huge", 80);
+  add_xobject(p3, "H", 150, 160, 200, 120,
+              "/Width 30000 /Height 30000 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode",
+              deflate(std::string(3000, '\x80')));
+  pdf_fixture::add_lines(p3, 72, 300, 10, 12, {"Figure 5: A panorama that claims to be enormous."});
+  ParsedDocument d;
+  testing::internal::CaptureStderr();
+  ASSERT_NO_THROW(d = parse_pdf(pdf_fixture::write_pdf({p1, p2, p3})));
+  // libjpeg's own "Corrupt JPEG data" line is routed into MuPDF's warnings, not printed.
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  std::string text = pdf_fixture::all_text(d);
+  for (const char* w : {"jbig section", "cut section", "huge section"}) EXPECT_NE(text.find(w), std::string::npos) << w;
+  ASSERT_EQ(d.figures.size(), 5u) << pdf_fixture::dump(d);
+  std::string all;
+  for (const auto& w : d.warnings) all += w + "\n";
+  ASSERT_EQ(d.warnings.size(), 4u) << all;
+  struct Want {
+    const char* label;
+    const char* where;
+    const char* says;
+    bool image_kept;
+  };
+  for (const Want& w : {Want{"Figure 2", "page 1, Figure 2: its image (JBIG2, 64x48 px) is corrupt", "without its image", false},
+                        Want{"Figure 3", "page 2, Figure 3: its image (JPEG, 160x120 px) is damaged", "part of it may be blank", true},
+                        Want{"Figure 4", "page 2, Figure 4: its image (Flate, 50x40 px) is corrupt", "without its image", false},
+                        Want{"Figure 5", "page 3, Figure 5: its image (Flate, 30000x30000 px) is truncated", "without its image", false}}) {
+    EXPECT_EQ(std::count_if(d.warnings.begin(), d.warnings.end(),
+                            [&](const std::string& s) { return s.rfind(w.where, 0) == 0 && s.find(w.says) != std::string::npos; }),
+              1)
+        << w.where << "\n" << all;
+    const Figure* f = by_label(d, w.label);
+    ASSERT_TRUE(f) << w.label;
+    EXPECT_EQ(!f->png.empty(), w.image_kept) << w.label;
+    EXPECT_FALSE(f->caption.empty()) << w.label;
+  }
+  ASSERT_TRUE(by_label(d, "Figure 1"));
+  EXPECT_FALSE(by_label(d, "Figure 1")->png.empty());
+}
+
+// A valid embedded JBIG2 stream (PDF's JBIG2Decode, no file header): a page information
+// segment, then one immediate lossless generic region coded with MMR (its data is CCITT G4,
+// which MuPDF can write), then end of page. `rows` is 1 bit a pixel, rows padded to bytes.
+std::string jbig2_mmr(int w, int h, const std::string& rows) {
+  auto be32 = [](std::string& s, uint32_t v) {
+    for (int k = 3; k >= 0; --k) s.push_back(static_cast<char>(v >> (8 * k)));
+  };
+  auto segment = [&](std::string& out, uint32_t number, uint8_t type, const std::string& data) {
+    be32(out, number);
+    out.push_back(static_cast<char>(type));  // page association in 1 byte
+    out.push_back('\0');                     // refers to no segment
+    out.push_back('\1');                     // page 1
+    be32(out, static_cast<uint32_t>(data.size()));
+    out += data;
+  };
+  // MuPDF's G4 writer takes grey samples (1 white); JBIG2's 1 is black.
+  std::string grey = rows;
+  for (char& c : grey) c = static_cast<char>(~c);
+  fz_context* ctx = fz_new_context(nullptr, nullptr, FZ_STORE_DEFAULT);
+  fz_buffer* g4 = fz_compress_ccitt_fax_g4(ctx, reinterpret_cast<const unsigned char*>(grey.data()), w, h);
+  unsigned char* data = nullptr;
+  size_t n = fz_buffer_storage(ctx, g4, &data);
+  std::string mmr(reinterpret_cast<const char*>(data), n);
+  fz_drop_buffer(ctx, g4);
+  fz_drop_context(ctx);
+  std::string page_info, region, out;
+  be32(page_info, static_cast<uint32_t>(w));
+  be32(page_info, static_cast<uint32_t>(h));
+  be32(page_info, 0);
+  be32(page_info, 0);
+  page_info += std::string("\0\0\0", 3);  // flags, striping
+  be32(region, static_cast<uint32_t>(w));
+  be32(region, static_cast<uint32_t>(h));
+  be32(region, 0);
+  be32(region, 0);
+  region.push_back('\0');  // combination operator OR
+  region.push_back('\1');  // generic region flags: MMR
+  region += mmr;
+  segment(out, 0, 48, page_info);
+  segment(out, 1, 38, region);
+  segment(out, 2, 49, "");
+  return out;
+}
+
+TEST(PdfFigures, ValidJbig2ImageIsDrawn) {
+  // Left half black, right half white: 64 x 48, 8 bytes a row.
+  std::string rows;
+  for (int y = 0; y < 48; ++y) rows += std::string(4, '\xff') + std::string(4, '\0');
+  PageSpec p = pdf_fixture::body_page("scan", 80);
+  add_xobject(p, "S", 150, 160, 200, 150,
+              "/Width 64 /Height 48 /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /JBIG2Decode",
+              jbig2_mmr(64, 48, rows));
+  pdf_fixture::add_lines(p, 72, 330, 10, 12, {"Figure 1: A scanned page in JBIG2."});
+  ParsedDocument d = parse_pdf(pdf_fixture::write_pdf({p}));
+  ASSERT_EQ(d.figures.size(), 1u) << pdf_fixture::dump(d);
+  EXPECT_TRUE(d.warnings.empty()) << d.warnings[0];
+  ASSERT_FALSE(d.figures[0].png.empty());
+  auto px = image_fixture::read_png(d.figures[0].png);
+  const unsigned char* left = px.at(px.w / 4, px.h / 2);
+  const unsigned char* right = px.at(3 * px.w / 4, px.h / 2);
+  EXPECT_LT(left[0], 60) << "JBIG2 1 bits are black";
+  EXPECT_GT(right[0], 200);
+}
+
+TEST(PdfFigures, HugeInlineImageCostsTheRestOfItsPageNotTheDocument) {
+  // MuPDF decodes an inline image while it reads the page: 30000x30000 RGB is 2.7 GB, over the
+  // memory budget. The text before it stays; the page is not lost, the document not failed.
+  PageSpec p = pdf_fixture::body_page("inline", 80);
+  add_inline(p, 150, 300, 200, 120, "/W 30000 /H 30000 /CS /RGB /BPC 8", std::string(3000, '\x80'));
+  ParsedDocument d;
+  ASSERT_NO_THROW(d = parse_pdf(pdf_fixture::write_pdf({p})));
+  EXPECT_NE(pdf_fixture::all_text(d).find("inline section"), std::string::npos);
+  ASSERT_EQ(d.warnings.size(), 1u);
+  EXPECT_EQ(d.warnings[0].rfind("page 1 could not be read to its end (an inline image needs more than the 1024 MiB", 0),
+            0u)
+      << d.warnings[0];
 }
 
 TEST(PdfFigureRegions, CaptionInRightColumnTakesTheRightColumnsDrawing) {

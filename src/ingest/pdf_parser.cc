@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "ingest/mupdf_support.h"
 #include "ingest/parser.h"
 #include "ingest/pdf_figures.h"
 #include "ingest/pdf_layout.h"
@@ -23,9 +24,16 @@
 namespace mmkg {
 namespace {
 
+using mupdf::guarded;
+using mupdf::one_line;
+
 constexpr const char* kNoText = "PDF has no extractable text and no images (scanned images?)";
 constexpr const char* kNoTextNoFigures =
     "PDF has no extractable text (scanned images?); ingest it without --no-figures to read its page images with OCR";
+// MuPDF's memory per parse: an image whose decoder needs it all at full size (indexed colours,
+// a lying size field) fails with "out of memory" and costs its figure's image, not the process.
+// Flate, JPEG and JBIG2 images are decoded downscaled and stay far below it at any size.
+constexpr size_t kMemLimit = size_t{1} << 30;
 constexpr const char* kEncrypted =
     "encrypted PDF (password required); decrypt it first, e.g. qpdf --decrypt";
 
@@ -43,21 +51,9 @@ void on_warning(void* user, const char* msg) {
 
 void on_error(void*, const char*) {}
 
-/// Runs `f` (MuPDF calls only, no C++ objects with destructors) inside fz_try.
-/// Returns false and stores MuPDF's message in `err` if it threw.
-template <typename F>
-__attribute__((noinline)) bool guarded(fz_context* ctx, std::string* err, F&& f) {
-  fz_try(ctx) { f(); }
-  fz_catch(ctx) {
-    const char* msg = fz_caught_message(ctx);
-    if (err) err->assign(msg && *msg ? msg : "unknown MuPDF error");
-    return false;
-  }
-  return true;
-}
-
 /// Owns the MuPDF objects of one parse; drops them in reverse order (drops never throw).
 struct Session {
+  mupdf::MemoryBudget budget{kMemLimit};  // outlives ctx (members go after the destructor's body)
   fz_context* ctx = nullptr;
   fz_stream* stm = nullptr;
   fz_document* doc = nullptr;
@@ -87,14 +83,6 @@ struct StextDeleter {
   fz_context* ctx;
   void operator()(fz_stext_page* p) const { fz_drop_stext_page(ctx, p); }
 };
-
-/// One-line version of a MuPDF message (they can contain newlines or be long).
-std::string one_line(std::string s) {
-  for (char& c : s)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  if (s.size() > 200) s.resize(200);
-  return s;
-}
 
 /// True if object `num` is a page dictionary. Never throws.
 __attribute__((noinline)) bool is_page_object(fz_context* ctx, pdf_document* doc, int num) {
@@ -635,9 +623,10 @@ class PdfParser : public Parser {
                        "); check that the file really is a PDF");
 
     Session s;
-    s.ctx = fz_new_context(nullptr, nullptr, FZ_STORE_DEFAULT);
+    s.ctx = mupdf::new_context(s.budget, FZ_STORE_DEFAULT);
     if (!s.ctx) throw Error("cannot initialise MuPDF (out of memory); retry with fewer parallel jobs");
     fz_context* ctx = s.ctx;
+    mupdf::JpegMessagesTo jpeg_messages(ctx);
     fz_set_warning_callback(ctx, on_warning, &s.diag);
     fz_set_error_callback(ctx, on_error, &s.diag);
 
@@ -705,19 +694,45 @@ class PdfParser : public Parser {
     int failed = 0, empty_pages = 0;
     std::string first_error;
     uint64_t chars = 0, unmapped = 0;
-    PdfFigureExtractor figures(ctx);
+    PdfFigureExtractor figures(ctx, &s.budget);
+    char cut_short[256] = {};  // why the current page's contents stopped early (MuPDF's message)
+    int cut_pages = 0;
     for (int i = 0; i < npages; ++i) {
       fz_stext_page* raw = nullptr;
       fz_display_list* list = nullptr;
       if (pctx.figures) {
-        // One interpretation of the page feeds both the text and the figure recorder.
+        // One interpretation of the page feeds both the text and the figure recorder. What was
+        // recorded before an error is kept: an inline image too large for the memory budget
+        // (MuPDF decodes those while reading the page) loses the rest of the page, not all of it.
+        cut_short[0] = 0;
         ok = guarded(ctx, &err, [&] {
           fz_page* page = fz_load_page(ctx, s.doc, i);
-          fz_try(ctx) list = fz_new_display_list_from_page_contents(ctx, page);
-          fz_always(ctx) fz_drop_page(ctx, page);
+          fz_device* dev = nullptr;
+          fz_var(dev);
+          fz_try(ctx) {
+            list = fz_new_display_list(ctx, fz_bound_page(ctx, page));
+            dev = fz_new_list_device(ctx, list);
+            fz_try(ctx) fz_run_page_contents(ctx, page, dev, fz_identity, nullptr);
+            fz_catch(ctx) {
+              const char* m = fz_caught_message(ctx);
+              std::strncpy(cut_short, m && *m ? m : "unknown MuPDF error", sizeof cut_short - 1);
+            }
+            fz_close_device(ctx, dev);
+          }
+          fz_always(ctx) {
+            fz_drop_device(ctx, dev);
+            fz_drop_page(ctx, page);
+          }
           fz_catch(ctx) fz_rethrow(ctx);
           raw = fz_new_stext_page_from_display_list(ctx, list, &opts);
         });
+        if (ok && cut_short[0] && ++cut_pages <= 5)
+          out.warnings.push_back("page " + std::to_string(i + 1) + " could not be read to its end (" +
+                                 (std::strstr(cut_short, "malloc") || s.budget.refused
+                                      ? "an inline image needs more than the " + std::to_string(kMemLimit >> 20) +
+                                            " MiB of memory allowed per document: "
+                                      : std::string()) +
+                                 one_line(cut_short) + "); the content after that point is missing");
       } else {
         ok = guarded(ctx, &err, [&] { raw = fz_new_stext_page_from_page_number(ctx, s.doc, i, &opts); });
       }

@@ -1,6 +1,7 @@
 """Generates documents with figures for the figure suite, with PyMuPDF: a paper whose raster
-image shows known words (for OCR), a vector plot with axis labels, a logo on every page, a
-CMYK and a 16-bit-like image; Markdown and HTML that refer to local images."""
+image shows known words (for OCR), a vector plot with axis labels, a logo on every page;
+Markdown and HTML that refer to local images. Unusual (CMYK, indexed, 16-bit, masks) and broken
+images are in badfigs.py."""
 import fitz  # PyMuPDF
 
 W, H = 595, 842

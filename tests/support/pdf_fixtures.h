@@ -30,9 +30,17 @@ struct Run {
   bool mono = false;  ///< Courier
 };
 
+/// An image XObject: its dictionary in PDF syntax ("<< /Type /XObject /Subtype /Image ... >>",
+/// no /Length) and its stream exactly as stored (encoded as the dictionary's /Filter says, or
+/// broken on purpose). Drawn by "/NAME Do" in PageSpec::extra.
+struct ImageXObject {
+  std::string name, dict, data;
+};
+
 struct PageSpec {
   std::vector<Run> runs;
   std::string extra;  ///< raw content-stream operators appended (graphics)
+  std::vector<ImageXObject> images;
 };
 
 struct WriteOptions {
@@ -96,6 +104,22 @@ inline std::string write_pdf(const std::vector<PageSpec>& pages, const WriteOpti
       pdf_dict_puts(ctx, fonts, "F1", f1);
       pdf_dict_puts(ctx, fonts, "F2", f2);
       pdf_dict_puts(ctx, fonts, "F3", f3);
+      if (!pages[i].images.empty()) {
+        pdf_obj* xobjects = pdf_dict_puts_dict(ctx, res, "XObject", static_cast<int>(pages[i].images.size()));
+        for (const ImageXObject& im : pages[i].images) {
+          fz_stream* stm = fz_open_memory(ctx, reinterpret_cast<const unsigned char*>(im.dict.data()), im.dict.size());
+          pdf_lexbuf lex;
+          pdf_lexbuf_init(ctx, &lex, PDF_LEXBUF_SMALL);
+          pdf_obj* dict = pdf_parse_stm_obj(ctx, doc, stm, &lex);  // a throw leaks: fixtures only
+          pdf_lexbuf_fin(ctx, &lex);
+          fz_drop_stream(ctx, stm);
+          fz_buffer* data = fz_new_buffer_from_copied_data(
+              ctx, reinterpret_cast<const unsigned char*>(im.data.data()), im.data.size());
+          pdf_dict_puts_drop(ctx, xobjects, im.name.c_str(), pdf_add_stream(ctx, doc, data, dict, 1));
+          pdf_drop_obj(ctx, dict);
+          fz_drop_buffer(ctx, data);
+        }
+      }
       fz_buffer* buf = fz_new_buffer_from_copied_data(
           ctx, reinterpret_cast<const unsigned char*>(contents[i].data()), contents[i].size());
       pdf_obj* page = pdf_add_page(ctx, doc, fz_make_rect(0, 0, 612, 792), 0, res, buf);
