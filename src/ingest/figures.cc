@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -32,7 +33,12 @@ std::string trim_copy(std::string_view s) {
 /// A cached per-image result (a JSON object), or null when there is none or it is unreadable.
 nlohmann::json cached_result(const FigureCache& cache, const std::string& key) {
   if (!cache.get) return nullptr;
-  auto v = cache.get(key);
+  std::optional<std::string> v;
+  try {
+    v = cache.get(key);
+  } catch (const std::exception&) {  // an unreadable cache is a cache miss: the work is redone
+    return nullptr;
+  }
   if (!v) return nullptr;
   nlohmann::json j = nlohmann::json::parse(*v, nullptr, false);
   return j.is_object() ? j : nlohmann::json(nullptr);
@@ -106,6 +112,16 @@ FigureStats enrich_figures(ParsedDocument& doc, const FigureOptions& opt, const 
   }
   if (tasks.empty()) return st;
 
+  // The cache is read here, on the calling thread, before the pool starts: its reader is one
+  // store connection, which is not for sharing between threads.
+  auto key_of = [&](const Task& task) {
+    const Figure& f = doc.figures[task.fig];
+    return task.describe ? "vlm|" + opt.describer->id() + "|" + f.image_hash + "|" + hash_hex(f.caption)
+                         : "ocr|" + ocr_id + "|" + f.image_hash;
+  };
+  std::vector<nlohmann::json> hits(tasks.size());
+  for (size_t t = 0; t < tasks.size(); ++t) hits[t] = cached_result(cache, key_of(tasks[t]));
+
   std::mutex mu;  // guards st and the figures' fields written by tasks
   std::atomic<size_t> next{0};
   auto run = [&] {
@@ -116,9 +132,9 @@ FigureStats enrich_figures(ParsedDocument& doc, const FigureOptions& opt, const 
       Figure& f = doc.figures[task.fig];
       const std::string where = (f.page ? "page " + std::to_string(f.page) + ", " : std::string()) +
                                 (f.label.empty() ? "figure " + std::to_string(f.seq + 1) : f.label);
+      const std::string key = key_of(task);
+      nlohmann::json res = std::move(hits[t]);
       if (!task.describe) {
-        const std::string key = "ocr|" + ocr_id + "|" + f.image_hash;
-        nlohmann::json res = cached_result(cache, key);
         const bool cached = res.is_object();
         double secs = 0;
         if (!cached) {
@@ -149,8 +165,6 @@ FigureStats enrich_figures(ParsedDocument& doc, const FigureOptions& opt, const 
           f.ocr_confidence = res.value("conf", -1.0f);
         }
       } else {
-        const std::string key = "vlm|" + opt.describer->id() + "|" + f.image_hash + "|" + hash_hex(f.caption);
-        nlohmann::json res = cached_result(cache, key);
         const bool cached = res.is_object();
         double secs = 0;
         if (!cached) {
@@ -188,11 +202,21 @@ FigureStats enrich_figures(ParsedDocument& doc, const FigureOptions& opt, const 
   };
   unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   size_t n = std::min<size_t>(tasks.size(), opt.threads > 0 ? static_cast<size_t>(opt.threads) : hw);
+  // An exception must not leave a pool thread (that would end the process); the other threads
+  // go on with the remaining figures.
+  auto guarded_run = [&] {
+    try {
+      run();
+    } catch (const std::exception& e) {
+      std::lock_guard lk(mu);
+      st.warnings.push_back(std::string("figure text: ") + e.what() + "; some figures keep their caption only");
+    }
+  };
   if (n <= 1) {
-    run();
+    guarded_run();
   } else {
     std::vector<std::thread> pool;
-    for (size_t i = 0; i < n; ++i) pool.emplace_back(run);
+    for (size_t i = 0; i < n; ++i) pool.emplace_back(guarded_run);
     for (auto& t : pool) t.join();
   }
   return st;

@@ -35,6 +35,8 @@ class FigureDescriber {
 /// Cache of per-image results (the store's figure_cache), looked up by the parse workers and
 /// filled by the writer. Either function may be empty.
 struct FigureCache {
+  /// Called on enrich_figures' calling thread only (before its worker threads start); may throw
+  /// (a failed read counts as a miss).
   std::function<std::optional<std::string>(const std::string& key)> get;
 };
 

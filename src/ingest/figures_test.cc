@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <thread>
 
 #include "core/error.h"
 #include "ingest/ocr.h"
@@ -106,6 +107,31 @@ TEST(FigureStage, DescriptionsAreCachedByImageAndCaption) {
   EXPECT_EQ(st3.describe_failed, 2);
   EXPECT_EQ(st3.warnings.size(), 2u);
   EXPECT_TRUE(d3.figures[0].description.empty());
+}
+
+// The cache's reader is one store connection: it is read on the calling thread only, and a
+// failing read is a miss, never an exception out of a worker thread (which would end the process).
+TEST(FigureStage, TheCacheIsReadOnTheCallingThreadAndAFailingReadIsAMiss) {
+  ParsedDocument d = doc_with_figures();
+  prepare_figures(d, "doc5");
+  CountingDescriber m;
+  FigureOptions opt;
+  opt.ocr = false;
+  opt.describer = &m;
+  opt.threads = 4;
+  std::atomic<int> calls{0}, other_threads{0};
+  const auto caller = std::this_thread::get_id();
+  FigureCache cache;
+  cache.get = [&](const std::string&) -> std::optional<std::string> {
+    ++calls;
+    if (std::this_thread::get_id() != caller) ++other_threads;
+    throw IOError("database disk image is malformed");
+  };
+  FigureStats st = enrich_figures(d, opt, cache);
+  EXPECT_EQ(calls.load(), 2);
+  EXPECT_EQ(other_threads.load(), 0);
+  EXPECT_EQ(st.described, 2);  // both redone
+  EXPECT_EQ(st.describe_cached, 0);
 }
 
 TEST(FigureStage, ImagesThatFailOcrCostAWarningNamingTheFigure) {
