@@ -33,7 +33,8 @@ class FigureDescriber {
 };
 
 /// Cache of per-image results (the store's figure_cache), looked up by the parse workers and
-/// filled by the writer. Either function may be empty.
+/// filled by the writer. Either function may be empty. `get` is called from the OCR and
+/// description threads at once: it must be thread-safe.
 struct FigureCache {
   std::function<std::optional<std::string>(const std::string& key)> get;
 };

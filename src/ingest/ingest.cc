@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -115,7 +116,15 @@ void process(const std::string& path, const std::string& root, const IngestOptio
     bytes.shrink_to_fit();
     prepare_figures(out.doc, out.doc_id, opt.figures.max_references);
     FigureCache cache;
-    if (reader) cache.get = [reader](const std::string& key) { return reader->cache_get(key); };
+    // The figure threads look the cache up at once, and a store connection is single-threaded
+    // (SQLITE_OPEN_NOMUTEX): two lookups on it at the same time corrupt its state (seen as a
+    // lookup spinning forever, with a vision model that answers at once). Lookups take turns.
+    auto lookup = std::make_shared<std::mutex>();
+    if (reader)
+      cache.get = [reader, lookup](const std::string& key) {
+        std::lock_guard lk(*lookup);
+        return reader->cache_get(key);
+      };
     out.figure_stats = enrich_figures(out.doc, opt.figures, cache);
     RenderedDocument r = render_document(out.doc);
     if (r.text.empty() && out.doc.figures.empty()) throw InputError("no text found in the document");
