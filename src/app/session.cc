@@ -15,6 +15,7 @@
 #include "index/vector_backend.h"
 #include "index/vector_store.h"
 #include "llm/chat_model.h"
+#include "llm/llm_config.h"
 #include "llm/local_server.h"
 #include "store/sqlite_util.h"
 
@@ -177,10 +178,14 @@ IngestReport Session::ingest(const IngestRequest& req) {
     if (!opt.embedder) warn("no embeddings (" + embedder().unavailable_reason() + "); BM25 search only");
   }
   rep.embedder = opt.embedder ? opt.embedder->id() : "";
-  // The vision model (--vlm), opened before anything is written: a bad spec is a usage error.
+  // The vision model (--vlm): a bad spec is a usage error before anything is written, so its
+  // spec is read before the store is made; the model's answer cache lives in the store's
+  // database, which a first ingest creates, so the store is opened before the model.
   std::unique_ptr<ChatModel> vlm;
   std::unique_ptr<FigureDescriber> describer;
   if (!req.vlm.empty() && opt.figures.enabled) {
+    parse_vlm_spec(req.vlm);
+    store();
     vlm = open_vlm(cfg_.store, req.vlm);
     describer = make_vision_describer(*vlm);
     opt.figures.describer = describer.get();

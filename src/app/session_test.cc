@@ -9,9 +9,13 @@
 #include <filesystem>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "agents/trace_json.h"
 #include "app/json.h"
 #include "core/error.h"
+#include "support/image_fixtures.h"
+#include "support/scripted_http_server.h"
 #include "support/temp_dir.h"
 
 namespace mmkg {
@@ -189,6 +193,44 @@ TEST_F(SessionTest, AConfigurationErrorLeavesNoStoreBehind) {
   Config missing = cfg;
   missing.store = dir.str() + "/nowhere";
   EXPECT_THROW(Session::open(missing), Error);
+}
+
+// A vision model (--vlm) on the first ingest into a new store: its answer cache lives in the
+// store's database, which must exist first. The second ingest of the same image (after a delete)
+// takes the description from the figure cache: no model call. A bad spec leaves no store behind.
+TEST_F(SessionTest, VisionModelIntoANewStoreThenCachedOnReingest) {
+  mmkg::testing::ScriptedHttpServer vlm;
+  vlm.respond_with([](const mmkg::testing::ReceivedRequest&) {
+    nlohmann::json content = {{"description", "A red square."}, {"text", ""}, {"kind", "other"}};
+    nlohmann::json body = {
+        {"id", "x"},
+        {"model", "stub-vlm"},
+        {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", content.dump()}}}, {"finish_reason", "stop"}}}}};
+    return mmkg::testing::ScriptedReply{mmkg::testing::ScriptedHttpServer::response(200, body.dump())};
+  });
+  dir.write("pics/red.png", image_fixture::rgb_png(64, 48));
+  IngestRequest bad;
+  bad.paths = {dir.str() + "/pics"};
+  bad.vlm = "ftp://nowhere";
+  EXPECT_THROW(Session::open(cfg, /*create=*/true)->ingest(bad), UsageError);
+  EXPECT_FALSE(std::filesystem::exists(cfg.store));
+
+  auto s = Session::open(cfg, /*create=*/true);
+  IngestRequest req;
+  req.paths = {dir.str() + "/pics"};
+  req.vlm = vlm.url("/v1") + "#model=stub-vlm";
+  IngestReport r = s->ingest(req);
+  ASSERT_TRUE(r.files.failed.empty()) << r.files.failed[0].error;
+  EXPECT_EQ(r.files.figures, 1);
+  EXPECT_EQ(r.files.described, 1);
+  const size_t calls = vlm.requests().size();
+  EXPECT_GE(calls, 1u);
+  ASSERT_EQ(s->remove({"red.png"}).deleted.size(), 1u);
+  r = s->ingest(req);
+  EXPECT_EQ(r.files.figures, 1);
+  EXPECT_EQ(r.files.described, 0);
+  EXPECT_EQ(r.files.describe_cached, 1);
+  EXPECT_EQ(vlm.requests().size(), calls) << "the second ingest called the model";
 }
 
 }  // namespace

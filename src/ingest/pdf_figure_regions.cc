@@ -6,6 +6,7 @@
 // the anchor: a figure sits right above (or below) its "Figure N:" line, in the caption's
 // column.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "ingest/pdf_figures.h"
@@ -39,6 +40,37 @@ float overlap_area(const Rect& a, const Rect& b) {
   float h = std::min(a.y1, b.y1) - std::max(a.y0, b.y0);
   return w > 0 && h > 0 ? w * h : 0;
 }
+/// Area covered by the union of `rs` (overlaps counted once): a sweep over the x-slabs between
+/// the rectangles' edges. Quadratic, fine for the few images of one figure.
+float union_area(const std::vector<Rect>& rs) {
+  std::vector<float> xs;
+  for (const Rect& r : rs)
+    if (!r.empty()) xs.insert(xs.end(), {r.x0, r.x1});
+  std::sort(xs.begin(), xs.end());
+  float total = 0;
+  for (size_t k = 0; k + 1 < xs.size(); ++k) {
+    const float a = xs[k], b = xs[k + 1];
+    if (b <= a) continue;
+    std::vector<std::pair<float, float>> ys;
+    for (const Rect& r : rs)
+      if (!r.empty() && r.x0 <= a && r.x1 >= b) ys.push_back({r.y0, r.y1});
+    std::sort(ys.begin(), ys.end());
+    float covered = 0, top = 0, bottom = 0;
+    bool open = false;
+    for (const auto& [y0, y1] : ys) {
+      if (open && y0 <= bottom) {
+        bottom = std::max(bottom, y1);
+        continue;
+      }
+      if (open) covered += bottom - top;
+      top = y0, bottom = y1, open = true;
+    }
+    if (open) covered += bottom - top;
+    total += covered * (b - a);
+  }
+  return total;
+}
+
 bool center_inside(const Rect& r, const Rect& box) {
   float cx = (r.x0 + r.x1) / 2, cy = (r.y0 + r.y1) / 2;
   return cx >= box.x0 && cx <= box.x1 && cy >= box.y0 && cy <= box.y1;
@@ -151,14 +183,18 @@ struct Builder {
     }
   }
 
+  /// Raster when images cover at least half the region, counted together: a figure of several
+  /// screenshots or photos side by side is raster (and gets OCR) though no one image is half of it.
   void finish(Region& r, const std::vector<size_t>& members) {
-    float image_area = 0;
+    std::vector<Rect> images;
     for (size_t i : members) {
       if (!gs[i].image) continue;
-      image_area = std::max(image_area, overlap_area(gs[i].box, r.box));
+      const Rect& g = gs[i].box;
+      images.push_back({std::max(g.x0, r.box.x0), std::max(g.y0, r.box.y0), std::min(g.x1, r.box.x1),
+                        std::min(g.y1, r.box.y1)});
       if (gs[i].image_key) r.image_keys.push_back(gs[i].image_key);
     }
-    r.raster = image_area >= 0.5f * r.box.area();
+    r.raster = union_area(images) >= 0.5f * r.box.area();
   }
 };
 
@@ -171,27 +207,74 @@ bool significant_image(const Graphic& g) {
 
 namespace {
 
+struct Cap {
+  size_t line;                 // the caption's first line
+  CaptionLabel label;
+  std::string text;            // its text; a row split word by word is joined (join_row)
+  std::vector<size_t> pieces;  // the lines making up `text`, `line` first
+};
+
+constexpr float kRowGap = 40;  // the pieces of one caption row sit at most this far apart
+
+/// A word that may start a caption ("Figure", "Fig.", "TABLE"): short, letters and a final dot.
+bool bare_caption_word(std::string_view t) {
+  while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
+  if (t.empty() || t.size() > 7) return false;
+  for (size_t i = 0; i < t.size(); ++i)
+    if (!std::isalpha(static_cast<unsigned char>(t[i])) && !(t[i] == '.' && i + 1 == t.size())) return false;
+  return true;
+}
+
+/// A fully justified caption line with wide word gaps comes out of the text layer one word a
+/// line ("Figure" | "4.2:" | "(a)Inverting" | ...), so no single line reads as a caption.
+/// Appends to `c` the lines continuing its row, nearest first, left to right.
+void join_row(const Page& pg, const std::vector<char>& claimed, Cap& c) {
+  size_t cur = c.line;
+  for (int n = 0; n < 32; ++n) {
+    const Line& a = pg.lines[cur];
+    size_t next = pg.lines.size();
+    float best = kRowGap;
+    for (size_t j = 0; j < pg.lines.size(); ++j) {
+      const Line& o = pg.lines[j];
+      if (j == cur || o.dropped || o.rotated || claimed[j]) continue;
+      if (std::fabs(o.y0 - a.y0) >= 2.5f || std::fabs(o.y1 - a.y1) >= 3) continue;
+      float gap = o.x0 - a.x1;
+      if (gap < -1 || gap >= best) continue;
+      best = gap;
+      next = j;
+    }
+    if (next == pg.lines.size()) break;
+    c.text += ' ';
+    c.text += pg.line_text(pg.lines[next]);
+    c.pieces.push_back(next);
+    cur = next;
+  }
+}
+
 /// Captioned figures and tables: the drawing nearest above the caption (else below), for the
 /// captions on horizontal lines of `pg`.
 void captioned(Builder& b, std::vector<Region>& out) {
   const Page& pg = b.pg;
   const std::vector<Graphic>& gs = b.gs;
   const float page_w = std::max(1.0f, pg.x1 - pg.x0);
-  struct Cap {
-    size_t line;
-    CaptionLabel label;
-  };
   std::vector<Cap> caps;
   for (size_t i = 0; i < pg.lines.size(); ++i) {
     const Line& l = pg.lines[i];
     if (l.dropped || l.rotated || b.line_claimed[i]) continue;
-    auto lab = caption_label(pg.line_text(l));
-    if (lab) caps.push_back({i, *lab});
+    Cap c{i, {}, std::string(pg.line_text(l)), {i}};
+    auto lab = caption_label(c.text);
+    if (!lab && bare_caption_word(c.text)) {
+      join_row(pg, b.line_claimed, c);
+      lab = caption_label(c.text);
+    }
+    if (!lab) continue;
+    c.label = *lab;
+    caps.push_back(std::move(c));
   }
   // Strongest captions first ("Figure 3:" before "Figure 3." before "Figure 3 Title"): a line
   // of prose that happens to start with "Figure 3." must not take the figure from its caption.
   auto strength = [&](const Cap& c) {
-    std::string_view t = pg.line_text(pg.lines[c.line]);
+    std::string_view t = c.text;
     if (!c.label.delimited) return 2;
     size_t e = std::min(t.size(), c.label.end);
     while (e > 0 && t[e - 1] == ' ') --e;
@@ -200,7 +283,8 @@ void captioned(Builder& b, std::vector<Region>& out) {
   std::stable_sort(caps.begin(), caps.end(), [&](const Cap& a, const Cap& c) { return strength(a) < strength(c); });
   for (const Cap& c : caps) {
     const Line& l = pg.lines[c.line];
-    Rect cap = line_box(l);
+    Rect cap;
+    for (size_t i : c.pieces) cap.add(line_box(pg.lines[i]));
     // The caption's row: the label may be a line of its own ("Figure 1:" then a gap, then the text).
     for (const Line& o : pg.lines)
       if (!o.dropped && std::fabs(o.y0 - l.y0) < 2 && std::fabs(o.y1 - l.y1) < 3 && o.x0 >= l.x1 && o.x0 - cap.x1 < 40)
@@ -248,7 +332,8 @@ void captioned(Builder& b, std::vector<Region>& out) {
         for (size_t i : members) b.claimed[i] = 0;
         continue;
       }
-      b.line_claimed[c.line] = 1;
+      for (size_t i : c.pieces) b.line_claimed[i] = 1;
+      if (c.pieces.size() > 1) r.caption_text = c.text;
       b.take_text(r, col_x1 - col_x0);
       b.finish(r, members);
       out.push_back(std::move(r));
@@ -267,7 +352,7 @@ void rotated_captions(const Page& pg, const std::vector<Graphic>& gs, std::vecto
                       std::vector<Region>& out) {
   bool any = false;
   for (const Line& l : pg.lines)
-    if (l.rotated && !l.dropped && caption_label(pg.line_text(l))) any = true;
+    if (l.rotated && !l.dropped && (caption_label(pg.line_text(l)) || bare_caption_word(pg.line_text(l)))) any = true;
   if (!any) return;
   const float w = pg.x1;
   Page t = pg;

@@ -476,7 +476,8 @@ void PdfFigureExtractor::collect(void* list, pdf::Page& page) {
   for (pdf::Region& r : regions) {
     Impl::Found f;
     f.page = page.number;
-    if (r.caption_line >= 0) f.caption_first = std::string(page.line_text(page.lines[static_cast<size_t>(r.caption_line)]));
+    if (!r.caption_text.empty()) f.caption_first = r.caption_text;
+    else if (r.caption_line >= 0) f.caption_first = std::string(page.line_text(page.lines[static_cast<size_t>(r.caption_line)]));
     std::vector<int> order = r.text_lines;
     std::sort(order.begin(), order.end(), [&](int a, int b) {
       const pdf::Line& la = page.lines[static_cast<size_t>(a)];

@@ -49,6 +49,8 @@ struct Region {
   Rect box;
   int caption_line = -1;      ///< index into Page::lines of the caption's first line; -1 if none
   std::string label;          ///< "Figure 3" / "Table 2", from the caption
+  std::string caption_text;   ///< the caption's row when it spans several lines (a justified
+                              ///< caption split word by word); empty: the caption line's text
   bool table = false;
   bool raster = false;        ///< mostly one image (else drawn as vector graphics)
   std::vector<uint64_t> image_keys;  ///< the images inside (to spot logos repeated on many pages)

@@ -362,11 +362,16 @@ TEST(PdfFigures, HugeInlineImageCostsTheRestOfItsPageNotTheDocument) {
 }
 
 TEST(PdfFigureRegions, CaptionInRightColumnTakesTheRightColumnsDrawing) {
+
+// A page of 612 x 792 pt for detect_figures, and a text line on it.
+struct TestPage {
   pdf::Page pg;
-  pg.number = 1;
-  pg.x1 = 612;
-  pg.y1 = 792;
-  auto line = [&](float x0, float y0, float x1, const std::string& t) {
+  TestPage() {
+    pg.number = 1;
+    pg.x1 = 612;
+    pg.y1 = 792;
+  }
+  void line(float x0, float y0, float x1, const std::string& t) {
     pdf::Line l;
     l.x0 = x0, l.y0 = y0, l.x1 = x1, l.y1 = y0 + 10, l.size = 10;
     l.text_off = static_cast<uint32_t>(pg.text.size());
@@ -374,7 +379,22 @@ TEST(PdfFigureRegions, CaptionInRightColumnTakesTheRightColumnsDrawing) {
     l.nchars = l.text_len;
     pg.text += t;
     pg.lines.push_back(l);
-  };
+  }
+};
+
+pdf::Graphic image_at(float x0, float y0, float x1, float y1, uint64_t key) {
+  pdf::Graphic g;
+  g.box = {x0, y0, x1, y1};
+  g.image = true;
+  g.image_key = key;
+  g.image_w = g.image_h = 200;
+  return g;
+}
+
+TEST(PdfFigureRegions, CaptionInRightColumnTakesTheRightColumnsDrawing) {
+  TestPage tp;
+  pdf::Page& pg = tp.pg;
+  auto line = [&](float x0, float y0, float x1, const std::string& t) { tp.line(x0, y0, x1, t); };
   line(320, 300, 560, "Figure 4: Right column plot.");
   line(60, 300, 290, "Figure 3: Left column plot.");
   std::vector<pdf::Graphic> gs;
@@ -396,6 +416,75 @@ TEST(PdfFigureRegions, CaptionInRightColumnTakesTheRightColumnsDrawing) {
       EXPECT_LE(r.box.x1, 300);
     }
   }
+}
+
+// A fully justified caption (pdfTeX, wide word gaps) comes out of the text layer one word a
+// line; its row still reads as the caption, and all its words stay caption, not figure text.
+// Seen in the ExpEYES manual (Debian's expeyes-doc-en), whose figures are a schematic next to
+// a screenshot: two images, neither of them half the figure, which is still raster.
+TEST(PdfFigureRegions, CaptionSplitWordByWordAndSideBySideImages) {
+  TestPage tp;
+  tp.line(100, 80, 500, "The wiring is shown in the figure below, with the screen it gives when it works.");
+  const float y = 242;  // the caption row, 14 pt under the images
+  float x = 151;
+  for (std::string w : {"Figure", "4.2:", "(a)Inverting", "Amplifier", "making", "180 out", "of", "phase", "sine"}) {
+    float x1 = x + 5.5f * static_cast<float>(w.size());
+    tp.line(x, y, x1, w);
+    x = x1 + 10;  // wider than a space: each word is a line of its own
+  }
+  tp.line(151, y + 12, 386, "wave.(b)Fullwave rectifier, two inputs and the output.");
+  // Two images side by side, 142 x 93 pt each (with a gap between them), on a 315 x 93 pt region
+  // with the short labels above: each image is 45% of the region.
+  std::vector<pdf::Graphic> gs{image_at(179, 135, 321, 228, 1), image_at(344, 135, 486, 228, 2)};
+  auto regions = pdf::detect_figures(tp.pg, gs);
+  ASSERT_EQ(regions.size(), 1u);
+  const pdf::Region& r = regions[0];
+  EXPECT_EQ(r.label, "Figure 4.2");
+  EXPECT_EQ(r.caption_line, 1);
+  EXPECT_EQ(r.caption_text, "Figure 4.2: (a)Inverting Amplifier making 180 out of phase sine");
+  EXPECT_TRUE(r.raster) << "two screenshots side by side are a raster figure";
+  for (int i : r.text_lines) EXPECT_GE(i, 11) << "caption word taken as figure text: " << tp.pg.line_text(tp.pg.lines[i]);
+  EXPECT_LT(r.box.y1, y);
+}
+
+// Images that overlap count once: an image drawn twice over a quarter of a vector plot does not
+// make it a raster figure.
+TEST(PdfFigureRegions, OverlappingImagesCountOnceForRaster) {
+  TestPage tp;
+  tp.line(100, 420, 400, "Figure 1: A plot with an inset.");
+  std::vector<pdf::Graphic> gs;
+  for (int i = 0; i < 20; ++i) {  // the plot: 20 curve segments over 300 x 200 pt
+    pdf::Graphic g;
+    g.box = {100.0f + 15 * i, 200, 115.0f + 15 * i, 400};
+    gs.push_back(g);
+  }
+  gs.push_back(image_at(250, 200, 400, 300, 5));  // a quarter of the plot, drawn twice
+  gs.push_back(image_at(250, 200, 400, 300, 5));
+  gs.push_back(image_at(255, 205, 395, 295, 6));
+  auto regions = pdf::detect_figures(tp.pg, gs);
+  ASSERT_EQ(regions.size(), 1u);
+  EXPECT_EQ(regions[0].label, "Figure 1");
+  EXPECT_FALSE(regions[0].raster);
+  EXPECT_TRUE(regions[0].caption_text.empty()) << "a caption on one line keeps its line's text";
+}
+
+// Through MuPDF: a caption written word by word with wide gaps, under two images side by side.
+TEST(PdfFigures, JustifiedCaptionUnderTwoImages) {
+  PageSpec p = pdf_fixture::body_page("setup", 80);
+  add_image(p, 150, 160, 140, 100, 70, 50, 1);
+  add_image(p, 310, 160, 140, 100, 70, 50, 2);
+  float x = 100;
+  for (std::string w : {"Figure", "3:", "Wiring", "and", "the", "screen", "it", "shows."}) {
+    p.runs.push_back({x, 280, 10, w});
+    x += 6.0f * static_cast<float>(w.size()) + 24;
+  }
+  ParsedDocument d = parse_pdf(pdf_fixture::write_pdf({p}));
+  ASSERT_EQ(d.figures.size(), 1u) << pdf_fixture::dump(d);
+  const Figure& f = d.figures[0];
+  EXPECT_EQ(f.label, "Figure 3");
+  EXPECT_EQ(f.source, "raster");
+  EXPECT_EQ(f.caption.rfind("Figure 3", 0), 0u) << f.caption;
+  EXPECT_NE(f.caption.find("shows."), std::string::npos) << f.caption;
 }
 
 }  // namespace
