@@ -361,8 +361,6 @@ TEST(PdfFigures, HugeInlineImageCostsTheRestOfItsPageNotTheDocument) {
       << d.warnings[0];
 }
 
-TEST(PdfFigureRegions, CaptionInRightColumnTakesTheRightColumnsDrawing) {
-
 // A page of 612 x 792 pt for detect_figures, and a text line on it.
 struct TestPage {
   pdf::Page pg;
