@@ -257,6 +257,15 @@ void FigureCollector::finish() {
   unreported_ = over_limit_ = 0;
 }
 
+void add_file_figures(const std::string& doc_path, const ParseContext& ctx, const std::vector<ImageRef>& images,
+                      ParsedDocument& doc) {
+  if (images.empty()) return;
+  FileImageSource source(doc_path, ctx);
+  FigureCollector figures(source, doc, ctx.max_image_bytes);
+  for (const ImageRef& r : images) figures.add(r);
+  figures.finish();
+}
+
 // ---- small text helpers ----
 
 std::string figure_label(std::string_view c) {

@@ -79,6 +79,11 @@ class FigureCollector {
   size_t warnings_ = 0, unreported_ = 0, over_limit_ = 0;
 };
 
+/// The images a Markdown or HTML file at `doc_path` shows, as Figures of `doc`: resolved by a
+/// FileImageSource, collected by a FigureCollector (warnings included). Nothing when `images` is empty.
+void add_file_figures(const std::string& doc_path, const ParseContext& ctx, const std::vector<ImageRef>& images,
+                      ParsedDocument& doc);
+
 /// "Figure 3", "Fig. 2b", "FIGURE S1" when `caption` starts with a figure label (as written,
 /// whitespace collapsed, trailing punctuation dropped); empty otherwise.
 std::string figure_label(std::string_view caption);

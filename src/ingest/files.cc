@@ -23,6 +23,8 @@ namespace {
 
 constexpr const char* kOfficeFormats[] = {"docx", "pptx", "xlsx", "odt", "odp", "ods", "doc", "ppt", "xls"};
 constexpr const char* kImageExt[] = {".png", ".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".webp", ".gif", ".bmp"};
+// Pages that show images by file name (their images are their figures, drop_linked_images).
+constexpr const char* kPageExt[] = {".md", ".markdown", ".html", ".htm", ".xhtml"};
 // Extensions that say "a document": image content under one of them is a mistake worth naming.
 constexpr const char* kDocumentExt[] = {".pdf", ".md", ".markdown", ".txt", ".text", ".html", ".htm",
                                         ".xhtml", ".epub", ".docx", ".pptx", ".xlsx", ".odt", ".odp",
@@ -175,6 +177,35 @@ FileList collect_files(const std::vector<std::string>& paths) {
   std::sort(out.files.begin(), out.files.end());
   out.files.erase(std::unique(out.files.begin(), out.files.end()), out.files.end());
   return out;
+}
+
+// An image that a Markdown or HTML page of the same batch shows is part of that page (one of its
+// figures), not a document of its own: a folder of notes with their screenshots gives one
+// document per note, not one more per screenshot. An image named on the command line is always
+// a document. A page "shows" an image when its text holds the image's file name; a page larger
+// than 4 MiB is not read for this.
+void drop_linked_images(FileList& list, const std::vector<std::string>& paths) {
+  std::set<std::string> named;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    named.insert(fs::absolute(p, ec).lexically_normal().string());
+  }
+  std::vector<std::string> pages;
+  for (const auto& f : list.files) {
+    if (!one_of(lower_ascii(fs::path(f).extension().string()), kPageExt)) continue;
+    try {
+      pages.push_back(read_file(f, int64_t{4} << 20));
+    } catch (const Error&) {  // unreadable: the parser reports it
+    }
+  }
+  if (pages.empty()) return;
+  std::erase_if(list.files, [&](const std::string& f) {
+    if (named.count(f) || !one_of(lower_ascii(fs::path(f).extension().string()), kImageExt)) return false;
+    const std::string name = fs::path(f).filename().string();
+    for (const auto& page : pages)
+      if (page.find(name) != std::string::npos) return true;
+    return false;
+  });
 }
 
 std::string read_file(const std::string& path, int64_t max_bytes) {

@@ -26,6 +26,11 @@ struct FileList {
 /// Directory symlink cycles are reported once.
 FileList collect_files(const std::vector<std::string>& paths);
 
+/// Drops from `list` the image files that a Markdown or HTML page of the same list shows (by
+/// file name): they are that page's figures, not documents of their own. Images named in
+/// `paths` (the command line) stay.
+void drop_linked_images(FileList& list, const std::vector<std::string>& paths);
+
 /// Reads a regular file whole. Throws InputError for non-regular files, permission problems,
 /// empty files and files above `max_bytes` (naming the limit and the flag that raises it).
 std::string read_file(const std::string& path, int64_t max_bytes);

@@ -465,12 +465,7 @@ class HtmlParser final : public Parser {
     const HtmlTitles t = html_blocks(dec.text, doc, ctx.figures ? &images : nullptr);
     if (doc.blocks.empty())
       throw InputError("no readable text in HTML (only markup, scripts or navigation)");
-    if (!images.empty()) {
-      FileImageSource source(path, ctx);
-      FigureCollector figures(source, doc, ctx.max_image_bytes);
-      for (const ImageRef& r : images) figures.add(r);
-      figures.finish();
-    }
+    add_file_figures(path, ctx, images, doc);
     if (ctx.figures) tables_from_blocks(doc);
 
     doc.title = !t.title.empty() ? t.title : t.first_h1;

@@ -379,44 +379,6 @@ std::vector<std::string> ingest_roots(const std::vector<std::string>& paths, con
   return roots;
 }
 
-bool has_extension(const std::string& path, std::initializer_list<const char*> exts) {
-  std::string ext = lower_ascii(std::filesystem::path(path).extension().string());
-  for (const char* e : exts)
-    if (ext == e) return true;
-  return false;
-}
-
-// An image that a Markdown or HTML page of the same batch shows is part of that page (one of its
-// figures), not a document of its own: a folder of notes with their screenshots gives one
-// document per note, not one more per screenshot. An image named on the command line is always
-// a document. A page "shows" an image when its text holds the image's file name; a page larger
-// than 4 MiB is not read for this.
-void drop_linked_images(FileList& list, const std::vector<std::string>& paths) {
-  namespace fs = std::filesystem;
-  std::set<std::string> named;
-  for (const auto& p : paths) {
-    std::error_code ec;
-    named.insert(fs::absolute(p, ec).lexically_normal().string());
-  }
-  std::vector<std::string> pages;
-  for (const auto& f : list.files) {
-    if (!has_extension(f, {".md", ".markdown", ".html", ".htm", ".xhtml"})) continue;
-    try {
-      pages.push_back(read_file(f, int64_t{4} << 20));
-    } catch (const Error&) {  // unreadable: the parser reports it
-    }
-  }
-  if (pages.empty()) return;
-  std::erase_if(list.files, [&](const std::string& f) {
-    if (named.count(f) || !has_extension(f, {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp", ".gif", ".bmp"}))
-      return false;
-    const std::string name = fs::path(f).filename().string();
-    for (const auto& page : pages)
-      if (page.find(name) != std::string::npos) return true;
-    return false;
-  });
-}
-
 }  // namespace
 
 IngestResult ingest(Store& store, const std::vector<std::string>& paths, const IngestOptions& opt,

@@ -365,12 +365,7 @@ class MarkdownParser final : public Parser {
       }
     }
     if (doc.blocks.empty()) throw InputError("no text in Markdown file (only markup or front matter)");
-    if (!images.empty()) {
-      FileImageSource source(path, ctx);
-      FigureCollector figures(source, doc, ctx.max_image_bytes);
-      for (const ImageRef& r : images) figures.add(r);
-      figures.finish();
-    }
+    add_file_figures(path, ctx, images, doc);
     if (ctx.figures) tables_from_blocks(doc);
 
     // Title: first level-1 heading, else first heading, else the front matter's `title:`.
