@@ -11,7 +11,9 @@
 # In DIR: neo4j.pid, neo4j.url (NEO4J_HTTP=..., NEO4J_BOLT=...), neo4j.log (launcher output),
 # data/ (the store: a fresh, empty database on every start; deleted on a clean stop).
 # Environment: NEO4J_HEAP (default 512m), NEO4J_PAGECACHE_MB (default 32),
-#              NEO4J_START_TIMEOUT seconds (default 120), JAVA_HOME.
+#              NEO4J_START_TIMEOUT seconds (default 120), JAVA_HOME,
+#              NEO4J_WATCH_PID (the server stops itself when that process ends: a killed test
+#              run leaves no JVM behind).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -89,7 +91,7 @@ case "$cmd" in
 
     nohup "$JAVA" -Xms64m -Xmx"${NEO4J_HEAP:-512m}" -XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError \
       -jar "$JAR" --dir "$DIR/data" --port "$port" --url-file "$URLF" \
-      --pagecache-mb "${NEO4J_PAGECACHE_MB:-32}" --ignore-stdin \
+      --pagecache-mb "${NEO4J_PAGECACHE_MB:-32}" --ignore-stdin ${NEO4J_WATCH_PID:+--watch-pid "$NEO4J_WATCH_PID"} \
       </dev/null >"$LOGF" 2>&1 &
     pid=$!
     echo "$pid" >"$PIDF"

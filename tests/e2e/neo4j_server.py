@@ -17,8 +17,10 @@ class Neo4j:
         if env:
             self.url = env.rstrip("/")
         else:
+            # The server stops itself if this pytest process dies without stopping it.
             p = subprocess.run(["bash", str(ROOT / "scripts" / "neo4j.sh"), "start", self.dir],
-                               capture_output=True, text=True, timeout=300)
+                               capture_output=True, text=True, timeout=300,
+                               env={**os.environ, "NEO4J_WATCH_PID": str(os.getpid())})
             if p.returncode != 0:
                 raise RuntimeError(f"Neo4j did not start (run `make setup`): {p.stderr.strip()}")
             self.url = p.stdout.strip().splitlines()[-1].rstrip("/")

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -73,7 +74,10 @@ class Neo4jTestServer : public ::testing::Environment {
     script_ = "bash '" + script.string() + "'";
     std::cerr << "[neo4j] starting a test server (" << script_ << " start " << dir_ << ") ...\n";
     std::string out;
-    int rc = run(script_ + " start " + dir_ + " 2>" + dir_ + "/start.err", out);
+    // The server stops itself when this test process ends, even killed by a ctest timeout.
+    int rc = run("NEO4J_WATCH_PID=" + std::to_string(getpid()) + " " + script_ + " start " + dir_ + " 2>" + dir_ +
+                     "/start.err",
+                 out);
     while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
     if (rc != 0 || out.rfind("http", 0) != 0) {
       std::ifstream err(dir_ + "/start.err");

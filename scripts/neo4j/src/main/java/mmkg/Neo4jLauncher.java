@@ -41,7 +41,7 @@ public final class Neo4jLauncher {
     private static void usage(String msg) {
         System.err.println("neo4j-launcher: " + msg);
         System.err.println("usage: neo4j-launcher --dir DIR [--port N] [--bolt-port N] [--url-file FILE]"
-                + " [--pagecache-mb N] [--ignore-stdin]");
+                + " [--pagecache-mb N] [--ignore-stdin] [--watch-pid PID]");
         System.exit(2);
     }
 
@@ -52,6 +52,7 @@ public final class Neo4jLauncher {
         int boltPort = 0;
         long pagecacheMb = 32;
         boolean watchStdin = true;
+        long watchPid = 0;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             boolean hasValue = i + 1 < args.length;
@@ -62,6 +63,7 @@ public final class Neo4jLauncher {
                 case "--url-file": if (!hasValue) usage("--url-file needs a value"); urlFile = Path.of(args[++i]); break;
                 case "--pagecache-mb": if (!hasValue) usage("--pagecache-mb needs a value"); pagecacheMb = Long.parseLong(args[++i]); break;
                 case "--ignore-stdin": watchStdin = false; break;
+                case "--watch-pid": if (!hasValue) usage("--watch-pid needs a value"); watchPid = Long.parseLong(args[++i]); break;
                 default: usage("unknown argument " + a);
             }
         }
@@ -153,6 +155,21 @@ public final class Neo4jLauncher {
             }, "neo4j-launcher-stdin");
             stdinWatcher.setDaemon(true);
             stdinWatcher.start();
+        }
+        // A test run that starts a server and is then killed (ctest timeout, ^C, kill -9) cannot
+        // stop it: with --watch-pid the server stops itself, cleanly, when that process ends.
+        if (watchPid > 0) {
+            final long watched = watchPid;
+            java.util.Optional<ProcessHandle> h = ProcessHandle.of(watched);
+            if (h.isEmpty() || !h.get().isAlive()) {
+                System.err.println("neo4j-launcher: watched process " + watched + " is gone, shutting down");
+                shutdown.run();
+            } else {
+                h.get().onExit().thenRun(() -> {
+                    System.err.println("neo4j-launcher: watched process " + watched + " ended, shutting down");
+                    shutdown.run();
+                });
+            }
         }
         done.await();
         System.exit(0);
