@@ -90,8 +90,10 @@ std::vector<size_t> fuse_lists(const std::vector<FusionList>& lists, size_t n, F
   // floor_rank. Walking down the fused order, a floored hit not placed yet is put in now when
   // the places left above the floor are only just enough for those still waiting.
   std::vector<size_t> floored;
+  // A list whose first score ties its second has no best hit to keep.
   for (size_t l = 0; l < std::min(p.floor_lists, lists.size()); ++l)
-    if (!lists[l].empty()) floored.push_back(lists[l].front().first);
+    if (!lists[l].empty() && (lists[l].size() == 1 || lists[l][0].second > lists[l][1].second))
+      floored.push_back(lists[l].front().first);
   std::vector<size_t> waiting;  // floored keys in fused order
   for (size_t k : order)
     if (std::find(floored.begin(), floored.end(), k) != floored.end()) waiting.push_back(k);

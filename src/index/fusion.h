@@ -33,8 +33,8 @@ struct FusionParams {
   double alpha = 0.5;  ///< Relative: weight of the second (dense) list
   double rrf_k = 60;   ///< Rrf: the constant
   /// Zscore: the first hit of each of the first `floor_lists` lists is placed no lower than
-  /// `floor_rank` (1-based), so that a list's best guess is never pushed out of the head by
-  /// agreement among the others.
+  /// `floor_rank` (1-based; 0: no floor), so that a list's best guess is never pushed out of the
+  /// head by agreement among the others. A list whose first two scores tie has no best guess.
   size_t floor_lists = 2;
   size_t floor_rank = 3;
 };
