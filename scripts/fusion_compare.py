@@ -11,6 +11,7 @@ fusions it knows (`--fusion NAME`).
 
     scripts/fusion_compare.py --bin build/mmkg --store /tmp/vig \
         --qa ../shared/eval/dev_vignettes_qa.jsonl --cache /tmp/fc-vig [--eval relative,rrf,...]
+    scripts/fusion_compare.py --table before.json after.json   # per-type table of `mmkg eval --json` runs
 """
 import argparse
 import json
@@ -244,7 +245,28 @@ def run_eval(args, fusions):
                 print(f"    {t:12s} R@5 {s['recall_at_k']['5']:.3f} R@10 {s['recall_at_k']['10']:.3f} MRR {s['mrr']:.3f}")
 
 
+def eval_table(paths):
+    """Per-type table (R@5 / R@10 / MRR) of bm25, dense, hybrid, hybrid+graph from `mmkg eval --json` files."""
+    runs = [(os.path.basename(p), json.load(open(p))) for p in paths]
+    types = sorted({t for _, j in runs for m in j["modes"].values() for t in m.get("by_type", {})})
+    print("| run | mode | all | " + " | ".join(types) + " |")
+    print("|---|---|---|" + "---|" * len(types))
+    for name, j in runs:
+        for mode in ("bm25", "dense", "hybrid", "hybrid+graph"):
+            m = j["modes"].get(mode)
+            if not m or m.get("unavailable"):
+                continue
+            cells = [f"{m['recall_at_k']['5']:.3f} / {m['recall_at_k']['10']:.3f} / {m['mrr']:.3f}"]
+            for t in types:
+                b = m["by_type"].get(t)
+                cells.append(f"{b['recall_at_5']:.2f} / {b['recall_at_10']:.2f} / {b['mrr']:.2f}" if b else "")
+            print(f"| {name} | {mode} | " + " | ".join(cells) + " |")
+    print("(cells: recall@5 / recall@10 / MRR)")
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--table":
+        return eval_table(sys.argv[2:])
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", default="build/mmkg")
     ap.add_argument("--store", required=True)
