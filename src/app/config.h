@@ -39,8 +39,8 @@ struct Config {
   /// "native:/model/folder", an OpenAI-compatible URL "http(s)://HOST/v1#model=NAME&...", "openai",
   /// or "none" (BM25 only). Checked by validate(); the model loads on first use.
   std::string embedder = "native";
-  /// Hybrid search's fusion (--fusion relative|rrf).
-  Fusion fusion = Fusion::Relative;
+  /// Hybrid search's fusion (--fusion zscore|relative|rrf; index/fusion.h).
+  Fusion fusion = Fusion::Zscore;
   /// The knowledge graph's backend (--graph; env MMKG_GRAPH; default sqlite).
   GraphBackend graph;
   /// The chat model (--llm): "none", "local" (llama-cpp-python with SmolLM2), an OpenAI-compatible

@@ -34,9 +34,11 @@ void add_common(CLI::App* a, Common& c) {
                 "embedding model: native (all-MiniLM-L6-v2), native:/model/folder, http(s)://HOST/v1#model=NAME "
                 "(OpenAI-compatible server), none (env MMKG_EMBEDDER)")
       ->capture_default_str();
-  a->add_option("--fusion", c.fusion, "hybrid fusion: relative (min-max normalised scores, summed) or rrf (reciprocal rank)")
+  a->add_option("--fusion", c.fusion,
+                "hybrid fusion: zscore (z-scores of BM25, dense and the question's terms within two sentences, "
+                "summed), relative (min-max normalised BM25 and dense, summed) or rrf (reciprocal rank)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"relative", "rrf"}));
+      ->check(CLI::IsMember({"zscore", "relative", "rrf"}));
   a->add_option("--graph", c.graph,
                 "where the knowledge graph lives: sqlite (in the store), neo4j://USER:PASS@HOST:PORT[/DB] "
                 "(Neo4j HTTP port), or none (env MMKG_GRAPH)")

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "text/proximity.h"
 #include "text/words.h"
 #include "embed/embedder.h"
 #include "index/vector_backend.h"
@@ -32,14 +33,6 @@ const char* search_mode_name(SearchMode m) {
   }
   return "hybrid";
 }
-
-Fusion parse_fusion(const std::string& s) {
-  if (s == "relative") return Fusion::Relative;
-  if (s == "rrf") return Fusion::Rrf;
-  throw UsageError("unknown fusion '" + s + "'; use relative or rrf");
-}
-
-const char* fusion_name(Fusion f) { return f == Fusion::Rrf ? "rrf" : "relative"; }
 
 Searcher::Searcher(Store& store, LazyEmbedder& embedder, Fusion fusion)
     : store_(store), source_(embedder), fusion_(fusion) {}
@@ -127,34 +120,35 @@ std::vector<SearchHit> Searcher::search_match(const std::string& match, std::str
 
   // Hybrid: fusion of both candidate lists.
   lo.k = opt.candidates;
-  return fuse(store_, bm25_match(store_, match, lo), dense(text, opt.candidates), opt);
+  return fuse(store_, text, bm25_match(store_, match, lo), dense(text, opt.candidates), opt);
 }
 
-std::vector<SearchHit> Searcher::fuse(Store& store, std::vector<SearchHit> lex, std::vector<SearchHit> den,
-                                      const SearchOptions& opt) {
+std::vector<SearchHit> Searcher::fuse(Store& store, std::string_view text, std::vector<SearchHit> lex,
+                                      std::vector<SearchHit> den, const SearchOptions& opt) {
   std::unordered_map<int64_t, size_t> at;
   std::vector<SearchHit> all;
-  std::vector<double> fused;
-  const bool rrf = opt.fusion.value_or(fusion_) == Fusion::Rrf;
-  auto add = [&](std::vector<SearchHit>& hits, double weight) {
-    double hi = -1e300, lo = 1e300;
-    for (auto& h : hits) hi = std::max(hi, h.score), lo = std::min(lo, h.score);
-    for (size_t r = 0; r < hits.size(); ++r) {
-      double contrib = rrf ? 1.0 / (opt.rrf_k + static_cast<double>(r + 1))
-                           : weight * (hi > lo ? (hits[r].score - lo) / (hi - lo) : 1.0);
-      auto [it, fresh] = at.try_emplace(hits[r].rowid, all.size());
-      if (fresh) {
-        all.push_back(std::move(hits[r]));
-        fused.push_back(0);
-      }
-      fused[it->second] += contrib;
+  std::vector<FusionList> lists(2);
+  auto add = [&](std::vector<SearchHit>& hits, FusionList& list) {
+    for (auto& h : hits) {
+      auto [it, fresh] = at.try_emplace(h.rowid, all.size());
+      list.emplace_back(it->second, h.score);
+      if (fresh) all.push_back(std::move(h));
     }
   };
-  add(lex, 1.0 - opt.alpha);
-  add(den, opt.alpha);
-  std::vector<size_t> order(all.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return fused[a] > fused[b]; });
+  add(lex, lists[0]);
+  add(den, lists[1]);
+  const Fusion method = opt.fusion.value_or(fusion_);
+  if (method == Fusion::Zscore) {
+    // The third list: every candidate's proximity to the question (text/proximity.h), what
+    // neither BM25 (words anywhere in the chunk) nor the chunk vector (its whole meaning) sees.
+    TermStats stats(store);
+    const ProximityScorer proximity(text, stats);
+    FusionList& near = lists.emplace_back();
+    for (size_t i = 0; i < all.size(); ++i) near.emplace_back(i, proximity.score(all[i].text, all[i].doc, all[i].heading_path));
+    std::stable_sort(near.begin(), near.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  }
+  std::vector<double> fused;
+  const std::vector<size_t> order = fuse_lists(lists, all.size(), method, opt.fusion_params, fused);
 
   // Near-duplicate removal (MMR with a hard redundancy cut-off): walking down the fused list,
   // drop a hit whose embedding is nearly identical to one already kept (overlapping chunks,
@@ -261,7 +255,7 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
       out[i] = std::move(den);
       return;
     }
-    out[i] = fuse(s, lexical(s, q, opt.candidates), std::move(den), opt);
+    out[i] = fuse(s, q.text, lexical(s, q, opt.candidates), std::move(den), opt);
   };
   size_t threads = parallel > 0 ? static_cast<size_t>(parallel)
                                 : std::max<size_t>(1, std::thread::hardware_concurrency());

@@ -1,5 +1,5 @@
-// Search modes over a store: BM25, dense (embeddings + FAISS) and hybrid (reciprocal-rank fusion
-// of both, then near-duplicate removal). Loads the embedder and the vector index lazily.
+// Search modes over a store: BM25, dense (embeddings + FAISS) and hybrid (fusion of both,
+// index/fusion.h, then near-duplicate removal). Loads the embedder and the vector index lazily.
 #pragma once
 
 #include <memory>
@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "index/fusion.h"
 #include "index/lexical.h"
 
 namespace mmkg {
@@ -24,13 +25,6 @@ enum class SearchMode { Bm25, Dense, Hybrid };
 SearchMode parse_search_mode(const std::string& s);
 const char* search_mode_name(SearchMode m);
 
-/// How hybrid mode fuses the lexical and dense lists: Relative (min-max normalised scores,
-/// weighted sum: Weaviate's relativeScoreFusion) or Rrf (reciprocal rank fusion, Cormack et al.
-/// 2009).
-enum class Fusion { Relative, Rrf };
-/// "relative" | "rrf"; throws UsageError otherwise.
-Fusion parse_fusion(const std::string& s);
-const char* fusion_name(Fusion f);
 
 struct SearchOptions {
   SearchMode mode = SearchMode::Hybrid;
@@ -38,8 +32,7 @@ struct SearchOptions {
   int candidates = 50;          ///< per-retriever depth fed to fusion
   /// How hybrid mode fuses the two lists; unset: the Searcher's default (its constructor argument).
   std::optional<Fusion> fusion;
-  double alpha = 0.5;           ///< weight of the dense side in relative fusion
-  double rrf_k = 60;            ///< reciprocal-rank-fusion constant
+  FusionParams fusion_params;    ///< relative fusion's weight, RRF's constant, z-score's floor
   double duplicate_cosine = 0.95;  ///< a hit this similar to a better one is dropped (MMR cut-off)
 };
 
@@ -57,7 +50,7 @@ class Searcher {
  public:
   /// `embedder`: the session's embedder, loaded on the first dense search (not owned; its spec
   /// "none" means BM25 only). `fusion`: the default hybrid fusion.
-  Searcher(Store& store, LazyEmbedder& embedder, Fusion fusion = Fusion::Relative);
+  Searcher(Store& store, LazyEmbedder& embedder, Fusion fusion = Fusion::Zscore);
   ~Searcher();
 
   /// Ranked hits for a free-text query. Hybrid falls back to BM25 when no embedder or no
@@ -88,9 +81,10 @@ class Searcher {
   std::vector<SearchHit> dense(std::string_view text, int k);
   /// The FAISS neighbours of a ready query vector, read through `store`.
   std::vector<SearchHit> dense_vec(Store& store, const float* q, int k);
-  /// Hybrid fusion of two candidate lists + near-duplicate removal (vectors read through `store`).
-  std::vector<SearchHit> fuse(Store& store, std::vector<SearchHit> lex, std::vector<SearchHit> den,
-                              const SearchOptions& opt);
+  /// Hybrid fusion of two candidate lists for the question `text` + near-duplicate removal
+  /// (vectors and term statistics read through `store`).
+  std::vector<SearchHit> fuse(Store& store, std::string_view text, std::vector<SearchHit> lex,
+                              std::vector<SearchHit> den, const SearchOptions& opt);
   bool ensure_dense();
   Store& reader(size_t i);  ///< i = 0: the main store; else a pooled read connection
 

@@ -54,6 +54,7 @@ void add_ranked_lists(Store& store, const std::vector<RankedList>& extra, size_t
       }
       Candidate& c = all[it->second];
       c.graph += extra[l].weight / (kRrf + static_cast<double>(r + 1));
+      if (c.graph_rank == 0 || r + 1 < c.graph_rank) c.graph_rank = r + 1;
       c.subqueries.push_back(tag);
       ++used;
     }
@@ -61,24 +62,35 @@ void add_ranked_lists(Store& store, const std::vector<RankedList>& extra, size_t
   }
 }
 
-// Orders candidates: those the main lists found (tags < n_main) by `fused`, with up to `slots`
-// graph-only candidates (by `graph`) inserted after the first `keep` of them.
-std::vector<Candidate> reserve_order(std::vector<Candidate> all, size_t n_main, size_t keep, size_t slots) {
-  std::vector<Candidate> main, graph_only;
+// Orders candidates: those the sub-queries (tags < n_main) found in their first `k` hits by
+// `fused`, with up to `slots` of the graph's candidates after the first `keep` of them. A graph
+// candidate is a chunk that heads a graph list (graph_rank 1) and that the sub-queries found
+// only below their cut (best_rank > k): the graph confirms what a retriever ranked a little too
+// low, it does not bring chunks no retriever found. The rest follow: the sub-queries' deeper
+// hits, then the graph-only chunks (by `graph`).
+std::vector<Candidate> reserve_order(std::vector<Candidate> all, size_t n_main, size_t k, size_t keep, size_t slots) {
+  std::vector<Candidate> main, deep, graph_only;
   for (auto& c : all) {
     bool from_main = false;
     for (int t : c.subqueries) from_main = from_main || static_cast<size_t>(t) < n_main;
-    (from_main ? main : graph_only).push_back(std::move(c));
+    (!from_main ? graph_only : c.best_rank <= k ? main : deep).push_back(std::move(c));
   }
-  std::stable_sort(main.begin(), main.end(), [](const Candidate& a, const Candidate& b) { return a.fused > b.fused; });
-  std::stable_sort(graph_only.begin(), graph_only.end(),
-                   [](const Candidate& a, const Candidate& b) { return a.graph > b.graph; });
+  auto by_fused = [](const Candidate& a, const Candidate& b) { return a.fused > b.fused; };
+  auto by_graph = [](const Candidate& a, const Candidate& b) { return a.graph > b.graph; };
+  std::stable_sort(main.begin(), main.end(), by_fused);
+  std::stable_sort(deep.begin(), deep.end(), by_graph);
+  std::stable_sort(graph_only.begin(), graph_only.end(), by_graph);
+  std::vector<Candidate> confirmed, rest;
+  for (auto& c : deep) (confirmed.size() < slots && c.graph_rank == 1 ? confirmed : rest).push_back(std::move(c));
+  std::stable_sort(rest.begin(), rest.end(), by_fused);
   std::vector<Candidate> out;
-  size_t m = 0, g = 0;
-  for (; m < main.size() && m < keep; ++m) out.push_back(std::move(main[m]));
-  for (; g < graph_only.size() && g < slots; ++g) out.push_back(std::move(graph_only[g]));
+  const size_t lead = keep + (slots - confirmed.size());  // unused slots go back to the sub-queries
+  size_t m = 0;
+  for (; m < main.size() && m < lead; ++m) out.push_back(std::move(main[m]));
+  for (auto& c : confirmed) out.push_back(std::move(c));
   for (; m < main.size(); ++m) out.push_back(std::move(main[m]));
-  for (; g < graph_only.size(); ++g) out.push_back(std::move(graph_only[g]));
+  for (auto& c : rest) out.push_back(std::move(c));
+  for (auto& c : graph_only) out.push_back(std::move(c));
   return out;
 }
 
@@ -126,9 +138,13 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
     if (raw && def_query) sq.lexical_only = true, sq.k = std::max(opt.k_per_query * 10, 50);
     batch.push_back(std::move(sq));
   }
+  // With the graph's lists, each sub-query also reports its hits just below the cut (down to
+  // 2 k_per_query): the graph may confirm one of them (reserve_order).
+  const bool guesses = std::any_of(extra.begin(), extra.end(), [](const RankedList& l) { return !l.pin; });
+  const size_t k = static_cast<size_t>(opt.k_per_query);
   SearchOptions so;
   so.mode = opt.mode;
-  so.k = opt.k_per_query;
+  so.k = guesses ? opt.k_per_query * 2 : opt.k_per_query;
   std::vector<std::vector<SearchHit>> results = searcher.search_many(batch, so, opt.parallel);
   std::vector<std::string> first_hit(subqueries.size());  // each sub-query's best chunk
   for (size_t q = 0; q < subqueries.size(); ++q) {
@@ -141,7 +157,7 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
       for (size_t i = 0; i < hits.size(); ++i) order.emplace_back(best_definition_strength(x, hits[i].text), i);
       std::stable_sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.first > b.first; });
       std::vector<SearchHit> top;
-      for (size_t i = 0; i < order.size() && top.size() < static_cast<size_t>(opt.k_per_query); ++i)
+      for (size_t i = 0; i < order.size() && top.size() < k; ++i)
         if (order[i].first > 0) top.push_back(std::move(hits[order[i].second]));
       hits = std::move(top);
     }
@@ -149,22 +165,23 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
     std::set<std::string> docs;
     double w = q == 0 ? 1.0 : 0.7;
     for (size_t r = 0; r < hits.size(); ++r) {
-      docs.insert(hits[r].doc);
       auto [it, fresh] = index.try_emplace(hits[r].chunk_id, all.size());
       if (fresh) all.push_back(Candidate{.hit = std::move(hits[r])});
       Candidate& c = all[it->second];
-      c.fused += w / (kRrf + static_cast<double>(r + 1));
+      if (c.best_rank == 0 || r + 1 < c.best_rank) c.best_rank = r + 1;
       c.subqueries.push_back(static_cast<int>(q));
+      if (r >= k) continue;  // below the cut: only the graph can bring it in
+      docs.insert(c.hit.doc);
+      c.fused += w / (kRrf + static_cast<double>(r + 1));
     }
     std::string dl;
     for (auto& d : docs) dl += (dl.empty() ? "" : ", ") + d;
-    logf(log, "mmkg: retrieve: %zu chunks for sub-query '%s' (%s)", hits.size(), subqueries[q].c_str(),
+    logf(log, "mmkg: retrieve: %zu chunks for sub-query '%s' (%s)", std::min(hits.size(), k), subqueries[q].c_str(),
               dl.empty() ? "none" : dl.c_str());
   }
   add_ranked_lists(store, extra, subqueries.size(), index, all, log);
-  const bool guesses = std::any_of(extra.begin(), extra.end(), [](const RankedList& l) { return !l.pin; });
   const size_t slots = guesses ? std::min(opt.graph_slots, opt.max_chunks) : 0;
-  all = reserve_order(std::move(all), subqueries.size(), opt.max_chunks - slots, slots);
+  all = reserve_order(std::move(all), subqueries.size(), k, opt.max_chunks - slots, slots);
   // A follow-up round's sub-queries look for what the last answer lacked: the best hit of each
   // takes a place among the first max_chunks (the weakest other candidates make room).
   std::vector<std::string> promoted;

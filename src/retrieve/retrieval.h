@@ -49,8 +49,11 @@ struct RetrieveOptions {
   /// Share of the reranker's order in the blend with the fused order (rerank()); 1: its order alone.
   double rerank_weight = 0.5;
   SearchMode mode = SearchMode::Hybrid;  ///< retrieval per sub-query
-  /// Context slots kept for chunks only the graph found (after the best max_chunks - graph_slots
-  /// chunks of the sub-queries). Graph lists never reorder what the sub-queries found.
+  /// Context slots the graph may take, after the best max_chunks - graph_slots chunks of the
+  /// sub-queries, for chunks that head a graph list and that the sub-queries found just below
+  /// their cut (ranks k_per_query+1 .. 2 k_per_query): two retrievers agreeing on a chunk the
+  /// first one ranked low. Chunks only the graph found never take a slot (measured: they almost
+  /// never held the evidence, and pushed out chunks that did; docs/EVAL.md, "Fusion (issue 13)").
   size_t graph_slots = 2;
   /// Threads for the sub-queries' searches (0 = one per core; 1 = one after another, each
   /// query embedded alone: the sequential baseline).
@@ -62,6 +65,8 @@ struct Candidate {
   SearchHit hit;                 ///< the chunk (hit.text: all of it; citations point here)
   double fused = 0;              ///< reciprocal-rank-fusion score over sub-queries
   double graph = 0;              ///< the same over the graph's lists (RankedList)
+  /// Best place (1-based) among the sub-queries' hits and among the graph's lists; 0: in none.
+  size_t best_rank = 0, graph_rank = 0;
   std::vector<int> subqueries;   ///< indices of the sub-queries that retrieved it
   double rerank = 0;             ///< the reranker's score (0 when not reranked)
   /// What the context shows of the chunk: hit.text, or (trimmed to fit the budget) its best

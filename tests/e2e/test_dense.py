@@ -30,7 +30,7 @@ def test_dense_and_hybrid_search(dense_store):
         assert len(j["results"]) == 5
         assert any("position" in h["text"].lower() for h in j["results"]), j
     # both fusions return a full, duplicate-free list; they may order it differently
-    for fusion in ("relative", "rrf"):
+    for fusion in ("zscore", "relative", "rrf"):
         j = run("search", "scaled dot-product attention", "--mode", "hybrid", "--fusion", fusion, "--json", *NATIVE,
                 store=dense_store).json()
         ids = [h["chunk_id"] for h in j["results"]]

@@ -1,0 +1,73 @@
+// rank_candidates with the graph's lists (RetrieveOptions::graph_slots): the graph takes a slot
+// only for a chunk that heads one of its lists and that the sub-queries found just below their
+// cut; chunks only the graph found, or that it ranks lower, never push the retrievers' out.
+#include "retrieve/retrieval.h"
+
+#include <gtest/gtest.h>
+
+#include "embed/embedder.h"
+#include "index/lexical.h"
+#include "index/searcher.h"
+#include "store/store.h"
+#include "support/store_fixtures.h"
+#include "support/temp_dir.h"
+
+namespace mmkg {
+namespace {
+
+struct GraphSlots : ::testing::Test {
+  void SetUp() override {
+    store = Store::open(dir.str());
+    testing::put_text_document(*store, "d", "/c/notes.txt",
+                               {"alpha alpha alpha alpha beta", "alpha alpha alpha gamma", "alpha alpha delta words",
+                                "alpha epsilon and more words here", "nothing of the kind in this chunk",
+                                "another chunk without the word"});
+    searcher = std::make_unique<Searcher>(*store, none);
+    for (const auto& h : bm25_search(*store, "alpha", {.k = 10})) bm25.push_back(h.chunk_id);
+    ASSERT_EQ(bm25.size(), 4u);
+    opt.mode = SearchMode::Bm25;
+    opt.k_per_query = 2;
+    opt.max_chunks = 2;
+    opt.graph_slots = 1;
+  }
+  std::vector<std::string> ranked(const std::vector<RankedList>& extra) {
+    QueryPlan plan;
+    plan.subqueries = {"alpha"};
+    std::vector<std::string> ids;
+    for (auto& c : rank_candidates(*store, *searcher, plan, opt, extra)) ids.push_back(c.hit.chunk_id);
+    return ids;
+  }
+  testing::TempDir dir;
+  std::unique_ptr<Store> store;
+  LazyEmbedder none{"none"};
+  std::unique_ptr<Searcher> searcher;
+  std::vector<std::string> bm25;  // BM25's order for "alpha"
+  RetrieveOptions opt;
+};
+
+TEST_F(GraphSlots, WithoutTheGraphTheFirstKHitsLead) {
+  auto ids = ranked({});
+  ASSERT_EQ(ids.size(), 2u);
+  EXPECT_EQ(ids[0], bm25[0]);
+  EXPECT_EQ(ids[1], bm25[1]);
+}
+
+TEST_F(GraphSlots, AChunkHeadingAGraphListAndFoundJustBelowTheCutTakesASlot) {
+  auto ids = ranked({RankedList{"graph: test", {bm25[2], bm25[3]}, 0.5}});
+  ASSERT_GE(ids.size(), 3u);
+  EXPECT_EQ(ids[0], bm25[0]);
+  EXPECT_EQ(ids[1], bm25[2]);  // confirmed by the graph, in the slot
+  EXPECT_EQ(ids[2], bm25[1]);  // the retriever's own second, right after
+}
+
+TEST_F(GraphSlots, ChunksOnlyTheGraphFoundOrRankedLowerTakeNoSlot) {
+  // "d-4" holds no "alpha": only the graph found it. bm25[2] is second in the graph's list.
+  auto ids = ranked({RankedList{"graph: test", {"d-4", bm25[2]}, 0.5}});
+  ASSERT_GE(ids.size(), 4u);
+  EXPECT_EQ(ids[0], bm25[0]);
+  EXPECT_EQ(ids[1], bm25[1]);
+  EXPECT_EQ(ids.back(), "d-4");  // kept as a candidate, after everything the sub-queries found
+}
+
+}  // namespace
+}  // namespace mmkg
