@@ -79,19 +79,32 @@ struct Group {
 
 /// The display name among surface counts: most frequent, then capitalised, then singular, then
 /// alphabetical (so the choice does not depend on the order of the document).
+/// A name's usual case beats frequency when the text writes it at least a quarter of the time
+/// with a word of two or more capitals (BERT, GPT-4, FlashAttention, RoPE): lower-case copies come
+/// from URLs, model ids and code ("bert-base"), not from how authors name the thing.
 std::string pick_name(const std::map<std::string, int>& counts) {
   std::string best;
-  std::tuple<int, bool, bool> best_rank{-1, false, false};
+  int total = 0;
+  for (const auto& [s, n] : counts) total += n;
+  std::tuple<bool, int, bool, bool> best_rank{false, -1, false, false};
   for (const auto& [s, n] : counts) {
     bool cap = !s.empty() && s[0] >= 'A' && s[0] <= 'Z';
     std::vector<std::string> kw = key_words(name_key(s));
     std::vector<std::string> sw = words(s);
     bool singular = !kw.empty() && !sw.empty() && kw.back() == sw.back();
-    std::tuple<int, bool, bool> rank{n, cap, singular};
+    bool cased = false;  // a word (between spaces and hyphens) with 2+ capitals
+    int caps = 0;
+    for (char c : s) {
+      if (c == ' ' || c == '-') caps = 0;
+      else if (c >= 'A' && c <= 'Z' && ++caps >= 2) cased = true;
+    }
+    std::tuple<bool, int, bool, bool> rank{cased && n * 4 >= total, n, cap, singular};
     if (rank > best_rank) best_rank = rank, best = s;  // strict: the alphabetically first wins ties
   }
   return best;
 }
+
+}  // namespace
 
 /// Same head word and mostly the same content words (see the file comment).
 bool lexically_compatible(const std::string& ka, const std::string& kb) {
@@ -109,6 +122,8 @@ bool lexically_compatible(const std::string& ka, const std::string& kb) {
   for (const auto& s : sa) common += sb.count(s);
   return common * 5 >= 4 * std::max(sa.size(), sb.size());
 }
+
+namespace {
 
 bool is_symmetric(const std::string& type) { return type == "co_occurs" || type == "compared_with"; }
 
@@ -282,7 +297,15 @@ class Resolver {
         if (g.expansion_keys.count(name_key(s))) pool[s] += n;
       if (!pool.empty()) return pick_name(pool);
     }
-    return pick_name(g.surfaces.empty() ? g.acronyms : g.surfaces);
+    if (g.acronyms.empty()) return pick_name(g.surfaces);
+    // No defined expansion: the surfaces are the acronym's own case variants ("BERT", "bert" from
+    // "bert-base"). The acronym's usual case wins when the text uses it at least a quarter of the
+    // time; a phrase (with a space) inferred as its expansion keeps the name.
+    int acr = 0, other = 0, phrase = 0;
+    for (const auto& [s, n] : g.acronyms) acr += n;
+    for (const auto& [s, n] : g.surfaces) (s.find(' ') != std::string::npos ? phrase : other) += n;
+    if (phrase == 0 && acr * 4 >= acr + other) return pick_name(g.acronyms);
+    return pick_name(g.surfaces);
   }
 
   /// Step 4: unmatched groups (with a phrase, not acronym-only) vs stored entities and each other.
