@@ -64,3 +64,16 @@ int CommonWords::count(std::string_view w) const {
 bool CommonWords::common(std::string_view w) const { return loaded() && count(w) >= min_common_count_; }
 
 }  // namespace mmkg::graph::rules
+
+namespace mmkg::graph::rules {
+
+bool CommonWords::domain(std::string_view w) const {
+  if (!loaded() || w.empty()) return false;
+  if (count(w) > 0) return false;
+  const Lexicon& lex = Lexicon::get();
+  std::string l(w);
+  bool participle = false;
+  return !lex.is_verb(l) && !lex.verb_form(l, &participle);
+}
+
+}  // namespace mmkg::graph::rules

@@ -34,10 +34,19 @@ TEST(CommonWords, SumsSensesAndFindsPluralLemmas) {
   EXPECT_FALSE(cw.common("flashattention"));
 }
 
+TEST(CommonWords, DomainWordsAreThoseGeneralEnglishDoesNotUse) {
+  const CommonWords& cw = CommonWords::get();
+  if (!cw.loaded()) GTEST_SKIP() << "wordnet-base not installed";
+  for (const char* w : {"softmax", "mgcv", "eigenvalues", "heteroscedastic"}) EXPECT_TRUE(cw.domain(w)) << w;
+  for (const char* w : {"results", "reasoned", "leaving", "theoretical"})
+    EXPECT_FALSE(cw.domain(w)) << w << " " << cw.count(w);
+}
+
 TEST(CommonWords, MissingFileFiltersNothing) {
   CommonWords cw("/nonexistent/cntlist.rev");
   EXPECT_FALSE(cw.loaded());
   EXPECT_FALSE(cw.common("results"));
+  EXPECT_FALSE(cw.domain("softmax"));
   EXPECT_EQ(cw.count("results"), 0);
 }
 
@@ -95,10 +104,11 @@ TEST(CommonWords, RankTermsDropsOneOffPhrasesOfCommonWords) {
   if (!CommonWords::get().loaded()) GTEST_SKIP() << "wordnet-base not installed";
   const std::vector<std::string> chunks = {
       "The available resources limit the heteroscedastic regression. The time frame is short.",
-      "We report the time frame of the heteroscedastic regression.",
+      "We report the time frame of the heteroscedastic regression, a mathematical analogue.",
   };
   std::set<std::string> kept = kept_keys(chunks);
   EXPECT_FALSE(kept.count("available resource"));
+  EXPECT_FALSE(kept.count("mathematical analogue"));  // seen once, no domain word (not all common)
   std::string all;
   for (const auto& k : kept) all += k + "; ";
   EXPECT_TRUE(CommonWords::get().common("time") && CommonWords::get().common("frame"));

@@ -436,7 +436,8 @@ std::unique_ptr<Extractor> make_rule_extractor() { return std::make_unique<RuleE
 // 3+ kept multi-word terms and standing alone 3+ times is kept anyway (head-word productivity,
 // below) unless it is such a common word not defined by the document: "results" heading
 // "experimental results" and "simulation results" says nothing about the domain. Phrases of
-// common words only, seen once, neither names nor defined, are dropped too (all_common).
+// common words only, seen once, neither names nor defined, are dropped too (all_common), and so
+// are phrases seen once without a domain word (any_domain).
 // ---------------------------------------------------------------------------------------------
 namespace {
 // Every content word is a common word of general English (common_words.h); false when the
@@ -447,6 +448,14 @@ bool all_common(const std::vector<std::string>& content) {
   for (const std::string& w : content)
     if (!cw.common(w)) return false;
   return true;
+}
+// Some content word is a domain word (CommonWords::domain); true when the list is missing.
+bool any_domain(const std::vector<std::string>& content) {
+  const rules::CommonWords& cw = rules::CommonWords::get();
+  if (!cw.loaded()) return true;
+  for (const std::string& w : content)
+    if (cw.domain(w)) return true;
+  return false;
 }
 }  // namespace
 
@@ -543,6 +552,10 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
     // no name in it, seen once and not defined: a free combination of general English, not a
     // term. Repetition (a collocation the document keeps using) or one domain word keeps it.
     if (s.words > 1 && !s.cap && !s.shaped && !strong && s.f < 2 && all_common(s.content)) s.keep = false;
+    // The same for a phrase seen once without a single domain word, a word general English does
+    // not use ("uppercase bold letters", "leaving open questions", "theoretical level"): once is
+    // not a term without a name, a definition or a word of the domain ("softmax nonlinearity").
+    if (s.words > 1 && !s.cap && !s.shaped && !strong && s.f < 2 && !any_domain(s.content)) s.keep = false;
     if (s.f <= 1 && nidf < kLowIdf && !strong) s.keep = false;
     if (s.chosen) {
       s.keep = true;

@@ -77,7 +77,8 @@ const std::unordered_set<std::string_view> kFunc = {
     "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "twenty",
     "hundred", "hundreds", "thousand", "thousands", "million", "millions", "billion", "billions",
     "dozen", "dozens", "others", "see", "behind", "beneath", "inside", "outside", "throughout",
-    "besides", "alongside", "amid", "whereby", "thereof", "therein", "likewise", "moreover", "overall", "whereas", "half", "zero", "none", "twice", "thrice", "whilst", "hereafter", "herein"};
+    "besides", "alongside", "amid", "whereby", "thereof", "therein", "likewise", "moreover", "overall", "whereas", "half", "zero", "none", "twice", "thrice", "whilst", "hereafter", "herein",
+    "cannot"};
 
 // Evaluative or discourse adjectives and quantifiers trimmed from the start of a phrase
 // ("several novel attention variants" → "attention variants"). General English, no domain words.
