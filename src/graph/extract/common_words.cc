@@ -73,7 +73,10 @@ bool CommonWords::domain(std::string_view w) const {
   const Lexicon& lex = Lexicon::get();
   std::string l(w);
   bool participle = false;
-  return !lex.is_verb(l) && !lex.verb_form(l, &participle);
+  if (lex.is_verb(l) || lex.verb_form(l, &participle)) return false;
+  // adjectives and adverbs unseen in SemCor are mostly evaluative ("innovative", "usual"): only
+  // nouns ("eigenvalue") and words WordNet lacks ("softmax") name things of a domain
+  return !lex.known(l) || lex.is_noun(l) || lex.is_noun(lex.singular(l));
 }
 
 }  // namespace mmkg::graph::rules

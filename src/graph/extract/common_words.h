@@ -25,9 +25,9 @@ class CommonWords {
   int count(std::string_view lower_word) const;
   /// Among the kCommonRank most frequent lemmas of general English.
   bool common(std::string_view lower_word) const;
-  /// A word general English does not use: unknown to WordNet ("softmax", "mgcv"), or a WordNet
-  /// noun, adjective or adverb never seen in SemCor ("eigenvalue", "heteroscedastic"). Verbs and
-  /// their forms ("reasoned", "leaving") are general English. SemCor is small: some general words
+  /// A word general English does not use: unknown to WordNet ("softmax", "mgcv",
+  /// "heteroscedastic"), or a WordNet noun never seen in SemCor ("eigenvalue"). Adjectives and
+  /// adverbs unseen there are mostly evaluative ("innovative"), and verbs and their forms ("reasoned", "leaving") are general English. SemCor is small: some general words
   /// never occur in it ("overview") and count as domain words, which errs on keeping a phrase.
   /// False when the list is missing.
   bool domain(std::string_view lower_word) const;

@@ -552,10 +552,11 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
     // no name in it, seen once and not defined: a free combination of general English, not a
     // term. Repetition (a collocation the document keeps using) or one domain word keeps it.
     if (s.words > 1 && !s.cap && !s.shaped && !strong && s.f < 2 && all_common(s.content)) s.keep = false;
-    // The same for a phrase seen once without a single domain word, a word general English does
+    // The same for a phrase (or an ordinary word) seen once without a single domain word, a word general English does
     // not use ("uppercase bold letters", "leaving open questions", "theoretical level"): once is
     // not a term without a name, a definition or a word of the domain ("softmax nonlinearity").
     if (s.words > 1 && !s.cap && !s.shaped && !strong && s.f < 2 && !any_domain(s.content)) s.keep = false;
+    if (s.words == 1 && ordinary && !strong && s.f < 2 && !any_domain(s.content)) s.keep = false;
     if (s.f <= 1 && nidf < kLowIdf && !strong) s.keep = false;
     if (s.chosen) {
       s.keep = true;

@@ -31,6 +31,7 @@
 #include "core/hash.h"
 #include "text/words.h"
 #include "graph/resolve/acronym.h"
+#include "text/lexicon.h"
 
 namespace mmkg::graph {
 namespace {
@@ -183,6 +184,18 @@ class Resolver {
         cands_.push_back({&t, c, k, acr});
       }
     }
+    // An English word in lower case ("acts", "maps") shares its key with an acronym ("ACT",
+    // "MAPS") but is not it: such candidates are dropped, and their relations with them. A
+    // lower-case copy of a name that is no English word ("bert") stays with it.
+    const Lexicon& lex = Lexicon::get();
+    std::erase_if(cands_, [&](const Cand& c) {
+      const std::string& s = c.term->surface;
+      bool lower = std::none_of(s.begin(), s.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; });
+      if (c.acronym || !lower || !key_is_acronym_[c.key] || s.find_first_of(" -") != std::string::npos) return false;
+      if (!lex.loaded() || !(lex.known(s) || lex.known(lex.singular(s)) || lex.verb_form(s))) return false;
+      word_not_acronym_.insert(s);
+      return true;
+    });
   }
 
   /// Text-defined expansions; the first definition of an acronym wins.
@@ -493,6 +506,7 @@ class Resolver {
       std::unordered_map<std::string, std::string> id_of_surface;
       for (const Cand* c : cands_of_chunk[ci]) id_of_surface.try_emplace(c->term->surface, entity_of_key(c->key));
       auto resolve_surface = [&](const std::string& s) -> std::string {
+        if (word_not_acronym_.count(s)) return "";
         if (auto it = id_of_surface.find(s); it != id_of_surface.end()) return it->second;
         if (auto it = key_index_.find(key_of(s)); it != key_index_.end()) return entity_of_key(it->second);
         return "";
@@ -536,6 +550,7 @@ class Resolver {
   std::vector<std::string> key_surface_;  // a surface of each key (for acronym tests)
   UnionFind uf_;
   std::vector<Cand> cands_;
+  std::set<std::string> word_not_acronym_;  // surfaces dropped in collect()
   std::map<int, int> defined_;                         // acronym key → expansion key
   std::vector<std::pair<int, std::string>> expansions_;  // (expansion key, surface as defined)
   std::vector<Group> groups_;

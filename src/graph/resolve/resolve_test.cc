@@ -356,6 +356,18 @@ TEST(Resolve, SharedHeadWordIsNoMergeButAliasesAre) {
   EXPECT_EQ(d.entities.size(), 5u);
 }
 
+// An English word in lower case is not the acronym it spells: "acts" stays out of ACT.
+TEST(Resolve, EnglishWordIsNotTheAcronymItSpells) {
+  MemoryGraphStore store;
+  GraphDelta d = resolve_document(
+      {chunk("c1", {acronym("ACT", "Attention Calibration Technique"), term("Attention Calibration Technique", "capitalised")}),
+       chunk("c2", {term("acts", "noun_phrase", 4), acronym("ACT", "", 2)})},
+      "d1", store, kNoEmbedder);
+  ASSERT_NE(with_alias(d, "ACT"), nullptr);
+  EXPECT_EQ(with_alias(d, "acts"), nullptr);
+  EXPECT_EQ(d.entities.size(), 1u);
+}
+
 // Names keep their usual case: an acronym written in capitals is displayed so even when
 // lower-case copies (URLs, model ids) outnumber it; a camel-case name beats its lower-case form.
 TEST(Resolve, DisplayNameKeepsTheUsualCase) {
