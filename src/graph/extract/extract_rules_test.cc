@@ -437,6 +437,10 @@ TEST(ExtractRules, NoTermsFromGluedLinesCodeLigaturesOrFormulae) {
           "The hazard ratio is estimated.");
   for (auto& t : r.terms) EXPECT_EQ(t.surface.find("htnvar"), std::string::npos) << dump(r);
   EXPECT_NE(find_key(r, "hazard ratio"), nullptr) << dump(r);
+  // printed output: list access and rows of numbers
+  r = run("The fit is shown.\ncfit1$cmap\ncoef exp(coef) se(coef) mspikevar 0.0164 1.0165 0.0084 0.0069 2.4 0.02\n"
+          "The hazard ratio is shown.");
+  for (auto& t : r.terms) EXPECT_EQ(t.surface.find("mspikevar"), std::string::npos) << dump(r);
   // lost ligatures ("eect" for effect, "rst" for first) and formula symbols are no words
   r = run("The age eect of the rst shift is small. The estimate \xcb\x86\xcf\x83 of the variance is unbiased.");
   for (auto& t : r.terms) {

@@ -184,6 +184,22 @@ bool code_line(std::string_view l) {
   for (std::string_view p : {"R> ", ">>> ", "$ ", "In [", "Out["})
     if (starts_with(r, p)) return true;
   if (r.find("<-") != std::string_view::npos || r.find("::") != std::string_view::npos) return true;
+  // list access "fit$coef" between identifiers
+  for (size_t k = 1; k + 1 < r.size(); ++k)
+    if (r[k] == '$' && is_alnum(r[k - 1]) && is_alpha(r[k + 1])) return true;
+  // a row of printed output or a table: six or more fields, two in five of them numbers
+  int fields = 0, numbers = 0;
+  for (size_t k = 0; k < r.size();) {
+    while (k < r.size() && (r[k] == ' ' || r[k] == '\t')) ++k;
+    if (k >= r.size()) break;
+    size_t e = k;
+    while (e < r.size() && r[e] != ' ' && r[e] != '\t') ++e;
+    ++fields;
+    size_t d = k + ((r[k] == '-' || r[k] == '<') ? 1 : 0);
+    if (d < e && is_digit(r[d])) ++numbers;
+    k = e;
+  }
+  if (fields >= 6 && numbers * 5 >= fields * 2) return true;
   size_t paren = r.find('(');
   return paren != std::string_view::npos && paren > 0 && is_alnum(r[paren - 1]) &&
          r.find(" = ", paren) != std::string_view::npos && r.find(')', paren) != std::string_view::npos &&

@@ -107,6 +107,17 @@ void type_cues(const Sentence& s, const std::vector<Mention>& ms, std::vector<Ty
   }
 
   const Lexicon& lex = Lexicon::get();
+  // Reference lists in the Vancouver style: "Everitt BS, ...", "Kiefer NM (2002)": a surname and
+  // its initials (one to three capitals), then a comma, a bracket or a full stop.
+  for (int i = 0; i + 2 < n; ++i) {
+    const Token& ini = tk[i + 1];
+    bool initials = ini.word() && ini.text.size() <= 3 &&
+                    std::all_of(ini.text.begin(), ini.text.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+    if (surname(tk[i]) && !lex.known(tk[i].lower) && initials && (punct(i + 2, ',') || punct(i + 2, '(') || punct(i + 2, '.'))) {
+      out.push_back({i, i + 2, "person"});
+      out.push_back({i, i + 1, "person"});
+    }
+  }
   // 3. Author lines: three or more names of two or three capitalised words separated by commas
   //    (and "and"): "Ashish Vaswani, Noam Shazeer, Niki Parmar, and Jakob Uszkoreit".
   auto personal = [&](const Mention& m) {

@@ -53,6 +53,8 @@ TEST(TypeCues, PeopleFromCitations) {
   EXPECT_EQ(type_of(r, "Vaswani"), "person") << dump(r);
   r = run("Smoothing splines (Wahba, 1990) are penalised regression functions.");
   EXPECT_EQ(type_of(r, "Wahba"), "person") << dump(r);
+  r = run("References. Everitt BS, Hothorn T (2009). A handbook of statistical analyses.");
+  EXPECT_EQ(type_of(r, "Everitt BS"), "person") << dump(r);
   r = run("As Breslow (1972) showed, the hazard estimator is consistent.");
   EXPECT_EQ(type_of(r, "Breslow"), "person") << dump(r);
 }
