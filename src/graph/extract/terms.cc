@@ -480,18 +480,24 @@ bool math_debris(std::string_view w) {
 
 // "eect", "rst", "dierent", "nd": PDF text whose ligature glyph (ff, fi, fl, ffi, ffl) was lost.
 // The word is unknown, and putting one ligature back at one place makes an English word.
+// Answers are cached per thread: a corpus repeats its unknown words (names, symbols) many times,
+// and each test tries up to 5 x (length + 1) look-ups.
 bool lost_ligature(const Lexicon& lex, const std::string& l) {
   if (l.size() < 2 || l.size() > 20) return false;
   for (char c : l)
     if (!is_lower(c)) return false;
+  thread_local std::unordered_map<std::string, bool> cache;
+  if (auto it = cache.find(l); it != cache.end()) return it->second;
+  if (cache.size() > 200000) cache.clear();  // bounded memory on endless vocabularies
+  bool lost = false;
   for (std::string_view lig : {"ff", "fi", "fl", "ffi", "ffl"})
-    for (size_t p = 0; p <= l.size(); ++p) {
+    for (size_t p = 0; p <= l.size() && !lost; ++p) {
       std::string w = l.substr(0, p) + std::string(lig) + l.substr(p);
-      if (noun_form(lex, w) || lex.is_adj(w) || lex.is_adv(w) || lex.is_verb(w)) return true;
       bool part = false;
-      if (verb_form(lex, w, &part)) return true;
+      lost = noun_form(lex, w) || lex.is_adj(w) || lex.is_adv(w) || lex.is_verb(w) || verb_form(lex, w, &part);
     }
-  return false;
+  cache.emplace(l, lost);
+  return lost;
 }
 
 void classify(Token& t, bool sentence_initial, bool title_case, bool shouting, const Token* prev) {
