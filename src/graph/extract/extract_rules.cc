@@ -222,6 +222,21 @@ double strength(const Agg& a) {
 
 std::string collapse(const std::string& s) { return collapse_ws(s); }
 
+// "SubscribeHow to think step-by-step": a page's menu word glued to a title. When the first word
+// has a camel-case boundary that starts a function word ("How", "The"), the title starts there
+// (the same test as terms.cc applies to tokens).
+std::string strip_glued_prefix(const std::string& t) {
+  size_t end = t.find(' ');
+  if (end == std::string::npos) end = t.size();
+  for (size_t i = 1; i + 1 < end; ++i) {
+    if (!(t[i - 1] >= 'a' && t[i - 1] <= 'z') || !(t[i] >= 'A' && t[i] <= 'Z')) continue;
+    size_t j = i + 1;
+    while (j < end && t[j] >= 'a' && t[j] <= 'z') ++j;
+    if (j > i + 1 && is_stopword(lower_ascii(t.substr(i, j - i)))) return t.substr(i);
+  }
+  return t;
+}
+
 class RuleExtractor final : public Extractor {
  public:
   std::string id() const override { return "rules-v1"; }
@@ -236,7 +251,7 @@ class RuleExtractor final : public Extractor {
 
     // Document title: the source of "we propose X"; kept only if a relation uses it.
     int title = -1;
-    std::string title_text = collapse(in.doc_title);
+    std::string title_text = strip_glued_prefix(collapse(in.doc_title));
     if (!title_text.empty() && title_text.size() <= 300) {
       title = b.term(title_text, kHeading, 0.0, false);
       b.at(title).used = false;

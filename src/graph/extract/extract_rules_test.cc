@@ -432,6 +432,10 @@ TEST(ExtractRules, NoTermsFromGluedLinesCodeLigaturesOrFormulae) {
     EXPECT_EQ(t.surface.find("reasoning Despite"), std::string::npos) << dump(r);
   }
   EXPECT_NE(find_term(r, "chain-of-thought reasoning"), nullptr) << dump(r);
+  // the same glued word in the document title (the source of "we propose X")
+  r = run("In this paper we propose the FlashGate kernel.", "SubscribeHow to think step-by-step");
+  for (auto& t : r.terms) EXPECT_EQ(t.surface.find("Subscribe"), std::string::npos) << dump(r);
+  EXPECT_NE(find_term(r, "How to think step-by-step"), nullptr) << dump(r);
   // printed R code: no identifiers from it
   r = run("The model is fitted by maximum likelihood.\nR> fit_htn <- coxph(Surv(time, status) ~ htnvar, data = pbcdat)\n"
           "The hazard ratio is estimated.");
