@@ -66,26 +66,38 @@ GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, cons
   std::unordered_map<std::string, int> chunk_count;
   for (const auto& m : g.snapshot().mentions) ++chunk_count[m.entity_id];
 
-  // Facts: the linked entities' relations, typed ones first, then by weight.
+  // Facts: the linked entities' relations, typed ones first (is_a, part_of, uses ... say what the
+  // sentence says; co-occurrence only that two names meet). Typed ones by weight; co-occurrences
+  // by association, the Dice coefficient 2 w / (n_src + n_dst) over the entities' chunk counts,
+  // so a pair that meets mostly together outranks a hub ("X appears with attention") met everywhere.
   std::set<std::tuple<std::string, std::string, std::string>> seen;
   std::vector<GraphFact> facts;
+  std::vector<double> order;  // the sort key of each fact
   for (const auto& link : out.entities) {
     for (const auto& r : g.store().relations_of(link.entity_id, 24)) {
       if (!seen.insert({r.src, r.dst, r.type}).second || r.evidence.empty()) continue;
       GraphFact f;
       f.relation = r.type;
       f.weight = r.weight;
+      order.push_back(r.type == "co_occurs" ? 2.0 * r.weight / std::max(1, chunk_count[r.src] + chunk_count[r.dst])
+                                            : r.weight);
       f.text = names[r.src] + " " + relation_phrase(r.type) + " " + names[r.dst];
       f.chunk_id = r.evidence.front().chunk_id;
       f.sentence = r.evidence.front().sentence;
       facts.push_back(std::move(f));
     }
   }
-  std::stable_sort(facts.begin(), facts.end(), [](const GraphFact& a, const GraphFact& b) {
-    const bool ta = a.relation != "co_occurs", tb = b.relation != "co_occurs";
+  std::vector<size_t> idx(facts.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+    const bool ta = facts[a].relation != "co_occurs", tb = facts[b].relation != "co_occurs";
     if (ta != tb) return ta;
-    return a.weight > b.weight;
+    return order[a] > order[b];
   });
+  std::vector<GraphFact> sorted;
+  sorted.reserve(facts.size());
+  for (size_t i : idx) sorted.push_back(std::move(facts[i]));
+  facts = std::move(sorted);
   if (facts.size() > static_cast<size_t>(opt.max_facts)) facts.resize(static_cast<size_t>(opt.max_facts));
   out.facts = std::move(facts);
 

@@ -12,6 +12,8 @@
 #include "graph/model/graph_types.h"
 #include "graph/extract/patterns.h"
 #include "graph/extract/terms.h"
+#include "graph/extract/common_words.h"
+#include "graph/extract/type_cues.h"
 
 namespace mmkg::graph {
 namespace {
@@ -56,6 +58,7 @@ struct Agg {
   int expansion_term = -1;  // for an acronym defined in the chunk
   std::string definition;
   double strength = 0;  // co-occurrence preference
+  std::map<std::string_view, int> types;  // entity type → cues (type_cues.h)
   void vote(const std::string& s, double w) {
     for (auto& [c, v] : casings)
       if (c == s) {
@@ -88,6 +91,10 @@ class Builder {
     return it->second;
   }
   Agg& at(int i) { return terms_[i]; }
+  int find(const std::string& surface) const {
+    auto it = index_.find(lower_ascii(surface));
+    return it == index_.end() ? -1 : it->second;
+  }
   int size() const { return static_cast<int>(terms_.size()); }
   std::vector<Agg>& terms() { return terms_; }
 
@@ -215,6 +222,21 @@ double strength(const Agg& a) {
 
 std::string collapse(const std::string& s) { return collapse_ws(s); }
 
+// "SubscribeHow to think step-by-step": a page's menu word glued to a title. When the first word
+// has a camel-case boundary that starts a function word ("How", "The"), the title starts there
+// (the same test as terms.cc applies to tokens).
+std::string strip_glued_prefix(const std::string& t) {
+  size_t end = t.find(' ');
+  if (end == std::string::npos) end = t.size();
+  for (size_t i = 1; i + 1 < end; ++i) {
+    if (!(t[i - 1] >= 'a' && t[i - 1] <= 'z') || !(t[i] >= 'A' && t[i] <= 'Z')) continue;
+    size_t j = i + 1;
+    while (j < end && t[j] >= 'a' && t[j] <= 'z') ++j;
+    if (j > i + 1 && is_stopword(lower_ascii(t.substr(i, j - i)))) return t.substr(i);
+  }
+  return t;
+}
+
 class RuleExtractor final : public Extractor {
  public:
   std::string id() const override { return "rules-v1"; }
@@ -229,7 +251,7 @@ class RuleExtractor final : public Extractor {
 
     // Document title: the source of "we propose X"; kept only if a relation uses it.
     int title = -1;
-    std::string title_text = collapse(in.doc_title);
+    std::string title_text = strip_glued_prefix(collapse(in.doc_title));
     if (!title_text.empty() && title_text.size() <= 300) {
       title = b.term(title_text, kHeading, 0.0, false);
       b.at(title).used = false;
@@ -282,6 +304,11 @@ class RuleExtractor final : public Extractor {
                        !counted.count(span_key(d.exp_first, d.exp_last)));
         int a = b.term(s.toks[d.acr_tok].text, kAcronym, 1.0, !counted.count(span_key(d.acr_tok, d.acr_tok + 1)));
         if (b.at(a).expansion_term < 0) b.at(a).expansion_term = e;
+        // "Mean Squared Error (MSE)", "Generalized Additive Model (GAM)": the head types both
+        if (std::string_view ty = rules::type_of_head(s.toks[d.exp_last - 1].lower); !ty.empty()) {
+          b.at(a).types[ty] += 1;
+          b.at(e).types[ty] += 1;
+        }
         // the expansion names the acronym's mention too: "Multi-Head Attention (MHA) is a ..."
         if (!counted.count(span_key(d.exp_first, d.exp_last))) {
           auto& ms = mentions[si];
@@ -292,6 +319,20 @@ class RuleExtractor final : public Extractor {
           std::sort(ms.begin(), ms.end(), [](const Mention& x, const Mention& y) { return x.first < y.first; });
           counted.insert(span_key(d.exp_first, d.exp_last));
         }
+      }
+    }
+
+    // Entity types from cues in the text (type_cues.h). A typed span that is not yet a term (the
+    // single name in "the R package mgcv") becomes one: the text names it.
+    std::vector<rules::TypeCue> cues;
+    for (size_t si = 0; si < sents.size(); ++si) {
+      cues.clear();
+      rules::type_cues(sents[si], mentions[si], cues);
+      for (const rules::TypeCue& c : cues) {
+        std::string surf = rules::surface(sents[si], c.first, c.last);
+        int t = b.find(surf);
+        if (t < 0) t = b.term(surf, phrase_kind(sents[si], c.first, c.last), vote_of(sents[si], c.first));
+        b.at(t).types[c.type] += 1;
       }
     }
 
@@ -360,6 +401,9 @@ class RuleExtractor final : public Extractor {
       t.surface = a.best();
       t.kind = kind_name(a.kind);
       if (a.kind == kAcronym) t.type = "acronym";
+      int votes = 0;
+      for (const auto& [ty, n] : a.types)
+        if (n > votes) votes = n, t.type = std::string(ty);
       if (a.expansion_term >= 0) t.expansion = b.at(a.expansion_term).best();
       t.definition = a.definition;
       t.count = std::max(1, a.count);
@@ -401,9 +445,35 @@ std::unique_ptr<Extractor> make_rule_extractor() { return std::make_unique<RuleE
 // score >= 0.5, except: single ordinary words (not acronyms or technical tokens, and
 // capitalised in under half of their occurrences) are dropped when they are generic WordNet nouns,
 // WordNet adjectives or verb forms, or idf(a) < 0.35; terms
-// seen once with idf(a) < 0.35 are dropped unless strong. A single word heading 3+ kept
-// multi-word terms and standing alone 3+ times is kept anyway (head-word productivity, below).
+// seen once with idf(a) < 0.35 are dropped unless strong; single ordinary words of general
+// English (among its 2,800 most frequent lemmas, common_words.h: "results", "approach",
+// "performance", "ability") are dropped unless the document defines them. A single word heading
+// 3+ kept multi-word terms and standing alone 3+ times is kept anyway (head-word productivity,
+// below) unless it is such a common word not defined by the document: "results" heading
+// "experimental results" and "simulation results" says nothing about the domain. Phrases of
+// common words only, seen once, neither names nor defined, are dropped too (all_common), and so
+// are phrases seen once without a domain word (any_domain).
 // ---------------------------------------------------------------------------------------------
+namespace {
+// Every content word is a common word of general English (common_words.h); false when the
+// frequency list is missing (nothing is filtered then).
+bool all_common(const std::vector<std::string>& content) {
+  const rules::CommonWords& cw = rules::CommonWords::get();
+  if (content.empty() || !cw.loaded()) return false;
+  for (const std::string& w : content)
+    if (!cw.common(w)) return false;
+  return true;
+}
+// Some content word is a domain word (CommonWords::domain); true when the list is missing.
+bool any_domain(const std::vector<std::string>& content) {
+  const rules::CommonWords& cw = rules::CommonWords::get();
+  if (!cw.loaded()) return true;
+  for (const std::string& w : content)
+    if (cw.domain(w)) return true;
+  return false;
+}
+}  // namespace
+
 void rank_terms(std::vector<ChunkExtraction>& document, const std::function<double(const std::string&)>& idf) {
   constexpr double kMinScore = 0.5, kLowIdf = 0.35;
   struct Stat {
@@ -411,6 +481,7 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
     int words = 1;
     bool expanded = false, cap = false, heading = false, defined = false, technical = false, shaped = false;
     bool chosen = false;   // a model chose it (kind "llm"): kept whatever its score
+    bool common = false;   // a single ordinary word of general English (common_words.h)
     double cap_count = 0;  // occurrences as a capitalised name
     std::string surface;  // first surface seen: its words are looked up in idf
     std::vector<std::string> content;
@@ -490,6 +561,17 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
     // an ordinary word: not an acronym or technical token, capitalised in under half its uses
     bool ordinary = !s.shaped && s.cap_count * 2 < s.f;
     if (s.words == 1 && ordinary && (rules::weak_single_word(k) || nidf < kLowIdf)) s.keep = false;
+    s.common = s.words == 1 && ordinary && rules::CommonWords::get().common(k);
+    if (s.common && !s.defined) s.keep = false;
+    // A phrase of common words only ("available resources", "time frame", "robust foundation"),
+    // no name in it, seen once and not defined: a free combination of general English, not a
+    // term. Repetition (a collocation the document keeps using) or one domain word keeps it.
+    if (s.words > 1 && !s.cap && !s.shaped && !strong && s.f < 2 && all_common(s.content)) s.keep = false;
+    // The same for a phrase (or an ordinary word) seen once without a single domain word, a word general English does
+    // not use ("uppercase bold letters", "leaving open questions", "theoretical level"): once is
+    // not a term without a name, a definition or a word of the domain ("softmax nonlinearity").
+    if (s.words > 1 && !s.cap && !s.shaped && !strong && s.f < 2 && !any_domain(s.content)) s.keep = false;
+    if (s.words == 1 && ordinary && !strong && s.f < 2 && !any_domain(s.content)) s.keep = false;
     if (s.f <= 1 && nidf < kLowIdf && !strong) s.keep = false;
     if (s.chosen) {
       s.keep = true;
@@ -508,6 +590,7 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
   }
   for (auto& [k, s] : stats) {
     if (s.words != 1 || s.keep || s.f < kMinFamily) continue;
+    if (s.common && !s.defined) continue;  // "results" heads "experimental results", "main results" ...
     auto it = family.find(k);
     if (it == family.end() || it->second < kMinFamily) continue;
     s.keep = true;

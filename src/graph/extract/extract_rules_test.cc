@@ -422,6 +422,38 @@ TEST(ExtractRules, ThreadSafe) {
   EXPECT_EQ(bad.load(), 0);
 }
 
+// Issue 13: debris of web pages, PDFs and printed code gives no terms.
+TEST(ExtractRules, NoTermsFromGluedLinesCodeLigaturesOrFormulae) {
+  // a menu word glued to a title, and a title line run into the next line
+  auto r = run("Get papers in your inbox!\nSubscribeHow to think step-by-step: chain-of-thought reasoning\n"
+               "Despite superior reasoning prowess, large models fail.");
+  for (auto& t : r.terms) {
+    EXPECT_EQ(t.surface.find("Subscribe"), std::string::npos) << dump(r);
+    EXPECT_EQ(t.surface.find("reasoning Despite"), std::string::npos) << dump(r);
+  }
+  EXPECT_NE(find_term(r, "chain-of-thought reasoning"), nullptr) << dump(r);
+  // the same glued word in the document title (the source of "we propose X")
+  r = run("In this paper we propose the FlashGate kernel.", "SubscribeHow to think step-by-step");
+  for (auto& t : r.terms) EXPECT_EQ(t.surface.find("Subscribe"), std::string::npos) << dump(r);
+  EXPECT_NE(find_term(r, "How to think step-by-step"), nullptr) << dump(r);
+  // printed R code: no identifiers from it
+  r = run("The model is fitted by maximum likelihood.\nR> fit_htn <- coxph(Surv(time, status) ~ htnvar, data = pbcdat)\n"
+          "The hazard ratio is estimated.");
+  for (auto& t : r.terms) EXPECT_EQ(t.surface.find("htnvar"), std::string::npos) << dump(r);
+  EXPECT_NE(find_key(r, "hazard ratio"), nullptr) << dump(r);
+  // printed output: list access and rows of numbers
+  r = run("The fit is shown.\ncfit1$cmap\ncoef exp(coef) se(coef) mspikevar 0.0164 1.0165 0.0084 0.0069 2.4 0.02\n"
+          "The hazard ratio is shown.");
+  for (auto& t : r.terms) EXPECT_EQ(t.surface.find("mspikevar"), std::string::npos) << dump(r);
+  // lost ligatures ("eect" for effect, "rst" for first) and formula symbols are no words
+  r = run("The age eect of the rst shift is small. The estimate \xcb\x86\xcf\x83 of the variance is unbiased.");
+  for (auto& t : r.terms) {
+    EXPECT_EQ(t.surface.find("eect"), std::string::npos) << dump(r);
+    EXPECT_EQ(t.surface.find("rst"), std::string::npos) << dump(r);
+    EXPECT_EQ(t.surface.find("\xcf\x83"), std::string::npos) << dump(r);
+  }
+}
+
 TEST(ExtractRank, DropsGenericWordsKeepsTechnicalTerms) {
   auto ex = make_rule_extractor();
   std::vector<ChunkExtraction> doc;

@@ -77,7 +77,8 @@ const std::unordered_set<std::string_view> kFunc = {
     "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "twenty",
     "hundred", "hundreds", "thousand", "thousands", "million", "millions", "billion", "billions",
     "dozen", "dozens", "others", "see", "behind", "beneath", "inside", "outside", "throughout",
-    "besides", "alongside", "amid", "whereby", "thereof", "therein", "likewise", "moreover", "overall", "whereas", "half", "zero", "none", "twice", "thrice", "whilst", "hereafter", "herein"};
+    "besides", "alongside", "amid", "whereby", "thereof", "therein", "likewise", "moreover", "overall", "whereas", "half", "zero", "none", "twice", "thrice", "whilst", "hereafter", "herein",
+    "cannot"};
 
 // Evaluative or discourse adjectives and quantifiers trimmed from the start of a phrase
 // ("several novel attention variants" → "attention variants"). General English, no domain words.
@@ -171,11 +172,51 @@ bool citation_content(std::string_view c) {
   return false;
 }
 
+// A line of program code or console output as printed in manuals and vignettes: a prompt at
+// its start ("R> ", "> ", "+ ", ">>> ", "$ ") or an assignment arrow, a namespace operator or a
+// call with named arguments. Its identifiers (variable names, function names) are not terms, and
+// a phrase must not run from it into the prose around.
+bool code_line(std::string_view l) {
+  size_t i = 0;
+  while (i < l.size() && (l[i] == ' ' || l[i] == '\t')) ++i;
+  std::string_view r = l.substr(i);
+  if (r.empty()) return false;
+  for (std::string_view p : {"R> ", ">>> ", "$ ", "In [", "Out["})
+    if (starts_with(r, p)) return true;
+  if (r.find("<-") != std::string_view::npos || r.find("::") != std::string_view::npos) return true;
+  // list access "fit$coef" between identifiers
+  for (size_t k = 1; k + 1 < r.size(); ++k)
+    if (r[k] == '$' && is_alnum(r[k - 1]) && is_alpha(r[k + 1])) return true;
+  // a row of printed output or a table: six or more fields, two in five of them numbers
+  int fields = 0, numbers = 0;
+  for (size_t k = 0; k < r.size();) {
+    while (k < r.size() && (r[k] == ' ' || r[k] == '\t')) ++k;
+    if (k >= r.size()) break;
+    size_t e = k;
+    while (e < r.size() && r[e] != ' ' && r[e] != '\t') ++e;
+    ++fields;
+    size_t d = k + ((r[k] == '-' || r[k] == '<') ? 1 : 0);
+    if (d < e && is_digit(r[d])) ++numbers;
+    k = e;
+  }
+  if (fields >= 6 && numbers * 5 >= fields * 2) return true;
+  size_t paren = r.find('(');
+  return paren != std::string_view::npos && paren > 0 && is_alnum(r[paren - 1]) &&
+         r.find(" = ", paren) != std::string_view::npos && r.find(')', paren) != std::string_view::npos &&
+         r.find(". ") == std::string_view::npos;
+}
+
 }  // namespace
 
 std::string mask_markup(std::string_view t) {
   std::string m(t);
   size_t n = t.size();
+  for (size_t b = 0; b < n;) {
+    size_t e = t.find('\n', b);
+    if (e == std::string_view::npos) e = n;
+    if (code_line(t.substr(b, e - b))) blank(m, b, e, true);
+    b = e + 1;
+  }
   bool line_start = true;
   for (size_t i = 0; i < n;) {
     char c = t[i];
@@ -422,6 +463,43 @@ size_t word_char(std::string_view t, size_t i, size_t* len) {
   return l;
 }
 
+// A token of a formula extracted from PDF: a modifier letter or combining mark (ˆ, ˜, ¯ over a
+// symbol), or at most three characters with a Greek letter (σ, ûi, βj). Such a token is a
+// variable, never a term.
+bool math_debris(std::string_view w) {
+  int chars = 0;
+  bool greek = false;
+  for (size_t i = 0; i < w.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(w[i]);
+    if ((c & 0xC0) != 0x80) ++chars;
+    if (c == 0xCB || c == 0xCC || c == 0xCD) return true;  // U+02C0–U+036F
+    if (c == 0xCE || c == 0xCF) greek = true;
+  }
+  return chars <= 2 || (greek && chars <= 3);
+}
+
+// "eect", "rst", "dierent", "nd": PDF text whose ligature glyph (ff, fi, fl, ffi, ffl) was lost.
+// The word is unknown, and putting one ligature back at one place makes an English word.
+// Answers are cached per thread: a corpus repeats its unknown words (names, symbols) many times,
+// and each test tries up to 5 x (length + 1) look-ups.
+bool lost_ligature(const Lexicon& lex, const std::string& l) {
+  if (l.size() < 2 || l.size() > 20) return false;
+  for (char c : l)
+    if (!is_lower(c)) return false;
+  thread_local std::unordered_map<std::string, bool> cache;
+  if (auto it = cache.find(l); it != cache.end()) return it->second;
+  if (cache.size() > 200000) cache.clear();  // bounded memory on endless vocabularies
+  bool lost = false;
+  for (std::string_view lig : {"ff", "fi", "fl", "ffi", "ffl"})
+    for (size_t p = 0; p <= l.size() && !lost; ++p) {
+      std::string w = l.substr(0, p) + std::string(lig) + l.substr(p);
+      bool part = false;
+      lost = noun_form(lex, w) || lex.is_adj(w) || lex.is_adv(w) || lex.is_verb(w) || verb_form(lex, w, &part);
+    }
+  cache.emplace(l, lost);
+  return lost;
+}
+
 void classify(Token& t, bool sentence_initial, bool title_case, bool shouting, const Token* prev) {
   const Lexicon& lex = Lexicon::get();
   const std::string& w = t.text;
@@ -437,6 +515,7 @@ void classify(Token& t, bool sentence_initial, bool title_case, bool shouting, c
   }
   t.role = Role::kBreak;
   if (!has_alpha && !non_ascii) return;           // numbers
+  if (non_ascii && math_debris(w)) return;        // ˆσ, ûi: symbols of a formula
   if (is_digit(w[0])) return;                     // 7B, 3rd, 1st
   if (w.size() > 40) return;                      // garbage
   if (w.size() == 1) return;                      // single letters
@@ -451,6 +530,16 @@ void classify(Token& t, bool sentence_initial, bool title_case, bool shouting, c
     if (is_lower(w[i - 1]) && is_upper(w[i])) camel = true;
   int letters = 0;
   for (char c : w) letters += is_alpha(c);
+  // "SubscribeHow", "PDFThe": debris glued to the next word (a page's menu or header run into the
+  // text). A camel boundary that starts a function word ("How", "The", "In") is no name.
+  if (camel)
+    for (size_t i = 1; i < w.size(); ++i) {
+      if (!(is_lower(w[i - 1]) || is_upper(w[i - 1])) || !is_upper(w[i]) || i + 1 >= w.size() || !is_lower(w[i + 1]))
+        continue;
+      size_t j = i + 1;
+      while (j < w.size() && is_lower(w[j])) ++j;
+      if (is_stopword(lower_ascii(w.substr(i, j - i)))) return;
+    }
   bool digit_word = has_digit && (letters >= 2 || uppers >= 1);
   if (has_digit && !digit_word) return;  // x1, h2: variables
   t.technical = camel || digit_word || has_hyphen;
@@ -514,6 +603,7 @@ void classify(Token& t, bool sentence_initial, bool title_case, bool shouting, c
     return;
   }
   if (adv) return;
+  if (!non_ascii && lost_ligature(lex, l)) return;
   // Unknown to WordNet: technical vocabulary, shaped by its suffix.
   if (l.size() < 3) return;
   if (ends_with(l, "ly")) return;
@@ -599,6 +689,15 @@ std::vector<Sentence> analyse(std::string_view text, std::string_view masked) {
         s.toks.push_back(std::move(t));
         i += len;
         continue;
+      }
+      // A line break before a capitalised word, after a word: a title, a page header or a menu
+      // line run into the next line ("... reasoning\nDespite superior ..."). Phrases stop there.
+      if (!s.toks.empty() && s.toks.back().word() && is_upper(masked[i]) &&
+          std::memchr(masked.data() + s.toks.back().e, '\n', i - s.toks.back().e) != nullptr) {
+        Token br;
+        br.b = br.e = i;
+        br.punct = '\x01';
+        s.toks.push_back(std::move(br));
       }
       size_t j = i;
       while (j < e) {

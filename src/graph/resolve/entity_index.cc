@@ -90,6 +90,18 @@ double typo_similarity(const std::string& q, const std::string& k) {
   return sim >= kFuzzyMin ? sim : 0;
 }
 
+/// An embedding match may not swap one modifier for another under the same head word: cosine
+/// between short names with a shared head is high for different things of one kind
+/// ("cross-attention" / "cross-modal attention", "additive attention" / "efficient attention").
+/// Names with the same head must also pass the resolver's lexical test (lexically_compatible:
+/// 80% of the content stems shared); names with different heads are left to the cosine.
+bool embedding_allowed(const std::string& qkey, const std::string& ekey) {
+  std::vector<std::string> a = key_words(qkey), b = key_words(ekey);
+  if (a.empty() || b.empty()) return false;
+  if (stem(a.back()) != stem(b.back())) return true;
+  return lexically_compatible(qkey, ekey);
+}
+
 /// An acronym whose key is an English word ("US" = unconditional stimuli, "GO" = Gene Ontology)
 /// links only when the question writes it in capitals: "tell us" must not link "US".
 bool needs_caps(const std::string& surface, const std::string& key) {
@@ -176,7 +188,8 @@ class MemoryEntityIndex : public EntityIndex {
         else v.push_back({idx, needs_caps(a, ak)});
         if (!needs_caps(a, ak)) add_fuzzy_key(ak, idx);
       }
-      ents_.push_back({std::move(e.id), std::move(e.name), e.score});
+      std::string ek = name_key(e.name);
+      ents_.push_back({std::move(e.id), std::move(e.name), e.score, std::move(ek)});
     }
     for (int f = 0; f < static_cast<int>(fkeys_.size()); ++f) {
       fkey_trigrams_.push_back(trigrams(fkeys_[f]));
@@ -266,7 +279,8 @@ class MemoryEntityIndex : public EntityIndex {
         cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(ents_.size()), dim_, 1.f, vectors_.data(), dim_,
                     v[0].data(), 1, 0.f, scores.data(), 1);
         for (int i = 0; i < static_cast<int>(scores.size()); ++i)
-          if (scores[i] >= kEmbedMin) found.push_back({0, 0, i, "embedding", scores[i], 3});
+          if (scores[i] >= kEmbedMin && embedding_allowed(key, ents_[i].key))
+            found.push_back({0, 0, i, "embedding", scores[i], 3});
       }
     }
     std::stable_sort(found.begin(), found.end(), [](const Match& a, const Match& b) {
@@ -286,6 +300,7 @@ class MemoryEntityIndex : public EntityIndex {
     std::string id;
     std::string name;
     double score;
+    std::string key;  // name_key(name)
   };
 
   static std::string join(const std::vector<std::string>& ws, int b, int e) {
@@ -407,8 +422,11 @@ class MemoryEntityIndex : public EntityIndex {
     std::vector<Match> found;
     for (int i = 0; i < p; ++i) {
       const float* row = scores.data() + static_cast<size_t>(i) * ne;
-      int best = static_cast<int>(std::max_element(row, row + ne) - row);
-      if (row[best] >= kEmbedMin) found.push_back({spans[i].first, spans[i].second, best, "embedding", row[best], 3});
+      const std::string pkey = name_key(phrases[i]);
+      int best = -1;
+      for (int k = 0; k < ne; ++k)
+        if (row[k] >= kEmbedMin && (best < 0 || row[k] > row[best]) && embedding_allowed(pkey, ents_[k].key)) best = k;
+      if (best >= 0) found.push_back({spans[i].first, spans[i].second, best, "embedding", row[best], 3});
     }
     // Longest first (spans are sorted so), then better cosine; no overlaps among these.
     std::stable_sort(found.begin(), found.end(), [](const Match& a, const Match& b) {

@@ -224,5 +224,18 @@ TEST(Link, LatencyWithTheNativeEmbedder) {
   measure(2000, embed, "native all-MiniLM-L6-v2");
 }
 
+// An embedding link never swaps one modifier for another under the same head word: with every
+// cosine 1, "cross-attention" does not find "cross-modal attention" (nor "additive attention"
+// "Efficient Attention"), while a name with another head still does.
+TEST(Link, EmbeddingDoesNotSwapModifiersUnderOneHead) {
+  MemoryGraphStore store;
+  store.upsert(resolve_document({chunk("c1", {term("cross-modal attention"), term("Efficient Attention", "capitalised")})},
+                                "d1", store, kNoEmbedder));
+  auto index = EntityIndex::build(store, testing::constant_embedder());
+  EXPECT_TRUE(index->lookup("cross-attention").empty());
+  EXPECT_TRUE(index->lookup("additive attention").empty());
+  EXPECT_FALSE(index->lookup("attention kernel").empty());  // another head: the cosine decides
+}
+
 }  // namespace
 }  // namespace mmkg::graph

@@ -31,6 +31,7 @@
 #include "core/hash.h"
 #include "text/words.h"
 #include "graph/resolve/acronym.h"
+#include "text/lexicon.h"
 
 namespace mmkg::graph {
 namespace {
@@ -79,19 +80,32 @@ struct Group {
 
 /// The display name among surface counts: most frequent, then capitalised, then singular, then
 /// alphabetical (so the choice does not depend on the order of the document).
+/// A name's usual case beats frequency when the text writes it at least a quarter of the time
+/// with a word of two or more capitals (BERT, GPT-4, FlashAttention, RoPE): lower-case copies come
+/// from URLs, model ids and code ("bert-base"), not from how authors name the thing.
 std::string pick_name(const std::map<std::string, int>& counts) {
   std::string best;
-  std::tuple<int, bool, bool> best_rank{-1, false, false};
+  int total = 0;
+  for (const auto& [s, n] : counts) total += n;
+  std::tuple<bool, int, bool, bool> best_rank{false, -1, false, false};
   for (const auto& [s, n] : counts) {
     bool cap = !s.empty() && s[0] >= 'A' && s[0] <= 'Z';
     std::vector<std::string> kw = key_words(name_key(s));
     std::vector<std::string> sw = words(s);
     bool singular = !kw.empty() && !sw.empty() && kw.back() == sw.back();
-    std::tuple<int, bool, bool> rank{n, cap, singular};
+    bool cased = false;  // a word (between spaces and hyphens) with 2+ capitals
+    int caps = 0;
+    for (char c : s) {
+      if (c == ' ' || c == '-') caps = 0;
+      else if (c >= 'A' && c <= 'Z' && ++caps >= 2) cased = true;
+    }
+    std::tuple<bool, int, bool, bool> rank{cased && n * 4 >= total, n, cap, singular};
     if (rank > best_rank) best_rank = rank, best = s;  // strict: the alphabetically first wins ties
   }
   return best;
 }
+
+}  // namespace
 
 /// Same head word and mostly the same content words (see the file comment).
 bool lexically_compatible(const std::string& ka, const std::string& kb) {
@@ -109,6 +123,8 @@ bool lexically_compatible(const std::string& ka, const std::string& kb) {
   for (const auto& s : sa) common += sb.count(s);
   return common * 5 >= 4 * std::max(sa.size(), sb.size());
 }
+
+namespace {
 
 bool is_symmetric(const std::string& type) { return type == "co_occurs" || type == "compared_with"; }
 
@@ -168,6 +184,18 @@ class Resolver {
         cands_.push_back({&t, c, k, acr});
       }
     }
+    // An English word in lower case ("acts", "maps") shares its key with an acronym ("ACT",
+    // "MAPS") but is not it: such candidates are dropped, and their relations with them. A
+    // lower-case copy of a name that is no English word ("bert") stays with it.
+    const Lexicon& lex = Lexicon::get();
+    std::erase_if(cands_, [&](const Cand& c) {
+      const std::string& s = c.term->surface;
+      bool lower = std::none_of(s.begin(), s.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; });
+      if (c.acronym || !lower || !key_is_acronym_[c.key] || s.find_first_of(" -") != std::string::npos) return false;
+      if (!lex.loaded() || !(lex.known(s) || lex.known(lex.singular(s)) || lex.verb_form(s))) return false;
+      word_not_acronym_.insert(s);
+      return true;
+    });
   }
 
   /// Text-defined expansions; the first definition of an acronym wins.
@@ -282,7 +310,15 @@ class Resolver {
         if (g.expansion_keys.count(name_key(s))) pool[s] += n;
       if (!pool.empty()) return pick_name(pool);
     }
-    return pick_name(g.surfaces.empty() ? g.acronyms : g.surfaces);
+    if (g.acronyms.empty()) return pick_name(g.surfaces);
+    // No defined expansion: the surfaces are the acronym's own case variants ("BERT", "bert" from
+    // "bert-base"). The acronym's usual case wins when the text uses it at least a quarter of the
+    // time; a phrase (with a space) inferred as its expansion keeps the name.
+    int acr = 0, other = 0, phrase = 0;
+    for (const auto& [s, n] : g.acronyms) acr += n;
+    for (const auto& [s, n] : g.surfaces) (s.find(' ') != std::string::npos ? phrase : other) += n;
+    if (phrase == 0 && acr * 4 >= acr + other) return pick_name(g.acronyms);
+    return pick_name(g.surfaces);
   }
 
   /// Step 4: unmatched groups (with a phrase, not acronym-only) vs stored entities and each other.
@@ -470,6 +506,7 @@ class Resolver {
       std::unordered_map<std::string, std::string> id_of_surface;
       for (const Cand* c : cands_of_chunk[ci]) id_of_surface.try_emplace(c->term->surface, entity_of_key(c->key));
       auto resolve_surface = [&](const std::string& s) -> std::string {
+        if (word_not_acronym_.count(s)) return "";
         if (auto it = id_of_surface.find(s); it != id_of_surface.end()) return it->second;
         if (auto it = key_index_.find(key_of(s)); it != key_index_.end()) return entity_of_key(it->second);
         return "";
@@ -513,6 +550,7 @@ class Resolver {
   std::vector<std::string> key_surface_;  // a surface of each key (for acronym tests)
   UnionFind uf_;
   std::vector<Cand> cands_;
+  std::set<std::string> word_not_acronym_;  // surfaces dropped in collect()
   std::map<int, int> defined_;                         // acronym key → expansion key
   std::vector<std::pair<int, std::string>> expansions_;  // (expansion key, surface as defined)
   std::vector<Group> groups_;

@@ -35,6 +35,12 @@ GraphDelta resolve_document(const std::vector<ChunkExtraction>& document, const 
 /// "large language models", "rotary position embedding").
 bool is_acronym_of(const std::string& acronym, const std::string& phrase);
 
+/// True when two name keys may name one thing: equal (or equal without spaces), or the same head
+/// word (stemmed) and at least 80% of the content-word stems shared ("positional encoding" /
+/// "position encoding"; not "language model" / "large language model", not "cross attention" /
+/// "cross modal attention"). Used by resolution and by embedding links.
+bool lexically_compatible(const std::string& key_a, const std::string& key_b);
+
 /// A linked entity with how it was found.
 struct EntityLink {
   std::string entity_id;

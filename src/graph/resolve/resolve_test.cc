@@ -338,5 +338,61 @@ TEST(Resolve, EmbeddingDoesNotMergeRelatedButDifferentNames) {
   EXPECT_EQ(d.entities.size(), 9u);
 }
 
+// Issue 13: two things sharing a head word stay apart whatever the cosine; true aliases merge.
+TEST(Resolve, SharedHeadWordIsNoMergeButAliasesAre) {
+  MemoryGraphStore store;
+  GraphDelta d = resolve_document(
+      {chunk("c1", {term("cross-attention"), term("cross-modal attention"), term("additive attention"),
+                    term("Efficient Attention", "capitalised"), term("Multi-Head Attention", "capitalised"),
+                    acronym("MHA", "Multi-Head Attention")}),
+       chunk("c2", {term("multi-head attention", "noun_phrase", 2), acronym("MHA", "", 2)})},
+      "d1", store, testing::constant_embedder());
+  EXPECT_NE(with_alias(d, "cross-attention"), with_alias(d, "cross-modal attention"));
+  EXPECT_NE(with_alias(d, "additive attention"), with_alias(d, "Efficient Attention"));
+  const Entity* mha = with_alias(d, "MHA");
+  ASSERT_NE(mha, nullptr);
+  EXPECT_EQ(mha, with_alias(d, "multi-head attention"));
+  EXPECT_EQ(mha, with_alias(d, "Multi-Head Attention"));
+  EXPECT_EQ(d.entities.size(), 5u);
+}
+
+// An English word in lower case is not the acronym it spells: "acts" stays out of ACT.
+TEST(Resolve, EnglishWordIsNotTheAcronymItSpells) {
+  MemoryGraphStore store;
+  GraphDelta d = resolve_document(
+      {chunk("c1", {acronym("ACT", "Attention Calibration Technique"), term("Attention Calibration Technique", "capitalised")}),
+       chunk("c2", {term("acts", "noun_phrase", 4), acronym("ACT", "", 2)})},
+      "d1", store, kNoEmbedder);
+  ASSERT_NE(with_alias(d, "ACT"), nullptr);
+  EXPECT_EQ(with_alias(d, "acts"), nullptr);
+  EXPECT_EQ(d.entities.size(), 1u);
+}
+
+// Names keep their usual case: an acronym written in capitals is displayed so even when
+// lower-case copies (URLs, model ids) outnumber it; a camel-case name beats its lower-case form.
+TEST(Resolve, DisplayNameKeepsTheUsualCase) {
+  MemoryGraphStore store;
+  GraphDelta d = resolve_document(
+      {chunk("c1", {acronym("BERT", "", 3), term("bert", "noun_phrase", 5)}),
+       chunk("c2", {term("FlashAttention", "technical", 2), term("flashattention", "technical", 4)})},
+      "d1", store, kNoEmbedder);
+  ASSERT_EQ(d.entities.size(), 2u);
+  EXPECT_EQ(with_alias(d, "bert")->name, "BERT");
+  EXPECT_EQ(with_alias(d, "flashattention")->name, "FlashAttention");
+}
+
+// Types read from the text (TermCandidate::type) become the entity type; acronym is no type.
+TEST(Resolve, TypedCandidateGivesTheEntityType) {
+  MemoryGraphStore store;
+  TermCandidate imagenet = term("ImageNet", "capitalised", 2);
+  imagenet.type = "dataset";
+  TermCandidate mse = acronym("MSE", "Mean Squared Error");
+  mse.type = "metric";
+  GraphDelta d = resolve_document({chunk("c1", {imagenet, mse, term("Mean Squared Error", "capitalised")})}, "d1",
+                                  store, kNoEmbedder);
+  EXPECT_EQ(with_alias(d, "ImageNet")->type, "dataset");
+  EXPECT_EQ(with_alias(d, "MSE")->type, "metric");
+}
+
 }  // namespace
 }  // namespace mmkg::graph
