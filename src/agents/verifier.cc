@@ -1,5 +1,6 @@
 #include "agents/verifier.h"
 
+#include "agents/quote.h"
 #include "agents/synthesizer.h"
 
 #include <cmath>
@@ -241,8 +242,7 @@ Answer verify_draft(const std::string& question, const Retrieval& retrieval, con
     if (fresh) ans.citations.push_back(make_citation(retrieval.context[c.where].hit, it->second));
     // The quote is verbatim from the passage: its sentence that best supports the model's.
     Citation& cit = ans.citations[static_cast<size_t>(it->second - 1)];
-    if (!quote.empty() && cit.quote.find(quote) == std::string::npos)
-      cit.quote += (cit.quote.empty() ? "" : " ") + quote;
+    add_quote(cit, quote);
     while (!text.empty() && (text.back() == '.' || text.back() == '!' || text.back() == '?' || text.back() == ' '))
       text.pop_back();
     ans.text += (ans.text.empty() ? "" : " ") + text + " [" + std::to_string(it->second) + "].";
