@@ -3,10 +3,15 @@
 #include "text/words.h"
 #include "text/sentences.h"
 
+#include <algorithm>
+
 namespace mmkg {
 
 std::string definition_target(const std::string& question) {
-  auto ws = words(question);
+  // The first clause: "what is the Fine-Gray model, in a nutshell?" asks about the model.
+  auto ws = words(std::string_view(question).substr(0, question.find_first_of(",;?")));
+  // A hedge between the wh-word and the verb does not change the question: "what exactly is X".
+  if (ws.size() > 2 && (ws[1] == "exactly" || ws[1] == "actually" || ws[1] == "really")) ws.erase(ws.begin() + 1);
   size_t b = 0, e = ws.size();
   auto at = [&](size_t i, std::initializer_list<const char*> opts) {
     if (i >= ws.size()) return false;
@@ -57,6 +62,103 @@ double definition_strength(const std::vector<std::string>& x, std::string_view s
         if (sw[j] == v) return opens ? 1.0 : 0.3;
   }
   return 0;
+}
+
+namespace {
+
+bool one_of(const std::string& w, std::initializer_list<const char*> set) {
+  for (auto s : set)
+    if (w == s) return true;
+  return false;
+}
+
+}  // namespace
+
+double definition_grade(const std::vector<std::string>& x, std::string_view sentence) {
+  if (x.empty()) return 0;
+  const std::vector<std::string> sw = words(sentence);
+  const std::string lower = lower_ascii(sentence);
+  double best = 0;
+  for (size_t i = 0; i + x.size() <= sw.size(); ++i) {
+    bool match = true;
+    for (size_t k = 0; k < x.size() && match; ++k) match = stem(sw[i + k]) == x[k];
+    if (!match) continue;
+    size_t j = i + x.size();
+    // The defining form right after X, or after one head noun ("the attention mechanism is").
+    double form = 0;
+    size_t genus_at = 0;
+    for (size_t h = j; h <= j + 1 && h < sw.size() && form == 0; ++h) {
+      const std::string& v = sw[h];
+      const std::string n = h + 1 < sw.size() ? sw[h + 1] : "";
+      const std::string n2 = h + 2 < sw.size() ? sw[h + 2] : "";
+      if (one_of(v, {"is", "are"}) && one_of(n, {"a", "an", "the", "one", "any", "defined", "called", "known"})) {
+        form = 1.0;
+        genus_at = h + 2;
+      } else if ((one_of(v, {"refers", "refer"}) && n == "to") || one_of(v, {"means", "denotes", "denote"}) ||
+                 (one_of(v, {"stands", "stand"}) && n == "for")) {
+        form = 1.0;
+        genus_at = h + 1;
+      } else if (one_of(v, {"is", "are"}) && one_of(n, {"defined", "described"}) && n2 == "as") {
+        form = 1.0;
+        genus_at = h + 3;
+      } else if (one_of(v, {"is", "are", "was", "were"})) {
+        form = 0.35;  // "X is used in ...", "X is often seen ...": about X, not what it is
+        genus_at = h + 1;
+      }
+      if (h == j && form == 0) {
+        // Appositive: "X, a method that ..." (the comma is in the text between X and "a").
+        std::string pat = sw[j - 1];
+        size_t at = lower.find(pat + ", a");
+        if (at == std::string::npos) at = lower.find(pat + ", an ");
+        if (at != std::string::npos && one_of(v, {"a", "an"})) {
+          form = 0.8;
+          genus_at = h + 1;
+        }
+      }
+    }
+    if (form == 0) continue;
+    // Subject position: X opens the sentence (after an article or a determiner-like word), or
+    // opens the main clause after an introductory phrase ("In machine learning, attention is").
+    bool subject = i == 0 || (i == 1 && one_of(sw[0], {"the", "a", "an"}));
+    if (!subject && i > 0) {
+      std::string before = sw[i - 1];
+      size_t at = lower.find(before + ", " + sw[i]);
+      subject = at != std::string::npos && i <= 8;
+    }
+    double g = form * (subject ? 0.8 : 0.3);
+    // A relative or purpose clause after the genus: "a component that enables ...".
+    for (size_t k = genus_at; k < sw.size() && k < genus_at + 6; ++k)
+      if (one_of(sw[k], {"that", "which", "whose", "where", "who", "used", "for"})) {
+        if (form >= 0.8) g += 0.2;
+        break;
+      }
+    best = std::max(best, g);
+  }
+  // First person: the authors' own work ("we propose", "our method").
+  for (auto& w : sw)
+    if (one_of(w, {"we", "our", "us"})) {
+      best *= 0.6;
+      break;
+    }
+  return std::min(best, 1.0);
+}
+
+Definiendum::Definiendum(const std::string& x) : full_(definiendum_stems(x)) {
+  auto ws = words(x);
+  static const char* kPreps[] = {"for", "of", "in", "on", "with", "from", "by", "under", "at"};
+  for (size_t i = 1; i < ws.size(); ++i)
+    for (auto p : kPreps)
+      if (ws[i] == p) {
+        for (size_t k = 0; k < i; ++k) head_.push_back(stem(ws[k]));
+        return;
+      }
+}
+
+double Definiendum::grade(std::string_view sentence) const {
+  if (full_.empty()) return 0;
+  double g = definition_grade(full_, sentence);
+  if (!head_.empty()) g = std::max(g, 0.9 * definition_grade(head_, sentence));
+  return g;
 }
 
 double best_definition_strength(const std::vector<std::string>& x, std::string_view text) {

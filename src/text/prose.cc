@@ -1,0 +1,27 @@
+#include "text/prose.h"
+
+#include <cctype>
+#include <string>
+
+#include "text/words.h"
+
+namespace mmkg {
+
+bool looks_like_code(std::string_view sentence) {
+  std::string s = collapse_ws(sentence);
+  if (s.empty()) return false;
+  // Console prompts of shells and interpreters.
+  for (std::string_view p : {"R> ", "> ", "$ ", ">>> ", "+ ", "% ", "In [", "#> "})
+    if (s.rfind(p, 0) == 0) return true;
+  if (s.find(" <- ") != std::string::npos || s.find("<-") != std::string::npos) return true;
+  // Symbol density: code is mostly punctuation and identifiers, prose mostly words and spaces.
+  size_t sym = 0, letters = 0;
+  for (unsigned char c : s) {
+    if (std::string_view("{}[]();=<>~$_\\|&^@").find(static_cast<char>(c)) != std::string_view::npos) ++sym;
+    if (std::isalpha(c)) ++letters;
+  }
+  if (letters == 0) return true;
+  return static_cast<double>(sym) / static_cast<double>(letters) > 0.12;
+}
+
+}  // namespace mmkg

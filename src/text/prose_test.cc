@@ -1,0 +1,23 @@
+#include "text/prose.h"
+
+#include <gtest/gtest.h>
+
+namespace mmkg {
+namespace {
+
+TEST(Prose, CodeIsNotProse) {
+  EXPECT_TRUE(looks_like_code("R> fit <- lm(dist ~ speed, data = cars)"));
+  EXPECT_TRUE(looks_like_code("$ make install PREFIX=/usr"));
+  EXPECT_TRUE(looks_like_code(">>> model.fit(x, y)"));
+  EXPECT_TRUE(looks_like_code("x = f(a[i], b[j]); y = g(x);"));
+  EXPECT_TRUE(looks_like_code("summary(fit) <- update(fit, . ~ . - x)"));
+}
+
+TEST(Prose, ProseThatMentionsCodeIsProse) {
+  EXPECT_FALSE(looks_like_code("The function coeftest() computes z tests for the coefficients of a fitted model."));
+  EXPECT_FALSE(looks_like_code("The lid is held by twelve bolts (see Figure 2)."));
+  EXPECT_FALSE(looks_like_code("A ratio of 2.4 means the risk more than doubles."));
+}
+
+}  // namespace
+}  // namespace mmkg
