@@ -4,6 +4,7 @@
 #include "text/sentences.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace mmkg {
 
@@ -74,10 +75,46 @@ bool one_of(const std::string& w, std::initializer_list<const char*> set) {
 
 }  // namespace
 
-double definition_grade(const std::vector<std::string>& x, std::string_view sentence) {
+double definition_grade(const std::vector<std::string>& x, std::string_view sentence_in) {
   if (x.empty()) return 0;
-  const std::vector<std::string> sw = words(sentence);
-  const std::string lower = lower_ascii(sentence);
+  // A parenthesis is an aside: "A mosaic plot (Hartigan and Kleiner 1984) is ..." defines the plot.
+  std::string sentence;
+  int depth = 0;
+  for (char c : sentence_in) {
+    if (c == '(') ++depth;
+    else if (c == ')' && depth > 0) --depth;
+    else if (depth == 0) sentence += c;
+  }
+  // Words as words() makes them, each with whether markup or a clause mark (",;:=*#|>") stands
+  // between it and the word before: "====== Title ====== The **X** is ..." opens a clause at "The".
+  std::vector<std::string> sw;
+  std::vector<bool> sep;
+  {
+    bool mark = true;
+    size_t i = 0;
+    auto word_byte = [](unsigned char c) { return std::isalnum(c) || c >= 0x80; };
+    while (i < sentence.size()) {
+      unsigned char c = static_cast<unsigned char>(sentence[i]);
+      if (!word_byte(c)) {
+        mark = mark || std::string_view(",;:=*#|>").find(static_cast<char>(c)) != std::string_view::npos;
+        ++i;
+        continue;
+      }
+      size_t b = i;
+      while (i < sentence.size() && word_byte(static_cast<unsigned char>(sentence[i]))) ++i;
+      sw.push_back(lower_ascii(std::string_view(sentence).substr(b, i - b)));
+      sep.push_back(mark);
+      mark = false;
+    }
+  }
+  // A hedge between the copula and the genus does not change the form: "is basically a".
+  for (size_t i = 1; i + 1 < sw.size(); ++i)
+    if ((sw[i - 1] == "is" || sw[i - 1] == "are") &&
+        (one_of(sw[i], {"basically", "simply", "essentially", "just", "generally", "usually", "often", "also",
+                        "commonly", "typically", "merely", "formally", "roughly"}))) {
+      sw.erase(sw.begin() + static_cast<long>(i));
+      sep.erase(sep.begin() + static_cast<long>(i));
+    }
   double best = 0;
   for (size_t i = 0; i + x.size() <= sw.size(); ++i) {
     bool match = true;
@@ -107,10 +144,7 @@ double definition_grade(const std::vector<std::string>& x, std::string_view sent
       }
       if (h == j && form == 0) {
         // Appositive: "X, a method that ..." (the comma is in the text between X and "a").
-        std::string pat = sw[j - 1];
-        size_t at = lower.find(pat + ", a");
-        if (at == std::string::npos) at = lower.find(pat + ", an ");
-        if (at != std::string::npos && one_of(v, {"a", "an"})) {
+        if (sep[h] && one_of(v, {"a", "an"})) {
           form = 0.8;
           genus_at = h + 1;
         }
@@ -119,12 +153,7 @@ double definition_grade(const std::vector<std::string>& x, std::string_view sent
     if (form == 0) continue;
     // Subject position: X opens the sentence (after an article or a determiner-like word), or
     // opens the main clause after an introductory phrase ("In machine learning, attention is").
-    bool subject = i == 0 || (i == 1 && one_of(sw[0], {"the", "a", "an"}));
-    if (!subject && i > 0) {
-      std::string before = sw[i - 1];
-      size_t at = lower.find(before + ", " + sw[i]);
-      subject = at != std::string::npos && i <= 8;
-    }
+    const bool subject = sep[i] || (i > 0 && sep[i - 1] && one_of(sw[i - 1], {"the", "a", "an"}));
     double g = form * (subject ? 0.8 : 0.3);
     // A relative or purpose clause after the genus: "a component that enables ...".
     for (size_t k = genus_at; k < sw.size() && k < genus_at + 6; ++k)
@@ -159,6 +188,15 @@ double Definiendum::grade(std::string_view sentence) const {
   double g = definition_grade(full_, sentence);
   if (!head_.empty()) g = std::max(g, 0.9 * definition_grade(head_, sentence));
   return g;
+}
+
+double best_definition_grade(const Definiendum& x, std::string_view text) {
+  double best = 0;
+  for (auto [b, e] : split_sentences(text)) {
+    if (text[b] == '#') continue;
+    best = std::max(best, x.grade(text.substr(b, e - b)));
+  }
+  return best;
 }
 
 double best_definition_strength(const std::vector<std::string>& x, std::string_view text) {

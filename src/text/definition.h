@@ -45,6 +45,10 @@ class Definiendum {
   std::vector<std::string> full_, head_;
 };
 
+/// Best Definiendum::grade over the sentences of `text` (headings skipped): which passage holds
+/// the fullest definition of X.
+double best_definition_grade(const Definiendum& x, std::string_view text);
+
 /// Best definition_strength over the sentences of `text`.
 double best_definition_strength(const std::vector<std::string>& x, std::string_view text);
 

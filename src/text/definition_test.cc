@@ -38,6 +38,13 @@ TEST(Definition, DefiniendumMatchesByItsHead) {
   EXPECT_TRUE(Definiendum("").empty());
 }
 
+TEST(Definition, BestGradeOfAPassage) {
+  Definiendum d("torque");
+  EXPECT_DOUBLE_EQ(best_definition_grade(d, "# Torque is a heading\n\nTorque is a twisting force that turns a shaft."), 1.0);
+  EXPECT_LT(best_definition_grade(d, "Torque is a central quantity behind engines. Torque matters."), 1.0);
+  EXPECT_EQ(best_definition_grade(d, "# Torque is a heading"), 0.0);
+}
+
 TEST(Definition, GradesTheFormOfTheDefinition) {
   auto x = definiendum_stems("torque");
   const double full = definition_grade(x, "Torque is a rotational force that turns a shaft about its axis.");
@@ -56,6 +63,8 @@ TEST(Definition, GradesTheFormOfTheDefinition) {
       << "X may carry one head noun";
   EXPECT_LT(definition_grade(x, "Torque is a quantity that we measure in our lab."), full) << "first person";
   EXPECT_EQ(definition_grade(x, "Gears turn shafts."), 0.0);
+  EXPECT_DOUBLE_EQ(definition_grade(x, "Torque (Archimedes 250 BC) is basically a force that turns a shaft."), 1.0)
+      << "an aside in parentheses and a hedge do not hide the definition";
 }
 
 }  // namespace
