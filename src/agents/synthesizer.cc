@@ -149,6 +149,23 @@ std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const s
     if (parts.size() > 1 && sents[*best].part_cov[p] <= 0) continue;  // nothing speaks to this part
     if (usable(*best)) take(*best);
   }
+  // 2b. A chosen sentence that opens with an anaphor ("This transformation ...", "It ...")
+  // points back to the sentence before it in its passage, which says what "this" is: it goes
+  // before it (same passage, so no new citation).
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    const Sentence& c = sents[chosen[k]];
+    auto ws = words(c.text.substr(0, c.text.find(' ')));
+    if (ws.empty() || !(ws[0] == "this" || ws[0] == "these" || ws[0] == "it" || ws[0] == "such" ||
+                        ws[0] == "they" || ws[0] == "thus" || ws[0] == "hence"))
+      continue;
+    for (size_t i = 0; i < sents.size(); ++i)
+      if (sents[i].cand == c.cand && sents[i].pos + 1 == c.pos && usable(i)) {
+        chosen.insert(chosen.begin() + static_cast<long>(k), i);
+        chars += sents[i].text.size();
+        ++k;
+        break;
+      }
+  }
   // 3. More from the passages already cited.
   std::vector<size_t> order(sents.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -218,7 +235,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       std::string s = clean_sentence(std::string_view(text).substr(b, e - b));
       if (s.size() < 25) continue;  // headings, labels, stray fragments
       if (s.back() == ':') continue;  // introduces an equation or a list: not a statement
-      if (looks_like_code(s)) continue;  // a line of code is no answer in words
+      if (looks_like_code(s) || not_a_statement(s)) continue;  // code, titles, equation fragments
       if (s.size() > 600) s = std::string(utf8_prefix(s, 597)) + "...";
       Sentence x{ci, pos, std::move(s), {}, 0, {}, false, false, 0, 0};
       x.stems = stem_set(x.text);
@@ -243,7 +260,11 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       evidence[p].best = std::max(evidence[p].best, s.part_cov[p]);
       if (kind_ok(s, parts[p].kind)) evidence[p].best_of_kind = std::max(evidence[p].best_of_kind, s.part_cov[p]);
     }
-  const Answerability verdict = judge_answerable(question, parts, evidence, chunk_terms, stats, opt.min_coverage);
+  // What must be answered is what the parts ask; a scene-setting statement before them ("The
+  // monograph describes X. Which paper ...?") is context, not a condition on the answer.
+  std::string asked;
+  for (auto& p : parts) asked += (asked.empty() ? "" : " ") + p.text;
+  const Answerability verdict = judge_answerable(asked, parts, evidence, chunk_terms, stats, opt.min_coverage);
   double best_cov = 0;
   for (auto& s : sents) best_cov = std::max(best_cov, s.coverage);
   ans.coverage = verdict.coverage;

@@ -69,6 +69,17 @@ TEST_F(Extractive, CitesOnlyPassagesItQuotes) {
   for (auto& c : r.citations) EXPECT_NE(c.text.find(c.quote.substr(0, 30)), std::string::npos);
 }
 
+TEST_F(Extractive, AnAnaphorBringsTheSentenceItPointsTo) {
+  mmkg::testing::put_text_document(
+      *store, "s1", "/c/safety.txt",
+      {"Operators first vent the pressure vessel through the relief line. This step prevents the boiler from "
+       "bursting when the valves stick."});
+  AskResult r = ask_bm25("What prevents the boiler from bursting when the valves stick?");
+  ASSERT_TRUE(r.found) << r.answer;
+  EXPECT_EQ(r.answer.rfind("Operators first vent the pressure vessel", 0), 0u) << r.answer;
+  EXPECT_EQ(r.citations.size(), 1u);
+}
+
 TEST_F(Extractive, NeverQuotesCode) {
   AskResult r = ask_bm25("How does the turbine model fit the steam load data of the plant?");
   ASSERT_TRUE(r.found) << r.answer;

@@ -24,4 +24,16 @@ bool looks_like_code(std::string_view sentence) {
   return static_cast<double>(sym) / static_cast<double>(letters) > 0.12;
 }
 
+bool not_a_statement(std::string_view sentence) {
+  std::string s = collapse_ws(sentence);
+  // LaTeX left in the text: "\\mathbf{S}", "\\frac".
+  for (size_t i = 0; i + 1 < s.size(); ++i)
+    if (s[i] == '\\' && std::isalpha(static_cast<unsigned char>(s[i + 1]))) return true;
+  auto ws = words(s);
+  if (!ws.empty() && ws[0] == "where" && std::islower(static_cast<unsigned char>(s[0]))) return true;
+  size_t function_words = 0;
+  for (auto& w : ws) function_words += is_stopword(w);
+  return function_words < 2;
+}
+
 }  // namespace mmkg

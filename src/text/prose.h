@@ -11,4 +11,9 @@ namespace mmkg {
 /// with few plain words. Prose that mentions one call ("use coeftest() here") is still prose.
 bool looks_like_code(std::string_view sentence);
 
+/// True when `sentence` is not a statement: a table-of-contents line, a title or a label
+/// ("6.5.1 FP16/FP32 Mixed Precision 32") has fewer than two function words ("the", "of", "is"),
+/// or it is a fragment left by an equation ("where S is the score matrix", LaTeX commands).
+bool not_a_statement(std::string_view sentence);
+
 }  // namespace mmkg

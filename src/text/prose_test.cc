@@ -19,5 +19,13 @@ TEST(Prose, ProseThatMentionsCodeIsProse) {
   EXPECT_FALSE(looks_like_code("A ratio of 2.4 means the risk more than doubles."));
 }
 
+TEST(Prose, TitlesAndEquationFragmentsAreNotStatements) {
+  EXPECT_TRUE(not_a_statement("6.5.1 FP16/FP32 Mixed Precision 32"));
+  EXPECT_TRUE(not_a_statement("where \\mathbf{S} is the scaled score matrix."));
+  EXPECT_TRUE(not_a_statement("where S is the scaled score matrix."));
+  EXPECT_FALSE(not_a_statement("The loss is multiplied by a constant such as 1024 before the backward pass."));
+  EXPECT_FALSE(not_a_statement("Where the lid is loose, tighten it."));
+}
+
 }  // namespace
 }  // namespace mmkg

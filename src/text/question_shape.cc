@@ -140,7 +140,7 @@ AnswerKind answer_kind(std::string_view clause) {
     const std::string& w = ws[i];
     const std::string n = i + 1 < ws.size() ? ws[i + 1] : "";
     if (w == "why" || (w == "how" && n == "come")) return AnswerKind::Reason;
-    if (w == "how" && in(n, {"many", "much", "large", "long", "old", "often", "strongly", "big", "small", "fast",
+    if (w == "how" && in(n, {"many", "much", "large", "long", "old", "strongly", "big", "small", "fast",
                              "far", "high", "low"}))
       return AnswerKind::Number;
     if (w == "what" || w == "which") {
