@@ -48,6 +48,7 @@ struct Sentence {
   std::vector<double> part_cov;  // the same share for each part's own terms
   bool number = false;  // holds a number the question does not
   bool name = false;    // holds a name the question does not
+  bool lead_in = false; // ends with ':' (introduces an equation or a list): only an antecedent
   double definition = 0;
   double score = 0;     // for the question as a whole
 };
@@ -126,7 +127,7 @@ std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const s
   std::optional<size_t> def;
   for (size_t i = 0; i < sents.size(); ++i) {
     const Sentence& s = sents[i];
-    if (s.definition < 0.5 || s.coverage < best_cov * 0.5) continue;
+    if (s.lead_in || s.definition < 0.5 || s.coverage < best_cov * 0.5) continue;
     auto key = [&](const Sentence& x) { return x.definition + 0.5 * x.coverage * len_pen(x) + prior(x); };
     if (!def || key(s) > key(sents[*def])) def = i;
   }
@@ -136,6 +137,7 @@ std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const s
     std::optional<size_t> best;
     double best_score = 0;
     for (size_t i = 0; i < sents.size(); ++i) {
+      if (sents[i].lead_in) continue;
       double sc = part_score(sents[i], p, parts[p], parts.size()) * len_pen(sents[i]) + prior(sents[i]) +
                   (parts.size() == 1 ? 0.3 * sents[i].definition : 0.0);
       if (!best || sc > best_score) best = i, best_score = sc;
@@ -158,13 +160,17 @@ std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const s
     if (ws.empty() || !(ws[0] == "this" || ws[0] == "these" || ws[0] == "it" || ws[0] == "such" ||
                         ws[0] == "they" || ws[0] == "thus" || ws[0] == "hence"))
       continue;
+    // The nearest statement before it (an equation between them was not kept as a sentence).
+    std::optional<size_t> ante;
     for (size_t i = 0; i < sents.size(); ++i)
-      if (sents[i].cand == c.cand && sents[i].pos + 1 == c.pos && usable(i)) {
-        chosen.insert(chosen.begin() + static_cast<long>(k), i);
-        chars += sents[i].text.size();
-        ++k;
-        break;
-      }
+      if (sents[i].cand == c.cand && sents[i].pos < c.pos && sents[i].pos + 3 >= c.pos &&
+          (!ante || sents[i].pos > sents[*ante].pos))
+        ante = i;
+    if (ante && usable(*ante)) {
+      chosen.insert(chosen.begin() + static_cast<long>(k), *ante);
+      chars += sents[*ante].text.size();
+      ++k;
+    }
   }
   // 3. More from the passages already cited.
   std::vector<size_t> order(sents.size());
@@ -175,7 +181,7 @@ std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const s
   for (size_t i : order) {
     if (chosen.size() >= opt.max_sentences) break;
     const Sentence& s = sents[i];
-    if (!cited.count(s.cand) || s.coverage < best_cov * opt.extra_share) continue;
+    if (s.lead_in || !cited.count(s.cand) || s.coverage < best_cov * opt.extra_share) continue;
     if (usable(i)) take(i);
   }
   return chosen;
@@ -234,10 +240,10 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       if (text[b] == '#') continue;  // a heading line, not a statement
       std::string s = clean_sentence(std::string_view(text).substr(b, e - b));
       if (s.size() < 25) continue;  // headings, labels, stray fragments
-      if (s.back() == ':') continue;  // introduces an equation or a list: not a statement
+      const bool lead_in = s.back() == ':';  // introduces an equation or a list: not a statement
       if (looks_like_code(s) || not_a_statement(s)) continue;  // code, titles, equation fragments
       if (s.size() > 600) s = std::string(utf8_prefix(s, 597)) + "...";
-      Sentence x{ci, pos, std::move(s), {}, 0, {}, false, false, 0, 0};
+      Sentence x{ci, pos, std::move(s), {}, 0, {}, false, false, lead_in, 0, 0};
       x.stems = stem_set(x.text);
       std::set<std::string> with_where = x.stems;
       with_where.insert(where_stems.begin(), where_stems.end());
@@ -251,6 +257,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       double shape = 0;
       for (size_t p = 0; p < parts.size(); ++p) shape = std::max(shape, part_score(x, p, parts[p], parts.size()));
       x.score = shape * len_pen + prior + 0.6 * x.definition;
+      if (lead_in) x.score = x.coverage = 0, std::fill(x.part_cov.begin(), x.part_cov.end(), 0.0);
       sents.push_back(std::move(x));
     }
   }

@@ -73,11 +73,17 @@ TEST_F(Extractive, AnAnaphorBringsTheSentenceItPointsTo) {
   mmkg::testing::put_text_document(
       *store, "s1", "/c/safety.txt",
       {"Operators first vent the pressure vessel through the relief line. This step prevents the boiler from "
-       "bursting when the valves stick."});
+       "bursting when the valves stick.",
+       "The gauge reading is corrected for the altitude of the plant as follows:\n\n$$p = p_0 - h$$\n\nThis "
+       "correction keeps the gauge from overstating the pressure at high altitude."});
   AskResult r = ask_bm25("What prevents the boiler from bursting when the valves stick?");
   ASSERT_TRUE(r.found) << r.answer;
   EXPECT_EQ(r.answer.rfind("Operators first vent the pressure vessel", 0), 0u) << r.answer;
   EXPECT_EQ(r.citations.size(), 1u);
+  // Across an equation, to the sentence that introduces it.
+  AskResult g = ask_bm25("What keeps the gauge from overstating the pressure at high altitude?");
+  ASSERT_TRUE(g.found) << g.answer;
+  EXPECT_EQ(g.answer.rfind("The gauge reading is corrected for the altitude", 0), 0u) << g.answer;
 }
 
 TEST_F(Extractive, NeverQuotesCode) {
