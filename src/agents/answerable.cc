@@ -23,7 +23,9 @@ std::vector<QueryTerm> held_terms(const std::string& question, TermStats& stats,
     std::string st = stem(w);
     if (!seen.insert(st).second) continue;
     double idf = stats.idf(w);
-    if (idf >= absent) continue;  // no chunk holds it: a paraphrase, or something not covered
+    // No chunk holds it: a paraphrase, or something not covered. (Without statistics, an empty
+    // index, every word counts.)
+    if (idf >= absent && stats.chunks() > 0) continue;
     bool framing = lex.loaded() && !lex.is_noun(w) && (lex.verb_form(w) || lex.is_adv(w));
     out.push_back({st, idf * (framing ? 0.3 : 1.0)});
   }
@@ -43,7 +45,8 @@ Answerability judge_answerable(const std::string& question, const std::vector<Qu
   for (const auto& name : question_names(question)) {
     std::string missing;
     for (const auto& w : name)  // an adjective ("Danish") describes; the text may say "Denmark"
-      if (w.size() > 1 && stats.idf(w) >= absent && !(lex.loaded() && lex.is_adj(w))) missing = w;
+      if (w.size() > 1 && stats.chunks() > 0 && stats.idf(w) >= absent && !(lex.loaded() && lex.is_adj(w)))
+        missing = w;
     if (missing.empty()) continue;
     std::string n;
     for (auto& w : name) n += (n.empty() ? "" : " ") + w;
