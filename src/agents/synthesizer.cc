@@ -239,9 +239,11 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       ++pos;
       if (text[b] == '#') continue;  // a heading line, not a statement
       std::string s = clean_sentence(std::string_view(text).substr(b, e - b));
-      if (s.size() < 25) continue;  // headings, labels, stray fragments
+      if (s.size() < (hit.figure_id.empty() ? 25u : 8u)) continue;  // headings, labels, fragments; not a table's rows
       const bool lead_in = s.back() == ':';  // introduces an equation or a list: not a statement
-      if (looks_like_code(s) || not_a_statement(s)) continue;  // code, titles, equation fragments
+      // Code, titles and equation fragments are no answer in words; a table's rows and a caption
+      // are (a table's own passage is terse by nature).
+      if (hit.figure_id.empty() && (looks_like_code(s) || not_a_statement(s))) continue;
       if (s.size() > 600) s = std::string(utf8_prefix(s, 597)) + "...";
       Sentence x{ci, pos, std::move(s), {}, 0, {}, false, false, lead_in, 0, 0};
       x.stems = stem_set(x.text);

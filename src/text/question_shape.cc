@@ -183,7 +183,9 @@ bool holds_new_number(std::string_view sentence, std::string_view question) {
     const std::string& w = ts[i].word;
     bool digit = false;
     for (char c : w) digit = digit || std::isdigit(static_cast<unsigned char>(c));
-    if (!digit && !number_word(w)) continue;
+    // Spelled-out numbers mostly describe ("three woodlands", "the two forms"); the figure a
+    // question asks for is written in digits, except for halves and doublings.
+    if (!digit && !(number_word(w) && (w == "half" || w == "twice"))) continue;
     if (qw.count(w)) continue;
     // "Figure 3", "Table 2", "Section 4", "(5)": labels and references, not quantities.
     if (i > 0 && in(ts[i - 1].word, {"figure", "fig", "table", "section", "equation", "eq", "chapter", "page", "appendix",
