@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -12,6 +13,9 @@
 #include "text/words.h"
 #include "index/lexical.h"
 #include "text/sentences.h"
+#include "text/prose.h"
+#include "text/question_shape.h"
+#include "agents/answerable.h"
 
 namespace mmkg {
 
@@ -37,10 +41,16 @@ namespace {
 
 struct Sentence {
   size_t cand;          // index into retrieval.context
+  size_t pos;           // its place among the shown sentences of its chunk
   std::string text;
   std::set<std::string> stems;
-  double coverage = 0;  // IDF share of query terms present
-  double score = 0;
+  double coverage = 0;  // IDF share of the question's terms present
+  std::vector<double> part_cov;  // the same share for each part's own terms
+  bool number = false;  // holds a number the question does not
+  bool name = false;    // holds a name the question does not
+  bool lead_in = false; // ends with ':' (introduces an equation or a list): only an antecedent
+  double definition = 0;
+  double score = 0;     // for the question as a whole
 };
 
 double jaccard(const std::set<std::string>& a, const std::set<std::string>& b) {
@@ -73,18 +83,130 @@ const std::set<std::string>& depiction_stems() {
   return s;
 }
 
+// How well sentence `s` answers part `p`: its own terms most, the whole question's some (the
+// parts share a subject: "how many are in the data, and how many get dropped"), and the shape
+// the part asks for (a number for "how many", a name for "which package").
+bool kind_ok(const Sentence& s, AnswerKind k) {
+  return k == AnswerKind::Number ? s.number : k == AnswerKind::Name ? s.name : true;
+}
+
+double part_score(const Sentence& s, size_t p, const QuestionPart& part, size_t parts) {
+  double cov = parts > 1 ? 0.6 * s.part_cov[p] + 0.4 * s.coverage : s.coverage;
+  if (part.kind == AnswerKind::Number && !s.number) cov *= 0.5;
+  if (part.kind == AnswerKind::Name && !s.name) cov *= 0.8;
+  return cov;
+}
+
+// Length normalisation: longer sentences match more words by chance.
+double len_pen(const Sentence& s) { return s.stems.size() > 40 ? 0.9 : 1.0; }
+
+// The sentences of the answer, in the order they are written:
+//  1. for a definition question, the sentence that best defines X (its form first, then how much
+//     of the question it covers), so that "what is X?" opens with what X is;
+//  2. for each part of the question, the sentence that answers it best (a part already answered
+//     by a chosen sentence adds nothing), so a two-part question cites a sentence per part, from
+//     different passages where that is where the answers are;
+//  3. then, up to max_sentences, more sentences only from passages already cited and nearly as
+//     covering as the best: they add detail without citing a passage that is not evidence.
+// A sentence that repeats a chosen one (word overlap) is skipped.
+std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const std::vector<QuestionPart>& parts,
+                                     double best_cov, const SynthOptions& opt) {
+  std::vector<size_t> chosen;
+  size_t chars = 0;
+  auto usable = [&](size_t i) {
+    for (size_t c : chosen)
+      if (c == i || jaccard(sents[c].stems, sents[i].stems) > 0.5) return false;
+    return chosen.empty() || chars + sents[i].text.size() <= opt.max_answer_chars;
+  };
+  auto take = [&](size_t i) {
+    chosen.push_back(i);
+    chars += sents[i].text.size();
+  };
+  auto prior = [](const Sentence& s) { return 0.1 / (1.0 + static_cast<double>(s.cand)); };
+  // 1. The definition.
+  std::optional<size_t> def;
+  for (size_t i = 0; i < sents.size(); ++i) {
+    const Sentence& s = sents[i];
+    if (s.lead_in || s.definition < 0.5 || s.coverage < best_cov * 0.5) continue;
+    auto key = [&](const Sentence& x) { return x.definition + 0.5 * x.coverage * len_pen(x) + prior(x); };
+    if (!def || key(s) > key(sents[*def])) def = i;
+  }
+  if (def) take(*def);
+  // 2. A sentence per part.
+  for (size_t p = 0; p < parts.size(); ++p) {
+    std::optional<size_t> best;
+    double best_score = 0;
+    for (size_t i = 0; i < sents.size(); ++i) {
+      if (sents[i].lead_in) continue;
+      double sc = part_score(sents[i], p, parts[p], parts.size()) * len_pen(sents[i]) + prior(sents[i]) +
+                  (parts.size() == 1 ? 0.3 * sents[i].definition : 0.0);
+      if (!best || sc > best_score) best = i, best_score = sc;
+    }
+    if (!best) continue;
+    bool answered = false;  // a chosen sentence already answers this part as well as any
+    for (size_t c : chosen)
+      answered = answered || c == *best ||
+                 part_score(sents[c], p, parts[p], parts.size()) >= part_score(sents[*best], p, parts[p], parts.size());
+    if (answered) continue;
+    if (parts.size() > 1 && sents[*best].part_cov[p] <= 0) continue;  // nothing speaks to this part
+    if (usable(*best)) take(*best);
+  }
+  // 2b. A chosen sentence that opens with an anaphor ("This transformation ...", "It ...")
+  // points back to the sentence before it in its passage, which says what "this" is: it goes
+  // before it (same passage, so no new citation).
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    const Sentence& c = sents[chosen[k]];
+    auto ws = words(c.text.substr(0, c.text.find(' ')));
+    if (ws.empty() || !(ws[0] == "this" || ws[0] == "these" || ws[0] == "it" || ws[0] == "such" ||
+                        ws[0] == "they" || ws[0] == "thus" || ws[0] == "hence"))
+      continue;
+    // The nearest statement before it (an equation between them was not kept as a sentence).
+    std::optional<size_t> ante;
+    for (size_t i = 0; i < sents.size(); ++i)
+      if (sents[i].cand == c.cand && sents[i].pos < c.pos && sents[i].pos + 3 >= c.pos &&
+          (!ante || sents[i].pos > sents[*ante].pos))
+        ante = i;
+    if (ante && usable(*ante)) {
+      chosen.insert(chosen.begin() + static_cast<long>(k), *ante);
+      chars += sents[*ante].text.size();
+      ++k;
+    }
+  }
+  // 3. More from the passages already cited.
+  std::vector<size_t> order(sents.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sents[a].score > sents[b].score; });
+  std::set<size_t> cited;
+  for (size_t c : chosen) cited.insert(sents[c].cand);
+  for (size_t i : order) {
+    if (chosen.size() >= opt.max_sentences) break;
+    const Sentence& s = sents[i];
+    if (s.lead_in || !cited.count(s.cand) || s.coverage < best_cov * opt.extra_share) continue;
+    if (usable(i)) take(i);
+  }
+  return chosen;
+}
+
 }  // namespace
 
 Answer synthesize_extractive(const std::string& question, const Retrieval& retrieval, TermStats& stats,
                              const SynthOptions& opt) {
   Answer ans;
-  // Query terms: distinct content-word stems, weighted by IDF.
+  // Query terms: distinct content-word stems, weighted by IDF; and the same for each part.
   const std::vector<QueryTerm> q = query_terms(question, stats);
-  std::vector<std::string> defx = definiendum_stems(definition_target(question));
+  std::vector<QuestionPart> parts = question_parts(question);
+  if (parts.empty()) parts.push_back({question, AnswerKind::Any});
+  std::vector<std::vector<QueryTerm>> part_terms;
+  // A part without content words of its own ("..., and why?", "what does it show?") asks about
+  // the same thing as the part before it.
+  for (auto& p : parts)
+    part_terms.push_back(content_stems(p.text).empty() && !part_terms.empty() ? part_terms.back()
+                                                                              : query_terms(p.text, stats));
+  const Definiendum defx(definition_target(question));
 
   // Score every sentence of every context chunk.
   std::vector<Sentence> sents;
-  double best_chunk_cov = 0;
+  std::vector<std::set<std::string>> chunk_terms(retrieval.context.size());
   for (size_t ci = 0; ci < retrieval.context.size(); ++ci) {
     // Only what the context shows of the chunk (the budget may have trimmed it to its best
     // sentences): sentences are byte ranges of the chunk, so quotes stay verbatim chunk text.
@@ -110,50 +232,57 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       chunk_stems.insert(st.begin(), st.end());
     }
     chunk_stems.insert(where_stems.begin(), where_stems.end());
-    best_chunk_cov = std::max(best_chunk_cov, term_coverage(chunk_stems, q));
+    chunk_terms[ci] = chunk_stems;
     double prior = 0.1 / (1.0 + static_cast<double>(ci));
+    size_t pos = 0;
     for (auto [b, e] : shown) {
+      ++pos;
       if (text[b] == '#') continue;  // a heading line, not a statement
       std::string s = clean_sentence(std::string_view(text).substr(b, e - b));
-      if (s.size() < 25) continue;  // headings, labels, stray fragments
-      if (s.back() == ':') continue;  // introduces an equation or a list: not a statement
+      if (s.size() < (hit.figure_id.empty() ? 25u : 8u)) continue;  // headings, labels, fragments; not a table's rows
+      const bool lead_in = s.back() == ':';  // introduces an equation or a list: not a statement
+      // Code, titles and equation fragments are no answer in words; a table's rows and a caption
+      // are (a table's own passage is terse by nature).
+      if (hit.figure_id.empty() && (looks_like_code(s) || not_a_statement(s))) continue;
       if (s.size() > 600) s = std::string(utf8_prefix(s, 597)) + "...";
-      Sentence x{ci, std::move(s), {}, 0, 0};
+      Sentence x{ci, pos, std::move(s), {}, 0, {}, false, false, lead_in, 0, 0};
       x.stems = stem_set(x.text);
       std::set<std::string> with_where = x.stems;
       with_where.insert(where_stems.begin(), where_stems.end());
       x.coverage = term_coverage(with_where, q);
+      for (auto& pt : part_terms) x.part_cov.push_back(term_coverage(with_where, pt));
+      x.number = holds_new_number(x.text, question);
+      x.name = holds_new_name(x.text, question);
+      x.definition = defx.grade(x.text);
       // Longer sentences match more words by chance: a mild length normalisation.
       double len_pen = x.stems.size() > 40 ? 0.9 : 1.0;
-      x.score = x.coverage * len_pen + prior + 0.5 * definition_strength(defx, x.text);
+      double shape = 0;
+      for (size_t p = 0; p < parts.size(); ++p) shape = std::max(shape, part_score(x, p, parts[p], parts.size()));
+      x.score = shape * len_pen + prior + 0.6 * x.definition;
+      if (lead_in) x.score = x.coverage = 0, std::fill(x.part_cov.begin(), x.part_cov.end(), 0.0);
       sents.push_back(std::move(x));
     }
   }
+  std::vector<PartEvidence> evidence(parts.size());
+  for (size_t p = 0; p < parts.size(); ++p)
+    for (const auto& s : sents) {
+      evidence[p].best = std::max(evidence[p].best, s.part_cov[p]);
+      if (kind_ok(s, parts[p].kind)) evidence[p].best_of_kind = std::max(evidence[p].best_of_kind, s.part_cov[p]);
+    }
+  // What must be answered is what the parts ask; a scene-setting statement before them ("The
+  // monograph describes X. Which paper ...?") is context, not a condition on the answer.
+  std::string asked;
+  for (auto& p : parts) asked += (asked.empty() ? "" : " ") + p.text;
+  const Answerability verdict = judge_answerable(asked, parts, evidence, chunk_terms, stats, opt.min_coverage);
   double best_cov = 0;
   for (auto& s : sents) best_cov = std::max(best_cov, s.coverage);
-  ans.coverage = best_chunk_cov;
-  if (sents.empty() || best_chunk_cov < opt.min_coverage || best_cov < opt.min_coverage * 0.6) {
+  ans.coverage = verdict.coverage;
+  if (sents.empty() || !verdict.answerable || best_cov < opt.min_coverage * 0.6) {
     ans.text = kNotFound;
     return ans;
   }
 
-  std::vector<size_t> order(sents.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sents[a].score > sents[b].score; });
-
-  std::vector<size_t> chosen;
-  size_t chars = 0;
-  for (size_t i : order) {
-    const Sentence& s = sents[i];
-    if (chosen.size() >= opt.max_sentences) break;
-    if (s.coverage < best_cov * 0.5) break;
-    if (!chosen.empty() && chars + s.text.size() > opt.max_answer_chars) continue;
-    bool dup = false;
-    for (size_t c : chosen) dup = dup || jaccard(sents[c].stems, s.stems) > 0.5;
-    if (dup) continue;
-    chosen.push_back(i);
-    chars += s.text.size();
-  }
+  const std::vector<size_t> chosen = choose_sentences(sents, parts, best_cov, opt);
 
   // Number citations by first appearance; one citation per chunk.
   std::map<size_t, int> cite_no;

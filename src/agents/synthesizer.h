@@ -16,7 +16,10 @@ struct SynthOptions {
   size_t max_answer_chars = 800;
   /// Least share of the question's information (IDF-weighted content words) that the best
   /// passage must contain for the question to count as answered.
-  double min_coverage = 0.5;
+  double min_coverage = 0.4;
+  /// Sentences beyond one per part come only from passages already cited, and only when they
+  /// cover at least this share of what the best sentence covers.
+  double extra_share = 0.6;
 };
 
 

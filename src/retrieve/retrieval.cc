@@ -152,9 +152,9 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
     if (batch[q].lexical_only) {
       // Re-rank by how well each hit's best sentence reads as a definition, keeping BM25 order
       // among equals.
-      auto x = definiendum_stems(plan.definiendum);
+      const Definiendum x(plan.definiendum);
       std::vector<std::pair<double, size_t>> order;
-      for (size_t i = 0; i < hits.size(); ++i) order.emplace_back(best_definition_strength(x, hits[i].text), i);
+      for (size_t i = 0; i < hits.size(); ++i) order.emplace_back(best_definition_grade(x, hits[i].text), i);
       std::stable_sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.first > b.first; });
       std::vector<SearchHit> top;
       for (size_t i = 0; i < order.size() && top.size() < k; ++i)
@@ -182,11 +182,12 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
   add_ranked_lists(store, extra, subqueries.size(), index, all, log);
   const size_t slots = guesses ? std::min(opt.graph_slots, opt.max_chunks) : 0;
   all = reserve_order(std::move(all), subqueries.size(), k, opt.max_chunks - slots, slots);
-  // A follow-up round's sub-queries look for what the last answer lacked: the best hit of each
-  // takes a place among the first max_chunks (the weakest other candidates make room).
+  // A follow-up round's sub-queries look for what the last answer lacked, and a definition
+  // sub-query for the passage that defines X: the best hit of each takes a place among the first
+  // max_chunks (the weakest other candidates make room).
   std::vector<std::string> promoted;
-  for (size_t q = plan.followup_from; q < subqueries.size() && promoted.size() < opt.max_chunks; ++q) {
-    if (first_hit[q].empty()) continue;
+  for (size_t q = 0; q < subqueries.size() && promoted.size() < opt.max_chunks; ++q) {
+    if (first_hit[q].empty() || (q < plan.followup_from && !batch[q].lexical_only)) continue;
     if (std::find(promoted.begin(), promoted.end(), first_hit[q]) == promoted.end()) promoted.push_back(first_hit[q]);
   }
   if (!promoted.empty()) {

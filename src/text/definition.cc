@@ -3,10 +3,16 @@
 #include "text/words.h"
 #include "text/sentences.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace mmkg {
 
 std::string definition_target(const std::string& question) {
-  auto ws = words(question);
+  // The first clause: "what is the Fine-Gray model, in a nutshell?" asks about the model.
+  auto ws = words(std::string_view(question).substr(0, question.find_first_of(",;?")));
+  // A hedge between the wh-word and the verb does not change the question: "what exactly is X".
+  if (ws.size() > 2 && (ws[1] == "exactly" || ws[1] == "actually" || ws[1] == "really")) ws.erase(ws.begin() + 1);
   size_t b = 0, e = ws.size();
   auto at = [&](size_t i, std::initializer_list<const char*> opts) {
     if (i >= ws.size()) return false;
@@ -57,6 +63,140 @@ double definition_strength(const std::vector<std::string>& x, std::string_view s
         if (sw[j] == v) return opens ? 1.0 : 0.3;
   }
   return 0;
+}
+
+namespace {
+
+bool one_of(const std::string& w, std::initializer_list<const char*> set) {
+  for (auto s : set)
+    if (w == s) return true;
+  return false;
+}
+
+}  // namespace
+
+double definition_grade(const std::vector<std::string>& x, std::string_view sentence_in) {
+  if (x.empty()) return 0;
+  // A parenthesis is an aside: "A mosaic plot (Hartigan and Kleiner 1984) is ..." defines the plot.
+  std::string sentence;
+  int depth = 0;
+  for (char c : sentence_in) {
+    if (c == '(') ++depth;
+    else if (c == ')' && depth > 0) --depth;
+    else if (depth == 0) sentence += c;
+  }
+  // Words as words() makes them, each with whether markup or a clause mark (",;:=*#|>") stands
+  // between it and the word before: "====== Title ====== The **X** is ..." opens a clause at "The".
+  std::vector<std::string> sw;
+  std::vector<bool> sep;
+  {
+    bool mark = true;
+    size_t i = 0;
+    auto word_byte = [](unsigned char c) { return std::isalnum(c) || c >= 0x80; };
+    while (i < sentence.size()) {
+      unsigned char c = static_cast<unsigned char>(sentence[i]);
+      if (!word_byte(c)) {
+        mark = mark || std::string_view(",;:=*#|>").find(static_cast<char>(c)) != std::string_view::npos;
+        ++i;
+        continue;
+      }
+      size_t b = i;
+      while (i < sentence.size() && word_byte(static_cast<unsigned char>(sentence[i]))) ++i;
+      sw.push_back(lower_ascii(std::string_view(sentence).substr(b, i - b)));
+      sep.push_back(mark);
+      mark = false;
+    }
+  }
+  // A hedge between the copula and the genus does not change the form: "is basically a".
+  for (size_t i = 1; i + 1 < sw.size(); ++i)
+    if ((sw[i - 1] == "is" || sw[i - 1] == "are") &&
+        (one_of(sw[i], {"basically", "simply", "essentially", "just", "generally", "usually", "often", "also",
+                        "commonly", "typically", "merely", "formally", "roughly"}))) {
+      sw.erase(sw.begin() + static_cast<long>(i));
+      sep.erase(sep.begin() + static_cast<long>(i));
+    }
+  double best = 0;
+  for (size_t i = 0; i + x.size() <= sw.size(); ++i) {
+    bool match = true;
+    for (size_t k = 0; k < x.size() && match; ++k) match = stem(sw[i + k]) == x[k];
+    if (!match) continue;
+    size_t j = i + x.size();
+    // The defining form right after X, or after one head noun ("the attention mechanism is").
+    double form = 0;
+    size_t genus_at = 0;
+    for (size_t h = j; h <= j + 1 && h < sw.size() && form == 0; ++h) {
+      const std::string& v = sw[h];
+      const std::string n = h + 1 < sw.size() ? sw[h + 1] : "";
+      const std::string n2 = h + 2 < sw.size() ? sw[h + 2] : "";
+      if (one_of(v, {"is", "are"}) && one_of(n, {"a", "an", "the", "one", "any", "defined", "called", "known"})) {
+        form = 1.0;
+        genus_at = h + 2;
+      } else if ((one_of(v, {"refers", "refer"}) && n == "to") || one_of(v, {"means", "denotes", "denote"}) ||
+                 (one_of(v, {"stands", "stand"}) && n == "for")) {
+        form = 1.0;
+        genus_at = h + 1;
+      } else if (one_of(v, {"is", "are"}) && one_of(n, {"defined", "described"}) && n2 == "as") {
+        form = 1.0;
+        genus_at = h + 3;
+      } else if (one_of(v, {"is", "are", "was", "were"})) {
+        form = 0.35;  // "X is used in ...", "X is often seen ...": about X, not what it is
+        genus_at = h + 1;
+      }
+      if (h == j && form == 0) {
+        // Appositive: "X, a method that ..." (the comma is in the text between X and "a").
+        if (sep[h] && one_of(v, {"a", "an"})) {
+          form = 0.8;
+          genus_at = h + 1;
+        }
+      }
+    }
+    if (form == 0) continue;
+    // Subject position: X opens the sentence (after an article or a determiner-like word), or
+    // opens the main clause after an introductory phrase ("In machine learning, attention is").
+    const bool subject = sep[i] || (i > 0 && sep[i - 1] && one_of(sw[i - 1], {"the", "a", "an"}));
+    double g = form * (subject ? 0.8 : 0.3);
+    // A relative or purpose clause after the genus: "a component that enables ...".
+    for (size_t k = genus_at; k < sw.size() && k < genus_at + 6; ++k)
+      if (one_of(sw[k], {"that", "which", "whose", "where", "who", "used", "for"})) {
+        if (form >= 0.8) g += 0.2;
+        break;
+      }
+    best = std::max(best, g);
+  }
+  // First person: the authors' own work ("we propose", "our method").
+  for (auto& w : sw)
+    if (one_of(w, {"we", "our", "us"})) {
+      best *= 0.6;
+      break;
+    }
+  return std::min(best, 1.0);
+}
+
+Definiendum::Definiendum(const std::string& x) : full_(definiendum_stems(x)) {
+  auto ws = words(x);
+  static const char* kPreps[] = {"for", "of", "in", "on", "with", "from", "by", "under", "at"};
+  for (size_t i = 1; i < ws.size(); ++i)
+    for (auto p : kPreps)
+      if (ws[i] == p) {
+        for (size_t k = 0; k < i; ++k) head_.push_back(stem(ws[k]));
+        return;
+      }
+}
+
+double Definiendum::grade(std::string_view sentence) const {
+  if (full_.empty()) return 0;
+  double g = definition_grade(full_, sentence);
+  if (!head_.empty()) g = std::max(g, 0.9 * definition_grade(head_, sentence));
+  return g;
+}
+
+double best_definition_grade(const Definiendum& x, std::string_view text) {
+  double best = 0;
+  for (auto [b, e] : split_sentences(text)) {
+    if (text[b] == '#') continue;
+    best = std::max(best, x.grade(text.substr(b, e - b)));
+  }
+  return best;
 }
 
 double best_definition_strength(const std::vector<std::string>& x, std::string_view text) {

@@ -26,5 +26,46 @@ TEST(Definition, ScoresDefiningSentences) {
   EXPECT_EQ(best_definition_strength(x, "# Attention is a heading\n\nNothing here. Attention is all you need."), 1.0);
 }
 
+TEST(Definition, TargetOfHedgedAndTrailedQuestions) {
+  EXPECT_EQ(definition_target("What exactly is a torque wrench?"), "torque wrench");
+  EXPECT_EQ(definition_target("What is the Rankine cycle, in a nutshell?"), "rankine cycle");
+}
+
+TEST(Definition, DefiniendumMatchesByItsHead) {
+  Definiendum d("the rankine cycle for steam turbines");
+  EXPECT_GT(d.grade("The Rankine cycle is a model that describes steam engines."), 0.8);
+  EXPECT_EQ(Definiendum("").grade("The Rankine cycle is a model."), 0.0);
+  EXPECT_TRUE(Definiendum("").empty());
+}
+
+TEST(Definition, BestGradeOfAPassage) {
+  Definiendum d("torque");
+  EXPECT_DOUBLE_EQ(best_definition_grade(d, "# Torque is a heading\n\nTorque is a twisting force that turns a shaft."), 1.0);
+  EXPECT_LT(best_definition_grade(d, "Torque is a central quantity behind engines. Torque matters."), 1.0);
+  EXPECT_EQ(best_definition_grade(d, "# Torque is a heading"), 0.0);
+}
+
+TEST(Definition, GradesTheFormOfTheDefinition) {
+  auto x = definiendum_stems("torque");
+  const double full = definition_grade(x, "Torque is a rotational force that turns a shaft about its axis.");
+  const double genus = definition_grade(x, "Torque is a central quantity behind every engine design.");
+  const double about = definition_grade(x, "Torque is seen in every engine and gearbox.");
+  const double later = definition_grade(x, "Engineers say that high torque is a sign of a strong engine.");
+  EXPECT_DOUBLE_EQ(full, 1.0) << "copula, genus and a relative clause";
+  EXPECT_GT(full, genus);
+  EXPECT_GT(genus, about) << "where X is seen is not what X is";
+  EXPECT_GT(genus, later) << "X as the subject defines it";
+  EXPECT_GT(definition_grade(x, "Torque refers to the twisting force on a shaft."), about);
+  EXPECT_GT(definition_grade(x, "Torque, a twisting force, drives the wheels."), about);
+  EXPECT_GT(definition_grade(x, "In mechanics, torque is a twisting force."), later);
+  EXPECT_GT(definition_grade(definiendum_stems("torque"), "The torque vector is a quantity that gives rotation."),
+            genus)
+      << "X may carry one head noun";
+  EXPECT_LT(definition_grade(x, "Torque is a quantity that we measure in our lab."), full) << "first person";
+  EXPECT_EQ(definition_grade(x, "Gears turn shafts."), 0.0);
+  EXPECT_DOUBLE_EQ(definition_grade(x, "Torque (Archimedes 250 BC) is basically a force that turns a shaft."), 1.0)
+      << "an aside in parentheses and a hedge do not hide the definition";
+}
+
 }  // namespace
 }  // namespace mmkg

@@ -1,0 +1,104 @@
+// The extractive synthesizer through ask() on small stores of its own: the definition opens the
+// answer, a part gets a sentence each, numbers asked for are quoted, only evidence is cited, and
+// "the documents do not say" when nothing answers.
+#include "agents/synthesizer.h"
+
+#include <gtest/gtest.h>
+
+#include "agents/ask.h"
+#include "support/ask_fixtures.h"
+#include "support/store_fixtures.h"
+#include "support/temp_dir.h"
+#include "store/store.h"
+
+namespace mmkg {
+namespace {
+
+class Extractive : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store = Store::open(dir.str());
+    mmkg::testing::put_text_document(
+        *store, "t1", "/c/turbines.txt",
+        {"Steam turbines are seen in most power stations and in large ships around the world.",
+         "A steam turbine is a machine that extracts thermal energy from pressurized steam and turns it into "
+         "rotary motion. The blades are made of nickel alloys.",
+         "R> fit <- turbine_model(steam ~ load, data = plant)\nThe model fits the steam load of the plant well."});
+    mmkg::testing::put_text_document(
+        *store, "g1", "/c/generators.txt",
+        {"The generator of the plant delivers 350 megawatts at full steam load.",
+         "Generators are cooled with hydrogen because hydrogen carries heat away far better than air.",
+         "Operators inspect the cooling circuit of every generator once a week."});
+    mmkg::testing::put_text_document(
+        *store, "h1", "/c/history.txt",
+        {"Charles Parsons built the first practical steam turbine in 1884 for generating electricity.",
+         "Gardening needs patience, water and good soil for tomatoes to grow."});
+  }
+  AskResult ask_bm25(const std::string& q) { return testing::ask_with(*store, q, {}, "none"); }
+  testing::TempDir dir;
+  std::unique_ptr<Store> store;
+};
+
+TEST_F(Extractive, DefinitionQuestionOpensWithTheDefinition) {
+  AskResult r = ask_bm25("What is a steam turbine?");
+  ASSERT_TRUE(r.found) << r.answer;
+  EXPECT_EQ(r.answer.rfind("A steam turbine is a machine that extracts thermal energy", 0), 0u) << r.answer;
+}
+
+TEST_F(Extractive, EachPartGetsACitedSentenceFromItsOwnPassage) {
+  AskResult r = ask_bm25("Why are generators cooled with hydrogen, and who built the first practical steam turbine?");
+  ASSERT_TRUE(r.found) << r.answer;
+  EXPECT_NE(r.answer.find("carries heat away"), std::string::npos) << r.answer;
+  EXPECT_NE(r.answer.find("Charles Parsons"), std::string::npos) << r.answer;
+  std::set<std::string> docs;
+  for (auto& c : r.citations) docs.insert(c.doc);
+  EXPECT_EQ(docs, (std::set<std::string>{"generators.txt", "history.txt"}));
+}
+
+TEST_F(Extractive, NumberQuestionQuotesANumber) {
+  AskResult r = ask_bm25("How many megawatts does the generator deliver at full steam load?");
+  ASSERT_TRUE(r.found) << r.answer;
+  EXPECT_EQ(r.answer.rfind("The generator of the plant delivers 350 megawatts", 0), 0u) << r.answer;
+}
+
+TEST_F(Extractive, CitesOnlyPassagesItQuotes) {
+  AskResult r = ask_bm25("How often do operators inspect the cooling circuit of the generator?");
+  ASSERT_TRUE(r.found) << r.answer;
+  ASSERT_EQ(r.citations.size(), 1u) << r.answer;
+  EXPECT_EQ(r.citations[0].chunk_id, "g1-2");
+  for (auto& c : r.citations) EXPECT_NE(c.text.find(c.quote.substr(0, 30)), std::string::npos);
+}
+
+TEST_F(Extractive, AnAnaphorBringsTheSentenceItPointsTo) {
+  mmkg::testing::put_text_document(
+      *store, "s1", "/c/safety.txt",
+      {"Operators first vent the pressure vessel through the relief line. This step prevents the boiler from "
+       "bursting when the valves stick.",
+       "The gauge reading is corrected for the altitude of the plant as follows:\n\n$$p = p_0 - h$$\n\nThis "
+       "correction keeps the gauge from overstating the pressure at high altitude."});
+  AskResult r = ask_bm25("What prevents the boiler from bursting when the valves stick?");
+  ASSERT_TRUE(r.found) << r.answer;
+  EXPECT_EQ(r.answer.rfind("Operators first vent the pressure vessel", 0), 0u) << r.answer;
+  EXPECT_EQ(r.citations.size(), 1u);
+  // Across an equation, to the sentence that introduces it.
+  AskResult g = ask_bm25("What keeps the gauge from overstating the pressure at high altitude?");
+  ASSERT_TRUE(g.found) << g.answer;
+  EXPECT_EQ(g.answer.rfind("The gauge reading is corrected for the altitude", 0), 0u) << g.answer;
+}
+
+TEST_F(Extractive, NeverQuotesCode) {
+  AskResult r = ask_bm25("How does the turbine model fit the steam load data of the plant?");
+  ASSERT_TRUE(r.found) << r.answer;
+  EXPECT_EQ(r.answer.find("<-"), std::string::npos) << r.answer;
+}
+
+TEST_F(Extractive, UnknownNameOrUncoveredQuestionIsNotAnswered) {
+  AskResult r = ask_bm25("Which Siemens turbine did Parsons buy in 1884?");
+  EXPECT_FALSE(r.found) << r.answer;
+  EXPECT_EQ(r.answer, kNotFound);
+  AskResult u = ask_bm25("What is the boiling point of liquid nitrogen on a mountain?");
+  EXPECT_FALSE(u.found) << u.answer;
+}
+
+}  // namespace
+}  // namespace mmkg

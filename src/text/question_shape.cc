@@ -1,0 +1,254 @@
+#include "text/question_shape.h"
+
+#include <cctype>
+
+#include "text/sentences.h"
+#include "text/words.h"
+
+namespace mmkg {
+
+namespace {
+
+bool in(const std::string& w, std::initializer_list<const char*> set) {
+  for (auto s : set)
+    if (w == s) return true;
+  return false;
+}
+
+bool is_wh(const std::string& w) { return in(w, {"what", "which", "who", "whom", "whose", "how", "why", "when", "where"}); }
+
+// Auxiliaries that open a yes/no question: "..., or is another tool needed?"
+bool is_aux(const std::string& w) {
+  return in(w, {"is", "are", "was", "were", "does", "do", "did", "can", "could", "should", "would", "will", "has",
+                "have", "must"});
+}
+
+// Verbs of a request that is a question without a question mark: "Define X", "List the ...".
+bool is_request(const std::string& w) { return in(w, {"define", "describe", "explain", "list", "name", "give", "tell"}); }
+
+// A word with its byte range in the text it came from.
+struct Tok {
+  std::string word;  // lower-cased, as words() makes it
+  size_t begin, end;
+};
+
+// words() with byte offsets (same rule: ASCII letters/digits and non-ASCII bytes form words).
+std::vector<Tok> tokens(std::string_view s) {
+  std::vector<Tok> out;
+  size_t i = 0;
+  auto word_byte = [](unsigned char c) { return std::isalnum(c) || c >= 0x80; };
+  while (i < s.size()) {
+    if (!word_byte(static_cast<unsigned char>(s[i]))) {
+      ++i;
+      continue;
+    }
+    size_t b = i;
+    while (i < s.size() && word_byte(static_cast<unsigned char>(s[i]))) ++i;
+    out.push_back({lower_ascii(s.substr(b, i - b)), b, i});
+  }
+  return out;
+}
+
+// Whitespace-separated pieces with surrounding punctuation stripped, case kept.
+std::vector<std::string> raw_pieces(std::string_view s) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    size_t b = i;
+    while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    std::string p(s.substr(b, i - b));
+    while (!p.empty() && std::string_view("\"'`([{<“‘").find(p.front()) != std::string_view::npos) p.erase(0, 1);
+    bool call = p.size() > 2 && p.find("()") != std::string::npos;
+    while (!p.empty() && std::string_view("\"'`)]}>.,;:!?”’").find(p.back()) != std::string_view::npos) p.pop_back();
+    if (call) p += "()";
+    if (!p.empty()) out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::set<std::string> word_set(std::string_view s) {
+  std::set<std::string> out;
+  for (auto& w : words(s)) out.insert(w);
+  return out;
+}
+
+bool interrogative(std::string_view sentence) {
+  std::string t = collapse_ws(sentence);
+  if (!t.empty() && t.back() == '?') return true;
+  auto ws = words(t);
+  return !ws.empty() && (is_wh(ws[0]) || is_request(ws[0]));
+}
+
+// Splits one interrogative sentence where "and"/"or" (or a comma) opens a new interrogative
+// clause: a wh-word, a preposition + wh-word ("and by what factor", "and at which levels"), or
+// an auxiliary after "or"/", and" ("..., or is another tool needed?").
+void split_clauses(std::string_view s, std::vector<QuestionPart>& out) {
+  auto ts = tokens(s);
+  std::vector<size_t> cuts;  // byte offsets where a new clause starts
+  for (size_t i = 1; i + 1 < ts.size(); ++i) {
+    const std::string& w = ts[i].word;
+    bool conj = w == "and" || w == "or";
+    if (!conj) continue;
+    const std::string& n = ts[i + 1].word;
+    const bool comma = s.substr(ts[i - 1].end, ts[i].begin - ts[i - 1].end).find(',') != std::string_view::npos;
+    bool opens = is_wh(n) || (i + 2 < ts.size() && in(n, {"by", "at", "in", "to", "for", "from", "on", "of", "with"}) &&
+                              is_wh(ts[i + 2].word));
+    if (!opens && (comma || w == "or") && is_aux(n)) opens = true;
+    if (opens) cuts.push_back(ts[i].begin);
+  }
+  size_t b = 0;
+  cuts.push_back(s.size());
+  for (size_t c : cuts) {
+    std::string part = collapse_ws(s.substr(b, c - b));
+    while (!part.empty() && (part.back() == ',' || part.back() == ';')) part.pop_back();
+    auto ws = words(part);
+    if (!ws.empty() && (ws[0] == "and" || ws[0] == "or")) part = collapse_ws(std::string_view(part).substr(ws[0].size()));
+    if (!words(part).empty()) out.push_back({part, answer_kind(part)});
+    b = c;
+  }
+}
+
+// Spelled-out numbers, as answers quote them ("twelve patients", "a third of the heads").
+bool number_word(const std::string& w) {
+  return in(w, {"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "twenty",
+                "thirty", "forty", "fifty", "hundred", "thousand", "million", "billion", "half", "twice", "thrice",
+                "dozen"});
+}
+
+}  // namespace
+
+const char* answer_kind_name(AnswerKind k) {
+  switch (k) {
+    case AnswerKind::Number: return "number";
+    case AnswerKind::Name: return "name";
+    case AnswerKind::Reason: return "reason";
+    default: return "any";
+  }
+}
+
+AnswerKind answer_kind(std::string_view clause) {
+  auto ws = words(clause);
+  // Nouns that make "what/which N" ask for a quantity: measures, counts, dates and versions.
+  auto quantity = [](const std::string& w) {
+    return in(w, {"fraction", "percentage", "percent", "proportion", "share", "number", "size", "value", "values",
+                  "factor", "month", "year", "day", "date", "version", "amount", "ratio", "level", "levels",
+                  "score", "accuracy", "error", "count", "constant", "probability", "threshold", "thresholds",
+                  "map", "auc", "f1", "bleu", "speedup", "throughput", "median", "average"});
+  };
+  for (size_t i = 0; i < ws.size(); ++i) {
+    const std::string& w = ws[i];
+    const std::string n = i + 1 < ws.size() ? ws[i + 1] : "";
+    if (w == "why" || (w == "how" && n == "come")) return AnswerKind::Reason;
+    if (w == "how" && in(n, {"many", "much", "large", "long", "old", "strongly", "big", "small", "fast",
+                             "far", "high", "low"}))
+      return AnswerKind::Number;
+    if (w == "what" || w == "which") {
+      // "what R version", "which confidence levels": a quantity noun within the next three words.
+      for (size_t k = i + 1; k < ws.size() && k <= i + 3; ++k)
+        if (quantity(ws[k])) return AnswerKind::Number;
+      for (size_t k = i + 1; k < ws.size() && k <= i + 3; ++k)
+        if (in(ws[k], {"reason", "reasoning", "point", "purpose", "rationale", "motivation"})) return AnswerKind::Reason;
+    }
+  }
+  for (size_t i = 0; i < ws.size(); ++i) {
+    const std::string& w = ws[i];
+    if (in(w, {"who", "whom", "whose"})) return AnswerKind::Name;
+    if (in(w, {"called", "call", "named", "name"}) && i > 0) return AnswerKind::Name;
+    if (w == "which" && i + 1 < ws.size() && !is_aux(ws[i + 1])) return AnswerKind::Name;
+  }
+  return AnswerKind::Any;
+}
+
+std::vector<QuestionPart> question_parts(std::string_view question) {
+  std::vector<QuestionPart> out;
+  std::vector<std::string_view> asks;
+  for (auto [b, e] : split_sentences(question)) {
+    std::string_view s = question.substr(b, e - b);
+    if (interrogative(s)) asks.push_back(s);
+  }
+  if (asks.empty()) {  // no clause reads as a question: the whole text is one part
+    std::string t = collapse_ws(question);
+    if (!words(t).empty()) out.push_back({t, answer_kind(t)});
+    return out;
+  }
+  for (auto s : asks) split_clauses(s, out);
+  return out;
+}
+
+bool holds_new_number(std::string_view sentence, std::string_view question) {
+  const std::set<std::string> qw = word_set(question);
+  auto ts = tokens(sentence);
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const std::string& w = ts[i].word;
+    bool digit = false;
+    for (char c : w) digit = digit || std::isdigit(static_cast<unsigned char>(c));
+    // Spelled-out numbers mostly describe ("three woodlands", "the two forms"); the figure a
+    // question asks for is written in digits, except for halves and doublings.
+    if (!digit && !(number_word(w) && (w == "half" || w == "twice"))) continue;
+    if (qw.count(w)) continue;
+    // "Figure 3", "Table 2", "Section 4", "(5)": labels and references, not quantities.
+    if (i > 0 && in(ts[i - 1].word, {"figure", "fig", "table", "section", "equation", "eq", "chapter", "page", "appendix",
+                                     "panel", "step", "line"}))
+      continue;
+    return true;
+  }
+  return false;
+}
+
+bool holds_new_name(std::string_view sentence, std::string_view question) {
+  const std::set<std::string> qw = word_set(question);
+  auto pieces = raw_pieces(sentence);
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const std::string& p = pieces[i];
+    bool upper_first = std::isupper(static_cast<unsigned char>(p[0]));
+    bool inner_upper = false, digit = false, alpha = false;
+    for (size_t k = 0; k < p.size(); ++k) {
+      unsigned char c = static_cast<unsigned char>(p[k]);
+      inner_upper = inner_upper || (k > 0 && std::isupper(c));
+      digit = digit || std::isdigit(c);
+      alpha = alpha || std::isalpha(c);
+    }
+    const bool call = p.size() > 2 && p.ends_with("()");
+    const bool name = alpha && ((upper_first && i > 0) || inner_upper || (digit && alpha) || call);
+    if (!name || p == "I") continue;
+    bool fresh = false;
+    for (auto& w : words(p)) fresh = fresh || !qw.count(w);
+    if (fresh) return true;
+  }
+  // A quoted phrase: "the \"software lottery\"", “like this”.
+  for (auto [open, close] : {std::pair<std::string_view, std::string_view>{"\"", "\""}, {"\xE2\x80\x9C", "\xE2\x80\x9D"}}) {
+    size_t a = sentence.find(open);
+    if (a != std::string_view::npos && sentence.find(close, a + open.size()) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+std::vector<std::vector<std::string>> question_names(std::string_view question) {
+  std::vector<std::vector<std::string>> out;
+  for (auto [b, e] : split_sentences(question)) {
+    auto pieces = raw_pieces(question.substr(b, e - b));
+    std::vector<std::string> cur;
+    auto flush = [&] {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    };
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      const std::string& p = pieces[i];
+      bool cap = std::isupper(static_cast<unsigned char>(p[0])) != 0;
+      bool inner = false;
+      for (size_t k = 1; k < p.size(); ++k) inner = inner || std::isupper(static_cast<unsigned char>(p[k]));
+      // The sentence's first word is capitalised by grammar, not because it is a name.
+      if (i == 0 && !inner) cap = false;
+      if ((cap || inner) && p != "I") {
+        for (auto& w : words(p)) cur.push_back(w);
+      } else {
+        flush();
+      }
+    }
+    flush();
+  }
+  return out;
+}
+
+}  // namespace mmkg

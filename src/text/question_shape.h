@@ -1,0 +1,49 @@
+// The shape of a question, for extractive answers: the parts it asks (one cited sentence each)
+// and the kind of answer each part wants (a number, a name, a reason, anything).
+#pragma once
+
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mmkg {
+
+enum class AnswerKind {
+  Any,     ///< no particular shape
+  Number,  ///< "how many", "what fraction", "which version", "by what factor", "in which month"
+  Name,    ///< "who", "whose", "which paper/package/function", "what is it called"
+  Reason,  ///< "why", "what is the reasoning behind"
+};
+
+const char* answer_kind_name(AnswerKind k);
+
+struct QuestionPart {
+  std::string text;  ///< the words of this part as the question has them
+  AnswerKind kind = AnswerKind::Any;
+};
+
+/// The parts a question asks, in order. A question is split where a conjunction or a comma opens
+/// a new interrogative clause ("..., and why?", "... and what does it propose?", "..., or is
+/// another tool needed?") and at each of its sentences; a statement that only sets the scene
+/// ("The wiki describes X. Which paper ...?") is not a part (its words still help retrieval).
+/// A question with one clause gives one part; an empty question gives none.
+std::vector<QuestionPart> question_parts(std::string_view question);
+
+/// The kind of answer one clause wants, from its interrogative words.
+AnswerKind answer_kind(std::string_view clause);
+
+/// True when `sentence` holds a number that `question` does not (digits, "5%", "1,456", "4.2.0",
+/// or a spelled-out number such as "twelve"): what a "how many" part must quote.
+bool holds_new_number(std::string_view sentence, std::string_view question);
+
+/// True when `sentence` holds a name or term that `question` does not: a capitalised word that
+/// does not open the sentence, an acronym, a mixed-case or digit-bearing token ("vcovHAC",
+/// "FP16"), a call ("coeftest()") or a quoted phrase. What a "who/which X" part must quote.
+bool holds_new_name(std::string_view sentence, std::string_view question);
+
+/// Capitalised or quoted names of `question` (not its first word): "Lightning Attention-2",
+/// "Stata", "Python". Lower-cased words of each name.
+std::vector<std::vector<std::string>> question_names(std::string_view question);
+
+}  // namespace mmkg

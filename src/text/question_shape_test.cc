@@ -1,0 +1,89 @@
+#include "text/question_shape.h"
+
+#include <gtest/gtest.h>
+
+namespace mmkg {
+namespace {
+
+std::vector<std::string> texts(const std::vector<QuestionPart>& ps) {
+  std::vector<std::string> out;
+  for (auto& p : ps) out.push_back(p.text);
+  return out;
+}
+
+TEST(QuestionShape, OneClauseIsOnePart) {
+  auto ps = question_parts("How do pumps keep the boiler from overheating?");
+  ASSERT_EQ(ps.size(), 1u);
+  EXPECT_EQ(ps[0].text, "How do pumps keep the boiler from overheating?");
+  EXPECT_TRUE(question_parts("  ").empty());
+  // A list of nouns joined by "and" is not a second question.
+  EXPECT_EQ(question_parts("Which valve, gasket and seal do I need?").size(), 1u);
+}
+
+TEST(QuestionShape, SplitsAtConjunctionsThatOpenANewQuestion) {
+  EXPECT_EQ(texts(question_parts("Which pump does the manual recommend, and why?")),
+            (std::vector<std::string>{"Which pump does the manual recommend", "why?"}));
+  EXPECT_EQ(texts(question_parts("What is meant by the crown and what by the root?")),
+            (std::vector<std::string>{"What is meant by the crown", "what by the root?"}));
+  EXPECT_EQ(texts(question_parts("Can the gauge read negative values, or is an adapter needed?")),
+            (std::vector<std::string>{"Can the gauge read negative values", "is an adapter needed?"}));
+  EXPECT_EQ(texts(question_parts("How fast is the spindle and by what factor does the belt slow it?")),
+            (std::vector<std::string>{"How fast is the spindle", "by what factor does the belt slow it?"}));
+}
+
+TEST(QuestionShape, ASceneSettingStatementIsNotAPart) {
+  auto ps = question_parts("The handbook describes two valves. Which one closes first?");
+  ASSERT_EQ(ps.size(), 1u);
+  EXPECT_EQ(ps[0].text, "Which one closes first?");
+  // Without any question the whole text is the one part.
+  EXPECT_EQ(question_parts("valve pressure limits").size(), 1u);
+}
+
+TEST(QuestionShape, DetectsTheKindOfAnswer) {
+  EXPECT_EQ(answer_kind("How many bolts hold the lid?"), AnswerKind::Number);
+  EXPECT_EQ(answer_kind("Which firmware version fixed the bug?"), AnswerKind::Number);
+  EXPECT_EQ(answer_kind("by what factor does it grow"), AnswerKind::Number);
+  EXPECT_EQ(answer_kind("in which month was the fault logged?"), AnswerKind::Number);
+  EXPECT_EQ(answer_kind("Who designed the bridge?"), AnswerKind::Name);
+  EXPECT_EQ(answer_kind("Which library parses the files?"), AnswerKind::Name);
+  EXPECT_EQ(answer_kind("what is that scheme called?"), AnswerKind::Name);
+  EXPECT_EQ(answer_kind("Why is the lid vented?"), AnswerKind::Reason);
+  EXPECT_EQ(answer_kind("What is the reasoning behind the default limit?"), AnswerKind::Reason);
+  EXPECT_EQ(answer_kind("How does the lid close?"), AnswerKind::Any);
+  auto ps = question_parts("Which tool reads the log, and how many lines does it keep?");
+  ASSERT_EQ(ps.size(), 2u);
+  EXPECT_EQ(ps[0].kind, AnswerKind::Name);
+  EXPECT_EQ(ps[1].kind, AnswerKind::Number);
+}
+
+TEST(QuestionShape, NumbersTheQuestionDoesNotHold) {
+  EXPECT_TRUE(holds_new_number("The lid is held by 12 bolts.", "How many bolts hold the lid?"));
+  EXPECT_TRUE(holds_new_number("About 5% of the heads matter.", "What fraction of heads?"));
+  EXPECT_FALSE(holds_new_number("Three woodlands were surveyed.", "How many numbats?")) << "descriptive";
+  EXPECT_TRUE(holds_new_number("Half of the bolts hold it.", "What fraction of the bolts?"));
+  EXPECT_FALSE(holds_new_number("The lid is held by bolts.", "How many bolts hold the lid?"));
+  EXPECT_FALSE(holds_new_number("In 1986 the lid changed.", "What happened after 1986?"));
+  EXPECT_FALSE(holds_new_number("Figure 3 shows the lid.", "How many bolts?")) << "a label is not a quantity";
+}
+
+TEST(QuestionShape, NamesTheQuestionDoesNotHold) {
+  EXPECT_TRUE(holds_new_name("The parser was written by Knuth in the seventies.", "Who wrote the parser?"));
+  EXPECT_TRUE(holds_new_name("Use readLog() for this.", "Which function reads the log?"));
+  EXPECT_TRUE(holds_new_name("It runs on the XR7 board.", "Which board does it run on?"));
+  EXPECT_TRUE(holds_new_name("This is the \"cold start\" problem.", "What is the problem called?"));
+  EXPECT_FALSE(holds_new_name("Parsers read the files line by line.", "Who wrote the parser?"))
+      << "a capital that opens the sentence is grammar, not a name";
+  EXPECT_FALSE(holds_new_name("The parser of Knuth is fast.", "Did Knuth write the parser?"));
+}
+
+TEST(QuestionShape, NamesInTheQuestion) {
+  auto ns = question_names("Which GPU was Lightning Attention-2 benchmarked on, and does Stata run there?");
+  ASSERT_EQ(ns.size(), 3u);
+  EXPECT_EQ(ns[0], (std::vector<std::string>{"gpu"}));
+  EXPECT_EQ(ns[1], (std::vector<std::string>{"lightning", "attention", "2"}));
+  EXPECT_EQ(ns[2], (std::vector<std::string>{"stata"}));
+  EXPECT_TRUE(question_names("What is a valve?").empty());
+}
+
+}  // namespace
+}  // namespace mmkg
