@@ -1,5 +1,7 @@
 #include "agents/synthesizer.h"
 
+#include "agents/quote.h"
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -291,7 +293,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
     auto [it, fresh] = cite_no.try_emplace(s.cand, static_cast<int>(ans.citations.size()) + 1);
     if (fresh) ans.citations.push_back(make_citation(retrieval.context[s.cand].hit, it->second));
     Citation& c = ans.citations[static_cast<size_t>(it->second - 1)];
-    c.quote += (c.quote.empty() ? "" : " ") + s.text;
+    add_quote(c, s.text);
     if (!ans.text.empty()) ans.text += ' ';
     ans.text += s.text + " [" + std::to_string(it->second) + "]";
   }
