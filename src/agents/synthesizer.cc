@@ -62,9 +62,32 @@ double jaccard(const std::set<std::string>& a, const std::set<std::string>& b) {
   return static_cast<double>(inter) / static_cast<double>(a.size() + b.size() - inter);
 }
 
-// Strips Markdown block markers the renderer added ("# ", "- ", code fences).
+// Drops markup that is not prose: wiki headings ("====== Title ======", DokuWiki and MediaWiki
+// syntax, which a plain-text file keeps) and bold markers ("**term**", "__term__").
+std::string strip_inline_markup(const std::string& in) {
+  std::string t;
+  for (size_t i = 0; i < in.size();) {
+    if (in.compare(i, 2, "==") == 0) {
+      size_t open_end = in.find_first_not_of('=', i);
+      size_t close = open_end == std::string::npos ? std::string::npos : in.find("==", open_end);
+      if (close != std::string::npos && close - open_end < 120) {
+        i = in.find_first_not_of('=', close);
+        if (i == std::string::npos) i = in.size();
+        continue;
+      }
+    }
+    if (in.compare(i, 2, "**") == 0 || in.compare(i, 2, "__") == 0) {
+      i += 2;
+      continue;
+    }
+    t += in[i++];
+  }
+  return collapse_ws(t);
+}
+
+// Strips Markdown block markers the renderer added ("# ", "- ", code fences) and inline markup.
 std::string clean_sentence(std::string_view s) {
-  std::string t = collapse_ws(s);
+  std::string t = strip_inline_markup(collapse_ws(s));
   while (!t.empty() && (t[0] == '#' || t[0] == '-' || t[0] == '*' || t[0] == '`')) {
     size_t i = t.find_first_not_of("#-*` ");
     t = i == std::string::npos ? "" : t.substr(i);

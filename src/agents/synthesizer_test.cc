@@ -45,6 +45,22 @@ TEST_F(Extractive, DefinitionQuestionOpensWithTheDefinition) {
   EXPECT_EQ(r.answer.rfind("A steam turbine is a machine that extracts thermal energy", 0), 0u) << r.answer;
 }
 
+TEST(ExtractiveMarkup, WikiHeadingsAndBoldMarkersAreNotQuoted) {
+  testing::TempDir dir;
+  auto store = Store::open(dir.str());
+  mmkg::testing::put_text_document(
+      *store, "w1", "/c/engines_wiki.txt",
+      {"====== Steam Engine ====== The **steam engine** is a heat engine that performs mechanical work using "
+       "steam as its working fluid. ===== History ===== Early engines pumped water out of mines."});
+  mmkg::testing::put_text_document(*store, "w2", "/c/boats.txt",
+                                   {"Boats on the river were later driven by steam engines and paddles."});
+  AskResult r = testing::ask_with(*store, "What is a steam engine?", {}, "none");
+  ASSERT_TRUE(r.found) << r.answer;
+  EXPECT_EQ(r.answer.rfind("The steam engine is a heat engine that performs mechanical work", 0), 0u) << r.answer;
+  EXPECT_EQ(r.answer.find("=="), std::string::npos) << r.answer;
+  EXPECT_EQ(r.answer.find("**"), std::string::npos) << r.answer;
+}
+
 TEST_F(Extractive, EachPartGetsACitedSentenceFromItsOwnPassage) {
   AskResult r = ask_bm25("Why are generators cooled with hydrogen, and who built the first practical steam turbine?");
   ASSERT_TRUE(r.found) << r.answer;
