@@ -3,12 +3,13 @@
 import json,sys
 for f in sys.argv[1:]:
     d=json.load(open(f))
-    print(f, 'accuracy %.3f citation_precision %.3f'%(d['answer_accuracy'],d['citation_precision']))
+    if d.get('answer_accuracy') is None: print(f, '(retrieval only)')
+    else: print(f, 'accuracy %.3f citation_precision %.3f'%(d['answer_accuracy'],d['citation_precision']))
     types=sorted(next(iter(d['modes'].values()))['by_type'].keys())
     print('%-14s %6s %6s %6s | '%('mode','R@5','R@10','MRR')+' '.join('%-12s'%t[:12] for t in types))
     for m,v in d['modes'].items():
         print('%-14s %6.3f %6.3f %6.3f | '%(m,v['recall_at_k']['5'],v['recall_at_k']['10'],v['mrr'])+' '.join('%5.3f/%5.3f '%(v['by_type'][t]['recall_at_10'],v['by_type'][t]['mrr']) for t in types))
-    if 'items' in d:
+    if d.get('answer_accuracy') is not None and 'items' in d:
         from collections import defaultdict
         acc=defaultdict(lambda:[0,0])
         for it in d['items']:

@@ -53,6 +53,7 @@ struct Sentence {
   bool lead_in = false; // ends with ':' (introduces an equation or a list): only an antecedent
   double definition = 0;
   double score = 0;     // for the question as a whole
+  std::string quote;    // the same sentence verbatim from the chunk (whitespace collapsed)
 };
 
 double jaccard(const std::set<std::string>& a, const std::set<std::string>& b) {
@@ -83,6 +84,25 @@ std::string strip_inline_markup(const std::string& in) {
     t += in[i++];
   }
   return collapse_ws(t);
+}
+
+// A sentence as the citation quotes it: verbatim chunk text (whitespace collapsed), without a
+// leading wiki heading ("== Title ==") or Markdown block marker, at most 600 bytes. Dropping a
+// prefix or a tail keeps it a substring of the chunk.
+std::string verbatim_quote(std::string_view s) {
+  std::string t = collapse_ws(s);
+  if (t.compare(0, 2, "==") == 0) {
+    size_t open_end = t.find_first_not_of('=');
+    size_t close = open_end == std::string::npos ? std::string::npos : t.find("==", open_end);
+    if (close != std::string::npos) {
+      size_t after = t.find_first_not_of("= ", close);
+      t = after == std::string::npos ? "" : t.substr(after);
+    }
+  }
+  size_t i = t.find_first_not_of("#-*` ");
+  t = i == std::string::npos ? "" : t.substr(i);
+  if (t.size() > 600) t = std::string(utf8_prefix(t, 600));
+  return t;
 }
 
 // Strips Markdown block markers the renderer added ("# ", "- ", code fences) and inline markup.
@@ -272,6 +292,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       if (s.size() > 600) s = std::string(utf8_prefix(s, 597)) + "...";
       Sentence x{ci, pos, std::move(s), {}, 0, {}, false, false, lead_in, 0, 0};
       x.stems = stem_set(x.text);
+      x.quote = verbatim_quote(std::string_view(text).substr(b, e - b));
       std::set<std::string> with_where = x.stems;
       with_where.insert(where_stems.begin(), where_stems.end());
       x.coverage = term_coverage(with_where, q);
@@ -316,7 +337,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
     auto [it, fresh] = cite_no.try_emplace(s.cand, static_cast<int>(ans.citations.size()) + 1);
     if (fresh) ans.citations.push_back(make_citation(retrieval.context[s.cand].hit, it->second));
     Citation& c = ans.citations[static_cast<size_t>(it->second - 1)];
-    add_quote(c, s.text);
+    add_quote(c, s.quote.empty() ? s.text : s.quote);
     if (!ans.text.empty()) ans.text += ' ';
     ans.text += s.text + " [" + std::to_string(it->second) + "]";
   }

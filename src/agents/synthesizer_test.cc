@@ -59,6 +59,10 @@ TEST(ExtractiveMarkup, WikiHeadingsAndBoldMarkersAreNotQuoted) {
   EXPECT_EQ(r.answer.rfind("The steam engine is a heat engine that performs mechanical work", 0), 0u) << r.answer;
   EXPECT_EQ(r.answer.find("=="), std::string::npos) << r.answer;
   EXPECT_EQ(r.answer.find("**"), std::string::npos) << r.answer;
+  // The citation still quotes the chunk verbatim (its bold markers kept, its heading left out).
+  ASSERT_FALSE(r.citations.empty());
+  EXPECT_EQ(r.citations[0].quote.rfind("The **steam engine** is a heat engine", 0), 0u) << r.citations[0].quote;
+  EXPECT_NE(r.citations[0].text.find(r.citations[0].quote.substr(0, r.citations[0].quote.find(" … "))), std::string::npos);
 }
 
 TEST_F(Extractive, EachPartGetsACitedSentenceFromItsOwnPassage) {

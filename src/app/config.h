@@ -40,7 +40,7 @@ struct Config {
   /// or "none" (BM25 only). Checked by validate(); the model loads on first use.
   std::string embedder = "native";
   /// Hybrid search's fusion (--fusion zscore|relative|rrf; index/fusion.h).
-  Fusion fusion = Fusion::Zscore;
+  Fusion fusion = Fusion::Relative;  // measured best for answers: docs/EVAL.md
   /// The knowledge graph's backend (--graph; env MMKG_GRAPH; default sqlite).
   GraphBackend graph;
   /// The chat model (--llm): "none", "local" (llama-cpp-python with SmolLM2), an OpenAI-compatible

@@ -138,7 +138,7 @@ std::vector<SearchHit> Searcher::fuse(Store& store, std::string_view text, std::
   add(lex, lists[0]);
   add(den, lists[1]);
   const Fusion method = opt.fusion.value_or(fusion_);
-  if (method == Fusion::Zscore) {
+  if (method == Fusion::Zscore && opt.proximity_list) {
     // The third list: every candidate's proximity to the question (text/proximity.h), what
     // neither BM25 (words anywhere in the chunk) nor the chunk vector (its whole meaning) sees.
     TermStats stats(store);

@@ -34,6 +34,10 @@ struct SearchOptions {
   std::optional<Fusion> fusion;
   FusionParams fusion_params;    ///< relative fusion's weight, RRF's constant, z-score's floor
   double duplicate_cosine = 0.95;  ///< a hit this similar to a better one is dropped (MMR cut-off)
+  /// Z-score fusion's third list, the question's proximity (text/proximity.h). Off when a lexical
+  /// reranker scores the same proximity afterwards (ask's default): counted twice, it costs
+  /// answers (docs/EVAL.md, "proximity counted once").
+  bool proximity_list = true;
 };
 
 /// One query of a batch (search_many).
@@ -50,7 +54,7 @@ class Searcher {
  public:
   /// `embedder`: the session's embedder, loaded on the first dense search (not owned; its spec
   /// "none" means BM25 only). `fusion`: the default hybrid fusion.
-  Searcher(Store& store, LazyEmbedder& embedder, Fusion fusion = Fusion::Zscore);
+  Searcher(Store& store, LazyEmbedder& embedder, Fusion fusion = Fusion::Relative);
   ~Searcher();
 
   /// Ranked hits for a free-text query. Hybrid falls back to BM25 when no embedder or no

@@ -220,7 +220,7 @@ TEST(Fusion, EveryFusionServesHybridSearchAndKeepsBm25sBestHitAtTheHead) {
   }
   store->put_document(doc, "", cs, std::nullopt, emb->id());
   LazyEmbedder native(emb.get());
-  Searcher s(*store, native);  // default fusion: zscore
+  Searcher s(*store, native);  // default fusion: relative
   for (const char* q : {"robust standard errors", "hazard of an event", "shaded residuals of tables"}) {
     SearchOptions b;
     b.mode = SearchMode::Bm25;

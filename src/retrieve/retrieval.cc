@@ -145,6 +145,9 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
   SearchOptions so;
   so.mode = opt.mode;
   so.k = guesses ? opt.k_per_query * 2 : opt.k_per_query;
+  // The lexical reranker below scores each passage's proximity to the question: the fusion
+  // leaves it out so that it counts once.
+  so.proximity_list = !(opt.reranker && opt.reranker->name().find("lexical") != std::string::npos);
   std::vector<std::vector<SearchHit>> results = searcher.search_many(batch, so, opt.parallel);
   std::vector<std::string> first_hit(subqueries.size());  // each sub-query's best chunk
   for (size_t q = 0; q < subqueries.size(); ++q) {
