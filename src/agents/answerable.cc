@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "index/lexical.h"
+#include "text/common_words.h"
 #include "text/lexicon.h"
 #include "text/words.h"
 
@@ -13,9 +14,14 @@ namespace {
 
 // The question's words the corpus holds, each stem once, weighted by IDF; framing words (verbs
 // and adverbs that are not also nouns: "claim", "tend", "exactly", "routinely") weigh 0.3, since
-// questions paraphrase them freely while the nouns name what is asked.
+// questions paraphrase them freely while the nouns name what is asked. A word of general English
+// (among the ~2,800 most frequent lemmas, WordNet's SemCor counts: "field", "draw", "patient",
+// "handle") weighs 0.4 for the same reason: a question says "clinical fields" where the text
+// says "some areas", while its domain words ("downhill", "survfit", "censored") are the ones a
+// passage that answers must hold.
 std::vector<QueryTerm> held_terms(const std::string& question, TermStats& stats, double absent) {
   const graph::Lexicon& lex = graph::Lexicon::get();
+  const graph::rules::CommonWords& common = graph::rules::CommonWords::get();
   std::vector<QueryTerm> out;
   std::set<std::string> seen;
   for (auto& w : words(question)) {
@@ -27,7 +33,8 @@ std::vector<QueryTerm> held_terms(const std::string& question, TermStats& stats,
     // index, every word counts.)
     if (idf >= absent && stats.chunks() > 0) continue;
     bool framing = lex.loaded() && !lex.is_noun(w) && (lex.verb_form(w) || lex.is_adv(w));
-    out.push_back({st, idf * (framing ? 0.3 : 1.0)});
+    const double general = common.loaded() && common.common(w) ? kGeneralWordWeight : 1.0;
+    out.push_back({st, idf * std::min(framing ? 0.3 : 1.0, general)});
   }
   return out;
 }

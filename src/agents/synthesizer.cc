@@ -396,8 +396,14 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
   const Answerability verdict = judge_answerable(asked, parts, evidence, chunk_terms, stats, opt.min_coverage);
   double best_cov = 0;
   for (auto& s : sents) best_cov = std::max(best_cov, s.coverage);
+  // The best sentence must speak to the question too; counted, like the passage's coverage,
+  // with the question's general-English words discounted (answer_terms).
+  const std::vector<QueryTerm> qa = answer_terms(question, stats);
+  double best_answer_cov = 0;
+  for (auto& s : sents)
+    if (!s.lead_in) best_answer_cov = std::max(best_answer_cov, term_coverage(s.cov_stems, qa));
   ans.coverage = verdict.coverage;
-  if (sents.empty() || !verdict.answerable || best_cov < opt.min_coverage * 0.6) {
+  if (sents.empty() || !verdict.answerable || best_answer_cov < opt.min_coverage * 0.6) {
     ans.text = kNotFound;
     return ans;
   }

@@ -120,15 +120,24 @@ TEST_F(Extractive, UnknownNameOrUncoveredQuestionIsNotAnswered) {
   EXPECT_FALSE(u.found) << u.answer;
 }
 
-TEST(ExtractiveSentences, AStatementBeforeAnEquationIsQuotedAndALabelIsNot) {
+// A store of its own holding the given documents, asked without a model.
+struct SmallStore {
   testing::TempDir dir;
-  auto store = Store::open(dir.str());
-  mmkg::testing::put_text_document(
-      *store, "p1", "/c/pumps.txt",
+  std::unique_ptr<Store> store = Store::open(dir.str());
+  SmallStore& doc(const std::string& id, const std::string& path, const std::vector<std::string>& chunks) {
+    mmkg::testing::put_text_document(*store, id, path, chunks);
+    return *this;
+  }
+  AskResult ask(const std::string& q, const AskOptions& o = {}) { return testing::ask_with(*store, q, o, "none"); }
+};
+
+TEST(ExtractiveSentences, AStatementBeforeAnEquationIsQuotedAndALabelIsNot) {
+  SmallStore st;
+  st.doc("p1", "/c/pumps.txt",
       {"Priming: Fill the pump casing with about 20 litres of water before starting the feed pump:\n\n$$V = 20$$\n\n"
        "Benefits:\n\n- quieter start",
        "Feed pumps are driven by electric motors in most plants."});
-  AskResult r = testing::ask_with(*store, "How much water goes into the feed pump casing before starting it?", {}, "none");
+  AskResult r = st.ask("How much water goes into the feed pump casing before starting it?");
   ASSERT_TRUE(r.found) << r.answer;
   EXPECT_NE(r.answer.find("Fill the pump casing with about 20 litres of water before starting the feed pump. [1]"),
             std::string::npos)
@@ -137,10 +146,8 @@ TEST(ExtractiveSentences, AStatementBeforeAnEquationIsQuotedAndALabelIsNot) {
 }
 
 TEST(ExtractiveSentences, AnAnaphorIsScoredWithItsAntecedentAndFollowsIt) {
-  testing::TempDir dir;
-  auto store = Store::open(dir.str());
-  mmkg::testing::put_text_document(
-      *store, "s1", "/c/scaling.txt",
+  SmallStore st;
+  st.doc("s1", "/c/scaling.txt",
       {"Boiler scale builds up quickly when hard feed water is heated in long pipes. This has motivated "
        "softening plants, chemical dosing and magnetic conditioners.",
        "Hard feed water also stains the turbine blades over many years."});
@@ -148,7 +155,7 @@ TEST(ExtractiveSentences, AnAnaphorIsScoredWithItsAntecedentAndFollowsIt) {
   // its antecedent's words, for the answer to hold what motivated the remedies.
   AskOptions o;
   o.synth.max_sentences = 1;
-  AskResult r = testing::ask_with(*store, "Which remedies were motivated by boiler scale from hard feed water?", o, "none");
+  AskResult r = st.ask("Which remedies were motivated by boiler scale from hard feed water?", o);
   ASSERT_TRUE(r.found) << r.answer;
   EXPECT_NE(r.answer.find("This has motivated softening plants"), std::string::npos) << r.answer;
   EXPECT_LT(r.answer.find("Boiler scale builds up"), r.answer.find("This has motivated")) << "antecedent first: " << r.answer;
@@ -156,17 +163,30 @@ TEST(ExtractiveSentences, AnAnaphorIsScoredWithItsAntecedentAndFollowsIt) {
 }
 
 TEST(ExtractiveSentences, AReasonSaidAfterWhatItExplainsFollowsIt) {
-  testing::TempDir dir;
-  auto store = Store::open(dir.str());
-  mmkg::testing::put_text_document(
-      *store, "d1", "/c/valves.txt",
+  SmallStore st;
+  st.doc("d1", "/c/valves.txt",
       {"A relief valve is fitted to the steam drum above the water line:\n\n$$p < p_{max}$$\n\nwhere p is the drum "
        "pressure. This keeps the drum from bursting when the burners overfire.",
        "Valves are inspected every spring by the plant crew."});
-  AskResult r = testing::ask_with(*store, "What is the point of fitting a relief valve to the steam drum?", {}, "none");
+  AskResult r = st.ask("What is the point of fitting a relief valve to the steam drum?");
   ASSERT_TRUE(r.found) << r.answer;
   EXPECT_NE(r.answer.find("This keeps the drum from bursting"), std::string::npos) << r.answer;
   EXPECT_EQ(r.answer.rfind("A relief valve is fitted to the steam drum", 0), 0u) << r.answer;
+}
+
+TEST(ExtractiveAnswerable, AParaphraseInGeneralWordsIsAnsweredByThePassageWithItsDomainWords) {
+  SmallStore st;
+  st.doc("k1", "/c/curves.txt",
+      {"Some areas such as oncology always plot the survival curve downhill, while others such as cardiology "
+       "prefer the event rate uphill.",
+       "The clinical staff arrive early.", "The field team writes reports.", "Nurses draw blood at dawn.",
+       "Nurses usually tend to the patients first, going from room to room before the doctors' round.",
+       "Kaplan-Meier curves are step functions that drop at each death."});
+  st.doc("k2", "/c/wards.txt",
+                                   {"Patients on the ward tend to walk in the garden when the weather is good."});
+  AskResult r = st.ask("Which clinical fields usually tend to draw survival curves going uphill rather than downhill in their reports?");
+  ASSERT_TRUE(r.found) << "general words (clinical, fields, draw, going) are how the question paraphrases: " << r.answer;
+  EXPECT_NE(r.answer.find("cardiology"), std::string::npos) << r.answer;
 }
 
 }  // namespace

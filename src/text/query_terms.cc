@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "text/common_words.h"
 #include "text/words.h"
 #include "text/term_weights.h"
 
@@ -19,6 +20,20 @@ std::vector<QueryTerm> query_terms(std::string_view text, TermWeights& stats) {
     if (!seen.insert(st).second) continue;
     q.push_back({st, std::max(0.05, stats.idf(w))});
   }
+  return q;
+}
+
+std::vector<QueryTerm> answer_terms(std::string_view text, TermWeights& stats) {
+  std::vector<QueryTerm> q = query_terms(text, stats);
+  const auto& common = graph::rules::CommonWords::get();
+  if (!common.loaded()) return q;
+  std::map<std::string, bool> general;  // stem -> every word of the text with that stem is general
+  for (auto& w : words(text)) {
+    auto [it, fresh] = general.try_emplace(stem(w), true);
+    it->second = it->second && common.common(w);
+  }
+  for (auto& t : q)
+    if (general[t.stem]) t.idf *= kGeneralWordWeight;
   return q;
 }
 

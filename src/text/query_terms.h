@@ -21,6 +21,12 @@ struct QueryTerm {
 /// when every word is a stop word ("who is it?").
 std::vector<QueryTerm> query_terms(std::string_view text, TermWeights& stats);
 
+/// query_terms with each word of general English (CommonWords::common: "field", "draw",
+/// "patient") weighted kGeneralWordWeight: how a question paraphrases, while its domain words
+/// name what a passage that answers must hold. Used to judge which sentences answer.
+std::vector<QueryTerm> answer_terms(std::string_view text, TermWeights& stats);
+inline constexpr double kGeneralWordWeight = 0.4;
+
 /// The terms of several texts (the sub-queries of a plan), each stem once with its largest weight.
 std::vector<QueryTerm> query_terms(const std::vector<std::string>& texts, TermWeights& stats);
 

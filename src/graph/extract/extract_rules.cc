@@ -12,7 +12,7 @@
 #include "graph/model/graph_types.h"
 #include "graph/extract/patterns.h"
 #include "graph/extract/terms.h"
-#include "graph/extract/common_words.h"
+#include "text/common_words.h"
 #include "graph/extract/type_cues.h"
 
 namespace mmkg::graph {

@@ -2,7 +2,8 @@
 // in any English text ("results", "approach", "performance", "ability") that, alone, they name no
 // domain thing. The source is WordNet's cntlist.rev (Debian package wordnet-base): the SemCor
 // sense-tag counts, ~260,000 tagged words of the Brown corpus, general English of every genre.
-// Internal to src/graph.
+// Used by the graph extractor (which words alone name no domain thing) and by the answerability
+// check (which question words are how questions paraphrase).
 #pragma once
 
 #include <string>

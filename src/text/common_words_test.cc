@@ -1,4 +1,4 @@
-#include "graph/extract/common_words.h"
+#include "text/common_words.h"
 
 #include <gtest/gtest.h>
 
