@@ -269,6 +269,20 @@ TEST(ExtractRules, PartOfUsesExtendsPatterns) {
     if (x.type == "uses" && x.src == "RoPE") EXPECT_EQ(x.sentence, "RoPE relies on rotation matrices.");
 }
 
+TEST(ExtractRules, SoftwareAndComputationPatterns) {
+  std::string text = "The Newey-West estimator is implemented in the sandwich package. "
+                     "The Brier score is computed using the Kaplan-Meier estimate. "
+                     "The survival package includes the Cox model and the Aalen-Johansen estimator. "
+                     "The robust variance is available in survfit.";
+  auto r = run(text);
+  EXPECT_TRUE(has_rel(r, "Newey-West estimator", "part_of", "sandwich package")) << dump(r);
+  EXPECT_TRUE(has_rel(r, "Brier score", "uses", "Kaplan-Meier estimate")) << dump(r);
+  EXPECT_TRUE(has_rel(r, "Cox model", "part_of", "survival package")) << dump(r);
+  EXPECT_TRUE(has_rel(r, "Aalen-Johansen estimator", "part_of", "survival package")) << dump(r);
+  EXPECT_TRUE(has_rel(r, "robust variance", "part_of", "survfit")) << dump(r);
+  check_consistent(r, text);
+}
+
 TEST(ExtractRules, ProposesNeedsTheDocumentTitle) {
   std::string text = "We propose the Transformer, a network architecture based solely on attention. "
                      "The proposed model is faster.";

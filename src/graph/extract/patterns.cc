@@ -149,13 +149,29 @@ struct Found {
 // Each pattern looks at token i and returns true when the token belongs to its family (whether
 // or not it found a relation there): the later patterns then skip the token.
 
-// X is part of Y / X is based on Y / X is composed of Y / X is compared with Y, with k the token
-// after the copula. True when one of these phrases is there.
+// X is part of Y / X is implemented in Y / X is computed using Y / X is based on Y / X is
+// composed of Y / X is compared with Y, with k the token after the copula. True when one of these
+// phrases is there.
 bool copula_phrase(const Found& f, int x, int k) {
   const Matcher& mt = f.mt;
   if (int l = mt.seq(k, {"part", "of"})) {
     for (int z : mt.list(k + l)) f.add(x, z, "part_of");  // X is part of Y (one Y, usually)
     return true;
+  }
+  // X is implemented in Y / is available in Y / is provided by Y / is included in Y: software
+  // and methods live in packages and tools ("vcovHC is implemented in the sandwich package").
+  for (auto ph : {std::initializer_list<std::string_view>{"implemented", "in"}, {"available", "in"},
+                  {"provided", "by"}, {"provided", "in"}, {"included", "in"}, {"contained", "in"}})
+    if (int l = mt.seq(k, ph)) {
+      if (int y = mt.after(k + l); y >= 0) f.add(x, y, "part_of");
+      return true;
+    }
+  // X is computed / estimated / obtained / calculated using (via, with) Y.
+  if (mt.is(k, "computed") || mt.is(k, "estimated") || mt.is(k, "obtained") || mt.is(k, "calculated")) {
+    if (mt.is(k + 1, "using") || mt.is(k + 1, "via") || mt.is(k + 1, "with")) {
+      if (int y = mt.after(k + 2); y >= 0) f.add(x, y, "uses");
+      return true;
+    }
   }
   if (int l = mt.seq(k, {"based", "on"})) {
     if (int y = mt.after(k + l); y >= 0) f.add(x, y, "uses");
@@ -252,13 +268,14 @@ bool and_other(const Found& f, int i) {
   return true;
 }
 
-// ---- Y consists of / contains / comprises X...
+// ---- Y consists of / contains / comprises / includes X...
 bool consists_of(const Found& f, int i) {
   const Matcher& mt = f.mt;
   int l = mt.seq(i, {"consists", "of"});
   if (!l) l = mt.seq(i, {"consist", "of"});
   if (!l) l = mt.seq(i, {"comprises"}) ? 1 : mt.seq(i, {"comprise"});
   if (!l) l = mt.seq(i, {"contains"}) ? 1 : mt.seq(i, {"contain"});
+  if (!l) l = mt.seq(i, {"includes"}) ? 1 : mt.seq(i, {"include"});
   if (!l) return false;
   int y = mt.before(i);
   if (y >= 0)
