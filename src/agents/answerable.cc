@@ -57,6 +57,9 @@ Answerability judge_answerable(const std::string& question, const std::vector<Qu
     if (missing.empty()) continue;
     std::string n;
     for (auto& w : name) n += (n.empty() ? "" : " ") + w;
+    // As the question writes it ("Stata", not "stata"), when it is there in those words.
+    const std::string lq = lower_ascii(question);
+    if (size_t at = lq.find(n); at != std::string::npos) n = question.substr(at, n.size());
     a.why = "no passage mentions " + n;
     return a;
   }

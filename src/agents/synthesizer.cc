@@ -404,7 +404,11 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
     if (!s.lead_in) best_answer_cov = std::max(best_answer_cov, term_coverage(s.cov_stems, qa));
   ans.coverage = verdict.coverage;
   if (sents.empty() || !verdict.answerable || best_answer_cov < opt.min_coverage * 0.6) {
-    ans.text = kNotFound;
+    // Says why, so that a user knows what to ask or add: "no passage mentions Stata".
+    std::string why = !verdict.answerable && !verdict.why.empty() ? verdict.why
+                      : sents.empty()                            ? ""
+                                                                 : "no sentence of the passages speaks to the question";
+    ans.text = why.empty() ? kNotFound : "The documents do not say: " + why + ".";
     return ans;
   }
 

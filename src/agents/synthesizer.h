@@ -26,7 +26,9 @@ struct SynthOptions {
 /// A citation numbered `n` for a retrieved chunk (quote empty).
 Citation make_citation(const SearchHit& h, int n);
 
-/// The answer given when the documents do not contain one.
+/// The answer given when the documents do not contain one and nothing more specific can be said;
+/// otherwise the answer is "The documents do not say: " + why ("no passage mentions Stata",
+/// "no passage covers enough of the question", "no passage gives the number asked for in ...").
 extern const char* const kNotFound;
 
 Answer synthesize_extractive(const std::string& question, const Retrieval& retrieval, TermStats& stats,
