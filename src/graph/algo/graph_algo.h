@@ -36,6 +36,21 @@ std::vector<std::pair<std::string, double>> rank_chunks_by_ppr(const GraphSnapsh
 std::map<std::string, double> entity_ppr(const GraphSnapshot& g, const std::map<std::string, double>& seeds,
                                          const PprOptions& options = {});
 
+struct BridgeOptions {
+  size_t seeds = 5;  ///< the retrievers' first chunks the hop starts from (half a context of 10)
+  int k = 10;        ///< chunks returned
+};
+
+/// Bridge-entity expansion for questions that need a second hop: chunks that share specific
+/// entities with `seed_chunks` (the retrievers' best chunks, best first) and lie in another
+/// document than the seeds naming those entities. Each shared entity adds its inverse document
+/// frequency over the chunks, log(C / df): a package or function named in few passages is a
+/// bridge, a word named everywhere is not. Seeds themselves are not returned. Best first, at
+/// most `k`; empty when nothing bridges.
+std::vector<std::pair<std::string, double>> rank_chunks_by_bridge(const GraphSnapshot& g,
+                                                                  const std::vector<std::string>& seed_chunks,
+                                                                  const BridgeOptions& options = {});
+
 struct CommunityOptions {
   double resolution = 1.0;  ///< Leiden resolution (modularity objective)
   int min_size = 3;         ///< smaller communities are not kept
