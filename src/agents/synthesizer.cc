@@ -46,6 +46,7 @@ struct Sentence {
   size_t pos;           // its place among the shown sentences of its chunk
   std::string text;
   std::set<std::string> stems;
+  std::set<std::string> cov_stems;  // stems, with where the passage stands: what coverage counts
   double coverage = 0;  // IDF share of the question's terms present
   std::vector<double> part_cov;  // the same share for each part's own terms
   bool number = false;  // holds a number the question does not
@@ -141,6 +142,48 @@ double part_score(const Sentence& s, size_t p, const QuestionPart& part, size_t 
 // Length normalisation: longer sentences match more words by chance.
 double len_pen(const Sentence& s) { return s.stems.size() > 40 ? 0.9 : 1.0; }
 
+// How well a sentence answers the question as a whole: its best part, the passage's rank
+// (`prior`) and how much it reads as a definition.
+double sentence_score(const Sentence& x, const std::vector<QuestionPart>& parts, double prior) {
+  double shape = 0;
+  for (size_t p = 0; p < parts.size(); ++p) shape = std::max(shape, part_score(x, p, parts[p], parts.size()));
+  return shape * len_pen(x) + prior + 0.6 * x.definition;
+}
+
+// A sentence that opens with an anaphor ("This prevents ...", "It ...", "These ...") speaks
+// about what the sentence before it named.
+bool opens_with_anaphor(const std::string& text) {
+  auto ws = words(text.substr(0, text.find(' ')));
+  return !ws.empty() && (ws[0] == "this" || ws[0] == "these" || ws[0] == "it" || ws[0] == "such" ||
+                         ws[0] == "they" || ws[0] == "thus" || ws[0] == "hence");
+}
+
+// A sentence ending in ':' that only introduces what follows ("Benefits:", "..., computing:",
+// "... is given by:", "as follows:") says nothing by itself; one that states something before
+// its colon ("Multiply the loss by a large constant (e.g. 1024) to keep gradients in range:")
+// is a statement whose equation or list follows.
+bool label_lead_in(const std::string& s) {
+  auto ws = words(s);
+  if (ws.size() < 6) return true;
+  static const std::set<std::string> kIntro = {"follows", "follow", "below", "by", "as", "is", "are", "be",
+                                               "computing", "compute", "computed", "given", "written", "defined",
+                                               "where", "include", "includes", "including", "gives", "yields",
+                                               "obtain", "get", "steps", "example", "examples", "e", "g", "i"};
+  return kIntro.count(ws.back()) > 0;
+}
+
+// The nearest statement before sentence i in its passage (an equation between them was not
+// kept as a sentence), for an anaphor in i to point back to.
+std::optional<size_t> antecedent(const std::vector<Sentence>& sents, size_t i) {
+  const Sentence& c = sents[i];
+  std::optional<size_t> ante;
+  for (size_t j = 0; j < sents.size(); ++j)
+    if (sents[j].cand == c.cand && sents[j].pos < c.pos && sents[j].pos + 3 >= c.pos &&
+        (!ante || sents[j].pos > sents[*ante].pos))
+      ante = j;
+  return ante;
+}
+
 // The sentences of the answer, in the order they are written:
 //  1. for a definition question, the sentence that best defines X (its form first, then how much
 //     of the question it covers), so that "what is X?" opens with what X is;
@@ -197,20 +240,33 @@ std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const s
   // before it (same passage, so no new citation).
   for (size_t k = 0; k < chosen.size(); ++k) {
     const Sentence& c = sents[chosen[k]];
-    auto ws = words(c.text.substr(0, c.text.find(' ')));
-    if (ws.empty() || !(ws[0] == "this" || ws[0] == "these" || ws[0] == "it" || ws[0] == "such" ||
-                        ws[0] == "they" || ws[0] == "thus" || ws[0] == "hence"))
-      continue;
-    // The nearest statement before it (an equation between them was not kept as a sentence).
-    std::optional<size_t> ante;
-    for (size_t i = 0; i < sents.size(); ++i)
-      if (sents[i].cand == c.cand && sents[i].pos < c.pos && sents[i].pos + 3 >= c.pos &&
-          (!ante || sents[i].pos > sents[*ante].pos))
-        ante = i;
+    if (!opens_with_anaphor(c.text)) continue;
+    std::optional<size_t> ante = antecedent(sents, chosen[k]);
     if (ante && usable(*ante)) {
       chosen.insert(chosen.begin() + static_cast<long>(k), *ante);
       chars += sents[*ante].text.size();
       ++k;
+    }
+  }
+  // 2c. A reason is often said right after what it explains ("Dropout is applied to the weights
+  // after the softmax. This prevents the model from relying on ..."): for a part asking why,
+  // the sentence after the one that answers it, when it opens with an anaphor, follows it.
+  for (size_t p = 0; p < parts.size(); ++p) {
+    if (parts[p].kind != AnswerKind::Reason || chosen.empty()) continue;
+    size_t at = 0;
+    for (size_t k = 1; k < chosen.size(); ++k)
+      if (part_score(sents[chosen[k]], p, parts[p], parts.size()) > part_score(sents[chosen[at]], p, parts[p], parts.size()))
+        at = k;
+    // The nearest statement after it (an equation between them is not a sentence).
+    const Sentence& c = sents[chosen[at]];
+    std::optional<size_t> next;
+    for (size_t i = 0; i < sents.size(); ++i)
+      if (sents[i].cand == c.cand && sents[i].pos > c.pos && sents[i].pos <= c.pos + 3 &&
+          (!next || sents[i].pos < sents[*next].pos))
+        next = i;
+    if (next && !sents[*next].lead_in && opens_with_anaphor(sents[*next].text) && usable(*next)) {
+      chosen.insert(chosen.begin() + static_cast<long>(at) + 1, *next);
+      chars += sents[*next].text.size();
     }
   }
   // 3. More from the passages already cited.
@@ -281,28 +337,50 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       if (text[b] == '#') continue;  // a heading line, not a statement
       std::string s = clean_sentence(std::string_view(text).substr(b, e - b));
       if (s.size() < (hit.figure_id.empty() ? 25u : 8u)) continue;  // headings, labels, fragments; not a table's rows
-      const bool lead_in = s.back() == ':';  // introduces an equation or a list: not a statement
+      const bool lead_in = s.back() == ':' && label_lead_in(s);  // introduces what follows: not a statement
+      if (s.back() == ':') s.back() = '.';  // a statement whose equation or list follows ends here
       // Code, titles and equation fragments are no answer in words; a table's rows and a caption
       // are (a table's own passage is terse by nature).
       if (hit.figure_id.empty() && (looks_like_code(s) || not_a_statement(s))) continue;
       if (s.size() > 600) s = std::string(utf8_prefix(s, 597)) + "...";
-      Sentence x{ci, pos, std::move(s), {}, 0, {}, false, false, lead_in, 0, 0};
+      Sentence x{ci, pos, std::move(s), {}, {}, 0, {}, false, false, lead_in, 0, 0};
       x.stems = stem_set(x.text);
       x.quote = verbatim_quote(std::string_view(text).substr(b, e - b));
       std::set<std::string> with_where = x.stems;
       with_where.insert(where_stems.begin(), where_stems.end());
       x.coverage = term_coverage(with_where, q);
       for (auto& pt : part_terms) x.part_cov.push_back(term_coverage(with_where, pt));
+      x.cov_stems = std::move(with_where);
       x.number = holds_new_number(x.text, question);
       x.name = holds_new_name(x.text, question);
       x.definition = defx.grade(x.text);
-      // Longer sentences match more words by chance: a mild length normalisation.
-      double len_pen = x.stems.size() > 40 ? 0.9 : 1.0;
-      double shape = 0;
-      for (size_t p = 0; p < parts.size(); ++p) shape = std::max(shape, part_score(x, p, parts[p], parts.size()));
-      x.score = shape * len_pen + prior + 0.6 * x.definition;
+      x.score = sentence_score(x, parts, prior);
       if (lead_in) x.score = x.coverage = 0, std::fill(x.part_cov.begin(), x.part_cov.end(), 0.0);
       sents.push_back(std::move(x));
+    }
+  }
+  // An anaphor's sentence says its part of the answer about what the sentence before it named
+  // ("Dropout is applied to the weights after the softmax. This prevents the model from relying
+  // on ..."): it is scored with its antecedent's words, when together they cover more of the
+  // question than the antecedent alone, and step 2b of choose_sentences puts the antecedent
+  // before it in the answer. Antecedents first, so that a chain does not compound.
+  {
+    std::vector<std::pair<size_t, std::set<std::string>>> pairs;
+    for (size_t i = 0; i < sents.size(); ++i) {
+      if (sents[i].lead_in || !opens_with_anaphor(sents[i].text)) continue;
+      auto a = antecedent(sents, i);
+      if (!a) continue;
+      std::set<std::string> both = sents[i].cov_stems;
+      both.insert(sents[*a].cov_stems.begin(), sents[*a].cov_stems.end());
+      if (0.9 * term_coverage(both, q) > sents[*a].coverage) pairs.emplace_back(i, std::move(both));
+    }
+    for (auto& [i, both] : pairs) {
+      Sentence& x = sents[i];
+      // Discounted: the pair is two sentences, and the anaphor may point past its neighbour.
+      x.coverage = std::max(x.coverage, 0.9 * term_coverage(both, q));
+      for (size_t p = 0; p < parts.size(); ++p)
+        x.part_cov[p] = std::max(x.part_cov[p], 0.9 * term_coverage(both, part_terms[p]));
+      x.score = sentence_score(x, parts, 0.1 / (1.0 + static_cast<double>(x.cand)));
     }
   }
   std::vector<PartEvidence> evidence(parts.size());

@@ -153,7 +153,20 @@ double definition_grade(const std::vector<std::string>& x, std::string_view sent
     if (form == 0) continue;
     // Subject position: X opens the sentence (after an article or a determiner-like word), or
     // opens the main clause after an introductory phrase ("In machine learning, attention is").
-    const bool subject = sep[i] || (i > 0 && sep[i - 1] && one_of(sw[i - 1], {"the", "a", "an"}));
+    bool subject = sep[i] || (i > 0 && sep[i - 1] && one_of(sw[i - 1], {"the", "a", "an"}));
+    // The gist form: "The (primary) idea of X is to turn ...", "The essence of X is ...". What
+    // X does in one clause is how authors summarise a method they do not define by a genus.
+    const size_t a = i > 0 && one_of(sw[i - 1], {"the", "a", "an"}) && !sep[i] ? i - 1 : i;  // "of the X"
+    if (a >= 2 && one_of(sw[a - 1], {"of", "behind"}) &&
+        one_of(sw[a - 2], {"idea", "ideas", "essence", "gist", "principle", "intuition"}) && form == 0.35) {
+      size_t k = a - 2;  // back over the article and at most one adjective before the noun
+      if (k > 0 && !sep[k] && !one_of(sw[k - 1], {"the", "a", "an"})) --k;
+      if (k > 0 && !sep[k] && one_of(sw[k - 1], {"the", "a", "an"})) --k;
+      if (sep[k]) {
+        form = 1.0;
+        subject = true;
+      }
+    }
     double g = form * (subject ? 0.8 : 0.3);
     // A relative or purpose clause after the genus: "a component that enables ...".
     for (size_t k = genus_at; k < sw.size() && k < genus_at + 6; ++k)
@@ -174,6 +187,18 @@ double definition_grade(const std::vector<std::string>& x, std::string_view sent
 
 Definiendum::Definiendum(const std::string& x) : full_(definiendum_stems(x)) {
   auto ws = words(x);
+  // "the Fine-Gray model" is defined as often by sentences about "the Fine-Gray approach" or
+  // "Fine-Gray" alone: a last word that only says what kind of thing a name is (model, method,
+  // test ...) may be any such word in the sentence. definition_grade allows one head noun
+  // after X, so the name without its kind word matches "the Fine-Gray approach is ...".
+  static const char* kKinds[] = {"model", "models", "method", "methods", "approach", "test", "tests", "estimator",
+                                 "technique", "algorithm", "framework", "procedure", "statistic", "function",
+                                 "package", "library", "tool", "mechanism", "scheme", "plot", "diagram", "measure"};
+  if (ws.size() >= 2)
+    for (auto k : kKinds)
+      if (ws.back() == k)
+        for (size_t i = 0; i + 1 < ws.size(); ++i)
+          if (!name_.empty() || !one_of(ws[i], {"the", "a", "an"})) name_.push_back(stem(ws[i]));
   static const char* kPreps[] = {"for", "of", "in", "on", "with", "from", "by", "under", "at"};
   for (size_t i = 1; i < ws.size(); ++i)
     for (auto p : kPreps)
@@ -187,6 +212,7 @@ double Definiendum::grade(std::string_view sentence) const {
   if (full_.empty()) return 0;
   double g = definition_grade(full_, sentence);
   if (!head_.empty()) g = std::max(g, 0.9 * definition_grade(head_, sentence));
+  if (!name_.empty()) g = std::max(g, 0.9 * definition_grade(name_, sentence));
   return g;
 }
 

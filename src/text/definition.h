@@ -23,7 +23,8 @@ double definition_strength(const std::vector<std::string>& x, std::string_view s
 /// A graded definition_strength (0..1) for choosing which sentence opens an answer to "what is
 /// X?". The form of the sentence decides: X followed by a copula and a genus ("X is a/an/the/one
 /// ...") or by "refers to", "means", "denotes", "is defined as", "stands for", or an appositive
-/// ("X, a method that ...") defines X; "X is used/seen in ..." only says something about it.
+/// ("X, a method that ...") defines X, and so does the gist form "the (main) idea of X is to
+/// ..."; "X is used/seen in ..." only says something about it.
 /// X counts as the subject when it opens the sentence or its main clause (after an article, or
 /// after an introductory phrase ending in a comma), and X may carry one head noun ("the attention
 /// mechanism is ..."). A genus followed by a relative or purpose clause ("a component that
@@ -31,9 +32,10 @@ double definition_strength(const std::vector<std::string>& x, std::string_view s
 /// ("we", "our") describes the authors' work rather than defining X.
 double definition_grade(const std::vector<std::string>& x, std::string_view sentence);
 
-/// X of a definition question, matched in full or by its head: the words before its first
+/// X of a definition question, matched in full, by its head: the words before its first
 /// preposition ("the Andersen-Gill model for recurrent infections" is defined by sentences about
-/// "the Andersen-Gill model").
+/// "the Andersen-Gill model"), or by its name without a last kind word ("the Fine-Gray model"
+/// by "the Fine-Gray approach is ...").
 class Definiendum {
  public:
   explicit Definiendum(const std::string& x);
@@ -43,6 +45,7 @@ class Definiendum {
 
  private:
   std::vector<std::string> full_, head_;
+  std::vector<std::string> name_;  ///< X without a last kind word ("fine-gray" of "fine-gray model")
 };
 
 /// Best Definiendum::grade over the sentences of `text` (headings skipped): which passage holds

@@ -67,5 +67,25 @@ TEST(Definition, GradesTheFormOfTheDefinition) {
       << "an aside in parentheses and a hedge do not hide the definition";
 }
 
+TEST(Definition, TheGistOfAMethodDefinesIt) {
+  const auto x = definiendum_stems("kalman filter");
+  const double gist = definition_grade(x, "The main idea of the Kalman filter is to blend a prediction with a noisy measurement.");
+  const double about = definition_grade(x, "The Kalman filter is used in every navigation system.");
+  EXPECT_GT(gist, about);
+  EXPECT_GE(gist, 0.8);
+  EXPECT_GT(definition_grade(x, "The idea behind the Kalman filter is to weigh two estimates."), about);
+  EXPECT_LT(definition_grade(x, "We had the idea of the Kalman filter is wrong."), gist) << "not at the opening";
+}
+
+TEST(Definition, ANamedModelIsDefinedUnderAnyKindWord) {
+  Definiendum d("the rankine model");
+  const double other_kind = d.grade("The primary idea of the Rankine approach is to track steam through four stages.");
+  EXPECT_GE(other_kind, 0.7);
+  EXPECT_GT(other_kind, d.grade("The Rankine model is used in power plants."));
+  EXPECT_GT(Definiendum("the rankine model").grade("Rankine is a cycle that converts heat into work."), 0.5);
+  EXPECT_EQ(Definiendum("the steam cycle").grade("Steam is a gas that drives turbines."), 0.0)
+      << "only a kind word (model, method, test ...) may be dropped";
+}
+
 }  // namespace
 }  // namespace mmkg
