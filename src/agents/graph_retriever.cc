@@ -151,7 +151,8 @@ std::vector<RankedList> graph_lists(const GraphRetrieval& g) {
   std::vector<RankedList> out;
   for (auto* l : {&ppr, &facts, &comm})
     if (!l->chunk_ids.empty()) out.push_back(std::move(*l));
-  // The bridge hop starts from the retrievers' best chunks, so it is filled in retrieval
+  // The bridge hop starts from every chunk the retrievers ranked within their cut (the first hop;
+  // measured: starting from only their first 5 found less, docs/EVAL.md), so it is filled in retrieval
   // (RankedList::from_hits). Like every graph list, its head takes a context slot only when a
   // sub-query also found it just below the cut (RetrieveOptions::graph_slots).
   if (g.hop_graph) {

@@ -52,11 +52,13 @@ TEST(Bridge, AnEntityNamedEverywhereAddsNothing) {
   EXPECT_EQ(r, std::vector<std::string>{"b1"});
 }
 
-TEST(Bridge, OnlyTheFirstSeedsCountAndNoSeedsGiveNothing) {
+TEST(Bridge, SeedsBeyondTheLimitDoNotCountAndNoSeedsGiveNothing) {
   BridgeOptions one;
   one.seeds = 1;
   // c1 is second: with one seed only a1 bridges, and c1's "other" is named nowhere else.
   EXPECT_EQ(ids(rank_chunks_by_bridge(two_documents(), {"a1", "c1"}, one)), std::vector<std::string>{"b1"});
+  // By default every seed given counts: a1, second here, still leads to b1.
+  EXPECT_EQ(ids(rank_chunks_by_bridge(two_documents(), {"c1", "a1"})), std::vector<std::string>{"b1"});
   EXPECT_TRUE(rank_chunks_by_bridge(two_documents(), {}).empty());
   EXPECT_TRUE(rank_chunks_by_bridge(two_documents(), {"unknown"}).empty());
 }

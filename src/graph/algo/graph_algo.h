@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
@@ -37,7 +38,9 @@ std::map<std::string, double> entity_ppr(const GraphSnapshot& g, const std::map<
                                          const PprOptions& options = {});
 
 struct BridgeOptions {
-  size_t seeds = 5;  ///< the retrievers' first chunks the hop starts from (half a context of 10)
+  /// How many of the seed chunks the hop starts from; by default all given (retrieval gives the
+  /// chunks its sub-queries ranked within their cut: the whole first hop, no extra parameter).
+  size_t seeds = std::numeric_limits<size_t>::max();
   int k = 10;        ///< chunks returned
 };
 
