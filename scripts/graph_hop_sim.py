@@ -4,11 +4,12 @@ questions (issue 13, session 2)").
 
 For each question of a QA file: hybrid's top 50 (`mmkg search --json -k 50`, cached), the hop list
 of graph/algo/bridge.cc recomputed from `mmkg graph export` (seeds = hybrid's first SEEDS chunks,
-entities shared with chunks of other documents, scored by log(C / df)), and the context of 10 the
+default all 10; entities shared with chunks of other documents, scored by log(C / df)), and the
+context of 10 the
 slot rule would give (up to 2 slots after hybrid's 8). Prints the questions whose recall@10 or
 first-evidence rank changes and recall@10 / MRR per type, hybrid -> with the hop.
 
-  scripts/graph_hop_sim.py --bin build/mmkg --store S --qa QA [--seeds 5] [--rule head|deep1|deep2]
+  scripts/graph_hop_sim.py --bin build/mmkg --store S --qa QA [--seeds 10] [--rule head|deep1|deep2]
                            [--only ID,ID,...] [--same-document] [--cache DIR]
 
 The hop is simulated for every question (retrieval gives it only to questions of two parts,
@@ -41,7 +42,7 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--store", required=True)
     ap.add_argument("--qa", required=True)
-    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--seeds", type=int, default=10, help="hybrid chunks the hop starts from (retrieval: all within the cut, 10)")
     ap.add_argument("--rule", choices=["head", "deep1", "deep2"], default="head")
     ap.add_argument("--only", default="", help="comma-separated question ids that get the hop (default: all)")
     ap.add_argument("--same-document", action="store_true", help="count entities shared within a seed's document")
