@@ -5,8 +5,7 @@ questions (issue 13, session 2)").
 For each question of a QA file: hybrid's top 50 (`mmkg search --json -k 50`, cached), the hop list
 of graph/algo/bridge.cc recomputed from `mmkg graph export` (seeds = hybrid's first SEEDS chunks,
 default all 10; entities shared with chunks of other documents, scored by log(C / df)), and the
-context of 10 the
-slot rule would give (up to 2 slots after hybrid's 8). Prints the questions whose recall@10 or
+context of 10 the slot rule would give (up to 2 slots after hybrid's 8). Prints the questions whose recall@10 or
 first-evidence rank changes and recall@10 / MRR per type, hybrid -> with the hop.
 
   scripts/graph_hop_sim.py --bin build/mmkg --store S --qa QA [--seeds 10] [--rule head|deep1|deep2]
