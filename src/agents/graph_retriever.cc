@@ -6,8 +6,9 @@
 #include <set>
 #include <unordered_map>
 
-#include "text/words.h"
 #include "text/lexicon.h"
+#include "text/question_shape.h"
+#include "text/words.h"
 
 namespace mmkg {
 
@@ -60,6 +61,11 @@ GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, cons
   out.broad = is_broad_question(question);
   if (g.empty()) return out;
   out.entities = g.index().link(question, opt.max_entities);
+  // A question of two parts ("which package ..., and what does its vignette say ...?") may need
+  // a second passage that shares an entity with the first but few of the question's words: the
+  // bridge hop (graph_lists). One-part questions get no hop: their evidence is what the
+  // retrievers rank, and a hop's chunk would only take a place from it.
+  if (question_parts(question).size() >= 2) out.hop_graph = &g.snapshot();
 
   std::unordered_map<std::string, std::string> names;
   for (const auto& e : g.snapshot().entities) names[e.id] = e.name;
@@ -145,6 +151,20 @@ std::vector<RankedList> graph_lists(const GraphRetrieval& g) {
   std::vector<RankedList> out;
   for (auto* l : {&ppr, &facts, &comm})
     if (!l->chunk_ids.empty()) out.push_back(std::move(*l));
+  // The bridge hop starts from every chunk the retrievers ranked within their cut (the first hop;
+  // measured: starting from only their first 5 found less, docs/EVAL.md), so it is filled in retrieval
+  // (RankedList::from_hits). Like every graph list, its head takes a context slot only when a
+  // sub-query also found it just below the cut (RetrieveOptions::graph_slots).
+  if (g.hop_graph) {
+    const graph::GraphSnapshot* snap = g.hop_graph;
+    RankedList hop{"graph: entities shared with the best passages, in other documents", {}, 0.3};
+    hop.from_hits = [snap](const std::vector<std::string>& first) {
+      std::vector<std::string> ids;
+      for (const auto& [id, score] : graph::rank_chunks_by_bridge(*snap, first)) ids.push_back(id);
+      return ids;
+    };
+    out.push_back(std::move(hop));
+  }
   return out;
 }
 

@@ -47,8 +47,9 @@ bool is_broad_question(const std::string& question);
 
 GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, const GraphRetrieveOptions& opt);
 
-/// The graph's ranked chunk lists, weighted for fusion with the hybrid results: PPR (0.6),
-/// relation evidence (0.4), community summaries for broad questions (0.6).
+/// The graph's ranked chunk lists, weighted for fusion with the hybrid results: PPR (0.3),
+/// relation evidence (0.2), community summaries for broad questions (0.3), and for questions of
+/// two parts the bridge hop from the retrievers' best chunks (0.3, filled in retrieval).
 std::vector<RankedList> graph_lists(const GraphRetrieval& g);
 
 }  // namespace mmkg

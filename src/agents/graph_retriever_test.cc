@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "support/memory_graph_store.h"
 
 namespace mmkg {
@@ -45,6 +47,32 @@ TEST(GraphRetrieve, TypedFactsFirstThenCooccurrenceByAssociation) {
   EXPECT_EQ(r.facts[1].text, "sparse attention appears with block size");  // Dice 1.0
   EXPECT_EQ(r.facts[2].text, "sparse attention appears with attention");  // Dice 0.5, weight 3
   EXPECT_EQ(r.facts[2].weight, 3);  // the weight shown stays the sentence count
+}
+
+// Issue 13: a question of two parts gets the bridge hop (a list filled from the retrievers' first
+// hits: the chunk of another document that shares their rare entity); a one-part question does
+// not, so that its retrievers' evidence keeps every place.
+TEST(GraphRetrieve, TwoPartQuestionsGetTheBridgeHopOnePartQuestionsDoNot) {
+  graph::testing::MemoryGraphStore store;
+  graph::GraphDelta d;
+  d.entities = {entity("e1", "coeftest"), entity("e2", "regression")};
+  d.mentions = {{"e1", "a1", "A", "coeftest", 1}, {"e2", "a1", "A", "regression", 1},
+                {"e1", "b1", "B", "coeftest", 1}, {"e2", "b2", "B", "regression", 1},
+                {"e2", "b1", "B", "regression", 1}};
+  store.upsert(d);
+  graph::EmbedNames none = [](const std::vector<std::string>&) { return std::vector<std::vector<float>>{}; };
+  GraphContext g(store, none);
+  auto hop_of = [&](const std::string& q) -> std::optional<RankedList> {
+    for (auto& l : graph_lists(graph_retrieve(g, q, GraphRetrieveOptions{})))
+      if (l.from_hits) return l;
+    return std::nullopt;
+  };
+  std::optional<RankedList> hop =
+      hop_of("The paper runs its tests through a function from another package. Which function is that, and what "
+             "does that package's vignette say about it?");
+  ASSERT_TRUE(hop.has_value());
+  EXPECT_EQ(hop->from_hits({"a1"}), std::vector<std::string>{"b1"});
+  EXPECT_FALSE(hop_of("Which function runs the coefficient tests?").has_value());
 }
 
 }  // namespace

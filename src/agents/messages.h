@@ -14,6 +14,10 @@
 
 namespace mmkg {
 
+namespace graph {
+struct GraphSnapshot;
+}
+
 // ---- planner
 
 /// The plan: what to search for (QueryPlan, retrieval.h) and how it was made.
@@ -48,6 +52,10 @@ struct GraphRetrieval {
   std::vector<std::pair<std::string, double>> ppr_chunks;  ///< chunk id → PPR mass, best first
   std::vector<graph::Community> communities;               ///< for broad questions
   bool broad = false;                                      ///< the question asks for a list/overview
+  /// Set when the question asks two things (question_parts): the second may need a hop from the
+  /// retrievers' best passages through a shared entity (graph_lists, rank_chunks_by_bridge), in
+  /// this graph. Null: no hop. Not owned (the GraphContext's snapshot).
+  const graph::GraphSnapshot* hop_graph = nullptr;
 };
 
 // ---- RAG retriever

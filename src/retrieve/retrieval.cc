@@ -182,7 +182,20 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
     logf(log, "mmkg: retrieve: %zu chunks for sub-query '%s' (%s)", std::min(hits.size(), k), subqueries[q].c_str(),
               dl.empty() ? "none" : dl.c_str());
   }
-  add_ranked_lists(store, extra, subqueries.size(), index, all, log);
+  // Lists that start from the retrievers' first hits (RankedList::from_hits) are filled now, from
+  // the sub-queries' first k hits in fused order.
+  std::vector<RankedList> lists = extra;
+  if (std::any_of(lists.begin(), lists.end(), [](const RankedList& l) { return bool(l.from_hits); })) {
+    std::vector<const Candidate*> head;
+    for (const auto& c : all)
+      if (c.fused > 0) head.push_back(&c);
+    std::stable_sort(head.begin(), head.end(), [](const Candidate* a, const Candidate* b) { return a->fused > b->fused; });
+    std::vector<std::string> first;
+    for (const auto* c : head) first.push_back(c->hit.chunk_id);
+    for (auto& l : lists)
+      if (l.from_hits) l.chunk_ids = l.from_hits(first);
+  }
+  add_ranked_lists(store, lists, subqueries.size(), index, all, log);
   const size_t slots = guesses ? std::min(opt.graph_slots, opt.max_chunks) : 0;
   all = reserve_order(std::move(all), subqueries.size(), k, opt.max_chunks - slots, slots);
   // A follow-up round's sub-queries look for what the last answer lacked, and a definition
@@ -216,7 +229,7 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
       logf(log, "mmkg: retrieve: reranker %s failed (%s); fused order kept", rr.reranker.c_str(), rr.fallback.c_str());
     if (report) *report = std::move(rr);
   }
-  return pin_first(std::move(all), extra);
+  return pin_first(std::move(all), lists);
 }
 
 Retrieval retrieve(Store& store, Searcher& searcher, const QueryPlan& plan, const RetrieveOptions& opt,

@@ -114,6 +114,10 @@ struct RankedList {
   /// Pinned lists: stems that locate the chunks (the label and document name the question used
   /// to name them); they count as said by the chunk when the answer's coverage is measured.
   std::vector<std::string> where = {};
+  /// A list that depends on what the retrievers found (the graph's bridge-entity hop): called
+  /// once the sub-queries have run, with their first hits (fused order, best first); what it
+  /// returns becomes chunk_ids. Empty: chunk_ids as given.
+  std::function<std::vector<std::string>(const std::vector<std::string>& first_hits)> from_hits = {};
 };
 
 /// The ranked candidates `retrieve` packs into the context: every sub-query searched (one batch),

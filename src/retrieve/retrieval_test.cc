@@ -69,5 +69,32 @@ TEST_F(GraphSlots, ChunksOnlyTheGraphFoundOrRankedLowerTakeNoSlot) {
   EXPECT_EQ(ids.back(), "d-4");  // kept as a candidate, after everything the sub-queries found
 }
 
+// The graph's bridge hop (RankedList::from_hits) starts from the retrievers' first hits: it is
+// called with the sub-queries' first k hits in fused order, and its head, when a sub-query found
+// it just below the cut, takes the slot like any graph list's head.
+TEST_F(GraphSlots, AListFilledFromTheFirstHitsSeesThemInOrderAndItsHeadTakesASlot) {
+  std::vector<std::string> seen;
+  RankedList hop{"graph: hop", {}, 0.3};
+  hop.from_hits = [&](const std::vector<std::string>& first) {
+    seen = first;
+    return std::vector<std::string>{bm25[3]};
+  };
+  auto ids = ranked({hop});
+  EXPECT_EQ(seen, (std::vector<std::string>{bm25[0], bm25[1]}));
+  ASSERT_GE(ids.size(), 3u);
+  EXPECT_EQ(ids[0], bm25[0]);
+  EXPECT_EQ(ids[1], bm25[3]);  // the hop's head, found by the sub-query at rank 4 (k = 2)
+  EXPECT_EQ(ids[2], bm25[1]);
+}
+
+TEST_F(GraphSlots, AHopToAChunkNoRetrieverFoundTakesNoSlot) {
+  RankedList hop{"graph: hop", {}, 0.3};
+  hop.from_hits = [](const std::vector<std::string>&) { return std::vector<std::string>{"d-4"}; };
+  auto ids = ranked({hop});
+  ASSERT_GE(ids.size(), 2u);
+  EXPECT_EQ(ids[0], bm25[0]);
+  EXPECT_EQ(ids[1], bm25[1]);
+}
+
 }  // namespace
 }  // namespace mmkg

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
@@ -35,6 +36,23 @@ std::vector<std::pair<std::string, double>> rank_chunks_by_ppr(const GraphSnapsh
 /// Entity PPR scores (entity id → score), for explaining and for expanding neighbourhoods.
 std::map<std::string, double> entity_ppr(const GraphSnapshot& g, const std::map<std::string, double>& seeds,
                                          const PprOptions& options = {});
+
+struct BridgeOptions {
+  /// How many of the seed chunks the hop starts from; by default all given (retrieval gives the
+  /// chunks its sub-queries ranked within their cut: the whole first hop, no extra parameter).
+  size_t seeds = std::numeric_limits<size_t>::max();
+  int k = 10;        ///< chunks returned
+};
+
+/// Bridge-entity expansion for questions that need a second hop: chunks that share specific
+/// entities with `seed_chunks` (the retrievers' best chunks, best first) and lie in another
+/// document than the seeds naming those entities. Each shared entity adds its inverse document
+/// frequency over the chunks, log(C / df): a package or function named in few passages is a
+/// bridge, a word named everywhere is not. Seeds themselves are not returned. Best first, at
+/// most `k`; empty when nothing bridges.
+std::vector<std::pair<std::string, double>> rank_chunks_by_bridge(const GraphSnapshot& g,
+                                                                  const std::vector<std::string>& seed_chunks,
+                                                                  const BridgeOptions& options = {});
 
 struct CommunityOptions {
   double resolution = 1.0;  ///< Leiden resolution (modularity objective)
