@@ -49,6 +49,7 @@ struct Sentence {
   std::set<std::string> cov_stems;  // stems, with where the passage stands: what coverage counts
   double coverage = 0;  // IDF share of the question's terms present
   std::vector<double> part_cov;  // the same share for each part's own terms
+  std::vector<double> part_def;  // how well it defines what each part asks to define (0 when none)
   bool number = false;  // holds a number the question does not
   bool name = false;    // holds a name the question does not
   bool lead_in = false; // ends with ':' (introduces an equation or a list): only an antecedent
@@ -142,6 +143,23 @@ double part_score(const Sentence& s, size_t p, const QuestionPart& part, size_t 
 // Length normalisation: longer sentences match more words by chance.
 double len_pen(const Sentence& s) { return s.stems.size() > 40 ? 0.9 : 1.0; }
 
+// What part p asks to define, for a question of several parts: the part's own definition target
+// after any introductory phrase ("In a sandwich estimator, what is meant by the bread" asks for
+// "bread"), and an elliptic "what by the meat" after a "what is meant by" part asks for "meat".
+std::string part_definition_target(const std::vector<QuestionPart>& parts, size_t p) {
+  if (parts.size() < 2) return "";
+  auto target = [](const std::string& text) {
+    std::string t = definition_target(text);
+    const size_t comma = text.find(", ");
+    return t.empty() && comma != std::string::npos ? definition_target(text.substr(comma + 2)) : t;
+  };
+  std::string t = target(parts[p].text);
+  auto ws = words(parts[p].text);
+  if (t.empty() && p > 0 && ws.size() >= 3 && ws[0] == "what" && ws[1] == "by" && !target(parts[p - 1].text).empty())
+    t = target("what is meant by " + parts[p].text.substr(parts[p].text.find("by") + 3));
+  return t;
+}
+
 // How well a sentence answers the question as a whole: its best part, the passage's rank
 // (`prior`) and how much it reads as a definition.
 double sentence_score(const Sentence& x, const std::vector<QuestionPart>& parts, double prior) {
@@ -223,7 +241,7 @@ std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const s
     for (size_t i = 0; i < sents.size(); ++i) {
       if (sents[i].lead_in) continue;
       double sc = part_score(sents[i], p, parts[p], parts.size()) * len_pen(sents[i]) + prior(sents[i]) +
-                  (parts.size() == 1 ? 0.3 * sents[i].definition : 0.0);
+                  0.3 * (parts.size() == 1 ? sents[i].definition : sents[i].part_def[p]);
       if (!best || sc > best_score) best = i, best_score = sc;
     }
     if (!best) continue;
@@ -300,6 +318,8 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
     part_terms.push_back(content_stems(p.text).empty() && !part_terms.empty() ? part_terms.back()
                                                                               : query_terms(p.text, stats));
   const Definiendum defx(definition_target(question));
+  std::vector<Definiendum> part_defs;  // "what is meant by the bread, and what by the meat?"
+  for (size_t p = 0; p < parts.size(); ++p) part_defs.emplace_back(part_definition_target(parts, p));
 
   // Score every sentence of every context chunk.
   std::vector<Sentence> sents;
@@ -343,7 +363,8 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       // are (a table's own passage is terse by nature).
       if (hit.figure_id.empty() && (looks_like_code(s) || not_a_statement(s))) continue;
       if (s.size() > 600) s = std::string(utf8_prefix(s, 597)) + "...";
-      Sentence x{ci, pos, std::move(s), {}, {}, 0, {}, false, false, lead_in, 0, 0};
+      Sentence x{.cand = ci, .pos = pos, .text = std::move(s)};
+      x.lead_in = lead_in;
       x.stems = stem_set(x.text);
       x.quote = verbatim_quote(std::string_view(text).substr(b, e - b));
       std::set<std::string> with_where = x.stems;
@@ -354,6 +375,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       x.number = holds_new_number(x.text, question);
       x.name = holds_new_name(x.text, question);
       x.definition = defx.grade(x.text);
+      for (auto& d : part_defs) x.part_def.push_back(d.empty() ? 0.0 : d.grade(x.text));
       x.score = sentence_score(x, parts, prior);
       if (lead_in) x.score = x.coverage = 0, std::fill(x.part_cov.begin(), x.part_cov.end(), 0.0);
       sents.push_back(std::move(x));

@@ -189,5 +189,19 @@ TEST(ExtractiveAnswerable, AParaphraseInGeneralWordsIsAnsweredByThePassageWithIt
   EXPECT_NE(r.answer.find("cardiology"), std::string::npos) << r.answer;
 }
 
+TEST(ExtractiveSentences, EachPartThatAsksForADefinitionGetsOne) {
+  SmallStore st;
+  st.doc("b1", "/c/plant.txt",
+         {"Operators check the boiler and the condenser of the steam plant every morning before the shift starts.",
+          "The \xE2\x80\x9C" "boiler\xE2\x80\x9D of the steam plant is the vessel in which water is heated into steam.",
+          "The condenser is a heat exchanger that turns the exhaust steam back into water.",
+          "Spare parts for the boiler and the condenser of the steam plant are kept in the store room."});
+  AskResult r = st.ask("In a steam plant, what is meant by the boiler, and what by the condenser?");
+  ASSERT_TRUE(r.found) << r.answer;
+  EXPECT_NE(r.answer.find("is the vessel in which water is heated"), std::string::npos) << r.answer;
+  EXPECT_NE(r.answer.find("is a heat exchanger that turns"), std::string::npos) << r.answer;
+  EXPECT_EQ(r.answer.find("Operators check"), std::string::npos) << r.answer;
+}
+
 }  // namespace
 }  // namespace mmkg

@@ -92,16 +92,28 @@ double definition_grade(const std::vector<std::string>& x, std::string_view sent
   {
     bool mark = true;
     size_t i = 0;
-    auto word_byte = [](unsigned char c) { return std::isalnum(c) || c >= 0x80; };
+    // Curly quotes are punctuation, not letters: “meat” is the word meat.
+    auto curly_quote = [&](size_t k) {
+      return sentence.compare(k, 2, "\xE2\x80") == 0 && k + 2 < sentence.size() &&
+             std::string_view("\x98\x99\x9C\x9D").find(sentence[k + 2]) != std::string_view::npos;
+    };
+    auto word_byte = [&](size_t k) {
+      const unsigned char c = static_cast<unsigned char>(sentence[k]);
+      return (std::isalnum(c) || c >= 0x80) && !curly_quote(k);
+    };
     while (i < sentence.size()) {
       unsigned char c = static_cast<unsigned char>(sentence[i]);
-      if (!word_byte(c)) {
+      if (curly_quote(i)) {
+        i += 3;
+        continue;
+      }
+      if (!word_byte(i)) {
         mark = mark || std::string_view(",;:=*#|>").find(static_cast<char>(c)) != std::string_view::npos;
         ++i;
         continue;
       }
       size_t b = i;
-      while (i < sentence.size() && word_byte(static_cast<unsigned char>(sentence[i]))) ++i;
+      while (i < sentence.size() && word_byte(i)) ++i;
       sw.push_back(lower_ascii(std::string_view(sentence).substr(b, i - b)));
       sep.push_back(mark);
       mark = false;
@@ -121,10 +133,20 @@ double definition_grade(const std::vector<std::string>& x, std::string_view sent
     for (size_t k = 0; k < x.size() && match; ++k) match = stem(sw[i + k]) == x[k];
     if (!match) continue;
     size_t j = i + x.size();
-    // The defining form right after X, or after one head noun ("the attention mechanism is").
+    // The defining form right after X, or after one head noun ("the attention mechanism is"),
+    // or after a short "of" phrase that says whose X it is ("the meat of the sandwich M is the
+    // variance of ..."): then the form is read at the copula.
     double form = 0;
     size_t genus_at = 0;
-    for (size_t h = j; h <= j + 1 && h < sw.size() && form == 0; ++h) {
+    size_t h_last = j + 1;
+    if (j < sw.size() && sw[j] == "of" && !sep[j])
+      for (size_t h = j + 2; h < sw.size() && h <= j + 5 && !sep[h]; ++h)
+        if (sw[h] == "is" || sw[h] == "are") {
+          h_last = h;
+          break;
+        }
+    for (size_t h = j; h <= h_last && h < sw.size() && form == 0; ++h) {
+      if (h > j + 1 && h < h_last) continue;  // inside the "of" phrase
       const std::string& v = sw[h];
       const std::string n = h + 1 < sw.size() ? sw[h + 1] : "";
       const std::string n2 = h + 2 < sw.size() ? sw[h + 2] : "";

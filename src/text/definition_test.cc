@@ -87,5 +87,15 @@ TEST(Definition, ANamedModelIsDefinedUnderAnyKindWord) {
       << "only a kind word (model, method, test ...) may be dropped";
 }
 
+TEST(Definition, QuotedTermsAndAWhoseOfPhraseStillDefine) {
+  Definiendum d("meat");
+  EXPECT_GE(d.grade("The \xE2\x80\x9Cmeat\xE2\x80\x9D is the variance of the estimating function."), 0.8)
+      << "curly quotes are punctuation";
+  EXPECT_GE(d.grade("The meat of the sandwich M(1) is the variance of the estimating function."), 0.8)
+      << "a short 'of' phrase between X and the copula";
+  EXPECT_LT(d.grade("The meat of the sandwich that the cook made on Sunday is the best."), 0.8)
+      << "a long phrase: the copula is not X's";
+}
+
 }  // namespace
 }  // namespace mmkg
