@@ -70,10 +70,11 @@ Answerability judge_answerable(const std::string& question, const std::vector<Qu
     return a;
   }
   // A part that asks for a quantity, whose words the passages do use, but where no sentence that
-  // speaks to it holds a number: the documents discuss the subject, not the figure asked for.
+  // speaks to it nearly as well as the best one (two thirds) holds a number: the documents
+  // discuss the subject, not the figure asked for.
   for (size_t p = 0; p < parts.size() && p < evidence.size(); ++p) {
     const PartEvidence& e = evidence[p];
-    if (parts[p].kind == AnswerKind::Number && e.best >= 0.25 && e.best_of_kind < 0.4 * e.best) {
+    if (parts[p].kind == AnswerKind::Number && e.best >= 0.25 && e.best_of_kind < 0.67 * e.best) {
       a.why = "no passage gives the number asked for in \"" + parts[p].text + "\"";
       return a;
     }

@@ -34,7 +34,7 @@ struct Answerability {
 ///    over the words the corpus holds (IDF-weighted, framing verbs and adverbs discounted; a
 ///    paraphrase's words the corpus never uses cannot count against it);
 ///  - a part asking for a number, whose words the passages use, needs a sentence holding a
-///    number that covers it comparably (`evidence`, one per part): otherwise the documents
+///    number that covers it nearly as well (2/3; `evidence`, one per part): otherwise the documents
 ///    discuss the subject but not the figure asked for.
 /// `chunk_stems[i]` are the stems passage i shows (with its document name and headings).
 Answerability judge_answerable(const std::string& question, const std::vector<QuestionPart>& parts,

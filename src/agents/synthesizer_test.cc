@@ -203,5 +203,26 @@ TEST(ExtractiveSentences, EachPartThatAsksForADefinitionGetsOne) {
   EXPECT_EQ(r.answer.find("Operators check"), std::string::npos) << r.answer;
 }
 
+TEST(ExtractiveAnswerable, ANumberAskedForNeedsASentenceWithANumberThatSpeaksToIt) {
+  const std::vector<std::string> subject = {
+      "The veterans' lung cancer trial compared a standard and a test chemotherapy arm; the median survival "
+      "time of each treatment arm is shown by Kaplan-Meier curves in the trial report.",
+      "The veterans' lung cancer trial data set has 137 rows, one per patient, with the survival time in days.", "Karnofsky scores measure how well patients manage daily life."};
+  const std::string q = "What is the median survival time in each treatment arm of the veterans' lung cancer trial?";
+  SmallStore without;
+  without.doc("v1", "/c/veterans.txt", subject);
+  AskResult r = without.ask(q);
+  EXPECT_FALSE(r.found) << "the subject is there, the figure is not: " << r.answer;
+  EXPECT_NE(r.answer.find("no passage gives the number asked for"), std::string::npos) << r.answer;
+  SmallStore with;
+  auto chunks = subject;
+  chunks.push_back("In the veterans' lung cancer trial the median survival time was 103 days in the standard treatment arm and 52 days in "
+                   "the test arm.");
+  with.doc("v1", "/c/veterans.txt", chunks);
+  AskResult f = with.ask(q);
+  ASSERT_TRUE(f.found) << f.answer;
+  EXPECT_NE(f.answer.find("103 days"), std::string::npos) << f.answer;
+}
+
 }  // namespace
 }  // namespace mmkg
