@@ -148,6 +148,11 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
   // The lexical reranker below scores each passage's proximity to the question: the fusion
   // leaves it out so that it counts once.
   so.proximity_list = !(opt.reranker && opt.reranker->name().find("lexical") != std::string::npos);
+  // Unless the user chose a fusion, the sub-queries fuse by relative scores: the answers written
+  // from this ranking (after the lexical reranker) were better with it than with z-scores on both
+  // dev sets, while search ranks better with z-scores (docs/EVAL.md, "Retrieval: question
+  // decomposition"). The sub-queries are the planner's own decomposition already.
+  if (!searcher.fusion_chosen()) so.fusion = Fusion::Relative;
   std::vector<std::vector<SearchHit>> results = searcher.search_many(batch, so, opt.parallel);
   std::vector<std::string> first_hit(subqueries.size());  // each sub-query's best chunk
   for (size_t q = 0; q < subqueries.size(); ++q) {
