@@ -258,8 +258,18 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
     lo.k = q.k > 0 ? q.k : k;
     return bm25_match(s, match_of(q), lo);
   };
+  // A question to decompose is searched as search() does it (its parts embedded one by one),
+  // here on this thread; the batch below skips it.
+  auto decomposed = [&](const SearchQuery& q) {
+    return q.decompose && q.match.empty() && !q.lexical_only && opt.mode == SearchMode::Hybrid && opt.decompose &&
+           opt.fusion.value_or(fusion()) == Fusion::Zscore && ensure_dense();
+  };
+  std::vector<bool> done(n, false);
+  for (size_t i = 0; i < n; ++i)
+    if (decomposed(queries[i])) out[i] = search(queries[i].text, opt), done[i] = true;
   if (parallel == 1) {  // the sequential baseline: one query at a time, each embedded alone
     for (size_t i = 0; i < n; ++i) {
+      if (done[i]) continue;
       if (queries[i].lexical_only) {
         out[i] = lexical(store_, queries[i], opt.k);
       } else {
@@ -276,7 +286,7 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
   // is asked here, from this thread (its client is not shared across threads).
   std::vector<size_t> dense_q;
   for (size_t i = 0; i < n; ++i)
-    if (use_dense && !queries[i].lexical_only) dense_q.push_back(i);
+    if (use_dense && !queries[i].lexical_only && !done[i]) dense_q.push_back(i);
   std::vector<float> qvecs;
   std::vector<std::vector<SearchHit>> remote_hits(n);
   const size_t dim = use_dense ? static_cast<size_t>(embedder_->dim()) : 0;
@@ -303,6 +313,7 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
   // The per-query work, on up to `parallel` threads with a store connection each.
   auto one = [&](Store& s, size_t i) {
     const SearchQuery& q = queries[i];
+    if (done[i]) return;
     if (q.lexical_only || !qvec_of[i]) {
       out[i] = lexical(s, q, opt.k);
       return;

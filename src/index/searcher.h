@@ -51,6 +51,9 @@ struct SearchQuery {
   /// (0 = the options' k).
   bool lexical_only = false;
   int k = 0;
+  /// The question itself (no `match`): searched as search() does, its parts too when the fusion
+  /// is z-score (SearchOptions::decompose).
+  bool decompose = false;
 };
 
 class Searcher {
