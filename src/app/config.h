@@ -39,8 +39,11 @@ struct Config {
   /// "native:/model/folder", an OpenAI-compatible URL "http(s)://HOST/v1#model=NAME&...", "openai",
   /// or "none" (BM25 only). Checked by validate(); the model loads on first use.
   std::string embedder = "native";
-  /// Hybrid search's fusion (--fusion zscore|relative|rrf; index/fusion.h).
-  Fusion fusion = Fusion::Relative;  // measured best for answers: docs/EVAL.md
+  /// Hybrid search's fusion (--fusion zscore|relative|rrf; index/fusion.h). Unset (--fusion auto):
+  /// each use its measured best (docs/EVAL.md, "Retrieval: question decomposition"): z-score with
+  /// the question's parts for `search` and eval's retrieval rows, relative for `ask`'s sub-queries
+  /// (the lexical reranker that follows them answers better after it).
+  std::optional<Fusion> fusion;
   /// The knowledge graph's backend (--graph; env MMKG_GRAPH; default sqlite).
   GraphBackend graph;
   /// The chat model (--llm): "none", "local" (llama-cpp-python with SmolLM2), an OpenAI-compatible

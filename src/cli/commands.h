@@ -19,7 +19,7 @@ struct Common {
   bool json = false;                ///< --json: one JSON object on stdout
   bool verbose = false;             ///< -v: step log on stderr
   std::string embedder = "native";  ///< --embedder / MMKG_EMBEDDER
-  std::string fusion = "relative";  ///< --fusion
+  std::string fusion = "auto";      ///< --fusion ("auto": Config::fusion unset)
   std::string graph = "sqlite";     ///< --graph / MMKG_GRAPH
   std::string llm;                  ///< --llm of the commands that take one (empty: config file, environment)
 

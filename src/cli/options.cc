@@ -19,7 +19,7 @@ Config Common::config() const {
   Config cfg;
   cfg.store = store;
   cfg.embedder = embedder;
-  cfg.fusion = parse_fusion(fusion);
+  if (fusion != "auto") cfg.fusion = parse_fusion(fusion);
   cfg.graph = GraphBackend::parse(graph);
   cfg.llm = llm;
   cfg.verbose = verbose;
@@ -36,9 +36,10 @@ void add_common(CLI::App* a, Common& c) {
       ->capture_default_str();
   a->add_option("--fusion", c.fusion,
                 "hybrid fusion: zscore (z-scores of BM25, dense and the question's terms within two sentences, "
-                "summed), relative (min-max normalised BM25 and dense, summed) or rrf (reciprocal rank)")
+                "summed; a multi-part question's parts searched too), relative (min-max normalised BM25 and "
+                "dense, summed), rrf (reciprocal rank) or auto (zscore for search, relative for ask's sub-queries)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"zscore", "relative", "rrf"}));
+      ->check(CLI::IsMember({"auto", "zscore", "relative", "rrf"}));
   a->add_option("--graph", c.graph,
                 "where the knowledge graph lives: sqlite (in the store), neo4j://USER:PASS@HOST:PORT[/DB] "
                 "(Neo4j HTTP port), or none (env MMKG_GRAPH)")

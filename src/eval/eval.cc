@@ -192,6 +192,7 @@ ModeScore score_graph_mode(Store& store, Searcher& searcher, SearchMode base, Gr
     ro.k_per_query = k;
     ro.max_chunks = static_cast<size_t>(k);
     ro.parallel = 1;
+    ro.fusion = searcher.fusion();  // the hybrid row's, so that the rows compare
     GraphRetrieval g = graph_retrieve(graph, q, {});
     return top_hits(rank_candidates(store, searcher, plan_of(q), ro, graph_lists(g)), k);
   };
@@ -210,6 +211,7 @@ ModeScore score_rerank_mode(Store& store, Searcher& searcher, SearchMode base, c
     ro.k_per_query = std::max(k, static_cast<int>(retrieve.rerank_top_n));
     ro.max_chunks = static_cast<size_t>(ro.k_per_query);
     ro.parallel = 1;
+    ro.fusion = searcher.fusion();  // the hybrid row's, so that the rows compare
     RerankReport rr;
     auto ranked = rank_candidates(store, searcher, plan_of(q), ro, {}, {}, &rr);
     ms += rr.ms;

@@ -116,4 +116,20 @@ std::vector<size_t> fuse_lists(const std::vector<FusionList>& lists, size_t n, F
   return out;
 }
 
+std::vector<size_t> fuse_parts(const FusionList& whole, const std::vector<FusionList>& parts, size_t n,
+                               std::vector<double>& scores) {
+  scores.assign(n, 0.0);
+  std::vector<bool> seen(n, false);
+  for (auto& [k, s] : whole) scores[k] += s, seen[k] = true;
+  const double share = parts.empty() ? 0.0 : 1.0 / static_cast<double>(parts.size());
+  for (const auto& part : parts)
+    for (auto& [k, s] : part) scores[k] += share * s, seen[k] = true;
+  std::vector<size_t> order;
+  for (size_t k = 0; k < n; ++k)
+    if (seen[k]) order.push_back(k);
+  // Ties keep the whole question's order first (stable sort over keys listed in key order).
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+  return order;
+}
+
 }  // namespace mmkg

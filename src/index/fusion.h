@@ -44,4 +44,14 @@ struct FusionParams {
 std::vector<size_t> fuse_lists(const std::vector<FusionList>& lists, size_t n, Fusion f, const FusionParams& p,
                                std::vector<double>& scores);
 
+/// Question decomposition's fusion (Searcher::search): the whole question's fused list and one
+/// fused list per part of a multi-part question ("which X ..., and why Y?"), each (key, fused
+/// z-sum score). A key scores its whole-question score plus the mean of its part scores
+/// (CombSUM with the parts sharing one vote, so that the question's own list keeps as much say
+/// as all its parts together); a key a list did not return scores 0 there, the mean of a z-sum
+/// list's candidate pool (it was not among the list's best, so it counts as average for it).
+/// The keys of every list, best first, with each key's score in `scores` (size n).
+std::vector<size_t> fuse_parts(const FusionList& whole, const std::vector<FusionList>& parts, size_t n,
+                               std::vector<double>& scores);
+
 }  // namespace mmkg

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "text/proximity.h"
+#include "text/question_shape.h"
 #include "text/words.h"
 #include "embed/embedder.h"
 #include "index/vector_backend.h"
@@ -34,7 +35,7 @@ const char* search_mode_name(SearchMode m) {
   return "hybrid";
 }
 
-Searcher::Searcher(Store& store, LazyEmbedder& embedder, Fusion fusion)
+Searcher::Searcher(Store& store, LazyEmbedder& embedder, std::optional<Fusion> fusion)
     : store_(store), source_(embedder), fusion_(fusion) {}
 Searcher::~Searcher() = default;
 
@@ -105,6 +106,21 @@ std::vector<SearchHit> Searcher::dense_vec(Store& store, const float* q, int k) 
 }
 
 std::vector<SearchHit> Searcher::search(std::string_view query, const SearchOptions& opt) {
+  // Question decomposition (z-score fusion only): a question that asks two things ("which X
+  // ..., and why Y?") often has its evidence in two passages, and one query for the whole ranks
+  // first the passages about its general topic, or about the part with the rarer words. Each
+  // part (text/question_shape.h) is searched on its own as well, and the pools are summed
+  // (fuse_parts): a passage that answers one part well rises, one that only shares the topic
+  // does not. Z-sum scores are on one scale across queries (standard deviations above each
+  // query's own candidates), which the min-max scores of relative fusion are not: with relative
+  // fusion the parts cost dev_qa's multi-hop recall (docs/EVAL.md, "Retrieval: question
+  // decomposition").
+  if (opt.mode == SearchMode::Hybrid && opt.decompose && opt.fusion.value_or(fusion()) == Fusion::Zscore &&
+      ensure_dense()) {
+    std::vector<std::string> parts;
+    for (auto& p : question_parts(query)) parts.push_back(p.text);
+    if (parts.size() >= 2) return search_parts(query, parts, opt);
+  }
   return search_match(fts_query(query), query, opt);
 }
 
@@ -125,6 +141,11 @@ std::vector<SearchHit> Searcher::search_match(const std::string& match, std::str
 
 std::vector<SearchHit> Searcher::fuse(Store& store, std::string_view text, std::vector<SearchHit> lex,
                                       std::vector<SearchHit> den, const SearchOptions& opt) {
+  return drop_near_duplicates(store, pool(store, text, std::move(lex), std::move(den), opt), opt);
+}
+
+std::vector<SearchHit> Searcher::pool(Store& store, std::string_view text, std::vector<SearchHit> lex,
+                                      std::vector<SearchHit> den, const SearchOptions& opt) {
   std::unordered_map<int64_t, size_t> at;
   std::vector<SearchHit> all;
   std::vector<FusionList> lists(2);
@@ -137,7 +158,7 @@ std::vector<SearchHit> Searcher::fuse(Store& store, std::string_view text, std::
   };
   add(lex, lists[0]);
   add(den, lists[1]);
-  const Fusion method = opt.fusion.value_or(fusion_);
+  const Fusion method = opt.fusion.value_or(fusion());
   if (method == Fusion::Zscore && opt.proximity_list) {
     // The third list: every candidate's proximity to the question (text/proximity.h), what
     // neither BM25 (words anywhere in the chunk) nor the chunk vector (its whole meaning) sees.
@@ -148,22 +169,30 @@ std::vector<SearchHit> Searcher::fuse(Store& store, std::string_view text, std::
     std::stable_sort(near.begin(), near.end(), [](auto& a, auto& b) { return a.second > b.second; });
   }
   std::vector<double> fused;
-  const std::vector<size_t> order = fuse_lists(lists, all.size(), method, opt.fusion_params, fused);
+  std::vector<SearchHit> out;
+  for (size_t i : fuse_lists(lists, all.size(), method, opt.fusion_params, fused)) {
+    all[i].score = fused[i];
+    out.push_back(std::move(all[i]));
+  }
+  return out;
+}
 
+std::vector<SearchHit> Searcher::drop_near_duplicates(Store& store, std::vector<SearchHit> ranked,
+                                                      const SearchOptions& opt) {
   // Near-duplicate removal (MMR with a hard redundancy cut-off): walking down the fused list,
   // drop a hit whose embedding is nearly identical to one already kept (overlapping chunks,
   // the same passage in two documents).
   std::vector<int64_t> ids;
-  for (size_t i : order) ids.push_back(all[i].rowid);
+  for (const auto& h : ranked) ids.push_back(h.rowid);
   std::unordered_map<int64_t, std::vector<float>> vec;
   store.for_each_vector(embedder_->id(), [&](int64_t id, const float* v, size_t d) {
     vec[id].assign(v, v + d);
   }, &ids);
   std::vector<SearchHit> out;
   std::vector<const std::vector<float>*> kept;
-  for (size_t i : order) {
+  for (auto& h : ranked) {
     if (out.size() >= static_cast<size_t>(opt.k)) break;
-    auto it = vec.find(all[i].rowid);
+    auto it = vec.find(h.rowid);
     const std::vector<float>* v = it == vec.end() ? nullptr : &it->second;
     bool dup = false;
     if (v)
@@ -178,10 +207,39 @@ std::vector<SearchHit> Searcher::fuse(Store& store, std::string_view text, std::
       }
     if (dup) continue;
     if (v) kept.push_back(v);
-    all[i].score = fused[i];
-    out.push_back(std::move(all[i]));
+    out.push_back(std::move(h));
   }
   return out;
+}
+
+std::vector<SearchHit> Searcher::search_parts(std::string_view question, const std::vector<std::string>& parts,
+                                              const SearchOptions& opt) {
+  // One fused list per query (the question, then each part), near-duplicates removed.
+  std::vector<std::string> texts{std::string(question)};
+  texts.insert(texts.end(), parts.begin(), parts.end());
+  std::unordered_map<int64_t, size_t> at;
+  std::vector<SearchHit> all;
+  std::vector<FusionList> lists;
+  SearchOptions deep = opt;  // each query's list as search() would give it, as deep as its candidates
+  deep.k = opt.candidates;
+  for (const auto& t : texts) {
+    LexicalOptions lo;
+    lo.k = opt.candidates;
+    FusionList& list = lists.emplace_back();
+    for (auto& h : fuse(store_, t, bm25_match(store_, fts_query(t), lo), dense(t, opt.candidates), deep)) {
+      auto [it, fresh] = at.try_emplace(h.rowid, all.size());
+      list.emplace_back(it->second, h.score);
+      if (fresh) all.push_back(std::move(h));
+    }
+  }
+  std::vector<double> score;
+  const std::vector<FusionList> part_lists(lists.begin() + 1, lists.end());
+  std::vector<SearchHit> ranked;
+  for (size_t i : fuse_parts(lists[0], part_lists, all.size(), score)) {
+    all[i].score = score[i];
+    ranked.push_back(std::move(all[i]));
+  }
+  return drop_near_duplicates(store_, std::move(ranked), opt);
 }
 
 Store& Searcher::reader(size_t i) {
@@ -200,8 +258,18 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
     lo.k = q.k > 0 ? q.k : k;
     return bm25_match(s, match_of(q), lo);
   };
+  // A question to decompose is searched as search() does it (its parts embedded one by one),
+  // here on this thread; the batch below skips it.
+  auto decomposed = [&](const SearchQuery& q) {
+    return q.decompose && q.match.empty() && !q.lexical_only && opt.mode == SearchMode::Hybrid && opt.decompose &&
+           opt.fusion.value_or(fusion()) == Fusion::Zscore && ensure_dense();
+  };
+  std::vector<bool> done(n, false);
+  for (size_t i = 0; i < n; ++i)
+    if (decomposed(queries[i])) out[i] = search(queries[i].text, opt), done[i] = true;
   if (parallel == 1) {  // the sequential baseline: one query at a time, each embedded alone
     for (size_t i = 0; i < n; ++i) {
+      if (done[i]) continue;
       if (queries[i].lexical_only) {
         out[i] = lexical(store_, queries[i], opt.k);
       } else {
@@ -218,7 +286,7 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
   // is asked here, from this thread (its client is not shared across threads).
   std::vector<size_t> dense_q;
   for (size_t i = 0; i < n; ++i)
-    if (use_dense && !queries[i].lexical_only) dense_q.push_back(i);
+    if (use_dense && !queries[i].lexical_only && !done[i]) dense_q.push_back(i);
   std::vector<float> qvecs;
   std::vector<std::vector<SearchHit>> remote_hits(n);
   const size_t dim = use_dense ? static_cast<size_t>(embedder_->dim()) : 0;
@@ -245,6 +313,7 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
   // The per-query work, on up to `parallel` threads with a store connection each.
   auto one = [&](Store& s, size_t i) {
     const SearchQuery& q = queries[i];
+    if (done[i]) return;
     if (q.lexical_only || !qvec_of[i]) {
       out[i] = lexical(s, q, opt.k);
       return;

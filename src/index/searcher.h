@@ -38,6 +38,9 @@ struct SearchOptions {
   /// reranker scores the same proximity afterwards (ask's default): counted twice, it costs
   /// answers (docs/EVAL.md, "proximity counted once").
   bool proximity_list = true;
+  /// Hybrid search() with z-score fusion: a multi-part question's parts are searched too and
+  /// their pools summed with the question's (Searcher::search, fuse_parts). Off: one query.
+  bool decompose = true;
 };
 
 /// One query of a batch (search_many).
@@ -48,16 +51,27 @@ struct SearchQuery {
   /// (0 = the options' k).
   bool lexical_only = false;
   int k = 0;
+  /// The question itself (no `match`): searched as search() does, its parts too when the fusion
+  /// is z-score (SearchOptions::decompose).
+  bool decompose = false;
 };
 
 class Searcher {
  public:
   /// `embedder`: the session's embedder, loaded on the first dense search (not owned; its spec
-  /// "none" means BM25 only). `fusion`: the default hybrid fusion.
-  Searcher(Store& store, LazyEmbedder& embedder, Fusion fusion = Fusion::Relative);
+  /// "none" means BM25 only). `fusion`: the default hybrid fusion; unset: z-score (fusion()),
+  /// and callers that rank for a later step may pick their own (fusion_chosen()).
+  Searcher(Store& store, LazyEmbedder& embedder, std::optional<Fusion> fusion = std::nullopt);
   ~Searcher();
 
-  /// Ranked hits for a free-text query. Hybrid falls back to BM25 when no embedder or no
+  /// The default hybrid fusion: the constructor's, else z-score (the best ranking measured for
+  /// search on both dev sets, docs/EVAL.md).
+  Fusion fusion() const { return fusion_.value_or(Fusion::Zscore); }
+  /// True when the constructor was given a fusion (the user's --fusion).
+  bool fusion_chosen() const { return fusion_.has_value(); }
+
+  /// Ranked hits for a free-text query (with z-score fusion, a multi-part question's parts are
+  /// searched too: SearchOptions::decompose). Hybrid falls back to BM25 when no embedder or no
   /// vectors are available (see dense_unavailable_reason()); dense mode throws instead.
   std::vector<SearchHit> search(std::string_view query, const SearchOptions& opt);
   /// As search(), with a ready FTS5 expression for the lexical side and `text` for the dense side.
@@ -89,12 +103,20 @@ class Searcher {
   /// (vectors and term statistics read through `store`).
   std::vector<SearchHit> fuse(Store& store, std::string_view text, std::vector<SearchHit> lex,
                               std::vector<SearchHit> den, const SearchOptions& opt);
+  /// The fused candidates of both lists, best first, each scored by the fusion (no cut).
+  std::vector<SearchHit> pool(Store& store, std::string_view text, std::vector<SearchHit> lex,
+                              std::vector<SearchHit> den, const SearchOptions& opt);
+  /// The first opt.k hits of `ranked` that are not near-duplicates of a better one.
+  std::vector<SearchHit> drop_near_duplicates(Store& store, std::vector<SearchHit> ranked, const SearchOptions& opt);
+  /// Hybrid search of `question` and of its `parts`, pools summed (fuse_parts).
+  std::vector<SearchHit> search_parts(std::string_view question, const std::vector<std::string>& parts,
+                                      const SearchOptions& opt);
   bool ensure_dense();
   Store& reader(size_t i);  ///< i = 0: the main store; else a pooled read connection
 
   Store& store_;
   LazyEmbedder& source_;
-  Fusion fusion_;
+  std::optional<Fusion> fusion_;
   bool tried_ = false;
   std::string why_not_;
   Embedder* embedder_ = nullptr;

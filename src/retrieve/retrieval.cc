@@ -134,6 +134,7 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
   for (size_t q = 0; q < subqueries.size(); ++q) {
     bool raw = q < plan.matches.size() && !plan.matches[q].empty();
     SearchQuery sq{.text = subqueries[q], .match = raw ? plan.matches[q] : std::string()};
+    sq.decompose = q == 0 && !raw;  // the question itself (QueryPlan::subqueries)
     // A definition sub-query takes a wide BM25 candidate set, re-ranked below.
     if (raw && def_query) sq.lexical_only = true, sq.k = std::max(opt.k_per_query * 10, 50);
     batch.push_back(std::move(sq));
@@ -146,8 +147,15 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
   so.mode = opt.mode;
   so.k = guesses ? opt.k_per_query * 2 : opt.k_per_query;
   // The lexical reranker below scores each passage's proximity to the question: the fusion
-  // leaves it out so that it counts once.
-  so.proximity_list = !(opt.reranker && opt.reranker->name().find("lexical") != std::string::npos);
+  // leaves it out so that it counts once (unless the caller fixed the fusion,
+  // RetrieveOptions::fusion: then each sub-query is ranked as search() ranks it).
+  so.proximity_list = opt.fusion || !(opt.reranker && opt.reranker->name().find("lexical") != std::string::npos);
+  // Unless a fusion is chosen, the sub-queries fuse by relative scores: the answers written from
+  // this ranking (after the lexical reranker) were better with it than with z-scores on both dev
+  // sets, while search ranks better with z-scores (docs/EVAL.md, "Retrieval: question
+  // decomposition"). The planner's sub-queries are a decomposition of their own.
+  if (opt.fusion) so.fusion = opt.fusion;
+  else if (!searcher.fusion_chosen()) so.fusion = Fusion::Relative;
   std::vector<std::vector<SearchHit>> results = searcher.search_many(batch, so, opt.parallel);
   std::vector<std::string> first_hit(subqueries.size());  // each sub-query's best chunk
   for (size_t q = 0; q < subqueries.size(); ++q) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <functional>
+#include <optional>
 #include "index/lexical.h"
 #include "index/searcher.h"
 
@@ -58,6 +59,12 @@ struct RetrieveOptions {
   /// Threads for the sub-queries' searches (0 = one per core; 1 = one after another, each
   /// query embedded alone: the sequential baseline).
   int parallel = 0;
+  /// The sub-queries' hybrid fusion. Set: each sub-query ranked exactly as Searcher::search
+  /// ranks it with this fusion (z-score's proximity list kept even before a lexical reranker);
+  /// eval's +graph and +rerank rows set the hybrid row's, so that they add to that ranking.
+  /// Unset: the searcher's when the user chose one (--fusion), else relative (ask's answers are
+  /// better after it: docs/EVAL.md, "Retrieval: question decomposition").
+  std::optional<Fusion> fusion;
 };
 
 /// A chunk chosen for the context.

@@ -1,0 +1,174 @@
+// Question decomposition in hybrid search (Searcher::search with z-score fusion, fuse_parts):
+// the pure fusion of a question's list with its parts' lists, and a small store where the
+// passage that answers a question's second part only reaches the head through its part.
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include <gtest/gtest.h>
+
+#include "embed/embedder.h"
+#include "index/fusion.h"
+#include "index/searcher.h"
+#include "store/store.h"
+#include "support/embed_fixtures.h"
+#include "support/temp_dir.h"
+
+namespace mmkg {
+namespace {
+
+TEST(FuseParts, APassageThatAnswersOnePartBeatsOneThatOnlySharesTheTopic) {
+  // Key 0: the topic passage, first for the whole question and middling for both parts.
+  // Key 2: third for the question, but far ahead in the second part's list.
+  const FusionList whole = {{0, 3.0}, {1, 2.5}, {2, 2.0}, {3, 1.0}};
+  const std::vector<FusionList> parts = {{{0, 1.0}, {1, 1.2}, {3, 0.5}}, {{2, 4.0}, {0, 0.5}}};
+  std::vector<double> score;
+  auto order = fuse_parts(whole, parts, 4, score);
+  ASSERT_EQ(order.size(), 4u);
+  EXPECT_EQ(order.front(), 2u);        // 2.0 + (0 + 4.0) / 2
+  EXPECT_DOUBLE_EQ(score[2], 4.0);
+  EXPECT_DOUBLE_EQ(score[0], 3.75);    // 3.0 + (1.0 + 0.5) / 2
+}
+
+TEST(FuseParts, WithoutPartsTheQuestionsOrderStandsAndEveryListsKeysAreKept) {
+  const FusionList whole = {{3, 2.0}, {1, 1.0}, {0, -0.5}};
+  std::vector<double> score;
+  EXPECT_EQ(fuse_parts(whole, {}, 5, score), (std::vector<size_t>{3, 1, 0}));
+  // A key only a part found is a candidate too (scoring 0 for the question: its pool's mean).
+  auto order = fuse_parts(whole, {{{4, 1.0}}}, 5, score);
+  EXPECT_EQ(order, (std::vector<size_t>{3, 1, 4, 0}));
+}
+
+// A store where two passages are about a question's first part, a few share a word or two with
+// it, and one passage, sharing only its word "bread", answers the second part.
+std::unique_ptr<Store> topic_store(const std::string& dir, Embedder& emb) {
+  auto store = Store::open(dir);
+  DocumentRecord doc;
+  doc.id = "d";
+  doc.path = "/c/covariance.txt";
+  doc.name = "covariance.txt";
+  doc.format = "text";
+  const std::vector<std::string> texts = {
+      // The first part's subject, twice.
+      "The clustered covariance function estimates covariance matrices for clustered panel data.",
+      "For panel data, the covariance function returns clustered covariance matrices of the estimates.",
+      // Passages that share a word or two with the question, and answer neither part.
+      "Covariance matrices of regression estimates are needed for standard errors.",
+      "Panel data follow the same firms over several years.",
+      "A function may return several matrices at once.",
+      "Clustered sampling draws whole groups of observations at a time.",
+      // The second part's answer, sharing only its one content word.
+      "Bread and meat: the bread is the inverse Hessian of the objective.",
+  };
+
+  // Passages on other subjects, so that each list's z-scores have a background to stand out of.
+  const std::vector<std::string> other = {
+      "Kaplan-Meier curves estimate survival for censored observations",
+      "Structural change tests look for breaks in regression coefficients",
+      "The Cox model relates covariates to the hazard of an event",
+      "Residual shadings highlight cells that deviate from independence",
+      "Competing risks change how the cumulative incidence is estimated",
+      "Fluctuation processes cross their boundaries when parameters change",
+  };
+  std::vector<std::string> all = texts;
+  for (size_t i = 0; i < 24; ++i) all.push_back(other[i % other.size()] + ", example " + std::to_string(i) + ".");
+  std::vector<Chunk> cs;
+  for (size_t i = 0; i < all.size(); ++i) {
+    Chunk c;
+    c.id = "d-" + std::to_string(i);
+    c.seq = static_cast<int>(i);
+    c.text = all[i];
+    c.vector = emb.embed({c.text}, EmbedKind::Document);
+    cs.push_back(c);
+  }
+  store->put_document(doc, "", cs, std::nullopt, emb.id());
+  return store;
+}
+
+// The store above, searched with the default fusion (z-score, which decomposes).
+class Decompose : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    MMKG_REQUIRE_MINILM(model);
+    emb_ = make_embedder("native");
+    store_ = topic_store(dir_.str(), *emb_);
+    native_ = std::make_unique<LazyEmbedder>(emb_.get());
+    searcher_ = std::make_unique<Searcher>(*store_, *native_);
+  }
+  static constexpr const char* kQuestion =
+      "Which function estimates clustered covariance matrices for panel data, and what is the bread?";
+  static constexpr const char* kBread = "d-6";  // the passage that answers the second part
+  testing::TempDir dir_;
+  std::unique_ptr<Embedder> emb_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<LazyEmbedder> native_;
+  std::unique_ptr<Searcher> searcher_;
+};
+
+void expect_same_ids(const std::vector<SearchHit>& a, const std::vector<SearchHit>& b, const std::string& what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].chunk_id, b[i].chunk_id) << what << " at " << i;
+}
+
+TEST_F(Decompose, ASecondPartsPassageReachesTheHeadOnlyThroughItsPart) {
+  Searcher& s = *searcher_;
+  EXPECT_EQ(s.fusion(), Fusion::Zscore);
+  const std::string q = kQuestion;
+  auto rank_of = [&](const std::vector<SearchHit>& hits) {
+    for (size_t i = 0; i < hits.size(); ++i)
+      if (hits[i].chunk_id == kBread) return i + 1;
+    return hits.size() + 1;
+  };
+  SearchOptions on;
+  on.k = 3;
+  SearchOptions off = on;
+  off.decompose = false;
+  const size_t with_parts = rank_of(s.search(q, on)), without = rank_of(s.search(q, off));
+  EXPECT_LE(with_parts, 3u) << "the bread passage should be in the top 3 with the parts searched";
+  EXPECT_GT(without, 3u) << "fixture check: the whole question alone should not find it";
+  // The first part's passages still lead: the question's own list keeps its say.
+  auto hits = s.search(q, on);
+  ASSERT_FALSE(hits.empty());
+  EXPECT_NE(hits[0].chunk_id, kBread);
+  // Relative fusion does not decompose (its min-max scores are not comparable across queries).
+  SearchOptions rel = on;
+  rel.fusion = Fusion::Relative;
+  SearchOptions rel_off = rel;
+  rel_off.decompose = false;
+  expect_same_ids(s.search(q, rel), s.search(q, rel_off), "relative");
+}
+
+TEST_F(Decompose, ABatchedQuestionIsDecomposedAsSearchDoesIt) {
+  Searcher& s = *searcher_;
+  const std::string q = kQuestion;
+  SearchOptions o;
+  o.k = 3;
+  const auto want = s.search(q, o);
+  for (int parallel : {1, 2}) {
+    auto got = s.search_many({{.text = q, .decompose = true}, {.text = "panel data"}}, o, parallel);
+    ASSERT_EQ(got.size(), 2u);
+    expect_same_ids(got[0], want, "parallel " + std::to_string(parallel));
+    EXPECT_FALSE(got[1].empty());
+  }
+  // Not flagged: one query, as search_match() gives it (the bread passage is not in its top 3).
+  auto plain = s.search_many({{.text = q}}, o, 1);
+  for (auto& h : plain[0]) EXPECT_NE(h.chunk_id, kBread);
+}
+
+TEST_F(Decompose, AOnePartQuestionIsSearchedAsBefore) {
+  Searcher& s = *searcher_;
+  SearchOptions on;
+  on.k = 5;
+  SearchOptions off = on;
+  off.decompose = false;
+  auto a = s.search("what is the bread of a sandwich estimator?", on);
+  auto b = s.search("what is the bread of a sandwich estimator?", off);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].chunk_id, b[i].chunk_id);
+    EXPECT_DOUBLE_EQ(a[i].score, b[i].score);
+  }
+}
+
+}  // namespace
+}  // namespace mmkg
