@@ -38,6 +38,14 @@ bool code_line(std::string_view l) {
     k = e;
   }
   if (fields >= 6 && numbers * 5 >= fields * 2) return true;
+  // Two or more named arguments written without spaces ("col=c(1,2), lwd=2", "xscale=12"):
+  // prose puts spaces around '=' when it writes one at all, code that is printed inline (or a
+  // console line the PDF ran into the prose) does not. A line with a sentence break is a
+  // paragraph that mentions arguments ("the ctype=1 and ctype=2 arguments. The ..."): kept.
+  int named = 0;
+  for (size_t k = 1; k + 1 < r.size(); ++k)
+    if (r[k] == '=' && is_alnum(r[k - 1]) && r[k + 1] != '=' && r[k + 1] != ' ') ++named;
+  if (named >= 2 && r.find(". ") == std::string_view::npos) return true;  // not a paragraph of prose
   size_t paren = r.find('(');
   return paren != std::string_view::npos && paren > 0 && is_alnum(r[paren - 1]) &&
          r.find(" = ", paren) != std::string_view::npos && r.find(')', paren) != std::string_view::npos &&

@@ -455,6 +455,14 @@ TEST(ExtractRules, NoTermsFromGluedLinesCodeLigaturesOrFormulae) {
           "The hazard ratio is estimated.");
   for (auto& t : r.terms) EXPECT_EQ(t.surface.find("htnvar"), std::string::npos) << dump(r);
   EXPECT_NE(find_key(r, "hazard ratio"), nullptr) << dump(r);
+  // a call with named arguments run into a line of output: no argument names
+  r = run("The curves are drawn.\nn events median sex=F 631 423 > plot(mfit1, col=c(1,2), xscale=12, lwd=2, xlab=\"Years\")\n"
+          "The hazard ratio is drawn.");
+  for (auto& t : r.terms) {
+    EXPECT_EQ(t.surface.find("xscale"), std::string::npos) << dump(r);
+    EXPECT_EQ(t.surface.find("lwd"), std::string::npos) << dump(r);
+  }
+  EXPECT_NE(find_key(r, "hazard ratio"), nullptr) << dump(r);
   // printed output: list access and rows of numbers
   r = run("The fit is shown.\ncfit1$cmap\ncoef exp(coef) se(coef) mspikevar 0.0164 1.0165 0.0084 0.0069 2.4 0.02\n"
           "The hazard ratio is shown.");
