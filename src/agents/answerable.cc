@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "index/lexical.h"
-#include "text/common_words.h"
 #include "text/lexicon.h"
 #include "text/words.h"
 
@@ -21,7 +20,6 @@ namespace {
 // passage that answers must hold.
 std::vector<QueryTerm> held_terms(const std::string& question, TermStats& stats, double absent) {
   const graph::Lexicon& lex = graph::Lexicon::get();
-  const graph::rules::CommonWords& common = graph::rules::CommonWords::get();
   std::vector<QueryTerm> out;
   std::set<std::string> seen;
   for (auto& w : words(question)) {
@@ -33,8 +31,7 @@ std::vector<QueryTerm> held_terms(const std::string& question, TermStats& stats,
     // index, every word counts.)
     if (idf >= absent && stats.chunks() > 0) continue;
     bool framing = lex.loaded() && !lex.is_noun(w) && (lex.verb_form(w) || lex.is_adv(w));
-    const double general = common.loaded() && common.common(w) ? kGeneralWordWeight : 1.0;
-    out.push_back({st, idf * std::min(framing ? 0.3 : 1.0, general)});
+    out.push_back({st, idf * std::min(framing ? 0.3 : 1.0, general_word_weight(w))});
   }
   return out;
 }

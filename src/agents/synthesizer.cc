@@ -160,12 +160,15 @@ std::string part_definition_target(const std::vector<QuestionPart>& parts, size_
   return t;
 }
 
-// How well a sentence answers the question as a whole: its best part, the passage's rank
-// (`prior`) and how much it reads as a definition.
-double sentence_score(const Sentence& x, const std::vector<QuestionPart>& parts, double prior) {
+// A mild preference for the passages the retrieval ranked first.
+double prior(const Sentence& s) { return 0.1 / (1.0 + static_cast<double>(s.cand)); }
+
+// How well a sentence answers the question as a whole: its best part, its passage's rank and
+// how much it reads as a definition.
+double sentence_score(const Sentence& x, const std::vector<QuestionPart>& parts) {
   double shape = 0;
   for (size_t p = 0; p < parts.size(); ++p) shape = std::max(shape, part_score(x, p, parts[p], parts.size()));
-  return shape * len_pen(x) + prior + 0.6 * x.definition;
+  return shape * len_pen(x) + prior(x) + 0.6 * x.definition;
 }
 
 // A sentence that opens with an anaphor ("This prevents ...", "It ...", "These ...") speaks
@@ -190,17 +193,20 @@ bool label_lead_in(const std::string& s) {
   return kIntro.count(ws.back()) > 0;
 }
 
-// The nearest statement before sentence i in its passage (an equation between them was not
-// kept as a sentence), for an anaphor in i to point back to.
-std::optional<size_t> antecedent(const std::vector<Sentence>& sents, size_t i) {
+// The nearest statement before (or after) sentence i in its passage, at most three sentences
+// away (an equation between them was not kept as a sentence): what an anaphor in i points back
+// to, or what follows i.
+std::optional<size_t> neighbour(const std::vector<Sentence>& sents, size_t i, bool before) {
   const Sentence& c = sents[i];
-  std::optional<size_t> ante;
+  auto distance = [&](const Sentence& s) { return before ? c.pos - s.pos : s.pos - c.pos; };
+  std::optional<size_t> best;
   for (size_t j = 0; j < sents.size(); ++j)
-    if (sents[j].cand == c.cand && sents[j].pos < c.pos && sents[j].pos + 3 >= c.pos &&
-        (!ante || sents[j].pos > sents[*ante].pos))
-      ante = j;
-  return ante;
+    if (sents[j].cand == c.cand && (before ? sents[j].pos < c.pos : sents[j].pos > c.pos) &&
+        distance(sents[j]) <= 3 && (!best || distance(sents[j]) < distance(sents[*best])))
+      best = j;
+  return best;
 }
+std::optional<size_t> antecedent(const std::vector<Sentence>& sents, size_t i) { return neighbour(sents, i, true); }
 
 // The sentences of the answer, in the order they are written:
 //  1. for a definition question, the sentence that best defines X (its form first, then how much
@@ -224,7 +230,6 @@ std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const s
     chosen.push_back(i);
     chars += sents[i].text.size();
   };
-  auto prior = [](const Sentence& s) { return 0.1 / (1.0 + static_cast<double>(s.cand)); };
   // 1. The definition.
   std::optional<size_t> def;
   for (size_t i = 0; i < sents.size(); ++i) {
@@ -275,13 +280,7 @@ std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const s
     for (size_t k = 1; k < chosen.size(); ++k)
       if (part_score(sents[chosen[k]], p, parts[p], parts.size()) > part_score(sents[chosen[at]], p, parts[p], parts.size()))
         at = k;
-    // The nearest statement after it (an equation between them is not a sentence).
-    const Sentence& c = sents[chosen[at]];
-    std::optional<size_t> next;
-    for (size_t i = 0; i < sents.size(); ++i)
-      if (sents[i].cand == c.cand && sents[i].pos > c.pos && sents[i].pos <= c.pos + 3 &&
-          (!next || sents[i].pos < sents[*next].pos))
-        next = i;
+    std::optional<size_t> next = neighbour(sents, chosen[at], false);
     if (next && !sents[*next].lead_in && opens_with_anaphor(sents[*next].text) && usable(*next)) {
       chosen.insert(chosen.begin() + static_cast<long>(at) + 1, *next);
       chars += sents[*next].text.size();
@@ -350,7 +349,6 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
     }
     chunk_stems.insert(where_stems.begin(), where_stems.end());
     chunk_terms[ci] = chunk_stems;
-    double prior = 0.1 / (1.0 + static_cast<double>(ci));
     size_t pos = 0;
     for (auto [b, e] : shown) {
       ++pos;
@@ -376,7 +374,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       x.name = holds_new_name(x.text, question);
       x.definition = defx.grade(x.text);
       for (auto& d : part_defs) x.part_def.push_back(d.empty() ? 0.0 : d.grade(x.text));
-      x.score = sentence_score(x, parts, prior);
+      x.score = sentence_score(x, parts);
       if (lead_in) x.score = x.coverage = 0, std::fill(x.part_cov.begin(), x.part_cov.end(), 0.0);
       sents.push_back(std::move(x));
     }
@@ -387,22 +385,28 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
   // question than the antecedent alone, and step 2b of choose_sentences puts the antecedent
   // before it in the answer. Antecedents first, so that a chain does not compound.
   {
-    std::vector<std::pair<size_t, std::set<std::string>>> pairs;
+    // Discounted (×0.9): the pair is two sentences, and the anaphor may point past its neighbour.
+    struct Pair {
+      size_t i;
+      std::set<std::string> both;
+      double coverage;
+    };
+    std::vector<Pair> pairs;
     for (size_t i = 0; i < sents.size(); ++i) {
       if (sents[i].lead_in || !opens_with_anaphor(sents[i].text)) continue;
       auto a = antecedent(sents, i);
       if (!a) continue;
       std::set<std::string> both = sents[i].cov_stems;
       both.insert(sents[*a].cov_stems.begin(), sents[*a].cov_stems.end());
-      if (0.9 * term_coverage(both, q) > sents[*a].coverage) pairs.emplace_back(i, std::move(both));
+      const double coverage = 0.9 * term_coverage(both, q);
+      if (coverage > sents[*a].coverage) pairs.push_back({i, std::move(both), coverage});
     }
-    for (auto& [i, both] : pairs) {
+    for (auto& [i, both, coverage] : pairs) {
       Sentence& x = sents[i];
-      // Discounted: the pair is two sentences, and the anaphor may point past its neighbour.
-      x.coverage = std::max(x.coverage, 0.9 * term_coverage(both, q));
+      x.coverage = std::max(x.coverage, coverage);
       for (size_t p = 0; p < parts.size(); ++p)
         x.part_cov[p] = std::max(x.part_cov[p], 0.9 * term_coverage(both, part_terms[p]));
-      x.score = sentence_score(x, parts, 0.1 / (1.0 + static_cast<double>(x.cand)));
+      x.score = sentence_score(x, parts);
     }
   }
   std::vector<PartEvidence> evidence(parts.size());

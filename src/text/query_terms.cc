@@ -23,17 +23,21 @@ std::vector<QueryTerm> query_terms(std::string_view text, TermWeights& stats) {
   return q;
 }
 
+double general_word_weight(std::string_view lower_word) {
+  const auto& common = graph::rules::CommonWords::get();
+  return common.loaded() && common.common(lower_word) ? kGeneralWordWeight : 1.0;
+}
+
 std::vector<QueryTerm> answer_terms(std::string_view text, TermWeights& stats) {
   std::vector<QueryTerm> q = query_terms(text, stats);
-  const auto& common = graph::rules::CommonWords::get();
-  if (!common.loaded()) return q;
-  std::map<std::string, bool> general;  // stem -> every word of the text with that stem is general
+  // A stem weighs as its most specific word in the text ("fields" and "field" are one stem).
+  std::map<std::string, double> weight;
   for (auto& w : words(text)) {
-    auto [it, fresh] = general.try_emplace(stem(w), true);
-    it->second = it->second && common.common(w);
+    auto [it, fresh] = weight.try_emplace(stem(w), 0.0);
+    it->second = std::max(it->second, general_word_weight(w));
   }
   for (auto& t : q)
-    if (general[t.stem]) t.idf *= kGeneralWordWeight;
+    if (auto it = weight.find(t.stem); it != weight.end()) t.idf *= it->second;
   return q;
 }
 

@@ -26,6 +26,9 @@ std::vector<QueryTerm> query_terms(std::string_view text, TermWeights& stats);
 /// name what a passage that answers must hold. Used to judge which sentences answer.
 std::vector<QueryTerm> answer_terms(std::string_view text, TermWeights& stats);
 inline constexpr double kGeneralWordWeight = 0.4;
+/// kGeneralWordWeight for a word of general English, 1 for any other (and for every word when
+/// WordNet's cntlist is missing).
+double general_word_weight(std::string_view lower_word);
 
 /// The terms of several texts (the sub-queries of a plan), each stem once with its largest weight.
 std::vector<QueryTerm> query_terms(const std::vector<std::string>& texts, TermWeights& stats);
