@@ -68,6 +68,15 @@ void zscore(const std::vector<FusionList>& lists, std::vector<double>& fused) {
   }
 }
 
+// The keys some list returned (`seen`), best score first; ties keep key order.
+std::vector<size_t> keys_by_score(const std::vector<bool>& seen, const std::vector<double>& scores) {
+  std::vector<size_t> order;
+  for (size_t k = 0; k < seen.size(); ++k)
+    if (seen[k]) order.push_back(k);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+  return order;
+}
+
 }  // namespace
 
 std::vector<size_t> fuse_lists(const std::vector<FusionList>& lists, size_t n, Fusion f, const FusionParams& p,
@@ -81,10 +90,7 @@ std::vector<size_t> fuse_lists(const std::vector<FusionList>& lists, size_t n, F
     case Fusion::Rrf: rrf(lists, p, scores); break;
     case Fusion::Zscore: zscore(lists, scores); break;
   }
-  std::vector<size_t> order;
-  for (size_t k = 0; k < n; ++k)
-    if (seen[k]) order.push_back(k);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+  const std::vector<size_t> order = keys_by_score(seen, scores);
   if (f != Fusion::Zscore || p.floor_rank == 0) return order;
   // The floor: the best hit of each of the first floor_lists lists is placed no lower than
   // floor_rank. Walking down the fused order, a floored hit not placed yet is put in now when
@@ -124,12 +130,8 @@ std::vector<size_t> fuse_parts(const FusionList& whole, const std::vector<Fusion
   const double share = parts.empty() ? 0.0 : 1.0 / static_cast<double>(parts.size());
   for (const auto& part : parts)
     for (auto& [k, s] : part) scores[k] += share * s, seen[k] = true;
-  std::vector<size_t> order;
-  for (size_t k = 0; k < n; ++k)
-    if (seen[k]) order.push_back(k);
-  // Ties keep the whole question's order first (stable sort over keys listed in key order).
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
-  return order;
+  // Ties keep the whole question's order first (its keys were numbered first).
+  return keys_by_score(seen, scores);
 }
 
 }  // namespace mmkg

@@ -19,6 +19,36 @@
 
 namespace mmkg {
 
+namespace {
+
+// The hits of several ranked lists, each hit once (by row id), and each list as (index into
+// `hits`, its score there): what the fusions take.
+struct HitPool {
+  std::unordered_map<int64_t, size_t> at;
+  std::vector<SearchHit> hits;
+
+  FusionList add(std::vector<SearchHit> ranked) {
+    FusionList list;
+    for (auto& h : ranked) {
+      auto [it, fresh] = at.try_emplace(h.rowid, hits.size());
+      list.emplace_back(it->second, h.score);
+      if (fresh) hits.push_back(std::move(h));
+    }
+    return list;
+  }
+  /// The pooled hits in `order`, each with its fused score.
+  std::vector<SearchHit> take(const std::vector<size_t>& order, const std::vector<double>& scores) {
+    std::vector<SearchHit> out;
+    for (size_t i : order) {
+      hits[i].score = scores[i];
+      out.push_back(std::move(hits[i]));
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
 SearchMode parse_search_mode(const std::string& s) {
   if (s == "bm25") return SearchMode::Bm25;
   if (s == "dense") return SearchMode::Dense;
@@ -105,6 +135,11 @@ std::vector<SearchHit> Searcher::dense_vec(Store& store, const float* q, int k) 
   return out;
 }
 
+bool Searcher::decomposes(const SearchOptions& opt) {
+  return opt.mode == SearchMode::Hybrid && opt.decompose && opt.fusion.value_or(fusion()) == Fusion::Zscore &&
+         ensure_dense();
+}
+
 std::vector<SearchHit> Searcher::search(std::string_view query, const SearchOptions& opt) {
   // Question decomposition (z-score fusion only): a question that asks two things ("which X
   // ..., and why Y?") often has its evidence in two passages, and one query for the whole ranks
@@ -115,8 +150,7 @@ std::vector<SearchHit> Searcher::search(std::string_view query, const SearchOpti
   // query's own candidates), which the min-max scores of relative fusion are not: with relative
   // fusion the parts cost dev_qa's multi-hop recall (docs/EVAL.md, "Retrieval: question
   // decomposition").
-  if (opt.mode == SearchMode::Hybrid && opt.decompose && opt.fusion.value_or(fusion()) == Fusion::Zscore &&
-      ensure_dense()) {
+  if (decomposes(opt)) {
     std::vector<std::string> parts;
     for (auto& p : question_parts(query)) parts.push_back(p.text);
     if (parts.size() >= 2) return search_parts(query, parts, opt);
@@ -146,18 +180,11 @@ std::vector<SearchHit> Searcher::fuse(Store& store, std::string_view text, std::
 
 std::vector<SearchHit> Searcher::pool(Store& store, std::string_view text, std::vector<SearchHit> lex,
                                       std::vector<SearchHit> den, const SearchOptions& opt) {
-  std::unordered_map<int64_t, size_t> at;
-  std::vector<SearchHit> all;
-  std::vector<FusionList> lists(2);
-  auto add = [&](std::vector<SearchHit>& hits, FusionList& list) {
-    for (auto& h : hits) {
-      auto [it, fresh] = at.try_emplace(h.rowid, all.size());
-      list.emplace_back(it->second, h.score);
-      if (fresh) all.push_back(std::move(h));
-    }
-  };
-  add(lex, lists[0]);
-  add(den, lists[1]);
+  HitPool pool;
+  std::vector<FusionList> lists;
+  lists.push_back(pool.add(std::move(lex)));
+  lists.push_back(pool.add(std::move(den)));
+  const std::vector<SearchHit>& all = pool.hits;
   const Fusion method = opt.fusion.value_or(fusion());
   if (method == Fusion::Zscore && opt.proximity_list) {
     // The third list: every candidate's proximity to the question (text/proximity.h), what
@@ -169,12 +196,8 @@ std::vector<SearchHit> Searcher::pool(Store& store, std::string_view text, std::
     std::stable_sort(near.begin(), near.end(), [](auto& a, auto& b) { return a.second > b.second; });
   }
   std::vector<double> fused;
-  std::vector<SearchHit> out;
-  for (size_t i : fuse_lists(lists, all.size(), method, opt.fusion_params, fused)) {
-    all[i].score = fused[i];
-    out.push_back(std::move(all[i]));
-  }
-  return out;
+  const std::vector<size_t> order = fuse_lists(lists, all.size(), method, opt.fusion_params, fused);
+  return pool.take(order, fused);
 }
 
 std::vector<SearchHit> Searcher::drop_near_duplicates(Store& store, std::vector<SearchHit> ranked,
@@ -217,29 +240,19 @@ std::vector<SearchHit> Searcher::search_parts(std::string_view question, const s
   // One fused list per query (the question, then each part), near-duplicates removed.
   std::vector<std::string> texts{std::string(question)};
   texts.insert(texts.end(), parts.begin(), parts.end());
-  std::unordered_map<int64_t, size_t> at;
-  std::vector<SearchHit> all;
+  HitPool pool;
   std::vector<FusionList> lists;
   SearchOptions deep = opt;  // each query's list as search() would give it, as deep as its candidates
   deep.k = opt.candidates;
   for (const auto& t : texts) {
     LexicalOptions lo;
     lo.k = opt.candidates;
-    FusionList& list = lists.emplace_back();
-    for (auto& h : fuse(store_, t, bm25_match(store_, fts_query(t), lo), dense(t, opt.candidates), deep)) {
-      auto [it, fresh] = at.try_emplace(h.rowid, all.size());
-      list.emplace_back(it->second, h.score);
-      if (fresh) all.push_back(std::move(h));
-    }
+    lists.push_back(pool.add(fuse(store_, t, bm25_match(store_, fts_query(t), lo), dense(t, opt.candidates), deep)));
   }
   std::vector<double> score;
   const std::vector<FusionList> part_lists(lists.begin() + 1, lists.end());
-  std::vector<SearchHit> ranked;
-  for (size_t i : fuse_parts(lists[0], part_lists, all.size(), score)) {
-    all[i].score = score[i];
-    ranked.push_back(std::move(all[i]));
-  }
-  return drop_near_duplicates(store_, std::move(ranked), opt);
+  const std::vector<size_t> order = fuse_parts(lists[0], part_lists, pool.hits.size(), score);
+  return drop_near_duplicates(store_, pool.take(order, score), opt);
 }
 
 Store& Searcher::reader(size_t i) {
@@ -261,8 +274,7 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
   // A question to decompose is searched as search() does it (its parts embedded one by one),
   // here on this thread; the batch below skips it.
   auto decomposed = [&](const SearchQuery& q) {
-    return q.decompose && q.match.empty() && !q.lexical_only && opt.mode == SearchMode::Hybrid && opt.decompose &&
-           opt.fusion.value_or(fusion()) == Fusion::Zscore && ensure_dense();
+    return q.decompose && q.match.empty() && !q.lexical_only && decomposes(opt);
   };
   std::vector<bool> done(n, false);
   for (size_t i = 0; i < n; ++i)

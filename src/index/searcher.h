@@ -111,6 +111,8 @@ class Searcher {
   /// Hybrid search of `question` and of its `parts`, pools summed (fuse_parts).
   std::vector<SearchHit> search_parts(std::string_view question, const std::vector<std::string>& parts,
                                       const SearchOptions& opt);
+  /// Whether search(opt) decomposes a multi-part question: hybrid, z-score fusion, dense available.
+  bool decomposes(const SearchOptions& opt);
   bool ensure_dense();
   Store& reader(size_t i);  ///< i = 0: the main store; else a pooled read connection
 

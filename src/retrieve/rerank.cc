@@ -30,6 +30,9 @@ class FusedReranker : public Reranker {
     for (auto& p : parts_) n += (n.empty() ? "" : "+") + p->name();
     return n;
   }
+  bool scores_proximity() const override {
+    return std::any_of(parts_.begin(), parts_.end(), [](auto& p) { return p->scores_proximity(); });
+  }
   std::vector<double> score(const std::string& question, const std::vector<const SearchHit*>& passages,
                             std::string& why) override {
     std::vector<double> out(passages.size(), 0.0);

@@ -33,6 +33,9 @@ class Reranker {
   /// for a model's failure.
   virtual std::vector<double> score(const std::string& question, const std::vector<const SearchHit*>& passages,
                                     std::string& why) = 0;
+  /// True when its scores include each passage's proximity to the question (text/proximity.h),
+  /// which z-score fusion would otherwise count a second time.
+  virtual bool scores_proximity() const { return false; }
 };
 
 /// What a reranker may use; each backend needs one of these (make_reranker says which).

@@ -12,6 +12,7 @@ class LexicalReranker : public Reranker {
  public:
   explicit LexicalReranker(TermStats& stats) : stats_(stats) {}
   std::string name() const override { return "lexical"; }
+  bool scores_proximity() const override { return true; }
 
   std::vector<double> score(const std::string& question, const std::vector<const SearchHit*>& passages,
                             std::string& why) override {

@@ -149,7 +149,7 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
   // The lexical reranker below scores each passage's proximity to the question: the fusion
   // leaves it out so that it counts once (unless the caller fixed the fusion,
   // RetrieveOptions::fusion: then each sub-query is ranked as search() ranks it).
-  so.proximity_list = opt.fusion || !(opt.reranker && opt.reranker->name().find("lexical") != std::string::npos);
+  so.proximity_list = opt.fusion || !(opt.reranker && opt.reranker->scores_proximity());
   // Unless a fusion is chosen, the sub-queries fuse by relative scores: the answers written from
   // this ranking (after the lexical reranker) were better with it than with z-scores on both dev
   // sets, while search ranks better with z-scores (docs/EVAL.md, "Retrieval: question
