@@ -208,6 +208,50 @@ std::optional<size_t> neighbour(const std::vector<Sentence>& sents, size_t i, bo
 }
 std::optional<size_t> antecedent(const std::vector<Sentence>& sents, size_t i) { return neighbour(sents, i, true); }
 
+// A sentence says what it says about the subject its passage names: "For machines that break
+// down again and again, what does the Nelson estimate tell you, and what do reliability
+// engineers call it?" is answered by "... in reliability analysis it is also known as the mean
+// cumulative function", two sentences after the one that names the Nelson estimate. Each
+// sentence's coverage counts a question term that only the other sentences of its passage hold
+// (as the context shows the passage) at `weight`, so that among sentences saying the asked
+// thing, the one whose passage is about the question's subject ranks first. (The anaphor rule
+// below is the strong form of this for the sentence right before.)
+void add_passage_context(std::vector<Sentence>& sents, const std::vector<QueryTerm>& q,
+                         const std::vector<QuestionPart>& parts, const std::vector<std::vector<QueryTerm>>& part_terms,
+                         double weight) {
+  if (weight <= 0) return;
+  std::map<size_t, std::map<std::string, int>> passage;  // per chunk, how many sentences hold a stem
+  for (const auto& s : sents)
+    for (const auto& st : s.stems) ++passage[s.cand][st];
+  auto coverage = [&](const Sentence& s, const std::vector<QueryTerm>& terms) {
+    const auto& held = passage[s.cand];
+    double total = 0, c = 0;
+    for (const auto& t : terms) {
+      total += t.idf;
+      if (s.cov_stems.count(t.stem)) {
+        c += t.idf;
+      } else if (auto it = held.find(t.stem); it != held.end() && it->second > 0) {
+        c += weight * t.idf;  // held by another sentence of the passage (its own are in cov_stems)
+      }
+    }
+    return total > 0 ? c / total : 0;
+  };
+  for (auto& x : sents) {
+    if (x.lead_in) continue;
+    x.coverage = std::max(x.coverage, coverage(x, q));
+    for (size_t p = 0; p < parts.size(); ++p) x.part_cov[p] = std::max(x.part_cov[p], coverage(x, part_terms[p]));
+    x.score = sentence_score(x, parts);
+  }
+}
+
+// A part that names what it asks about with a pronoun: "what do engineers call it", "how are
+// they computed".
+bool refers_back(const std::string& part) {
+  for (const auto& w : words(part))
+    if (w == "it" || w == "its" || w == "they" || w == "them" || w == "their") return true;
+  return false;
+}
+
 // The sentences of the answer, in the order they are written:
 //  1. for a definition question, the sentence that best defines X (its form first, then how much
 //     of the question it covers), so that "what is X?" opens with what X is;
@@ -313,9 +357,24 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
   std::vector<std::vector<QueryTerm>> part_terms;
   // A part without content words of its own ("..., and why?", "what does it show?") asks about
   // the same thing as the part before it.
-  for (auto& p : parts)
-    part_terms.push_back(content_stems(p.text).empty() && !part_terms.empty() ? part_terms.back()
-                                                                              : query_terms(p.text, stats));
+  // One that refers back with a pronoun ("..., and what do reliability engineers call it?") asks
+  // about that thing too: it has the terms of the part before it as well as its own.
+  for (auto& p : parts) {
+    if (part_terms.empty()) {
+      part_terms.push_back(query_terms(p.text, stats));
+    } else if (content_stems(p.text).empty()) {
+      part_terms.push_back(part_terms.back());
+    } else {
+      std::vector<QueryTerm> t = query_terms(p.text, stats);
+      if (refers_back(p.text)) {
+        std::set<std::string> have;
+        for (auto& x : t) have.insert(x.stem);
+        for (auto& x : part_terms.back())
+          if (have.insert(x.stem).second) t.push_back(x);
+      }
+      part_terms.push_back(std::move(t));
+    }
+  }
   const Definiendum defx(definition_target(question));
   std::vector<Definiendum> part_defs;  // "what is meant by the bread, and what by the meat?"
   for (size_t p = 0; p < parts.size(); ++p) part_defs.emplace_back(part_definition_target(parts, p));
@@ -379,6 +438,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       sents.push_back(std::move(x));
     }
   }
+  add_passage_context(sents, q, parts, part_terms, opt.passage_weight);
   // An anaphor's sentence says its part of the answer about what the sentence before it named
   // ("Dropout is applied to the weights after the softmax. This prevents the model from relying
   // on ..."): it is scored with its antecedent's words, when together they cover more of the

@@ -16,10 +16,14 @@ struct SynthOptions {
   size_t max_answer_chars = 800;
   /// Least share of the question's information (IDF-weighted content words) that the best
   /// passage must contain for the question to count as answered.
-  double min_coverage = 0.4;
+  double min_coverage = 0.3;
   /// Sentences beyond one per part come only from passages already cited, and only when they
   /// cover at least this share of what the best sentence covers.
   double extra_share = 0.6;
+  /// What a question term counts for in a sentence that does not hold it but whose passage (the
+  /// other sentences the context shows of its chunk) does: the passage names the subject once,
+  /// its sentences say things about it ("the Nelson estimate ... it is also known as ...").
+  double passage_weight = 0.5;
 };
 
 

@@ -224,5 +224,46 @@ TEST(ExtractiveAnswerable, ANumberAskedForNeedsASentenceWithANumberThatSpeaksToI
   EXPECT_NE(f.answer.find("103 days"), std::string::npos) << f.answer;
 }
 
+TEST(ExtractiveSentences, ASentenceSpeaksAboutTheSubjectItsPassageNames) {
+  // The passage names its subject once; the sentence that answers says "the curve". Counted
+  // with its passage's words, it outranks a sentence of another passage that shares the
+  // question's other words but is about something else.
+  SmallStore st;
+  st.doc("n1", "/c/hazard.txt",
+         {"The Nelson estimate of the cumulative hazard starts at zero and steps up at each failure of a "
+          "pump. Plotted over the years of service, the curve rises steadily for every pump. Reliability "
+          "engineers know the curve as the mean cumulative function."});
+  st.doc("n2", "/c/engines.txt",
+         {"Reliability engineers call a worn engine part a write-off when repairs cost more than a new one."});
+  const std::string q = "What do reliability engineers call the Nelson estimate of failures?";
+  AskResult r = st.ask(q);
+  ASSERT_TRUE(r.found) << r.answer;
+  EXPECT_NE(r.answer.find("mean cumulative function"), std::string::npos) << r.answer;
+  EXPECT_EQ(r.answer.find("write-off"), std::string::npos) << r.answer;
+  AskOptions own_words_only;
+  own_words_only.synth.passage_weight = 0;
+  AskResult o = st.ask(q, own_words_only);
+  EXPECT_EQ(o.answer.find("mean cumulative function"), std::string::npos)
+      << "the fixture must need the passage's words: " << o.answer;
+}
+
+TEST(ExtractiveSentences, APartThatRefersBackWithAPronounAsksAboutThePartBefore) {
+  // "what do reliability engineers call it?": "it" is the Nelson estimate, so the part is
+  // answered by what the estimate is called, not by what engineers call something else.
+  SmallStore st;
+  st.doc("n1", "/c/hazard.txt",
+         {"The Nelson hazard estimate counts the expected number of failures of a pump over time.",
+          "In reliability work the Nelson hazard estimate of a pump is also known as the mean cumulative function."});
+  st.doc("n2", "/c/engines.txt",
+         {"Reliability engineers call a worn engine part a write-off when repairs cost more than a new one."});
+  AskOptions o;
+  o.synth.max_sentences = 2;
+  AskResult r = st.ask("What does the Nelson hazard estimate count for a pump, and what do reliability engineers call it?", o);
+  ASSERT_TRUE(r.found) << r.answer;
+  EXPECT_NE(r.answer.find("expected number of failures"), std::string::npos) << r.answer;
+  EXPECT_NE(r.answer.find("mean cumulative function"), std::string::npos) << r.answer;
+  EXPECT_EQ(r.answer.find("write-off"), std::string::npos) << r.answer;
+}
+
 }  // namespace
 }  // namespace mmkg

@@ -221,6 +221,22 @@ bool holds_new_name(std::string_view sentence, std::string_view question) {
     size_t a = sentence.find(open);
     if (a != std::string_view::npos && sentence.find(close, a + open.size()) != std::string_view::npos) return true;
   }
+  // A name given in words: "... is also known as the mean cumulative function", "what
+  // statisticians call a hazard", "referred to as panel data": the words after the naming verb
+  // are a name even in lower case, when the question does not already hold them.
+  const std::vector<std::string> ws = words(sentence);
+  for (size_t i = 0; i + 1 < ws.size(); ++i) {
+    size_t next = 0;
+    if ((ws[i] == "known" || ws[i] == "denoted") && i + 2 < ws.size() && ws[i + 1] == "as")
+      next = i + 2;
+    else if (ws[i] == "referred" && i + 3 < ws.size() && ws[i + 1] == "to" && ws[i + 2] == "as")
+      next = i + 3;
+    else if (ws[i] == "called" || ws[i] == "termed" || ws[i] == "dubbed" || ws[i] == "named")
+      next = i + 1;
+    if (next == 0) continue;
+    while (next < ws.size() && (ws[next] == "the" || ws[next] == "a" || ws[next] == "an")) ++next;
+    if (next < ws.size() && !qw.count(ws[next]) && !is_stopword(ws[next])) return true;
+  }
   return false;
 }
 

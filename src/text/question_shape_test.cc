@@ -74,6 +74,13 @@ TEST(QuestionShape, NamesTheQuestionDoesNotHold) {
   EXPECT_FALSE(holds_new_name("Parsers read the files line by line.", "Who wrote the parser?"))
       << "a capital that opens the sentence is grammar, not a name";
   EXPECT_FALSE(holds_new_name("The parser of Knuth is fast.", "Did Knuth write the parser?"));
+  // A name given in words, in lower case: after "known as", "called", "referred to as".
+  EXPECT_TRUE(holds_new_name("In reliability work it is also known as the mean cumulative function.",
+                             "What do engineers call it?"));
+  EXPECT_TRUE(holds_new_name("Such data are referred to as panel data.", "What are these data called?"));
+  EXPECT_FALSE(holds_new_name("The function is called the hazard by everyone.", "Why is the hazard function called that?"))
+      << "the name after the verb is the question's own";
+  EXPECT_FALSE(holds_new_name("It is known as it was written.", "What is it called?"));
 }
 
 TEST(QuestionShape, NamesInTheQuestion) {
