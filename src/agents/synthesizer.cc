@@ -358,8 +358,12 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
   // A part without content words of its own ("..., and why?", "what does it show?") asks about
   // the same thing as the part before it.
   // One that refers back with a pronoun ("..., and what do reliability engineers call it?") asks
-  // about that thing too: it has the terms of the part before it as well as its own.
-  for (auto& p : parts) {
+  // about that thing too: it has the domain words of the part before it as well as its own.
+  // What "it" is, is named there by a term ("the Nelson estimate", "zorblium"), not by the
+  // general English around it ("at how many degrees does ... boil"), which would make the part
+  // before it answer this one too.
+  for (size_t pi = 0; pi < parts.size(); ++pi) {
+    const QuestionPart& p = parts[pi];
     if (part_terms.empty()) {
       part_terms.push_back(query_terms(p.text, stats));
     } else if (content_stems(p.text).empty()) {
@@ -369,8 +373,11 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       if (refers_back(p.text)) {
         std::set<std::string> have;
         for (auto& x : t) have.insert(x.stem);
+        std::set<std::string> domain;  // the earlier part's words that are not general English
+        for (auto& w : words(parts[pi - 1].text))
+          if (!is_stopword(w) && general_word_weight(w) >= 1.0) domain.insert(stem(w));
         for (auto& x : part_terms.back())
-          if (have.insert(x.stem).second) t.push_back(x);
+          if (domain.count(x.stem) && have.insert(x.stem).second) t.push_back(x);
       }
       part_terms.push_back(std::move(t));
     }
@@ -414,6 +421,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       if (text[b] == '#') continue;  // a heading line, not a statement
       std::string s = clean_sentence(std::string_view(text).substr(b, e - b));
       if (s.size() < (hit.figure_id.empty() ? 25u : 8u)) continue;  // headings, labels, fragments; not a table's rows
+      if (s.back() == '?') continue;  // a question the text asks (and answers after it) is no answer
       const bool lead_in = s.back() == ':' && label_lead_in(s);  // introduces what follows: not a statement
       if (s.back() == ':') s.back() = '.';  // a statement whose equation or list follows ends here
       // Code, titles and equation fragments are no answer in words; a table's rows and a caption

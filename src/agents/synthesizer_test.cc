@@ -265,5 +265,15 @@ TEST(ExtractiveSentences, APartThatRefersBackWithAPronounAsksAboutThePartBefore)
   EXPECT_EQ(r.answer.find("write-off"), std::string::npos) << r.answer;
 }
 
+TEST(ExtractiveSentences, AQuestionTheTextAsksIsNoAnswer) {
+  SmallStore st;
+  st.doc("q1", "/c/lids.txt",
+         {"How many steel bolts hold the boiler lid in place? The boiler lid is held in place by 12 steel bolts."});
+  AskResult r = st.ask("How many steel bolts hold the boiler lid in place?");
+  ASSERT_TRUE(r.found) << r.answer;
+  EXPECT_EQ(r.answer.rfind("The boiler lid is held in place by 12 steel bolts.", 0), 0u) << r.answer;
+  EXPECT_EQ(r.answer.find('?'), std::string::npos) << r.answer;
+}
+
 }  // namespace
 }  // namespace mmkg
