@@ -12,11 +12,14 @@
 
 namespace mmkg {
 
-GraphContext::GraphContext(graph::GraphStore& store, const graph::EmbedNames& embed) : store_(store) {
+GraphContext::GraphContext(graph::GraphStore& store, const graph::EmbedNames& embed,
+                           const std::vector<graph::DocumentLabel>& documents)
+    : store_(store) {
   index_ = graph::EntityIndex::build(store, embed);
   snap_.entities = store.entities();
   snap_.relations = store.relations();
   snap_.mentions = store.mentions();
+  xrefs_ = graph::cross_references(snap_, documents);
 }
 
 bool is_broad_question(const std::string& question) {
@@ -36,6 +39,23 @@ bool is_broad_question(const std::string& question) {
     const std::string s = lex.singular(x);
     if (s != x && (lex.is_noun(s) || !lex.known(s))) return true;
     if (lex.is_noun(x)) return false;  // the first noun is singular
+  }
+  return false;
+}
+
+bool asks_across_documents(const std::string& question) {
+  if (is_broad_question(question)) return true;
+  // "the packages in this collection", "papers of the corpus": a plural noun shortly before the
+  // word for the whole set of documents ("which paper in the collection" asks for one).
+  static const std::set<std::string> kWhole = {"collection", "corpus"};
+  const auto w = words(question);
+  const auto& lex = graph::Lexicon::get();
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (!kWhole.count(w[i])) continue;
+    for (size_t j = i >= 3 ? i - 3 : 0; j < i; ++j) {
+      const std::string s = lex.singular(w[j]);
+      if (s != w[j] && lex.is_noun(s)) return true;
+    }
   }
   return false;
 }
@@ -66,6 +86,14 @@ GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, cons
   // bridge hop (graph_lists). One-part questions get no hop: their evidence is what the
   // retrievers rank, and a hop's chunk would only take a place from it.
   if (question_parts(question).size() >= 2) out.hop_graph = &g.snapshot();
+  // The document layer's hop (graph_lists) for the same questions, and for questions about the
+  // collection: they range over several documents, and the passage that names the others
+  // relates them.
+  out.across = asks_across_documents(question);
+  if ((out.hop_graph || out.across) && !g.cross_refs().empty()) {
+    out.cross_refs = &g.cross_refs();
+    out.ref_graph = &g.snapshot();
+  }
 
   std::unordered_map<std::string, std::string> names;
   for (const auto& e : g.snapshot().entities) names[e.id] = e.name;
@@ -164,6 +192,27 @@ std::vector<RankedList> graph_lists(const GraphRetrieval& g) {
       return ids;
     };
     out.push_back(std::move(hop));
+  }
+  // The document layer's hop: a passage of one found document that names another found document
+  // (doc_links.cc). Such a passage is vouched for by the graph's structure (two documents the
+  // retrievers found, linked by the passage), so its head may take a slot although no sub-query
+  // ranked it (RankedList::vouched); the bridge hop's head needs a sub-query's hit just below the
+  // cut because entities shared with the first hits alone picked the evidence for one question in
+  // eight (docs/EVAL.md, "Graph: multi-hop and broad questions").
+  if (g.ref_graph && g.cross_refs) {
+    const graph::GraphSnapshot* snap = g.ref_graph;
+    const auto* xrefs = g.cross_refs;
+    RankedList refs{"graph: passages naming another found document", {}, 0.3};
+    refs.vouched = true;
+    refs.question_hits = true;  // the documents the question reaches, not a key phrase's
+    graph::CrossRefOptions o;
+    o.breadth = g.across;
+    refs.from_hits = [snap, xrefs, o](const std::vector<std::string>& first) {
+      std::vector<std::string> ids;
+      for (const auto& [id, score] : graph::rank_cross_references(*snap, *xrefs, first, o)) ids.push_back(id);
+      return ids;
+    };
+    out.push_back(std::move(refs));
   }
   return out;
 }

@@ -3,6 +3,7 @@
 // PageRank from the linked entities, and bring community summaries for broad questions.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -29,27 +30,40 @@ struct GraphRetrieveOptions {
 /// A loaded graph for one process: the linking index and an in-memory snapshot for PPR.
 class GraphContext {
  public:
-  GraphContext(graph::GraphStore& store, const graph::EmbedNames& embed);
+  /// `documents`: the store's documents, for the graph's document layer (cross_references); none:
+  /// no layer.
+  GraphContext(graph::GraphStore& store, const graph::EmbedNames& embed,
+               const std::vector<graph::DocumentLabel>& documents = {});
   graph::GraphStore& store() { return store_; }
   graph::EntityIndex& index() { return *index_; }
   const graph::GraphSnapshot& snapshot() const { return snap_; }
   bool empty() const { return snap_.entities.empty(); }
+  /// Chunk id → the other documents it names (graph_algo.h cross_references).
+  const std::map<std::string, std::vector<std::string>>& cross_refs() const { return xrefs_; }
 
  private:
   graph::GraphStore& store_;
   std::unique_ptr<graph::EntityIndex> index_;
   graph::GraphSnapshot snap_;
+  std::map<std::string, std::vector<std::string>> xrefs_;
 };
 
 /// True for questions that ask for a list or an overview across documents ("which papers ...",
 /// "what approaches ...", "main themes"): a general reading of the question's form.
 bool is_broad_question(const std::string& question);
 
+/// True for questions about several documents of the collection: broad ones (is_broad_question)
+/// and those naming a plural just before "collection" or "corpus" ("the packages in this
+/// collection"). They get the graph's cross references ordered by breadth (graph_lists).
+bool asks_across_documents(const std::string& question);
+
 GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, const GraphRetrieveOptions& opt);
 
 /// The graph's ranked chunk lists, weighted for fusion with the hybrid results: PPR (0.3),
 /// relation evidence (0.2), community summaries for broad questions (0.3), and for questions of
-/// two parts the bridge hop from the retrievers' best chunks (0.3, filled in retrieval).
+/// two parts the bridge hop from the retrievers' best chunks (0.3, filled in retrieval) and the
+/// cross references between the documents those chunks lie in (0.3, filled in retrieval; its head
+/// is vouched for: RankedList::vouched).
 std::vector<RankedList> graph_lists(const GraphRetrieval& g);
 
 }  // namespace mmkg

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "support/memory_graph_store.h"
+#include "text/lexicon.h"
 
 namespace mmkg {
 namespace {
@@ -73,6 +74,46 @@ TEST(GraphRetrieve, TwoPartQuestionsGetTheBridgeHopOnePartQuestionsDoNot) {
   ASSERT_TRUE(hop.has_value());
   EXPECT_EQ(hop->from_hits({"a1"}), std::vector<std::string>{"b1"});
   EXPECT_FALSE(hop_of("Which function runs the coefficient tests?").has_value());
+}
+
+// The document layer: a passage of document B names document A's package ("package zorbtest" in
+// "zorbtest-intro.pdf"). A two-part question, or one about the packages of the collection, gets
+// the cross-reference list (vouched, filled from the question's own hits); a one-part question
+// does not. Between the found documents A and B, the naming passage b1 is returned.
+TEST(GraphRetrieve, TwoPartAndCollectionQuestionsGetTheCrossReferences) {
+  if (!graph::Lexicon::get().loaded()) GTEST_SKIP() << "wordnet-base not installed";
+  graph::testing::MemoryGraphStore store;
+  graph::GraphDelta d;
+  d.entities = {entity("e1", "package zorbtest"), entity("e2", "coefficient test")};
+  d.mentions = {{"e1", "a1", "A", "zorbtest", 1}, {"e2", "a1", "A", "coefficient test", 1},
+                {"e1", "b1", "B", "zorbtest", 1}, {"e2", "b1", "B", "coefficient test", 1},
+                {"e2", "b2", "B", "coefficient test", 1}, {"e2", "c1", "C", "coefficient test", 1}};
+  store.upsert(d);
+  graph::EmbedNames none = [](const std::vector<std::string>&) { return std::vector<std::vector<float>>{}; };
+  GraphContext g(store, none, {{"A", "zorbtest-intro.pdf", ""}, {"B", "paper.pdf", "Robust Covariances"}});
+  auto refs_of = [&](const std::string& q) -> std::optional<RankedList> {
+    for (auto& l : graph_lists(graph_retrieve(g, q, GraphRetrieveOptions{})))
+      if (l.vouched) return l;
+    return std::nullopt;
+  };
+  auto two = refs_of("The paper runs its tests through a function from a companion package. Which package is "
+                     "that, and what does its own vignette say about the tests?");
+  ASSERT_TRUE(two.has_value());
+  EXPECT_TRUE(two->question_hits);
+  EXPECT_EQ(two->from_hits({"a1", "b2"}), std::vector<std::string>{"b1"});
+  EXPECT_TRUE(refs_of("How do the packages in this collection divide up the work?").has_value());
+  EXPECT_FALSE(refs_of("Which function runs the coefficient tests?").has_value());
+  // Without the documents' names there is no document layer.
+  GraphContext bare(store, none);
+  EXPECT_TRUE(bare.cross_refs().empty());
+}
+
+TEST(GraphRetrieve, CollectionQuestionsAskAcrossDocuments) {
+  if (!graph::Lexicon::get().loaded()) GTEST_SKIP() << "wordnet-base not installed";
+  EXPECT_TRUE(asks_across_documents("How do the packages in this collection divide up the work?"));
+  EXPECT_TRUE(asks_across_documents("Which papers in the corpus use rotary embeddings?"));
+  EXPECT_FALSE(asks_across_documents("Which paper in the collection introduced rotary embeddings?"));
+  EXPECT_FALSE(asks_across_documents("What does the weave function compute?"));
 }
 
 }  // namespace

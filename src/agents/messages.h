@@ -2,6 +2,7 @@
 // output), in one header so that no agent header chains through another's.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -56,6 +57,13 @@ struct GraphRetrieval {
   /// retrievers' best passages through a shared entity (graph_lists, rank_chunks_by_bridge), in
   /// this graph. Null: no hop. Not owned (the GraphContext's snapshot).
   const graph::GraphSnapshot* hop_graph = nullptr;
+  /// The question ranges over several documents of the collection (asks_across_documents).
+  bool across = false;
+  /// Set for two-part questions and `across` ones when the graph has a document layer
+  /// (graph_algo.h cross_references): chunk id → the documents it names, and the graph its
+  /// passages are scored in. Null: no cross-reference list. Not owned (the GraphContext's).
+  const std::map<std::string, std::vector<std::string>>* cross_refs = nullptr;
+  const graph::GraphSnapshot* ref_graph = nullptr;
 };
 
 // ---- RAG retriever

@@ -97,7 +97,11 @@ GraphContext* Session::graph_context() {
     if (graph::graph_document_count(store(), cfg_.graph.key()) == 0) return nullptr;
     graph::GraphStore* g = graph_store();
     // The searcher's embedder also embeds the graph's entity names (loaded once).
-    graph_context_ = std::make_unique<GraphContext>(*g, graph::make_embed_names(store(), searcher().embedder()));
+    // The documents' file names and titles give the graph its document layer (cross references).
+    std::vector<graph::DocumentLabel> docs;
+    for (const auto& d : store().documents()) docs.push_back({d.id, d.name, d.title});
+    graph_context_ =
+        std::make_unique<GraphContext>(*g, graph::make_embed_names(store(), searcher().embedder()), docs);
   } catch (const UsageError&) {
     throw;
   } catch (const Error& e) {

@@ -55,6 +55,7 @@ void add_ranked_lists(Store& store, const std::vector<RankedList>& extra, size_t
       Candidate& c = all[it->second];
       c.graph += extra[l].weight / (kRrf + static_cast<double>(r + 1));
       if (c.graph_rank == 0 || r + 1 < c.graph_rank) c.graph_rank = r + 1;
+      if (r == 0 && extra[l].vouched) c.vouched = true;
       c.subqueries.push_back(tag);
       ++used;
     }
@@ -66,8 +67,9 @@ void add_ranked_lists(Store& store, const std::vector<RankedList>& extra, size_t
 // `fused`, with up to `slots` of the graph's candidates after the first `keep` of them. A graph
 // candidate is a chunk that heads a graph list (graph_rank 1) and that the sub-queries found
 // only below their cut (best_rank > k): the graph confirms what a retriever ranked a little too
-// low, it does not bring chunks no retriever found. The rest follow: the sub-queries' deeper
-// hits, then the graph-only chunks (by `graph`).
+// low, it does not bring chunks no retriever found, unless the chunk heads a vouched list
+// (RankedList::vouched; after the confirmed ones). The rest follow: the sub-queries' deeper hits,
+// then the graph-only chunks (by `graph`).
 std::vector<Candidate> reserve_order(std::vector<Candidate> all, size_t n_main, size_t k, size_t keep, size_t slots) {
   std::vector<Candidate> main, deep, graph_only;
   for (auto& c : all) {
@@ -80,9 +82,11 @@ std::vector<Candidate> reserve_order(std::vector<Candidate> all, size_t n_main, 
   std::stable_sort(main.begin(), main.end(), by_fused);
   std::stable_sort(deep.begin(), deep.end(), by_graph);
   std::stable_sort(graph_only.begin(), graph_only.end(), by_graph);
-  std::vector<Candidate> confirmed, rest;
+  std::vector<Candidate> confirmed, rest, unvouched;
   for (auto& c : deep) (confirmed.size() < slots && c.graph_rank == 1 ? confirmed : rest).push_back(std::move(c));
   std::stable_sort(rest.begin(), rest.end(), by_fused);
+  for (auto& c : graph_only) (confirmed.size() < slots && c.vouched ? confirmed : unvouched).push_back(std::move(c));
+  graph_only = std::move(unvouched);
   std::vector<Candidate> out;
   const size_t lead = keep + (slots - confirmed.size());  // unused slots go back to the sub-queries
   size_t m = 0;
@@ -158,6 +162,7 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
   else if (!searcher.fusion_chosen()) so.fusion = Fusion::Relative;
   std::vector<std::vector<SearchHit>> results = searcher.search_many(batch, so, opt.parallel);
   std::vector<std::string> first_hit(subqueries.size());  // each sub-query's best chunk
+  std::vector<std::string> question_first;                 // the question's hits within the cut
   for (size_t q = 0; q < subqueries.size(); ++q) {
     std::vector<SearchHit> hits = std::move(results[q]);
     if (batch[q].lexical_only) {
@@ -182,6 +187,7 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
       if (c.best_rank == 0 || r + 1 < c.best_rank) c.best_rank = r + 1;
       c.subqueries.push_back(static_cast<int>(q));
       if (r >= k) continue;  // below the cut: only the graph can bring it in
+      if (q == 0) question_first.push_back(c.hit.chunk_id);
       docs.insert(c.hit.doc);
       c.fused += w / (kRrf + static_cast<double>(r + 1));
     }
@@ -201,7 +207,7 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
     std::vector<std::string> first;
     for (const auto* c : head) first.push_back(c->hit.chunk_id);
     for (auto& l : lists)
-      if (l.from_hits) l.chunk_ids = l.from_hits(first);
+      if (l.from_hits) l.chunk_ids = l.from_hits(l.question_hits ? question_first : first);
   }
   add_ranked_lists(store, lists, subqueries.size(), index, all, log);
   const size_t slots = guesses ? std::min(opt.graph_slots, opt.max_chunks) : 0;

@@ -53,8 +53,9 @@ struct RetrieveOptions {
   /// Context slots the graph may take, after the best max_chunks - graph_slots chunks of the
   /// sub-queries, for chunks that head a graph list and that the sub-queries found just below
   /// their cut (ranks k_per_query+1 .. 2 k_per_query): two retrievers agreeing on a chunk the
-  /// first one ranked low. Chunks only the graph found never take a slot (measured: they almost
-  /// never held the evidence, and pushed out chunks that did; docs/EVAL.md, "Fusion (issue 13)").
+  /// first one ranked low. Chunks only the graph found take a slot only when they head a vouched
+  /// list (RankedList::vouched); others never do (measured: they almost never held the evidence,
+  /// and pushed out chunks that did; docs/EVAL.md, "Fusion (issue 13)").
   size_t graph_slots = 2;
   /// Threads for the sub-queries' searches (0 = one per core; 1 = one after another, each
   /// query embedded alone: the sequential baseline).
@@ -74,6 +75,7 @@ struct Candidate {
   double graph = 0;              ///< the same over the graph's lists (RankedList)
   /// Best place (1-based) among the sub-queries' hits and among the graph's lists; 0: in none.
   size_t best_rank = 0, graph_rank = 0;
+  bool vouched = false;          ///< heads a vouched graph list (RankedList::vouched)
   std::vector<int> subqueries;   ///< indices of the sub-queries that retrieved it
   double rerank = 0;             ///< the reranker's score (0 when not reranked)
   /// What the context shows of the chunk: hit.text, or (trimmed to fit the budget) its best
@@ -125,6 +127,14 @@ struct RankedList {
   /// once the sub-queries have run, with their first hits (fused order, best first); what it
   /// returns becomes chunk_ids. Empty: chunk_ids as given.
   std::function<std::vector<std::string>(const std::vector<std::string>& first_hits)> from_hits = {};
+  /// Its head may take a graph slot even when no sub-query found it (RetrieveOptions::graph_slots):
+  /// the list's own construction confirms it (the graph's cross references between two documents
+  /// the sub-queries found). Off: the head needs a sub-query's hit just below the cut.
+  bool vouched = false;
+  /// from_hits gets the question's own first hits (sub-query 0, its order) instead of every
+  /// sub-query's: the documents the question itself reaches, not those a key phrase cut from it
+  /// ("implement") strays into.
+  bool question_hits = false;
 };
 
 /// The ranked candidates `retrieve` packs into the context: every sub-query searched (one batch),

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "embed/embedder.h"
 #include "index/lexical.h"
 #include "index/searcher.h"
@@ -94,6 +96,35 @@ TEST_F(GraphSlots, AHopToAChunkNoRetrieverFoundTakesNoSlot) {
   ASSERT_GE(ids.size(), 2u);
   EXPECT_EQ(ids[0], bm25[0]);
   EXPECT_EQ(ids[1], bm25[1]);
+}
+
+// A vouched list (the graph's cross references between two found documents) needs no sub-query
+// hit: its head takes the slot although no retriever found it; its second chunk does not.
+TEST_F(GraphSlots, AVouchedListsHeadTakesASlotWithoutASubQueryHit) {
+  RankedList refs{"graph: refs", {"d-4", "d-5"}, 0.3};
+  refs.vouched = true;
+  auto ids = ranked({refs});
+  ASSERT_GE(ids.size(), 4u);
+  EXPECT_EQ(ids[0], bm25[0]);
+  EXPECT_EQ(ids[1], "d-4");     // the slot
+  EXPECT_EQ(ids[2], bm25[1]);   // the retriever's second right after
+  EXPECT_EQ(ids.back(), "d-5");  // graph-only and not the head: after everything found
+}
+
+// A list marked question_hits is filled from the question's own first hits (sub-query 0), not
+// from a key phrase's: here the phrase "epsilon" finds d-3 first, below the question's cut.
+TEST_F(GraphSlots, AQuestionHitsListSeesOnlyTheQuestionsOwnHits) {
+  std::vector<std::string> own, all;
+  RankedList a{"graph: a", {}, 0.3}, b{"graph: b", {}, 0.3};
+  a.question_hits = true;
+  a.from_hits = [&](const std::vector<std::string>& first) { own = first; return std::vector<std::string>{}; };
+  b.from_hits = [&](const std::vector<std::string>& first) { all = first; return std::vector<std::string>{}; };
+  QueryPlan plan;
+  plan.subqueries = {"alpha", "epsilon"};
+  rank_candidates(*store, *searcher, plan, opt, {a, b});
+  EXPECT_EQ(own, (std::vector<std::string>{bm25[0], bm25[1]}));
+  EXPECT_NE(std::find(all.begin(), all.end(), "d-3"), all.end());
+  EXPECT_EQ(std::find(own.begin(), own.end(), "d-3"), own.end());
 }
 
 }  // namespace

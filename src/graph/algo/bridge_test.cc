@@ -5,16 +5,13 @@
 #include <algorithm>
 
 #include "graph/algo/graph_algo.h"
+#include "support/snapshot_fixtures.h"
 
 namespace mmkg::graph {
 namespace {
 
 Mention at(const std::string& e, const std::string& chunk, const std::string& doc) {
-  Mention m;
-  m.entity_id = e;
-  m.chunk_id = chunk;
-  m.doc_id = doc;
-  return m;
+  return testing::mention_at(e, chunk, doc);
 }
 
 // Seed a1 (document A) names the rare "coeftest" and the everywhere "model". b1 (document B)
@@ -27,11 +24,7 @@ GraphSnapshot two_documents() {
   return g;
 }
 
-std::vector<std::string> ids(const std::vector<std::pair<std::string, double>>& ranked) {
-  std::vector<std::string> out;
-  for (const auto& [id, s] : ranked) out.push_back(id);
-  return out;
-}
+using testing::ranked_ids;
 
 TEST(Bridge, ARareSharedEntityLeadsToTheOtherDocumentsChunk) {
   auto r = rank_chunks_by_bridge(two_documents(), {"a1"});
@@ -41,14 +34,14 @@ TEST(Bridge, ARareSharedEntityLeadsToTheOtherDocumentsChunk) {
 }
 
 TEST(Bridge, TheSeedsOwnDocumentAndTheSeedsAreNotAHop) {
-  auto r = ids(rank_chunks_by_bridge(two_documents(), {"a1"}));
+  auto r = ranked_ids(rank_chunks_by_bridge(two_documents(), {"a1"}));
   EXPECT_EQ(std::find(r.begin(), r.end(), "a2"), r.end());  // same document as the seed
   EXPECT_EQ(std::find(r.begin(), r.end(), "a1"), r.end());  // the seed itself
 }
 
 TEST(Bridge, AnEntityNamedEverywhereAddsNothing) {
   // "model" is in every chunk with mentions: log(C / df) = 0, so b2 and c1 (only "model") are out.
-  auto r = ids(rank_chunks_by_bridge(two_documents(), {"a1"}));
+  auto r = ranked_ids(rank_chunks_by_bridge(two_documents(), {"a1"}));
   EXPECT_EQ(r, std::vector<std::string>{"b1"});
 }
 
@@ -56,9 +49,9 @@ TEST(Bridge, SeedsBeyondTheLimitDoNotCountAndNoSeedsGiveNothing) {
   BridgeOptions one;
   one.seeds = 1;
   // c1 is second: with one seed only a1 bridges, and c1's "other" is named nowhere else.
-  EXPECT_EQ(ids(rank_chunks_by_bridge(two_documents(), {"a1", "c1"}, one)), std::vector<std::string>{"b1"});
+  EXPECT_EQ(ranked_ids(rank_chunks_by_bridge(two_documents(), {"a1", "c1"}, one)), std::vector<std::string>{"b1"});
   // By default every seed given counts: a1, second here, still leads to b1.
-  EXPECT_EQ(ids(rank_chunks_by_bridge(two_documents(), {"c1", "a1"})), std::vector<std::string>{"b1"});
+  EXPECT_EQ(ranked_ids(rank_chunks_by_bridge(two_documents(), {"c1", "a1"})), std::vector<std::string>{"b1"});
   EXPECT_TRUE(rank_chunks_by_bridge(two_documents(), {}).empty());
   EXPECT_TRUE(rank_chunks_by_bridge(two_documents(), {"unknown"}).empty());
 }

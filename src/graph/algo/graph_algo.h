@@ -54,6 +54,43 @@ std::vector<std::pair<std::string, double>> rank_chunks_by_bridge(const GraphSna
                                                                   const std::vector<std::string>& seed_chunks,
                                                                   const BridgeOptions& options = {});
 
+/// A document as the graph's document layer sees it: its id (Mention::doc_id), file name and title.
+struct DocumentLabel {
+  std::string id;
+  std::string file_name;  ///< "lmtest-intro.pdf"
+  std::string title;      ///< "strucchange: An R Package for ..."; may be empty
+};
+
+/// The coined names a document goes by: the words of its file name (without the extension) and
+/// of its title's head before a colon ("strucchange: An R Package ...") that are no English word
+/// (WordNet), no stop word and at least 3 letters: "lmtest", "strucchange", "bert". English words
+/// in a file name ("survival", "intro") name a topic, not the document. Lower case, sorted.
+std::vector<std::string> document_name_terms(const DocumentLabel& doc);
+
+/// The document layer of the graph: for each chunk, the other documents it names (cross
+/// references). A chunk names document D when it mentions an entity whose name holds one of D's
+/// name terms ("package lmtest" names lmtest-intro.pdf) and its own document does not go by that
+/// term. Chunk id → ids of the named documents, sorted.
+std::map<std::string, std::vector<std::string>> cross_references(const GraphSnapshot& g,
+                                                                  const std::vector<DocumentLabel>& docs);
+
+struct CrossRefOptions {
+  int k = 10;  ///< chunks returned
+  /// Order by how many of the found documents a passage names first (a question about the
+  /// collection: the passage that relates the most of its documents), then by shared entities.
+  bool breadth = false;
+};
+
+/// Cross-reference passages between the documents the retrievers found: chunks that name a
+/// document among those of `first_hits` (the retrievers' best chunks) and lie in one of them, the
+/// first hits left out. Scored by the entities they share with the first hits, each adding
+/// log(C / df) as in rank_chunks_by_bridge (here the first hits' own documents count too: the
+/// passage that names the other document is often the one after the first hit); see
+/// CrossRefOptions::breadth. Best first, at most `k`; chunks sharing no entity are left out.
+std::vector<std::pair<std::string, double>> rank_cross_references(
+    const GraphSnapshot& g, const std::map<std::string, std::vector<std::string>>& xrefs,
+    const std::vector<std::string>& first_hits, const CrossRefOptions& options = {});
+
 struct CommunityOptions {
   double resolution = 1.0;  ///< Leiden resolution (modularity objective)
   int min_size = 3;         ///< smaller communities are not kept
