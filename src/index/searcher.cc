@@ -201,17 +201,18 @@ std::vector<SearchHit> Searcher::pool(Store& store, std::string_view text, std::
 }
 
 std::vector<SearchHit> Searcher::finish(Store& store, std::vector<SearchHit> ranked, const SearchOptions& opt) {
-  if (!opt.neighbours || opt.fusion.value_or(fusion()) != Fusion::Zscore) return drop_near_duplicates(store, std::move(ranked), opt);
-  // Smoothing reads the list as deep as its candidates (the lowest score is its floor), then
-  // the first opt.k are kept.
+  const bool smooth = opt.neighbours && opt.fusion.value_or(fusion()) == Fusion::Zscore;
+  if (!smooth) return drop_near_duplicates(store, std::move(ranked), opt);
+  // Smoothing reads the list as deep as its candidates (its lowest score is the floor); the
+  // cut runs again after it, since a fetched neighbour may repeat a hit already kept.
   SearchOptions deep = opt;
   deep.k = std::max(opt.k, opt.candidates);
-  std::vector<SearchHit> out = with_neighbours(store, drop_near_duplicates(store, std::move(ranked), deep), opt);
-  if (out.size() > static_cast<size_t>(opt.k)) out.resize(static_cast<size_t>(opt.k));
-  return out;
+  return drop_near_duplicates(store, with_neighbours(store, drop_near_duplicates(store, std::move(ranked), deep), opt),
+                              opt);
 }
 
-std::vector<SearchHit> Searcher::with_neighbours(Store& store, std::vector<SearchHit> ranked, const SearchOptions& opt) {
+std::vector<SearchHit> Searcher::with_neighbours(Store& store, std::vector<SearchHit> ranked,
+                                                 const SearchOptions& opt) {
   // Keys: the list's hits by rank, then the neighbours it lacks (fetched here).
   std::unordered_map<int64_t, size_t> key;
   for (size_t i = 0; i < ranked.size(); ++i) key.emplace(ranked[i].rowid, i);

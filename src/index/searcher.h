@@ -111,7 +111,8 @@ class Searcher {
   std::vector<SearchHit> pool(Store& store, std::string_view text, std::vector<SearchHit> lex,
                               std::vector<SearchHit> den, const SearchOptions& opt);
   /// The final cut of a fused pool (best first): near-duplicates dropped, then with z-score
-  /// fusion the neighbours of the first hits lifted (with_neighbours), then the first opt.k.
+  /// fusion the neighbours of the first hits lifted (with_neighbours) and near-duplicates
+  /// dropped again; the first opt.k.
   std::vector<SearchHit> finish(Store& store, std::vector<SearchHit> ranked, const SearchOptions& opt);
   /// Neighbour smoothing of a ranked list (smooth_neighbours): the chunks next to its first hits
   /// in their documents, fetched from `store` when the list lacks them, lifted.
