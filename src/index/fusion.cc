@@ -134,4 +134,18 @@ std::vector<size_t> fuse_parts(const FusionList& whole, const std::vector<Fusion
   return keys_by_score(seen, scores);
 }
 
+std::vector<size_t> smooth_neighbours(const std::vector<double>& scores, size_t n,
+                                      const std::vector<std::pair<size_t, size_t>>& adjacent,
+                                      const NeighbourParams& params, std::vector<double>& out) {
+  const double lowest = scores.empty() ? 0.0 : *std::min_element(scores.begin(), scores.end());
+  std::vector<double> own(n, 0.0), lift(n, 0.0);
+  for (size_t k = 0; k < scores.size() && k < n; ++k) own[k] = scores[k] - lowest;
+  for (auto [head, k] : adjacent)
+    if (head < params.heads && head < scores.size() && k < n && k != head)
+      lift[k] = std::max(lift[k], params.share * own[head]);  // the best of its heads, not the sum
+  out.assign(n, 0.0);
+  for (size_t k = 0; k < n; ++k) out[k] = lowest + own[k] + lift[k];
+  return keys_by_score(std::vector<bool>(n, true), out);
+}
+
 }  // namespace mmkg

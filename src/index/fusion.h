@@ -54,4 +54,26 @@ std::vector<size_t> fuse_lists(const std::vector<FusionList>& lists, size_t n, F
 std::vector<size_t> fuse_parts(const FusionList& whole, const std::vector<FusionList>& parts, size_t n,
                                std::vector<double>& scores);
 
+/// Neighbour smoothing (Searcher::search, z-score fusion): a passage next to one of the first
+/// `heads` passages of a ranked list, in the same document, scores share × that head's score
+/// above the list's lowest on top of its own (above the lowest too; 0 for a passage the list did
+/// not hold). Text runs on across a chunk boundary: the reason after a claim, the second half
+/// of a definition, the result after the method often sit in the chunk next to the one the
+/// question's words found, in words the question does not share (Liu and Croft 2002 on
+/// overlapping passages; "sentence window" retrieval). The head's own rank is untouched, and a
+/// neighbour rises only as far as a share of its head's lead allows, so a passage with nothing
+/// of its own is not placed above the head.
+struct NeighbourParams {
+  size_t heads = 3;     ///< the ranked list's first passages whose neighbours are lifted
+  double share = 0.2;   ///< part of a head's score (above the list's lowest) a neighbour gains
+};
+
+/// `scores`: the ranked list's scores, best first (keys 0 .. scores.size()-1 by rank); keys from
+/// scores.size() to n-1 are passages the list did not hold (score: the list's lowest).
+/// `adjacent`: (head key, neighbour key) pairs, the head among the first params.heads keys.
+/// The new order of all n keys, best first, each key's new score in `out` (size n).
+std::vector<size_t> smooth_neighbours(const std::vector<double>& scores, size_t n,
+                                      const std::vector<std::pair<size_t, size_t>>& adjacent,
+                                      const NeighbourParams& params, std::vector<double>& out);
+
 }  // namespace mmkg

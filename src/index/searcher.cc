@@ -170,7 +170,7 @@ std::vector<SearchHit> Searcher::search_match(const std::string& match, std::str
 
   // Hybrid: fusion of both candidate lists.
   lo.k = opt.candidates;
-  return fuse(store_, text, bm25_match(store_, match, lo), dense(text, opt.candidates), opt);
+  return finish(store_, pool(store_, text, bm25_match(store_, match, lo), dense(text, opt.candidates), opt), opt);
 }
 
 std::vector<SearchHit> Searcher::fuse(Store& store, std::string_view text, std::vector<SearchHit> lex,
@@ -198,6 +198,48 @@ std::vector<SearchHit> Searcher::pool(Store& store, std::string_view text, std::
   std::vector<double> fused;
   const std::vector<size_t> order = fuse_lists(lists, all.size(), method, opt.fusion_params, fused);
   return pool.take(order, fused);
+}
+
+std::vector<SearchHit> Searcher::finish(Store& store, std::vector<SearchHit> ranked, const SearchOptions& opt) {
+  const bool smooth = opt.neighbours && opt.fusion.value_or(fusion()) == Fusion::Zscore;
+  if (!smooth) return drop_near_duplicates(store, std::move(ranked), opt);
+  // Smoothing reads the list as deep as its candidates (its lowest score is the floor); the
+  // cut runs again after it, since a fetched neighbour may repeat a hit already kept.
+  SearchOptions deep = opt;
+  deep.k = std::max(opt.k, opt.candidates);
+  return drop_near_duplicates(store, with_neighbours(store, drop_near_duplicates(store, std::move(ranked), deep), opt),
+                              opt);
+}
+
+std::vector<SearchHit> Searcher::with_neighbours(Store& store, std::vector<SearchHit> ranked,
+                                                 const SearchOptions& opt) {
+  // Keys: the list's hits by rank, then the neighbours it lacks (fetched here).
+  std::unordered_map<int64_t, size_t> key;
+  for (size_t i = 0; i < ranked.size(); ++i) key.emplace(ranked[i].rowid, i);
+  std::vector<double> scores;
+  for (const auto& h : ranked) scores.push_back(h.score);
+  std::vector<std::pair<size_t, size_t>> adjacent;
+  std::vector<int64_t> missing;
+  for (size_t head = 0; head < std::min(opt.neighbour_params.heads, ranked.size()); ++head)
+    for (int64_t id : store.adjacent_rowids(ranked[head].rowid)) {
+      auto [it, fresh] = key.try_emplace(id, ranked.size() + missing.size());
+      if (fresh) missing.push_back(id);
+      adjacent.emplace_back(head, it->second);
+    }
+  if (adjacent.empty()) return ranked;
+  std::vector<SearchHit> all = std::move(ranked);
+  std::vector<SearchHit> fetched(missing.size());
+  for (auto& c : store.chunks_by_rowid(missing)) fetched[key[c.rowid] - all.size()] = hit_from_chunk(c, 0.0);
+  for (auto& h : fetched) all.push_back(std::move(h));  // a row gone meanwhile stays empty: dropped below
+  std::vector<double> smoothed;
+  const std::vector<size_t> order = smooth_neighbours(scores, all.size(), adjacent, opt.neighbour_params, smoothed);
+  std::vector<SearchHit> out;
+  for (size_t k : order) {
+    if (all[k].chunk_id.empty()) continue;
+    all[k].score = smoothed[k];
+    out.push_back(std::move(all[k]));
+  }
+  return out;
 }
 
 std::vector<SearchHit> Searcher::drop_near_duplicates(Store& store, std::vector<SearchHit> ranked,
@@ -252,7 +294,7 @@ std::vector<SearchHit> Searcher::search_parts(std::string_view question, const s
   std::vector<double> score;
   const std::vector<FusionList> part_lists(lists.begin() + 1, lists.end());
   const std::vector<size_t> order = fuse_parts(lists[0], part_lists, pool.hits.size(), score);
-  return drop_near_duplicates(store_, pool.take(order, score), opt);
+  return finish(store_, pool.take(order, score), opt);
 }
 
 Store& Searcher::reader(size_t i) {
@@ -336,7 +378,7 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
       out[i] = std::move(den);
       return;
     }
-    out[i] = fuse(s, q.text, lexical(s, q, opt.candidates), std::move(den), opt);
+    out[i] = finish(s, pool(s, q.text, lexical(s, q, opt.candidates), std::move(den), opt), opt);
   };
   size_t threads = parallel > 0 ? static_cast<size_t>(parallel)
                                 : std::max<size_t>(1, std::thread::hardware_concurrency());

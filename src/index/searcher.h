@@ -41,6 +41,10 @@ struct SearchOptions {
   /// Hybrid search() with z-score fusion: a multi-part question's parts are searched too and
   /// their pools summed with the question's (Searcher::search, fuse_parts). Off: one query.
   bool decompose = true;
+  /// Hybrid search with z-score fusion: the chunks next to the first hits are lifted
+  /// (smooth_neighbours, index/fusion.h). Off: the fused order as it is.
+  bool neighbours = true;
+  NeighbourParams neighbour_params;
 };
 
 /// One query of a batch (search_many).
@@ -106,6 +110,13 @@ class Searcher {
   /// The fused candidates of both lists, best first, each scored by the fusion (no cut).
   std::vector<SearchHit> pool(Store& store, std::string_view text, std::vector<SearchHit> lex,
                               std::vector<SearchHit> den, const SearchOptions& opt);
+  /// The final cut of a fused pool (best first): near-duplicates dropped, then with z-score
+  /// fusion the neighbours of the first hits lifted (with_neighbours) and near-duplicates
+  /// dropped again; the first opt.k.
+  std::vector<SearchHit> finish(Store& store, std::vector<SearchHit> ranked, const SearchOptions& opt);
+  /// Neighbour smoothing of a ranked list (smooth_neighbours): the chunks next to its first hits
+  /// in their documents, fetched from `store` when the list lacks them, lifted.
+  std::vector<SearchHit> with_neighbours(Store& store, std::vector<SearchHit> ranked, const SearchOptions& opt);
   /// The first opt.k hits of `ranked` that are not near-duplicates of a better one.
   std::vector<SearchHit> drop_near_duplicates(Store& store, std::vector<SearchHit> ranked, const SearchOptions& opt);
   /// Hybrid search of `question` and of its `parts`, pools summed (fuse_parts).

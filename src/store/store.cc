@@ -471,6 +471,16 @@ std::vector<StoredChunk> Store::chunks_by_rowid(const std::vector<int64_t>& rowi
   return out;
 }
 
+std::vector<int64_t> Store::adjacent_rowids(int64_t rowid) {
+  std::vector<int64_t> out;
+  Stmt s(db_,
+         "SELECT n.rowid FROM chunks c JOIN chunks n ON n.doc_id = c.doc_id AND n.seq IN (c.seq - 1, c.seq + 1) "
+         "WHERE c.rowid = ? ORDER BY n.seq");
+  s.bind(1, rowid);
+  while (s.step()) out.push_back(s.i64(0));
+  return out;
+}
+
 std::optional<StoredChunk> Store::chunk(const std::string& chunk_id) {
   Stmt s(db_, std::string(kChunkSelect) + "WHERE c.id = ?");
   s.bind(1, chunk_id);

@@ -101,6 +101,9 @@ class Store {
   void for_each_vector(const std::string& model, const std::function<void(int64_t, const float*, size_t)>& fn,
                        const std::vector<int64_t>* only = nullptr);
   std::vector<StoredChunk> chunks_by_rowid(const std::vector<int64_t>& rowids);
+  /// The row ids of the chunks just before and after a chunk in its document (by seq); empty
+  /// for an unknown row id.
+  std::vector<int64_t> adjacent_rowids(int64_t rowid);
   /// Incremented by every write: the vector index records the generation it reflects.
   int64_t generation();
 

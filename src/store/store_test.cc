@@ -7,6 +7,7 @@
 #include "support/temp_dir.h"
 #include "index/lexical.h"
 #include "store/sqlite_util.h"
+#include "support/store_fixtures.h"
 
 namespace mmkg {
 namespace {
@@ -210,6 +211,19 @@ TEST(Store, EmbeddingsAreSharedByTextAndCollectedWhenUnused) {
   s->delete_document("d2", &wr);
   EXPECT_EQ(wr.removed_rowids.size(), 1u);
   EXPECT_TRUE(s->cached_embeddings("m", {"same text"})[0].empty()) << "collected";
+}
+
+TEST(Store, AdjacentRowidsAreTheChunksBeforeAndAfterInTheSameDocument) {
+  testing::TempDir dir;
+  auto store = Store::open(dir.str());
+  testing::put_text_document(*store, "a", "/c/a.txt", {"first", "second", "third"});
+  testing::put_text_document(*store, "b", "/c/b.txt", {"other first", "other second"});
+  auto rowid = [&](const std::string& id) { return store->chunk(id)->rowid; };
+  EXPECT_EQ(store->adjacent_rowids(rowid("a-1")), (std::vector<int64_t>{rowid("a-0"), rowid("a-2")}));
+  // The ends have one neighbour; b-0 follows a-2 in row order but is another document's.
+  EXPECT_EQ(store->adjacent_rowids(rowid("a-2")), (std::vector<int64_t>{rowid("a-1")}));
+  EXPECT_EQ(store->adjacent_rowids(rowid("b-0")), (std::vector<int64_t>{rowid("b-1")}));
+  EXPECT_TRUE(store->adjacent_rowids(987654).empty());
 }
 
 }  // namespace
