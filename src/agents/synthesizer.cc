@@ -220,21 +220,12 @@ void add_passage_context(std::vector<Sentence>& sents, const std::vector<QueryTe
                          const std::vector<QuestionPart>& parts, const std::vector<std::vector<QueryTerm>>& part_terms,
                          double weight) {
   if (weight <= 0) return;
-  std::map<size_t, std::map<std::string, int>> passage;  // per chunk, how many sentences hold a stem
-  for (const auto& s : sents)
-    for (const auto& st : s.stems) ++passage[s.cand][st];
+  // A term the sentence holds counts 1 and one only its passage holds counts `weight`: that is
+  // (1 - weight) × its own coverage + weight × its passage's (the passage holds its own terms).
+  std::map<size_t, std::set<std::string>> passage;  // per chunk, the stems of its sentences
+  for (const auto& s : sents) passage[s.cand].insert(s.cov_stems.begin(), s.cov_stems.end());
   auto coverage = [&](const Sentence& s, const std::vector<QueryTerm>& terms) {
-    const auto& held = passage[s.cand];
-    double total = 0, c = 0;
-    for (const auto& t : terms) {
-      total += t.idf;
-      if (s.cov_stems.count(t.stem)) {
-        c += t.idf;
-      } else if (auto it = held.find(t.stem); it != held.end() && it->second > 0) {
-        c += weight * t.idf;  // held by another sentence of the passage (its own are in cov_stems)
-      }
-    }
-    return total > 0 ? c / total : 0;
+    return (1 - weight) * term_coverage(s.cov_stems, terms) + weight * term_coverage(passage[s.cand], terms);
   };
   for (auto& x : sents) {
     if (x.lead_in) continue;
