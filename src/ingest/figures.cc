@@ -239,7 +239,7 @@ std::string figure_chunk_text(const Figure& f) {
     for (size_t i = 0; i < f.references.size(); ++i) refs += (i ? " " : "") + f.references[i];
     para(refs);
   }
-  if (!f.text.empty()) para((f.table ? "Text in the table: " : "Text in the figure: ") + collapse_ws(f.text));
+  if (!f.text.empty()) para(std::string(f.table ? kTableTextLead : kFigureTextLead) + collapse_ws(f.text));
   if (!f.description.empty()) para("Description: " + f.description);
   return out;
 }

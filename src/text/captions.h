@@ -31,4 +31,15 @@ std::optional<CaptionLabel> caption_label(std::string_view line);
 /// "Figs. 2 and 3", "Figures 2-4", "Table 1", "Tables 1 and 2". Ranges are expanded (at most 20).
 std::vector<std::string> figure_references(std::string_view sentence);
 
+/// How a figure chunk introduces the words read off a figure or a table (axis labels, legend,
+/// cells; ingest/figures.cc writes them as one paragraph after this lead).
+inline constexpr std::string_view kFigureTextLead = "Text in the figure: ";
+inline constexpr std::string_view kTableTextLead = "Text in the table: ";
+/// True when `line` is such a paragraph: labels without syntax, where a phrase chunker cannot
+/// tell where one label ends and the next begins ("Survived Sex Male Female Child").
+inline bool label_text_line(std::string_view line) {
+  return line.substr(0, kFigureTextLead.size()) == kFigureTextLead ||
+         line.substr(0, kTableTextLead.size()) == kTableTextLead;
+}
+
 }  // namespace mmkg

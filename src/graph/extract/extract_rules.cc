@@ -573,6 +573,14 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
     if (s.words > 1 && !s.cap && !s.shaped && !strong && s.f < 2 && !any_domain(s.content)) s.keep = false;
     if (s.words == 1 && ordinary && !strong && s.f < 2 && !any_domain(s.content)) s.keep = false;
     if (s.f <= 1 && nidf < kLowIdf && !strong) s.keep = false;
+    // A typo ("specfying", "proporitional hazard", "possiblility"): a word one edit from an English
+    // word (terms.h misspelt_word) that the corpus holds in one chunk only. A coined word of the
+    // domain ("agentic", "multipole") is one edit from a word too, but the documents repeat it.
+    const bool lower_case = std::none_of(s.surface.begin() + (s.surface.empty() ? 0 : 1), s.surface.end(),
+                                         [](char c) { return c >= 'A' && c <= 'Z'; });  // not MNIST, not a name
+    if (!strong && !s.cap && lower_case && max_idf > 0)
+      for (const std::string& w : s.content)
+        if (idf_cache[w] >= max_idf * (1 - 1e-9) && rules::misspelt_word(w)) s.keep = false;
     if (s.chosen) {
       s.keep = true;
       s.score = std::max(s.score, kMinScore);

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "text/captions.h"
 #include "text/words.h"
 #include "text/lexicon.h"
 #include "text/sentences.h"
@@ -183,7 +184,9 @@ std::string mask_markup(std::string_view t) {
   for (size_t b = 0; b < n;) {
     size_t e = t.find('\n', b);
     if (e == std::string_view::npos) e = n;
-    if (code_line(t.substr(b, e - b))) blank(m, b, e, true);
+    // Code lines, and the labels read off a figure or a table: neither has the syntax that
+    // tells where a phrase ends, so their "phrases" would be debris ("Male Female Sex").
+    if (code_line(t.substr(b, e - b)) || label_text_line(t.substr(b, e - b))) blank(m, b, e, true);
     b = e + 1;
   }
   bool line_start = true;
@@ -413,6 +416,21 @@ bool weak_single_word(std::string_view w) {
 
 // ---------------------------------------------------------------- analysis
 namespace {
+bool misspelt(const Lexicon& lex, const std::string& l);
+}  // namespace
+
+bool misspelt_word(std::string_view w) {
+  const Lexicon& lex = Lexicon::get();
+  std::string l(w);
+  bool part = false;
+  if (noun_form(lex, l) || lex.is_adj(l) || lex.is_adv(l) || verb_form(lex, l, &part)) return false;
+  // A plural is a typo only if its singular is one too: "encoders" is one letter from "encodes",
+  // but "encoder" is a word of its own that WordNet lacks.
+  if (ends_with(l, "s") && !ends_with(l, "ss") && !misspelt(lex, l.substr(0, l.size() - 1))) return false;
+  return misspelt(lex, l);
+}
+
+namespace {
 
 // Byte length of the UTF-8 character at p if it is a word character, 0 if it is punctuation.
 // Non-ASCII letters are word characters; general punctuation, math symbols, arrows and the
@@ -453,6 +471,52 @@ bool lost_ligature(const Lexicon& lex, const std::string& l) {
     }
   cache.emplace(l, lost);
   return lost;
+}
+
+// "specfying", "possiblility", "proporitional", "anayzes": a typo of an English word. The word
+// is unknown, and one edit inside it (a letter dropped, added or two neighbours swapped) makes
+// a word WordNet knows. The first and last letters are left alone and short words are not tried:
+// names built from a word ("iplots", "rpart", "xtable") change at an end, and below six
+// letters nearly every string is one edit from some word ("coxme" from "come"). Substitutions are not tried either:
+// spelling variants and names ("heteroskedasticity", "probit") differ from a word by one letter.
+// Cached per thread like lost_ligature.
+bool misspelt(const Lexicon& lex, const std::string& l) {
+  if (l.size() < 6 || l.size() > 24) return false;
+  for (char c : l)
+    if (!is_lower(c)) return false;
+  thread_local std::unordered_map<std::string, bool> cache;
+  if (auto it = cache.find(l); it != cache.end()) return it->second;
+  if (cache.size() > 200000) cache.clear();
+  auto known = [&](const std::string& w) {
+    bool part = false;
+    return noun_form(lex, w) || lex.is_adj(w) || lex.is_adv(w) || verb_form(lex, w, &part);
+  };
+  // A compound of a word or an English prefix and a word of four letters or more ("backends",
+  // "multipole", "checkpoint") is built, not mistyped, even when one edit makes another word.
+  static const std::unordered_set<std::string_view> kPrefix = {
+      "multi", "inter", "intra", "sub", "super", "pre", "post", "non", "semi", "hyper", "micro", "macro", "meta",
+      "auto", "poly", "mono", "bi", "tri", "uni", "pseudo", "quasi", "anti", "counter", "cross", "over", "under"};
+  for (size_t p = 2; p + 4 <= l.size(); ++p) {
+    std::string a = l.substr(0, p), b = l.substr(p);
+    bool part = false;
+    bool b_word = noun_form(lex, b) || lex.is_adj(b) || lex.is_verb(b) || verb_form(lex, b, &part);
+    if (b_word && (kPrefix.count(a) || (a.size() >= 3 && (noun_form(lex, a) || lex.is_adj(a) || lex.is_verb(a))))) {
+      cache.emplace(l, false);
+      return false;
+    }
+  }
+  bool typo = false;
+  const size_t n = l.size();
+  for (size_t p = 1; p + 1 < n && !typo; ++p) typo = known(l.substr(0, p) + l.substr(p + 1));  // a letter too many
+  for (size_t p = 1; p + 1 < n && !typo; ++p) {                                                   // two letters swapped
+    std::string w = l;
+    std::swap(w[p], w[p + 1]);
+    typo = p + 2 < n && w != l && known(w);
+  }
+  for (size_t p = 1; p < n && !typo; ++p)  // a letter missing
+    for (char c = 'a'; c <= 'z' && !typo; ++c) typo = known(l.substr(0, p) + c + l.substr(p));
+  cache.emplace(l, typo);
+  return typo;
 }
 
 void classify(Token& t, bool sentence_initial, bool title_case, bool shouting, const Token* prev) {
@@ -714,6 +778,21 @@ std::vector<Sentence> analyse(std::string_view text, std::string_view masked) {
   return out;
 }
 
+namespace {
+// Nouns that introduce a code object by its kind, in the prose of software manuals and package
+// vignettes: "the function coeftest", "argument prewhite", "the option ctype".
+const std::unordered_set<std::string_view> kCodeRole = {
+    "function", "functions", "package", "packages", "argument", "arguments", "variable", "variables",
+    "option", "options", "command", "commands", "method", "methods", "class", "object", "objects",
+    "parameter", "parameters", "library", "module", "modules", "field", "attribute", "keyword", "flag"};
+// Tokens [b, e) are one code name: a single technical word (camel case, digits, or unknown to
+// WordNet), not a capitalised name of a thing ("the method Adam" keeps "method Adam" out: Adam
+// is a name, and the type cue types it).
+bool code_name(const std::vector<Token>& tk, int b, int e) {
+  return e - b == 1 && tk[b].technical && !tk[b].acronym && !is_upper(tk[b].text[0]);
+}
+}  // namespace
+
 void chunk_phrases(Sentence& s) {
   const Lexicon& lex = Lexicon::get();
   s.phrases.clear();
@@ -726,6 +805,14 @@ void chunk_phrases(Sentence& s) {
     while (e > b && tk[e - 1].role != Role::kHead) --e;
     if (e - b > kMaxWords) b = e - kMaxWords;
     while (trim && b < e && tk[b].generic_mod) ++b;
+    // "the function coeftest", "package vcd", "argument prewhite": a word saying what kind of
+    // code object follows, then the object's name. The name is the term.
+    if (e - b >= 2 && kCodeRole.count(tk[b].lower) && code_name(tk, b + 1, e)) ++b;
+    // A word twice in one phrase ("Class Class", "Admit Admit Admit"): cells of a table or
+    // labels run together, never a name.
+    for (int i = b; i < e && e > b; ++i)
+      for (int j = i + 1; j < e; ++j)
+        if (tk[i].lower == tk[j].lower) e = b;
     if (e > b) s.phrases.push_back({b, e, false});
   };
   int start = -1;

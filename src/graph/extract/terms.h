@@ -70,5 +70,8 @@ bool generic_noun(std::string_view lower_word);
 /// A single lower-case word too ordinary to be a term alone: a generic noun (above), or a word
 /// WordNet also knows as an adjective or a verb form ("small", "remains", "exhibit").
 bool weak_single_word(std::string_view lower_word);
+/// A lower-case word WordNet lacks that one edit inside it turns into a word it knows: a typo
+/// ("specfying", "possiblility"), which no term is built on.
+bool misspelt_word(std::string_view lower_word);
 
 }  // namespace mmkg::graph::rules

@@ -75,6 +75,12 @@ void type_cues(const Sentence& s, const std::vector<Mention>& ms, std::vector<Ty
       if (rest_named) out.push_back({m.first + 1, m.last, type_of_head(tk[m.first].lower)});
     }
   }
+  // "the package vcd": the chunker left the type noun out of the name's phrase (terms.cc), so the
+  // type noun is the word just before the mention.
+  for (const Mention& m : ms)
+    if (m.last - m.first == 1 && m.first > 0 && tk[m.first - 1].word() && kLeadingType.count(tk[m.first - 1].lower) &&
+        tk[m.first].technical)
+      out.push_back({m.first, m.last, type_of_head(tk[m.first - 1].lower)});
   // "University of Oxford", "Institute of Statistical Mathematics": the type noun and the
   // capitalised words after "of".
   for (int i = 0; i + 2 < n; ++i) {
