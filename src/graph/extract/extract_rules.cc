@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "text/lexicon.h"
 #include "text/words.h"
 #include "graph/model/extractor.h"
 #include "graph/model/graph_types.h"
@@ -474,6 +475,41 @@ bool any_domain(const std::vector<std::string>& content) {
 }
 }  // namespace
 
+namespace {
+// "Achim Zeileis", "Colin Raffel": two or three capitalised words that WordNet does not know,
+// the last of which the document cites as a person elsewhere ("Zeileis (2004)", "Raffel et al."),
+// are that person's full name. Author lines and affiliations rarely carry a cue of their own;
+// the surname's citations do. Words WordNet knows keep "Upper Saddle River" and "Stanford
+// Question Answering" out, and the surname test keeps "Deutsche Forschungsgemeinschaft" out.
+void type_full_names(std::vector<ChunkExtraction>& document) {
+  std::unordered_set<std::string> surnames;
+  for (const auto& ch : document)
+    for (const auto& t : ch.terms)
+      if (t.type == "person" && t.surface.find(' ') == std::string::npos) surnames.insert(t.surface);
+  if (surnames.empty()) return;
+  const Lexicon& lex = Lexicon::get();
+  for (auto& ch : document)
+    for (auto& t : ch.terms) {
+      if (!t.type.empty() && t.type != "concept") continue;
+      std::vector<std::string> ws;
+      size_t b = 0;
+      while (b <= t.surface.size()) {
+        size_t e = t.surface.find(' ', b);
+        if (e == std::string::npos) e = t.surface.size();
+        ws.push_back(t.surface.substr(b, e - b));
+        b = e + 1;
+      }
+      if (ws.size() < 2 || ws.size() > 3 || !surnames.count(ws.back())) continue;
+      bool name = true;
+      for (const auto& w : ws)
+        name = name && w.size() >= 2 && w[0] >= 'A' && w[0] <= 'Z' &&
+               std::none_of(w.begin() + 1, w.end(), [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }) &&
+               !lex.known(lower_ascii(w));
+      if (name) t.type = "person";
+    }
+}
+}  // namespace
+
 void rank_terms(std::vector<ChunkExtraction>& document, const std::function<double(const std::string&)>& idf) {
   constexpr double kMinScore = 0.5, kLowIdf = 0.35;
   struct Stat {
@@ -561,6 +597,13 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
     // an ordinary word: not an acronym or technical token, capitalised in under half its uses
     bool ordinary = !s.shaped && s.cap_count * 2 < s.f;
     if (s.words == 1 && ordinary && (rules::weak_single_word(k) || nidf < kLowIdf)) s.keep = false;
+    // One or two letters that are not an acronym ("dy", "Nn", "zu", "ea"): the symbols of a
+    // formula that PDF text extraction spreads over the lines, or abbreviations WordNet happens
+    // to know (Dy, ed); a two-letter name of a thing is written in capitals (AI, ML, GO).
+    if (s.words == 1 && k.size() <= 2 && !std::all_of(s.surface.begin(), s.surface.end(), [](char c) {
+          return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        }))
+      s.keep = false;
     s.common = s.words == 1 && ordinary && rules::CommonWords::get().common(k);
     if (s.common && !s.defined) s.keep = false;
     // A phrase of common words only ("available resources", "time frame", "robust foundation"),
@@ -604,6 +647,7 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
     s.keep = true;
     s.score = std::max(s.score, kMinScore);
   }
+  type_full_names(document);
   for (auto& ch : document) {
     std::unordered_set<std::string> kept;
     std::vector<TermCandidate> terms;

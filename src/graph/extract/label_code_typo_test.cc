@@ -3,6 +3,8 @@
 // no typos as terms.
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -82,29 +84,67 @@ TEST(EntityPrecision, ATypoIsOneEditFromAWordAndNoCompoundOrName) {
     EXPECT_FALSE(rules::misspelt_word(word)) << word;
 }
 
-TEST(EntityPrecision, ATypoSeenInOneChunkIsNoTermACoinedWordSeenOftenIs) {
+// The name keys rank_terms keeps of a document made of `chunks`.
+std::set<std::string> kept_terms(const std::vector<std::string>& chunks, const std::function<double(const std::string&)>& idf) {
   auto ex = make_rule_extractor();
   std::vector<ChunkExtraction> doc;
-  const char* chunks[] = {
-      "Agentic workflows call tools. The proporitional hazard holds here.",
-      "Agentic workflows plan steps and agentic systems call tools.",
-      "Agentic systems need memory.",
-  };
-  int i = 0;
-  for (const char* c : chunks) {
+  for (size_t i = 0; i < chunks.size(); ++i) {
     ExtractInput in;
-    in.chunk_id = "c" + std::to_string(i++);
-    in.text = c;
+    in.chunk_id = "c" + std::to_string(i);
+    in.text = chunks[i];
     doc.push_back(ex->extract(in));
   }
-  // "proporitional" is in one chunk (the highest idf); "agentic" in every chunk
-  auto idf = [](const std::string& w) { return w == "agentic" ? 0.9 : w == "proporitional" ? 3.0 : 1.5; };
   rank_terms(doc, idf);
   std::set<std::string> kept;
   for (auto& c : doc)
     for (auto& t : c.terms) kept.insert(name_key(t.surface));
+  return kept;
+}
+
+TEST(EntityPrecision, ATypoSeenInOneChunkIsNoTermACoinedWordSeenOftenIs) {
+  // "proporitional" is in one chunk (the highest idf); "agentic" in every chunk
+  auto kept = kept_terms({"Agentic workflows call tools. The proporitional hazard holds here.",
+                          "Agentic workflows plan steps and agentic systems call tools.", "Agentic systems need memory."},
+                         [](const std::string& w) { return w == "agentic" ? 0.9 : w == "proporitional" ? 3.0 : 1.5; });
   EXPECT_TRUE(kept.count(name_key("agentic workflows"))) << "a coined word the documents repeat";
   for (const auto& k : kept) EXPECT_EQ(k.find("proporitional"), std::string::npos) << k;
+}
+
+TEST(EntityPrecision, OneOrTwoLettersAreNoTermUnlessWrittenInCapitals) {
+  auto kept = kept_terms({"The dy term and the Nn term vanish, while GO annotations and AI agents stay.",
+                          "Again dy and Nn vanish; GO annotations help AI agents.", "GO and AI again, with dy and Nn."},
+                         [](const std::string&) { return 3.0; });
+  EXPECT_FALSE(kept.count("dy"));
+  EXPECT_FALSE(kept.count("nn"));
+  EXPECT_TRUE(kept.count(name_key("GO")) || kept.count(name_key("GO annotations"))) << "a two-letter acronym";
+  EXPECT_TRUE(kept.count(name_key("AI")) || kept.count(name_key("AI agents"))) << "a two-letter acronym";
+}
+
+}  // namespace
+}  // namespace mmkg::graph
+
+namespace mmkg::graph {
+namespace {
+
+TEST(EntityPrecision, AFullNameWhoseSurnameTheDocumentCitesIsAPerson) {
+  auto ex = make_rule_extractor();
+  std::vector<ChunkExtraction> doc;
+  const char* chunks[] = {"Achim Zeileis wrote the sandwich package with Torsten Hothorn for the Deutsche Forschungsgemeinschaft.",
+                          "The estimators follow Zeileis (2004) and the tests follow Hothorn et al. closely.",
+                          "Achim Zeileis and the Deutsche Forschungsgemeinschaft are thanked again."};
+  for (size_t i = 0; i < 3; ++i) {
+    ExtractInput in;
+    in.chunk_id = "c" + std::to_string(i);
+    in.text = chunks[i];
+    doc.push_back(ex->extract(in));
+  }
+  rank_terms(doc, [](const std::string&) { return 3.0; });
+  std::map<std::string, std::string> type;
+  for (auto& c : doc)
+    for (auto& t : c.terms) type[t.surface] = t.type;
+  EXPECT_EQ(type["Achim Zeileis"], "person");
+  EXPECT_EQ(type["Torsten Hothorn"], "person");
+  EXPECT_NE(type["Deutsche Forschungsgemeinschaft"], "person") << "no surname the document cites";
 }
 
 }  // namespace

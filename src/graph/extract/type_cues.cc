@@ -26,7 +26,10 @@ const std::unordered_map<std::string_view, std::string_view> kTypeHead = {
     {"library", "software"},      {"libraries", "software"},   {"toolkit", "software"},
     {"toolbox", "software"},      {"software", "software"},    {"university", "organization"},
     {"institute", "organization"}, {"laboratory", "organization"}, {"corporation", "organization"},
-    {"foundation", "organization"}, {"consortium", "organization"}};
+    {"foundation", "organization"}, {"consortium", "organization"}, {"association", "organization"},
+    {"society", "organization"},  {"academy", "organization"},  {"agency", "organization"},
+    {"council", "organization"},  {"college", "organization"},  {"hospital", "organization"},
+    {"clinic", "organization"}};
 
 // Type nouns that come BEFORE the name they introduce: "the R package mgcv", "the dataset MNIST".
 const std::unordered_set<std::string_view> kLeadingType = {"package", "library", "toolkit", "dataset", "corpus",
@@ -62,6 +65,16 @@ void type_cues(const Sentence& s, const std::vector<Mention>& ms, std::vector<Ty
   for (const Mention& m : ms) {
     if (m.last - m.first < 2) continue;
     std::string_view tail = type_of_head(tk[m.last - 1].lower);
+    // "the NAFLD data set", "the nad3 data sets": the two-word type noun of statistics texts
+    if (m.last - m.first >= 3 && tk[m.last - 2].lower == "data" && (tk[m.last - 1].lower == "set" || tk[m.last - 1].lower == "sets")) {
+      bool named = false;
+      for (int k = m.first; k < m.last - 2; ++k) named = named || name_like(tk[k]);
+      if (named) {
+        out.push_back({m.first, m.last, "dataset"});
+        out.push_back({m.first, m.last - 2, "dataset"});
+      }
+      continue;
+    }
     bool named = false;
     for (int k = m.first; k < m.last - 1; ++k) named = named || name_like(tk[k]);
     if (!tail.empty() && named) {
@@ -100,6 +113,13 @@ void type_cues(const Sentence& s, const std::vector<Mention>& ms, std::vector<Ty
     }
     if (punct(i + 1, '(') && i + 3 < n && year_like(tk[i + 2]) && punct(i + 3, ')')) {
       out.push_back({i, i + 1, "person"});
+      continue;
+    }
+    // "Koch and Edwards (1988)", "Long & Ervin (2000)": two authors before the year
+    if ((is(i + 1, "and") || punct(i + 1, '&')) && i + 5 < n && surname(tk[i + 2]) && punct(i + 3, '(') &&
+        year_like(tk[i + 4]) && punct(i + 5, ')')) {
+      out.push_back({i, i + 1, "person"});
+      out.push_back({i + 2, i + 3, "person"});
       continue;
     }
     if (!punct(i - 1, '(')) continue;

@@ -29,6 +29,19 @@ std::string dump(const ChunkExtraction& r) {
   return s;
 }
 
+TEST(TypeCues, DataSetsAssociationsAndTwoAuthorsBeforeAYear) {
+  auto r = run("We fit the NAFLD data set of 17549 subjects; the example comes from Koch and Edwards (1988).");
+  EXPECT_EQ(type_of(r, "NAFLD"), "dataset") << dump(r);
+  EXPECT_EQ(type_of(r, "NAFLD data set"), "dataset") << dump(r);
+  EXPECT_EQ(type_of(r, "Koch"), "person") << dump(r);
+  EXPECT_EQ(type_of(r, "Edwards"), "person") << dump(r);
+  r = run("It appeared in the Journal of the American Statistical Association last year.");
+  EXPECT_EQ(type_of(r, "American Statistical Association"), "organization") << dump(r);
+  // "data set" after common words only names no data set
+  r = run("A larger data set gives narrower bands.");
+  EXPECT_NE(type_of(r, "larger data set"), "dataset") << dump(r);
+}
+
 TEST(TypeCues, TypeHeadNouns) {
   EXPECT_EQ(rules::type_of_head("dataset"), "dataset");
   EXPECT_EQ(rules::type_of_head("package"), "software");

@@ -461,6 +461,13 @@ class Resolver {
         e.id = old->id;
         e.name = old->name;
         e.type = old->type;
+        // A later document may say what the entity is ("Zeileis (2004)" makes "Achim Zeileis" a
+        // person) where the first one did not: a specific type replaces the untyped "concept".
+        if (e.type.empty() || e.type == "concept") {
+          int best = 0;
+          for (const auto& [t, n] : all.types)
+            if (t != "concept" && n > best) best = n, e.type = t;
+        }
         e.description = old->description.empty() ? all.description : old->description;
       } else {
         e.name = display_name(all);

@@ -31,6 +31,8 @@ namespace detail {
 
 bool symmetric_type(const std::string& type) { return type == "co_occurs" || type == "compared_with"; }
 
+bool untyped(const std::string& type) { return type.empty() || type == "concept"; }
+
 std::vector<Entity> merge_entities(const std::vector<Entity>& in) {
   std::vector<Entity> out;
   std::unordered_map<std::string, size_t> at;
@@ -55,6 +57,7 @@ std::vector<Entity> merge_entities(const std::vector<Entity>& in) {
     for (const auto& a : e.aliases) add_alias(m, a);
     if (e.score > m.score) m.score = e.score;
     if (m.description.empty()) m.description = e.description;
+    if (untyped(m.type)) m.type = e.type;
   }
   return out;
 }

@@ -105,24 +105,26 @@ TEST_P(GraphStoreConformance, UpsertMergesEntitiesById) {
   auto e = g().entity("e1");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->name, "Transformer") << "the first name stays";
-  EXPECT_EQ(e->type, "concept") << "the first type stays";
+  EXPECT_EQ(e->type, "method") << "a specific type replaces the untyped concept";
   EXPECT_DOUBLE_EQ(e->score, 3.0) << "the higher score is kept";
   EXPECT_EQ(e->description, "A model.") << "an empty description is filled";
   EXPECT_EQ(e->aliases,
             (std::vector<std::string>{"Transformer", "transformers", "The Transformer", "Transformer model"}));
   // A lower score and another description change nothing.
-  g().upsert({{ent("e1", "Transformer", {"TF"}, 0.5, "Another definition.")}, {}, {}});
+  g().upsert({{ent("e1", "Transformer", {"TF"}, 0.5, "Another definition.", "model")}, {}, {}});
   e = g().entity("e1");
+  EXPECT_EQ(e->type, "method") << "a specific type stays";
   EXPECT_DOUBLE_EQ(e->score, 3.0);
   EXPECT_EQ(e->description, "A model.");
   EXPECT_EQ(e->aliases.back(), "TF");
   // The same id twice in one delta merges too.
-  g().upsert({{ent("e2", "BERT", {}, 1.0), ent("e2", "BERT", {"Bert model"}, 2.0, "Encoder.")}, {}, {}});
+  g().upsert({{ent("e2", "BERT", {}, 1.0), ent("e2", "BERT", {"Bert model"}, 2.0, "Encoder.", "model")}, {}, {}});
   auto b = g().entity("e2");
   ASSERT_TRUE(b);
   EXPECT_EQ(b->aliases, (std::vector<std::string>{"BERT", "Bert model"}));
   EXPECT_DOUBLE_EQ(b->score, 2.0);
   EXPECT_EQ(b->description, "Encoder.");
+  EXPECT_EQ(b->type, "model") << "in one delta too";
   EXPECT_EQ(ids(g().entities()), (std::vector<std::string>{"e1", "e2"}));
 }
 

@@ -41,6 +41,7 @@ MERGE (e:Entity {id: row.id})
 ON CREATE SET e.name = row.name, e.type = row.type, e.description = row.description,
               e.score = row.score, e.aliases = row.aliases
 ON MATCH SET e.score = CASE WHEN row.score > e.score THEN row.score ELSE e.score END,
+             e.type = CASE WHEN e.type IN ['', 'concept'] THEN row.type ELSE e.type END,
              e.description = CASE WHEN e.description = '' THEN row.description ELSE e.description END,
              e.aliases = e.aliases + [a IN row.aliases WHERE NOT a IN e.aliases]
 WITH e, row

@@ -164,6 +164,7 @@ class SqliteGraphStore final : public GraphStore {
       Stmt ent(db_,
                "INSERT INTO graph_entities(id, name, type, description, score) VALUES (?1, ?2, ?3, ?4, ?5) "
                "ON CONFLICT(id) DO UPDATE SET score = max(score, excluded.score), "
+               "type = CASE WHEN type IN ('', 'concept') THEN excluded.type ELSE type END, "
                "description = CASE WHEN description = '' THEN excluded.description ELSE description END");
       Stmt alias(db_, "INSERT OR IGNORE INTO graph_aliases(entity_id, alias, name_key) VALUES (?1, ?2, ?3)");
       for (const auto& e : entities) {
