@@ -1,4 +1,4 @@
-// The rule-based extractor ("rules-v1"): terms from noun phrases, names, acronyms and headings,
+// The rule-based extractor ("rules-v2"): terms from noun phrases, names, acronyms and headings,
 // relations from sentence co-occurrence and typed patterns; and rank_terms (termhood).
 // Detection helpers live in terms.{h,cc}, relation patterns in patterns.{h,cc}.
 #include <algorithm>
@@ -240,7 +240,7 @@ std::string strip_glued_prefix(const std::string& t) {
 
 class RuleExtractor final : public Extractor {
  public:
-  std::string id() const override { return "rules-v1"; }
+  std::string id() const override { return "rules-v2"; }
 
   ChunkExtraction extract(const ExtractInput& in) override {
     ChunkExtraction out;
