@@ -20,6 +20,7 @@ GraphContext::GraphContext(graph::GraphStore& store, const graph::EmbedNames& em
   snap_.relations = store.relations();
   snap_.mentions = store.mentions();
   xrefs_ = graph::cross_references(snap_, documents);
+  stats_ = graph::mention_stats(snap_);
 }
 
 bool is_broad_question(const std::string& question) {
@@ -84,16 +85,12 @@ GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, cons
   // A question of two parts ("which package ..., and what does its vignette say ...?") may need
   // a second passage that shares an entity with the first but few of the question's words: the
   // bridge hop (graph_lists). One-part questions get no hop: their evidence is what the
-  // retrievers rank, and a hop's chunk would only take a place from it.
-  if (question_parts(question).size() >= 2) out.hop_graph = &g.snapshot();
-  // The document layer's hop (graph_lists) for the same questions, and for questions about the
-  // collection: they range over several documents, and the passage that names the others
-  // relates them.
+  // retrievers rank, and a hop's chunk would only take a place from it. The document layer's hop
+  // (graph_lists) serves the same questions, and questions about the collection: they range over
+  // several documents, and the passage that names the others relates them.
+  out.two_parts = question_parts(question).size() >= 2;
   out.across = asks_across_documents(question);
-  if ((out.hop_graph || out.across) && !g.cross_refs().empty()) {
-    out.cross_refs = &g.cross_refs();
-    out.ref_graph = &g.snapshot();
-  }
+  if (out.two_parts || out.across) out.hops = &g;
 
   std::unordered_map<std::string, std::string> names;
   for (const auto& e : g.snapshot().entities) names[e.id] = e.name;
@@ -176,19 +173,31 @@ std::vector<RankedList> graph_lists(const GraphRetrieval& g) {
   for (const auto& f : g.facts) facts.chunk_ids.push_back(f.chunk_id);
   RankedList comm{"graph: community summaries", {}, 0.3};
   for (const auto& c : g.communities) comm.chunk_ids.insert(comm.chunk_ids.end(), c.chunk_ids.begin(), c.chunk_ids.end());
+  // The head of a list drawn from the question's entities takes a slot over the retrievers' last
+  // chunk when a retriever found it just below the cut (RankedList::confirms) only for questions
+  // of two parts or across documents: their second part or other documents are what the
+  // retrievers' first hits miss. A one-part question's evidence is what the retrievers rank (the
+  // reason it gets no hop, above); measured on both dev sets, these slots held no evidence for any
+  // one-part question and pushed out a factual question's evidence at rank 10 (docs/EVAL.md,
+  // "Graph: the graph earns its keep (session 4)").
+  const bool wide = g.two_parts || g.across;
   std::vector<RankedList> out;
-  for (auto* l : {&ppr, &facts, &comm})
+  for (auto* l : {&ppr, &facts, &comm}) {
+    l->confirms = wide;
     if (!l->chunk_ids.empty()) out.push_back(std::move(*l));
+  }
+  if (!g.hops) return out;
+  const GraphContext* ctx = g.hops;
   // The bridge hop starts from every chunk the retrievers ranked within their cut (the first hop;
   // measured: starting from only their first 5 found less, docs/EVAL.md), so it is filled in retrieval
   // (RankedList::from_hits). Like every graph list, its head takes a context slot only when a
   // sub-query also found it just below the cut (RetrieveOptions::graph_slots).
-  if (g.hop_graph) {
-    const graph::GraphSnapshot* snap = g.hop_graph;
+  if (g.two_parts) {
     RankedList hop{"graph: entities shared with the best passages, in other documents", {}, 0.3};
-    hop.from_hits = [snap](const std::vector<std::string>& first) {
+    hop.from_hits = [ctx](const std::vector<std::string>& first) {
       std::vector<std::string> ids;
-      for (const auto& [id, score] : graph::rank_chunks_by_bridge(*snap, first)) ids.push_back(id);
+      for (const auto& [id, score] : graph::rank_chunks_by_bridge(ctx->snapshot(), ctx->mention_stats(), first))
+        ids.push_back(id);
       return ids;
     };
     out.push_back(std::move(hop));
@@ -199,17 +208,17 @@ std::vector<RankedList> graph_lists(const GraphRetrieval& g) {
   // ranked it (RankedList::vouched); the bridge hop's head needs a sub-query's hit just below the
   // cut because entities shared with the first hits alone picked the evidence for one question in
   // eight (docs/EVAL.md, "Graph: multi-hop and broad questions").
-  if (g.ref_graph && g.cross_refs) {
-    const graph::GraphSnapshot* snap = g.ref_graph;
-    const auto* xrefs = g.cross_refs;
+  if (!ctx->cross_refs().empty()) {
     RankedList refs{"graph: passages naming another found document", {}, 0.3};
     refs.vouched = true;
     refs.question_hits = true;  // the documents the question reaches, not a key phrase's
     graph::CrossRefOptions o;
     o.breadth = g.across;
-    refs.from_hits = [snap, xrefs, o](const std::vector<std::string>& first) {
+    refs.from_hits = [ctx, o](const std::vector<std::string>& first) {
       std::vector<std::string> ids;
-      for (const auto& [id, score] : graph::rank_cross_references(*snap, *xrefs, first, o)) ids.push_back(id);
+      for (const auto& [id, score] :
+           graph::rank_cross_references(ctx->snapshot(), ctx->mention_stats(), ctx->cross_refs(), first, o))
+        ids.push_back(id);
       return ids;
     };
     out.push_back(std::move(refs));

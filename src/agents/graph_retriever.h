@@ -40,12 +40,15 @@ class GraphContext {
   bool empty() const { return snap_.entities.empty(); }
   /// Chunk id → the other documents it names (graph_algo.h cross_references).
   const std::map<std::string, std::vector<std::string>>& cross_refs() const { return xrefs_; }
+  /// Each entity's chunk count and each chunk's document, for the hops' specificity weights.
+  const graph::MentionStats& mention_stats() const { return stats_; }
 
  private:
   graph::GraphStore& store_;
   std::unique_ptr<graph::EntityIndex> index_;
   graph::GraphSnapshot snap_;
   std::map<std::string, std::vector<std::string>> xrefs_;
+  graph::MentionStats stats_;
 };
 
 /// True for questions that ask for a list or an overview across documents ("which papers ...",
@@ -63,7 +66,8 @@ GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, cons
 /// relation evidence (0.2), community summaries for broad questions (0.3), and for questions of
 /// two parts the bridge hop from the retrievers' best chunks (0.3, filled in retrieval) and the
 /// cross references between the documents those chunks lie in (0.3, filled in retrieval; its head
-/// is vouched for: RankedList::vouched).
+/// is vouched for: RankedList::vouched). The lists' heads confirm a retriever's chunk just below
+/// the cut (RankedList::confirms) only for questions of two parts or across documents.
 std::vector<RankedList> graph_lists(const GraphRetrieval& g);
 
 }  // namespace mmkg

@@ -50,6 +50,29 @@ TEST(GraphRetrieve, TypedFactsFirstThenCooccurrenceByAssociation) {
   EXPECT_EQ(r.facts[2].weight, 3);  // the weight shown stays the sentence count
 }
 
+// Issue 13 (session 4): the lists drawn from the question's entities confirm a retriever's chunk
+// just below the cut (RankedList::confirms) only for questions of two parts or about the
+// collection; a one-part question's lists only add candidates, so its retrievers' top k stays.
+TEST(GraphRetrieve, OnlyTwoPartAndCollectionQuestionsListsConfirm) {
+  graph::testing::MemoryGraphStore store;
+  graph::GraphDelta d;
+  d.entities = {entity("e1", "sparse attention"), entity("e2", "block size")};
+  d.mentions = {{"e1", "c0", "d1", "x", 1}, {"e2", "c0", "d1", "x", 1}, {"e1", "c1", "d1", "x", 1}};
+  d.relations = {relation("e1", "e2", "uses", 2)};
+  store.upsert(d);
+  graph::EmbedNames none = [](const std::vector<std::string>&) { return std::vector<std::vector<float>>{}; };
+  GraphContext g(store, none);
+  auto confirming = [&](const std::string& q) {
+    auto lists = graph_lists(graph_retrieve(g, q, GraphRetrieveOptions{}));
+    EXPECT_FALSE(lists.empty()) << q;
+    size_t n = 0;
+    for (const auto& l : lists) n += l.confirms ? 1 : 0;
+    return n == lists.size() ? "all" : n == 0 ? "none" : "some";
+  };
+  EXPECT_STREQ(confirming("What block size does sparse attention use?"), "none");
+  EXPECT_STREQ(confirming("What block size does sparse attention use, and why is it chosen?"), "all");
+}
+
 // Issue 13: a question of two parts gets the bridge hop (a list filled from the retrievers' first
 // hits: the chunk of another document that shares their rare entity); a one-part question does
 // not, so that its retrievers' evidence keeps every place.

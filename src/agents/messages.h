@@ -15,9 +15,7 @@
 
 namespace mmkg {
 
-namespace graph {
-struct GraphSnapshot;
-}
+class GraphContext;
 
 // ---- planner
 
@@ -53,17 +51,14 @@ struct GraphRetrieval {
   std::vector<std::pair<std::string, double>> ppr_chunks;  ///< chunk id → PPR mass, best first
   std::vector<graph::Community> communities;               ///< for broad questions
   bool broad = false;                                      ///< the question asks for a list/overview
-  /// Set when the question asks two things (question_parts): the second may need a hop from the
-  /// retrievers' best passages through a shared entity (graph_lists, rank_chunks_by_bridge), in
-  /// this graph. Null: no hop. Not owned (the GraphContext's snapshot).
-  const graph::GraphSnapshot* hop_graph = nullptr;
+  /// The question asks two things (question_parts): the second may need a hop from the
+  /// retrievers' best passages through a shared entity (graph_lists, rank_chunks_by_bridge).
+  bool two_parts = false;
   /// The question ranges over several documents of the collection (asks_across_documents).
   bool across = false;
-  /// Set for two-part questions and `across` ones when the graph has a document layer
-  /// (graph_algo.h cross_references): chunk id → the documents it names, and the graph its
-  /// passages are scored in. Null: no cross-reference list. Not owned (the GraphContext's).
-  const std::map<std::string, std::vector<std::string>>* cross_refs = nullptr;
-  const graph::GraphSnapshot* ref_graph = nullptr;
+  /// The graph the hop lists read (its snapshot, entity statistics and document layer), set for
+  /// two-part and `across` questions; null: no hop list. Not owned (it outlives the lists).
+  const GraphContext* hops = nullptr;
 };
 
 // ---- RAG retriever

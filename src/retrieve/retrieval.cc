@@ -56,6 +56,7 @@ void add_ranked_lists(Store& store, const std::vector<RankedList>& extra, size_t
       c.graph += extra[l].weight / (kRrf + static_cast<double>(r + 1));
       if (c.graph_rank == 0 || r + 1 < c.graph_rank) c.graph_rank = r + 1;
       if (r == 0 && extra[l].vouched) c.vouched = true;
+      if (r == 0 && extra[l].confirms) c.heads = true;
       c.subqueries.push_back(tag);
       ++used;
     }
@@ -65,9 +66,10 @@ void add_ranked_lists(Store& store, const std::vector<RankedList>& extra, size_t
 
 // Orders candidates: those the sub-queries (tags < n_main) found in their first `k` hits by
 // `fused`, with up to `slots` of the graph's candidates after the first `keep` of them. A graph
-// candidate is a chunk that heads a graph list (graph_rank 1) and that the sub-queries found
-// only below their cut (best_rank > k): the graph confirms what a retriever ranked a little too
-// low, it does not bring chunks no retriever found, unless the chunk heads a vouched list
+// candidate is a chunk that heads a graph list that confirms (Candidate::heads,
+// RankedList::confirms) and that the sub-queries found only below their cut (best_rank > k): the
+// graph confirms what a retriever ranked a little too low, it does not bring chunks no retriever
+// found, unless the chunk heads a vouched list
 // (RankedList::vouched; after the confirmed ones). The rest follow: the sub-queries' deeper hits,
 // then the graph-only chunks (by `graph`).
 std::vector<Candidate> reserve_order(std::vector<Candidate> all, size_t n_main, size_t k, size_t keep, size_t slots) {
@@ -83,7 +85,7 @@ std::vector<Candidate> reserve_order(std::vector<Candidate> all, size_t n_main, 
   std::stable_sort(deep.begin(), deep.end(), by_graph);
   std::stable_sort(graph_only.begin(), graph_only.end(), by_graph);
   std::vector<Candidate> confirmed, rest, unvouched;
-  for (auto& c : deep) (confirmed.size() < slots && c.graph_rank == 1 ? confirmed : rest).push_back(std::move(c));
+  for (auto& c : deep) (confirmed.size() < slots && c.heads ? confirmed : rest).push_back(std::move(c));
   std::stable_sort(rest.begin(), rest.end(), by_fused);
   for (auto& c : graph_only) (confirmed.size() < slots && c.vouched ? confirmed : unvouched).push_back(std::move(c));
   graph_only = std::move(unvouched);

@@ -76,6 +76,7 @@ struct Candidate {
   /// Best place (1-based) among the sub-queries' hits and among the graph's lists; 0: in none.
   size_t best_rank = 0, graph_rank = 0;
   bool vouched = false;          ///< heads a vouched graph list (RankedList::vouched)
+  bool heads = false;            ///< heads a graph list that confirms (RankedList::confirms)
   std::vector<int> subqueries;   ///< indices of the sub-queries that retrieved it
   double rerank = 0;             ///< the reranker's score (0 when not reranked)
   /// What the context shows of the chunk: hit.text, or (trimmed to fit the budget) its best
@@ -131,6 +132,9 @@ struct RankedList {
   /// the list's own construction confirms it (the graph's cross references between two documents
   /// the sub-queries found). Off: the head needs a sub-query's hit just below the cut.
   bool vouched = false;
+  /// Its head may take a graph slot when a sub-query found it just below the cut
+  /// (RetrieveOptions::graph_slots). Off: the list only adds candidates after the retrievers'.
+  bool confirms = true;
   /// from_hits gets the question's own first hits (sub-query 0, its order) instead of every
   /// sub-query's: the documents the question itself reaches, not those a key phrase cut from it
   /// ("implement") strays into.

@@ -71,6 +71,19 @@ TEST_F(GraphSlots, ChunksOnlyTheGraphFoundOrRankedLowerTakeNoSlot) {
   EXPECT_EQ(ids.back(), "d-4");  // kept as a candidate, after everything the sub-queries found
 }
 
+// A list that does not confirm (RankedList::confirms: the graph's lists for a one-part question)
+// only adds candidates: its head, although a sub-query found it just below the cut, takes no slot
+// and the retrievers' own first k keep their places.
+TEST_F(GraphSlots, AListThatDoesNotConfirmTakesNoSlot) {
+  RankedList l{"graph: test", {bm25[2], bm25[3]}, 0.5};
+  l.confirms = false;
+  auto ids = ranked({l});
+  ASSERT_GE(ids.size(), 3u);
+  EXPECT_EQ(ids[0], bm25[0]);
+  EXPECT_EQ(ids[1], bm25[1]);
+  EXPECT_EQ(ids[2], bm25[2]);  // still a candidate, after them
+}
+
 // The graph's bridge hop (RankedList::from_hits) starts from the retrievers' first hits: it is
 // called with the sub-queries' first k hits in fused order, and its head, when a sub-query found
 // it just below the cut, takes the slot like any graph list's head.

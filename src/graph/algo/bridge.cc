@@ -1,4 +1,5 @@
-// Bridge-entity expansion (graph_algo.h rank_chunks_by_bridge).
+// Bridge-entity expansion (graph_algo.h rank_chunks_by_bridge) and the entity specificity it
+// shares with the document layer's cross references (mention_stats).
 //
 // A multi-hop question names one thing and asks about a related thing described elsewhere ("the
 // paper runs its tests through a function from a companion package; what does that package's own
@@ -24,25 +25,41 @@
 
 namespace mmkg::graph {
 
+MentionStats mention_stats(const GraphSnapshot& g) {
+  MentionStats s;
+  for (const auto& m : g.mentions) {
+    ++s.df[m.entity_id];
+    s.doc_of.emplace(m.chunk_id, m.doc_id);
+  }
+  s.chunks = s.doc_of.size();
+  return s;
+}
+
+double MentionStats::specificity(const std::string& entity_id) const {
+  auto it = df.find(entity_id);
+  if (it == df.end() || it->second <= 0) return 0.0;
+  return std::log(static_cast<double>(chunks) / it->second);
+}
+
 std::vector<std::pair<std::string, double>> rank_chunks_by_bridge(const GraphSnapshot& g,
+                                                                  const std::vector<std::string>& seed_chunks,
+                                                                  const BridgeOptions& options) {
+  return rank_chunks_by_bridge(g, mention_stats(g), seed_chunks, options);
+}
+
+std::vector<std::pair<std::string, double>> rank_chunks_by_bridge(const GraphSnapshot& g, const MentionStats& stats,
                                                                   const std::vector<std::string>& seed_chunks,
                                                                   const BridgeOptions& options) {
   std::vector<std::pair<std::string, double>> out;
   std::unordered_set<std::string> seeds;
   for (size_t i = 0; i < seed_chunks.size() && i < options.seeds; ++i) seeds.insert(seed_chunks[i]);
   if (seeds.empty() || options.k <= 0) return out;
-  // One pass: each entity's chunk count, and the documents of the seeds that name it.
-  std::unordered_map<std::string, int> df;
+  // The documents of the seeds that name each entity.
   std::unordered_map<std::string, std::set<std::string>> seed_docs;
-  std::unordered_set<std::string> chunks;
-  for (const auto& m : g.mentions) {
-    ++df[m.entity_id];
-    chunks.insert(m.chunk_id);
+  for (const auto& m : g.mentions)
     if (seeds.count(m.chunk_id)) seed_docs[m.entity_id].insert(m.doc_id);
-  }
   if (seed_docs.empty()) return out;
-  const double n = static_cast<double>(chunks.size());
-  // Second pass: the other chunks naming a seed entity from another document.
+  // The other chunks naming a seed entity from another document.
   std::unordered_map<std::string, double> score;
   std::vector<std::string> order;  // first-seen order, so that ties stay repeatable
   for (const auto& m : g.mentions) {
@@ -50,7 +67,7 @@ std::vector<std::pair<std::string, double>> rank_chunks_by_bridge(const GraphSna
     if (it == seed_docs.end() || seeds.count(m.chunk_id) || it->second.count(m.doc_id)) continue;
     auto [s, fresh] = score.try_emplace(m.chunk_id, 0.0);
     if (fresh) order.push_back(m.chunk_id);
-    s->second += std::log(n / df[m.entity_id]);
+    s->second += stats.specificity(m.entity_id);
   }
   for (const auto& id : order)
     if (score[id] > 0) out.emplace_back(id, score[id]);

@@ -16,7 +16,6 @@
 // `library("lmtest")` alone does not make a reference.
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -78,40 +77,44 @@ std::map<std::string, std::vector<std::string>> cross_references(const GraphSnap
 std::vector<std::pair<std::string, double>> rank_cross_references(
     const GraphSnapshot& g, const std::map<std::string, std::vector<std::string>>& xrefs,
     const std::vector<std::string>& first_hits, const CrossRefOptions& options) {
+  return rank_cross_references(g, mention_stats(g), xrefs, first_hits, options);
+}
+
+std::vector<std::pair<std::string, double>> rank_cross_references(
+    const GraphSnapshot& g, const MentionStats& stats, const std::map<std::string, std::vector<std::string>>& xrefs,
+    const std::vector<std::string>& first_hits, const CrossRefOptions& options) {
   std::vector<std::pair<std::string, double>> out;
   const int k = options.k;
   if (xrefs.empty() || first_hits.empty() || k <= 0) return out;
   const std::unordered_set<std::string> first(first_hits.begin(), first_hits.end());
-  // One pass: chunk → document, entity chunk counts, the first hits' entities.
-  std::unordered_map<std::string, std::string> doc_of;
-  std::unordered_map<std::string, int> df;
-  std::unordered_set<std::string> first_entities, chunks;
-  std::unordered_map<std::string, std::vector<std::string>> entities_of;  // candidates only
+  // The first hits' entities, and the candidates' (chunks that name a document).
+  std::unordered_set<std::string> first_entities;
+  std::unordered_map<std::string, std::vector<std::string>> entities_of;
   for (const auto& m : g.mentions) {
-    doc_of.emplace(m.chunk_id, m.doc_id);
-    ++df[m.entity_id];
-    chunks.insert(m.chunk_id);
     if (first.count(m.chunk_id)) first_entities.insert(m.entity_id);
     else if (xrefs.count(m.chunk_id)) entities_of[m.chunk_id].push_back(m.entity_id);
   }
+  auto doc_of = [&](const std::string& chunk) -> std::string {
+    auto it = stats.doc_of.find(chunk);
+    return it == stats.doc_of.end() ? std::string() : it->second;
+  };
   std::set<std::string> found_docs;
   for (const auto& id : first_hits) {
-    auto it = doc_of.find(id);
-    if (it != doc_of.end()) found_docs.insert(it->second);
+    const std::string d = doc_of(id);
+    if (!d.empty()) found_docs.insert(d);
   }
-  const double n = static_cast<double>(chunks.size());
-  std::vector<int> breadth;  // parallel to out: found documents named
+  std::vector<int> breadth;  // parallel to out: documents named (CrossRefOptions::breadth)
   for (const auto& [chunk, named] : xrefs) {
-    if (first.count(chunk) || !found_docs.count(doc_of[chunk])) continue;
-    const auto found_named =
-        std::count_if(named.begin(), named.end(), [&](const std::string& d) { return found_docs.count(d) > 0; });
-    if (found_named == 0) continue;
+    if (first.count(chunk) || !found_docs.count(doc_of(chunk))) continue;
+    const bool names_found =
+        std::any_of(named.begin(), named.end(), [&](const std::string& d) { return found_docs.count(d) > 0; });
+    if (!names_found) continue;
     double score = 0;
     for (const auto& e : entities_of[chunk])
-      if (first_entities.count(e)) score += std::log(n / df[e]);
+      if (first_entities.count(e)) score += stats.specificity(e);
     if (score > 0) {
       out.emplace_back(chunk, score);
-      breadth.push_back(static_cast<int>(found_named));
+      breadth.push_back(static_cast<int>(named.size()));
     }
   }
   // Ties: chunk id order (xrefs is a sorted map), so that runs repeat.

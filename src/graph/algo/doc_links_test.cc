@@ -2,6 +2,8 @@
 // that name them, and those passages ranked between the documents the retrievers found.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "graph/algo/graph_algo.h"
 #include "support/snapshot_fixtures.h"
 #include "text/lexicon.h"
@@ -50,6 +52,17 @@ struct CrossRefs : ::testing::Test {
             {"C", "survival.pdf", "Survival curves"}};
     xrefs = cross_references(g, docs);
   }
+  // Adds passage `chunk` of document `doc` mentioning `entities`, and rebuilds the references.
+  void add(const std::string& chunk, const std::string& doc, const std::vector<std::string>& entities) {
+    for (const auto& e : entities) g.mentions.push_back(at(e, chunk, doc));
+    xrefs = cross_references(g, docs);
+  }
+  // The cross references for `first`, ordered by shared entities or by breadth first.
+  std::vector<std::string> ranked(const std::vector<std::string>& first, bool breadth) {
+    CrossRefOptions o;
+    o.breadth = breadth;
+    return ranked_ids(rank_cross_references(g, xrefs, first, o));
+  }
   GraphSnapshot g;
   std::vector<DocumentLabel> docs;
   std::map<std::string, std::vector<std::string>> xrefs;
@@ -80,23 +93,54 @@ TEST_F(CrossRefs, BreadthPutsThePassageNamingTheMostFoundDocumentsFirst) {
   // common "model"; b1, c1 and x2 also share the rarer "coefficient test". By shared entities
   // they lead; by breadth x1, the one passage naming two found documents, does.
   g.entities.push_back(named("e-c", "other"));
-  g.mentions.push_back(at("e-zorb", "x1", "C"));
-  g.mentions.push_back(at("e-quux", "x1", "C"));
-  g.mentions.push_back(at("e-model", "x1", "C"));
-  g.mentions.push_back(at("e-zorb", "x2", "C"));
-  g.mentions.push_back(at("e-rare", "x2", "C"));
-  g.mentions.push_back(at("e-c", "c9", "C"));
-  g.mentions.push_back(at("e-model", "c9", "C"));
-  xrefs = cross_references(g, docs);
-  const std::vector<std::string> first = {"a1", "b3", "c9"};
-  auto by_entities = ranked_ids(rank_cross_references(g, xrefs, first));
+  add("x1", "C", {"e-zorb", "e-quux", "e-model"});
+  add("x2", "C", {"e-zorb", "e-rare"});
+  add("c9", "C", {"e-c", "e-model"});
+  auto by_entities = ranked({"a1", "b3", "c9"}, false);
   ASSERT_GE(by_entities.size(), 2u);
   EXPECT_NE(by_entities[0], "x1");
-  CrossRefOptions wide;
-  wide.breadth = true;
-  auto by_breadth = ranked_ids(rank_cross_references(g, xrefs, first, wide));
+  auto by_breadth = ranked({"a1", "b3", "c9"}, true);
   ASSERT_FALSE(by_breadth.empty());
   EXPECT_EQ(by_breadth[0], "x1");
+}
+
+// A question about the collection: the passage relating the most documents leads, counting the
+// documents it names that the first hits did not reach. y1 (in B) names A and D ("blorpfit" in
+// "blorpfit.pdf", which no first hit lies in) but shares only the common "model" with the first
+// hits; b1 names A alone and shares the rarer "coefficient test". Counting only the found
+// documents both name one, and b1 would lead on its entities.
+TEST_F(CrossRefs, BreadthCountsEveryNamedDocumentNotOnlyTheFoundOnes) {
+  docs.push_back({"D", "blorpfit.pdf", ""});
+  g.entities.push_back(named("e-blorp", "blorpfit package"));
+  add("y1", "B", {"e-zorb", "e-blorp", "e-model"});
+  add("d1", "D", {"e-blorp"});
+  ASSERT_EQ(xrefs["y1"], (std::vector<std::string>{"A", "D"}));
+  auto by_entities = ranked({"a1", "b3"}, false);
+  ASSERT_GE(by_entities.size(), 2u);
+  EXPECT_EQ(by_entities[0], "b1");
+  auto by_breadth = ranked({"a1", "b3"}, true);
+  ASSERT_GE(by_breadth.size(), 2u);
+  EXPECT_EQ(by_breadth[0], "y1");
+  // The statistics computed once (GraphContext) rank exactly as those computed per call.
+  CrossRefOptions wide;
+  wide.breadth = true;
+  EXPECT_EQ(ranked_ids(rank_cross_references(g, mention_stats(g), xrefs, {"a1", "b3"}, wide)), by_breadth);
+}
+
+// One pass over the mentions: each entity's chunk count, each chunk's document, and specificity
+// log(C / df) over the chunks that have mentions.
+TEST(MentionStats, CountChunksPerEntityAndWeighRareEntitiesMore) {
+  GraphSnapshot g;
+  g.mentions = {testing::mention_at("rare", "c1", "A"), testing::mention_at("common", "c1", "A"),
+                testing::mention_at("common", "c2", "A"), testing::mention_at("common", "c3", "B"),
+                testing::mention_at("common", "c4", "B")};
+  const MentionStats s = mention_stats(g);
+  EXPECT_EQ(s.chunks, 4u);
+  EXPECT_EQ(s.df.at("common"), 4);
+  EXPECT_EQ(s.doc_of.at("c3"), "B");
+  EXPECT_DOUBLE_EQ(s.specificity("rare"), std::log(4.0));
+  EXPECT_DOUBLE_EQ(s.specificity("common"), 0.0);
+  EXPECT_DOUBLE_EQ(s.specificity("unknown"), 0.0);
 }
 
 }  // namespace

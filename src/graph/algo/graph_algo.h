@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -37,6 +38,21 @@ std::vector<std::pair<std::string, double>> rank_chunks_by_ppr(const GraphSnapsh
 std::map<std::string, double> entity_ppr(const GraphSnapshot& g, const std::map<std::string, double>& seeds,
                                          const PprOptions& options = {});
 
+/// What the hops that weigh shared entities by specificity read (rank_chunks_by_bridge,
+/// rank_cross_references): each entity's chunk count and each chunk's document, over the chunks
+/// that have mentions. One pass over the mentions, made once per snapshot (GraphContext) rather
+/// than once per hop and question.
+struct MentionStats {
+  std::unordered_map<std::string, int> df;              ///< entity id → chunks that mention it
+  std::unordered_map<std::string, std::string> doc_of;  ///< chunk id → its document id
+  size_t chunks = 0;                                    ///< chunks with at least one mention
+  /// log(C / df): how specific an entity is. A package or function named in few passages is a
+  /// bridge (high); a word named in almost every passage ("model") is not (near 0). 0 when unknown.
+  double specificity(const std::string& entity_id) const;
+};
+
+MentionStats mention_stats(const GraphSnapshot& g);
+
 struct BridgeOptions {
   /// How many of the seed chunks the hop starts from; by default all given (retrieval gives the
   /// chunks its sub-queries ranked within their cut: the whole first hop, no extra parameter).
@@ -51,6 +67,10 @@ struct BridgeOptions {
 /// bridge, a word named everywhere is not. Seeds themselves are not returned. Best first, at
 /// most `k`; empty when nothing bridges.
 std::vector<std::pair<std::string, double>> rank_chunks_by_bridge(const GraphSnapshot& g,
+                                                                  const std::vector<std::string>& seed_chunks,
+                                                                  const BridgeOptions& options = {});
+/// The same with the snapshot's statistics computed once beforehand (`stats` = mention_stats(g)).
+std::vector<std::pair<std::string, double>> rank_chunks_by_bridge(const GraphSnapshot& g, const MentionStats& stats,
                                                                   const std::vector<std::string>& seed_chunks,
                                                                   const BridgeOptions& options = {});
 
@@ -76,8 +96,12 @@ std::map<std::string, std::vector<std::string>> cross_references(const GraphSnap
 
 struct CrossRefOptions {
   int k = 10;  ///< chunks returned
-  /// Order by how many of the found documents a passage names first (a question about the
-  /// collection: the passage that relates the most of its documents), then by shared entities.
+  /// Order by how many documents a passage names first (a question about the collection: the
+  /// passage that relates the most of its documents, such as "the packages A, B and C are
+  /// required"), then by shared entities. Every named document counts, found or not: the question
+  /// asks about the whole collection, and which of its documents the retrievers' first hits
+  /// happen to reach says little about which ones the answer spans (the passage must still lie in
+  /// a found document and name one).
   bool breadth = false;
 };
 
@@ -89,6 +113,10 @@ struct CrossRefOptions {
 /// CrossRefOptions::breadth. Best first, at most `k`; chunks sharing no entity are left out.
 std::vector<std::pair<std::string, double>> rank_cross_references(
     const GraphSnapshot& g, const std::map<std::string, std::vector<std::string>>& xrefs,
+    const std::vector<std::string>& first_hits, const CrossRefOptions& options = {});
+/// The same with the snapshot's statistics computed once beforehand (`stats` = mention_stats(g)).
+std::vector<std::pair<std::string, double>> rank_cross_references(
+    const GraphSnapshot& g, const MentionStats& stats, const std::map<std::string, std::vector<std::string>>& xrefs,
     const std::vector<std::string>& first_hits, const CrossRefOptions& options = {});
 
 struct CommunityOptions {
