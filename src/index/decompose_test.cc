@@ -12,6 +12,7 @@
 #include "index/searcher.h"
 #include "store/store.h"
 #include "support/embed_fixtures.h"
+#include "support/store_fixtures.h"
 #include "support/temp_dir.h"
 
 namespace mmkg {
@@ -107,6 +108,13 @@ class Decompose : public ::testing::Test {
   std::unique_ptr<Searcher> searcher_;
 };
 
+// 1-based rank of chunk `id` in `hits`; hits.size() + 1 when absent.
+size_t rank_in(const std::vector<SearchHit>& hits, const std::string& id) {
+  for (size_t i = 0; i < hits.size(); ++i)
+    if (hits[i].chunk_id == id) return i + 1;
+  return hits.size() + 1;
+}
+
 void expect_same_ids(const std::vector<SearchHit>& a, const std::vector<SearchHit>& b, const std::string& what) {
   ASSERT_EQ(a.size(), b.size()) << what;
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].chunk_id, b[i].chunk_id) << what << " at " << i;
@@ -116,11 +124,7 @@ TEST_F(Decompose, ASecondPartsPassageReachesTheHeadOnlyThroughItsPart) {
   Searcher& s = *searcher_;
   EXPECT_EQ(s.fusion(), Fusion::Zscore);
   const std::string q = kQuestion;
-  auto rank_of = [&](const std::vector<SearchHit>& hits) {
-    for (size_t i = 0; i < hits.size(); ++i)
-      if (hits[i].chunk_id == kBread) return i + 1;
-    return hits.size() + 1;
-  };
+  auto rank_of = [&](const std::vector<SearchHit>& hits) { return rank_in(hits, kBread); };
   SearchOptions on;
   on.k = 3;
   SearchOptions off = on;
@@ -170,6 +174,54 @@ TEST_F(Decompose, AOnePartQuestionIsSearchedAsBefore) {
     EXPECT_EQ(a[i].chunk_id, b[i].chunk_id);
     EXPECT_DOUBLE_EQ(a[i].score, b[i].score);
   }
+}
+
+// Two documents: the one the question's first part is about holds, far from its first hits, the
+// passage that answers the second part ("..., and how does its runtime grow?"), while the other
+// document has passages that share the second part's words more closely.
+std::unique_ptr<Store> antecedent_store(const std::string& dir, Embedder& emb) {
+  auto store = Store::open(dir);
+  // Chunks 10 apart in their documents: no neighbour smoothing between them.
+  testing::put_embedded_document(
+      *store, emb, "zorbfit",
+      {"The zorbfit function fits clustered covariance models to panel data.",
+       "zorbfit estimates clustered covariance matrices for panel data in one call.",
+       "Panel data follow the same firms over several years.",
+       "Its runtime is linear: doubling the clusters doubles the time zorbfit needs."},
+      10);
+  std::vector<std::string> other = testing::background_passages(
+      {"Kaplan-Meier curves estimate survival for censored observations",
+       "Structural change tests look for breaks in regression coefficients",
+       "The Cox model relates covariates to the hazard of an event",
+       "Residual shadings highlight cells that deviate from independence"},
+      16);
+  other.insert(other.begin(), {"How does the runtime grow? The runtime of a sort grows with its input.",
+                               "Runtime grows when the cache is cold, and it grows again under load.",
+                               "The runtime grows with the compiler's optimisation level."});
+  testing::put_embedded_document(*store, emb, "other", other, 10);
+  return store;
+}
+
+TEST(Antecedent, APartThatRefersBackIsSearchedInTheDocumentsOfTheQuestionsHits) {
+  MMKG_REQUIRE_MINILM(model);
+  testing::TempDir dir;
+  auto emb = make_embedder("native");
+  auto store = antecedent_store(dir.str(), *emb);
+  LazyEmbedder lazy(emb.get());
+  Searcher s(*store, lazy);
+  const std::string q = "Which function fits clustered covariance models to panel data, and how does its runtime grow?";
+  const std::string answer = "zorbfit-3";
+  auto rank_of = [&](const SearchOptions& o) { return rank_in(s.search(q, o), answer); };
+  SearchOptions scoped;
+  scoped.k = 3;
+  SearchOptions anywhere = scoped;
+  anywhere.antecedent_hits = 0;
+  EXPECT_LE(rank_of(scoped), 3u) << "the part's answer, in the antecedent's document, should reach the top 3";
+  EXPECT_GT(rank_of(anywhere), 3u) << "fixture check: searched over the whole store, the part finds the other document";
+  // The first part's passage still leads.
+  auto hits = s.search(q, scoped);
+  ASSERT_FALSE(hits.empty());
+  EXPECT_EQ(hits[0].doc, "zorbfit.txt");
 }
 
 }  // namespace

@@ -60,10 +60,9 @@ TEST(SmoothNeighbours, OnlyHeadsLiftAndAPassageTakesItsBestHeadNotTheSum) {
 // question's words without answering it, and chunks on other subjects form the background.
 std::unique_ptr<Store> manual_store(const std::string& dir, Embedder& emb) {
   auto store = Store::open(dir);
+  // ids "<id>-<i>", seq i
   auto put = [&](const std::string& id, const std::vector<std::string>& texts) {
-    std::vector<Chunk> cs = testing::text_chunks(id, texts, 0);  // ids "<id>-<i>", seq i
-    for (auto& c : cs) c.vector = emb.embed({c.text}, EmbedKind::Document);
-    store->put_document(testing::document_at(id, "/c/" + id + ".txt", "text"), "", cs, std::nullopt, emb.id());
+    testing::put_embedded_document(*store, emb, id, texts);
   };
   put("manual", {
       "By default the routine handles tied event times with the Efron approximation.",
@@ -76,14 +75,12 @@ std::unique_ptr<Store> manual_store(const std::string& dir, Embedder& emb) {
       "Tied event times occur when two subjects fail on the same day.",
       "The routine prints a warning when tied event times are frequent.",
   });
-  std::vector<std::string> other;
-  const std::vector<std::string> topics = {
-      "Residual shadings highlight cells that deviate from independence",
-      "Structural change tests look for breaks in regression coefficients",
-      "Sandwich estimators give robust standard errors for regression",
-      "Mosaic plots draw tiles proportional to cell counts",
-  };
-  for (size_t i = 0; i < 16; ++i) other.push_back(topics[i % topics.size()] + ", example " + std::to_string(i) + ".");
+  const std::vector<std::string> other = testing::background_passages(
+      {"Residual shadings highlight cells that deviate from independence",
+       "Structural change tests look for breaks in regression coefficients",
+       "Sandwich estimators give robust standard errors for regression",
+       "Mosaic plots draw tiles proportional to cell counts"},
+      16);
   put("other", other);
   return store;
 }

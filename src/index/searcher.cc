@@ -280,21 +280,41 @@ std::vector<SearchHit> Searcher::drop_near_duplicates(Store& store, std::vector<
 std::vector<SearchHit> Searcher::search_parts(std::string_view question, const std::vector<std::string>& parts,
                                               const SearchOptions& opt) {
   // One fused list per query (the question, then each part), near-duplicates removed.
-  std::vector<std::string> texts{std::string(question)};
-  texts.insert(texts.end(), parts.begin(), parts.end());
   HitPool pool;
   std::vector<FusionList> lists;
-  SearchOptions deep = opt;  // each query's list as search() would give it, as deep as its candidates
-  deep.k = opt.candidates;
-  for (const auto& t : texts) {
-    LexicalOptions lo;
-    lo.k = opt.candidates;
-    lists.push_back(pool.add(fuse(store_, t, bm25_match(store_, fts_query(t), lo), dense(t, opt.candidates), deep)));
-  }
+  lists.push_back(pool.add(fused_list(std::string(question), opt)));
+  // A part that refers back ("Which package is that, and what does its vignette say?", "where
+  // do that procedure's p values come from?") asks about what the text before it found. Alone,
+  // its few words ("what does its residual panel suggest?") match passages anywhere in the
+  // store; the passage that answers it is mostly in the document where its antecedent is, a
+  // few chunks from the question's own best hits, beyond the reach of neighbour smoothing. So
+  // such a part is searched only within the documents of the question's first
+  // opt.antecedent_hits hits (a crude resolution of the reference: by place, not by words).
+  std::set<std::string> docs;
+  for (size_t i = 0; i < lists[0].size() && i < opt.antecedent_hits; ++i) docs.insert(pool.hits[lists[0][i].first].doc_id);
+  for (const auto& p : parts)
+    lists.push_back(pool.add(fused_list(p, opt, !docs.empty() && refers_to_antecedent(p) ? &docs : nullptr)));
   std::vector<double> score;
   const std::vector<FusionList> part_lists(lists.begin() + 1, lists.end());
   const std::vector<size_t> order = fuse_parts(lists[0], part_lists, pool.hits.size(), score);
   return finish(store_, pool.take(order, score), opt);
+}
+
+std::vector<SearchHit> Searcher::fused_list(const std::string& text, const SearchOptions& opt,
+                                            const std::set<std::string>* docs) {
+  SearchOptions deep = opt;  // the list as search() would give it, as deep as its candidates
+  deep.k = opt.candidates;
+  const int depth = docs ? opt.candidates * 8 : opt.candidates;
+  auto within = [&](std::vector<SearchHit> hits) {
+    if (!docs) return hits;
+    std::vector<SearchHit> out;
+    for (auto& h : hits)
+      if (docs->count(h.doc_id) && out.size() < static_cast<size_t>(opt.candidates)) out.push_back(std::move(h));
+    return out;
+  };
+  LexicalOptions lo;
+  lo.k = depth;
+  return fuse(store_, text, within(bm25_match(store_, fts_query(text), lo)), within(dense(text, depth)), deep);
 }
 
 Store& Searcher::reader(size_t i) {

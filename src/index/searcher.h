@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,11 @@ struct SearchOptions {
   /// Hybrid search() with z-score fusion: a multi-part question's parts are searched too and
   /// their pools summed with the question's (Searcher::search, fuse_parts). Off: one query.
   bool decompose = true;
+  /// Decomposed questions: a part that refers back to the text before it ("..., and what does
+  /// its residual panel suggest?", text/question_shape.h refers_to_antecedent) is searched only
+  /// within the documents of the whole question's first `antecedent_hits` hits (Searcher::
+  /// search_parts). 0: every part searched over the whole store.
+  size_t antecedent_hits = 3;
   /// Hybrid search with z-score fusion: the chunks next to the first hits are lifted
   /// (smooth_neighbours, index/fusion.h). Off: the fused order as it is.
   bool neighbours = true;
@@ -122,6 +128,10 @@ class Searcher {
   /// Hybrid search of `question` and of its `parts`, pools summed (fuse_parts).
   std::vector<SearchHit> search_parts(std::string_view question, const std::vector<std::string>& parts,
                                       const SearchOptions& opt);
+  /// One query's fused list (near-duplicates removed, opt.candidates deep); with `docs`, only
+  /// chunks of those documents (doc ids), read from lists 8 times as deep.
+  std::vector<SearchHit> fused_list(const std::string& text, const SearchOptions& opt,
+                                    const std::set<std::string>* docs = nullptr);
   /// Whether search(opt) decomposes a multi-part question: hybrid, z-score fusion, dense available.
   bool decomposes(const SearchOptions& opt);
   bool ensure_dense();

@@ -176,6 +176,22 @@ std::vector<QuestionPart> question_parts(std::string_view question) {
   return out;
 }
 
+bool refers_to_antecedent(std::string_view part) {
+  const std::vector<std::string> ws = words(part);
+  for (size_t i = 0; i < ws.size(); ++i) {
+    const std::string& w = ws[i];
+    if (in(w, {"it", "its", "they", "them", "their", "this", "these", "those"})) return true;
+    if (w != "that") continue;
+    // "that" as a demonstrative: at the end ("is that"), or where a determiner stands, after an
+    // auxiliary or a preposition ("does that package's", "of that"); after a verb or "so" it
+    // opens a clause.
+    if (i + 1 == ws.size()) return true;
+    if (i > 0 && (is_aux(ws[i - 1]) || in(ws[i - 1], {"of", "in", "on", "for", "from", "with", "by", "about", "to", "at"})))
+      return true;
+  }
+  return false;
+}
+
 bool holds_new_number(std::string_view sentence, std::string_view question) {
   const std::set<std::string> qw = word_set(question);
   auto ts = tokens(sentence);

@@ -30,6 +30,13 @@ struct QuestionPart {
 /// A question with one clause gives one part; an empty question gives none.
 std::vector<QuestionPart> question_parts(std::string_view question);
 
+/// True when a question part names what it asks about by referring back to the text before it:
+/// a pronoun ("what does it offer", "how are they computed", "its cut-offs"), a demonstrative
+/// ("these", "those", "this") or "that" used as one: the part's last word or after an auxiliary
+/// or a preposition ("which function is that", "where do that procedure's p values come from",
+/// "of that"). "that" opening a clause ("argues that ...", "so that ...") does not refer back.
+bool refers_to_antecedent(std::string_view part);
+
 /// The kind of answer one clause wants, from its interrogative words.
 AnswerKind answer_kind(std::string_view clause);
 

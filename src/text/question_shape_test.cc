@@ -39,6 +39,19 @@ TEST(QuestionShape, ASceneSettingStatementIsNotAPart) {
   EXPECT_EQ(question_parts("valve pressure limits").size(), 1u);
 }
 
+TEST(QuestionShape, APartThatRefersBackByPronounOrDemonstrative) {
+  EXPECT_TRUE(refers_to_antecedent("what does it offer instead?"));
+  EXPECT_TRUE(refers_to_antecedent("what does its residual panel suggest?"));
+  EXPECT_TRUE(refers_to_antecedent("how are they computed"));
+  EXPECT_TRUE(refers_to_antecedent("Which package and function is that"));
+  EXPECT_TRUE(refers_to_antecedent("where do that procedure's p values come from"));
+  EXPECT_TRUE(refers_to_antecedent("what is the purpose of that"));
+  // "that" opening a clause, and parts that name their subject, do not refer back.
+  EXPECT_FALSE(refers_to_antecedent("Which paper argues that alignment is more robust?"));
+  EXPECT_FALSE(refers_to_antecedent("what must a developer implement so that a new model works?"));
+  EXPECT_FALSE(refers_to_antecedent("which kernels does the plot show?"));
+}
+
 TEST(QuestionShape, DetectsTheKindOfAnswer) {
   EXPECT_EQ(answer_kind("How many bolts hold the lid?"), AnswerKind::Number);
   EXPECT_EQ(answer_kind("Which firmware version fixed the bug?"), AnswerKind::Number);
