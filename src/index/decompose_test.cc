@@ -214,6 +214,7 @@ TEST(Antecedent, APartThatRefersBackIsSearchedInTheDocumentsOfTheQuestionsHits) 
   auto rank_of = [&](const SearchOptions& o) { return rank_in(s.search(q, o), answer); };
   SearchOptions scoped;
   scoped.k = 3;
+  scoped.antecedent_hits = 3;
   SearchOptions anywhere = scoped;
   anywhere.antecedent_hits = 0;
   EXPECT_LE(rank_of(scoped), 3u) << "the part's answer, in the antecedent's document, should reach the top 3";

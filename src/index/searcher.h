@@ -45,8 +45,11 @@ struct SearchOptions {
   /// Decomposed questions: a part that refers back to the text before it ("..., and what does
   /// its residual panel suggest?", text/question_shape.h refers_to_antecedent) is searched only
   /// within the documents of the whole question's first `antecedent_hits` hits (Searcher::
-  /// search_parts). 0: every part searched over the whole store.
-  size_t antecedent_hits = 3;
+  /// search_parts). 0 (the default): every part searched over the whole store. Off by default:
+  /// on the vignettes it gains one question for search (v23) but takes from the graph the one it
+  /// reached (v21, whose part "that package's own vignette" refers to another document), so
+  /// hybrid+graph no longer beats hybrid on multi-hop questions (docs/EVAL.md, session 4).
+  size_t antecedent_hits = 0;
   /// Hybrid search with z-score fusion: the chunks next to the first hits are lifted
   /// (smooth_neighbours, index/fusion.h). Off: the fused order as it is.
   bool neighbours = true;
