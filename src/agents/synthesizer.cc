@@ -52,6 +52,7 @@ struct Sentence {
   std::vector<double> part_def;  // how well it defines what each part asks to define (0 when none)
   bool number = false;  // holds a number the question does not
   bool name = false;    // holds a name the question does not
+  double reason_share = 1;  // what a "why" part counts of it: 1 when it states a reason, else less
   bool lead_in = false; // ends with ':' (introduces an equation or a list): only an antecedent
   double definition = 0;
   double score = 0;     // for the question as a whole
@@ -137,6 +138,7 @@ double part_score(const Sentence& s, size_t p, const QuestionPart& part, size_t 
   double cov = parts > 1 ? 0.6 * s.part_cov[p] + 0.4 * s.coverage : s.coverage;
   if (part.kind == AnswerKind::Number && !s.number) cov *= 0.5;
   if (part.kind == AnswerKind::Name && !s.name) cov *= 0.8;
+  if (part.kind == AnswerKind::Reason) cov *= s.reason_share;
   return cov;
 }
 
@@ -430,6 +432,11 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       x.cov_stems = std::move(with_where);
       x.number = holds_new_number(x.text, question);
       x.name = holds_new_name(x.text, question);
+      // A "why" part is answered by a sentence that gives a reason ("the boundaries commonly used
+      // are linear, because a closed form solution ... is known"), not by one that only restates
+      // what is asked about ("It would seem natural to use boundaries proportional to ..."), as a
+      // "how many" part is answered by a sentence with a number.
+      x.reason_share = gives_reason(x.text) ? 1.0 : opt.reasonless_share;
       x.definition = defx.grade(x.text);
       for (auto& d : part_defs) x.part_def.push_back(d.empty() ? 0.0 : d.grade(x.text));
       x.score = sentence_score(x, parts);

@@ -24,6 +24,10 @@ struct SynthOptions {
   /// other sentences the context shows of its chunk) does: the passage names the subject once,
   /// its sentences say things about it ("the Nelson estimate ... it is also known as ...").
   double passage_weight = 0.5;
+  /// What a sentence that states no reason (text/question_shape.h gives_reason: "because", "so
+  /// that", "the rationale is that") counts for a part that asks why: half, as a sentence
+  /// without a number counts for a part that asks how many.
+  double reasonless_share = 0.5;
 };
 
 

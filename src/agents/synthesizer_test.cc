@@ -275,5 +275,26 @@ TEST(ExtractiveSentences, AQuestionTheTextAsksIsNoAnswer) {
   EXPECT_EQ(r.answer.find('?'), std::string::npos) << r.answer;
 }
 
+TEST(ExtractiveSentences, AWhyPartPrefersASentenceThatStatesAReason) {
+  // The sentence that restates the question's words says what the towers are, not why; the one
+  // with "because" answers it, though it shares fewer of the question's words.
+  SmallStore st;
+  st.doc("c1", "/c/towers.txt",
+         {"The cooling towers of a steam plant are built from reinforced concrete shells.",
+          "Cooling towers at a plant are tall because warm air rises inside them and pulls fresh air in at the base.",
+          "Gardening needs patience, water and good soil for tomatoes to grow."});
+  const std::string q = "Why are the cooling towers of a steam plant built so tall?";
+  AskOptions one;
+  one.synth.max_sentences = 1;
+  AskResult r = st.ask(q, one);
+  ASSERT_TRUE(r.found) << r.answer;
+  EXPECT_EQ(r.answer.rfind("Cooling towers at a plant are tall because warm air rises", 0), 0u) << r.answer;
+  AskOptions no_rule = one;
+  no_rule.synth.reasonless_share = 1;
+  AskResult o = st.ask(q, no_rule);
+  EXPECT_EQ(o.answer.rfind("Cooling towers at a plant are tall because", 0), std::string::npos)
+      << "the fixture must need the rule: " << o.answer;
+}
+
 }  // namespace
 }  // namespace mmkg
