@@ -52,6 +52,7 @@ struct Sentence {
   std::vector<double> part_def;  // how well it defines what each part asks to define (0 when none)
   bool number = false;  // holds a number the question does not
   bool name = false;    // holds a name the question does not
+  bool named_in_words = false;  // gives a name in words ("also known as X", "called X")
   double reason_share = 1;  // what a "why" part counts of it: 1 when it states a reason, else less
   bool lead_in = false; // ends with ':' (introduces an equation or a list): only an antecedent
   double definition = 0;
@@ -255,7 +256,8 @@ bool refers_back(const std::string& part) {
 //     covering as the best: they add detail without citing a passage that is not evidence.
 // A sentence that repeats a chosen one (word overlap) is skipped.
 std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const std::vector<QuestionPart>& parts,
-                                     double best_cov, const SynthOptions& opt) {
+                                     const std::vector<std::vector<QueryTerm>>& own_terms, double best_cov,
+                                     const SynthOptions& opt) {
   std::vector<size_t> chosen;
   size_t chars = 0;
   auto usable = [&](size_t i) {
@@ -266,6 +268,29 @@ std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const s
   auto take = [&](size_t i) {
     chosen.push_back(i);
     chars += sents[i].text.size();
+  };
+  auto new_passage = [&](size_t i) {
+    for (size_t c : chosen)
+      if (sents[c].cand == sents[i].cand) return false;
+    return true;
+  };
+  // A sentence that would cite a passage of its own for part p must hold at least half
+  // (IDF-weighted) of the words only that part has: a second passage is cited for what the
+  // first does not answer ("at which confidence levels are its cut-offs placed by default?":
+  // "By default, two cut-off points ... confidence levels of 90% and 99%"), not for a sentence
+  // that shares the question's subject and one of the part's words by chance ("or is another
+  // tool needed?": "... one needs to assume ..."). A part without words of its own ("and why?")
+  // is not judged.
+  // A sentence that gives a name in words ("... is also known as the mean cumulative function")
+  // says what a "what do engineers call it?" part's naming verb asks for.
+  auto speaks_to_own_words = [&](const Sentence& s, size_t p) {
+    if (p >= own_terms.size() || own_terms[p].empty()) return true;
+    if (parts[p].kind != AnswerKind::Name || !s.named_in_words)
+      return term_coverage(s.cov_stems, own_terms[p]) >= opt.own_part_share;
+    std::set<std::string> with_naming = s.cov_stems;
+    for (const char* w : {"call", "called", "name", "named", "term", "termed", "known", "refer", "dub"})
+      with_naming.insert(stem(w));
+    return term_coverage(with_naming, own_terms[p]) >= opt.own_part_share;
   };
   // 1. The definition.
   std::optional<size_t> def;
@@ -293,6 +318,7 @@ std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const s
                  part_score(sents[c], p, parts[p], parts.size()) >= part_score(sents[*best], p, parts[p], parts.size());
     if (answered) continue;
     if (parts.size() > 1 && sents[*best].part_cov[p] <= 0) continue;  // nothing speaks to this part
+    if (!chosen.empty() && new_passage(*best) && !speaks_to_own_words(sents[*best], p)) continue;
     if (usable(*best)) take(*best);
   }
   // 2b. A chosen sentence that opens with an anaphor ("This transformation ...", "It ...")
@@ -432,6 +458,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       x.cov_stems = std::move(with_where);
       x.number = holds_new_number(x.text, question);
       x.name = holds_new_name(x.text, question);
+      x.named_in_words = names_in_words(x.text, question);
       // A "why" part is answered by a sentence that gives a reason ("the boundaries commonly used
       // are linear, because a closed form solution ... is known"), not by one that only restates
       // what is asked about ("It would seem natural to use boundaries proportional to ..."), as a
@@ -504,7 +531,20 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
     return ans;
   }
 
-  const std::vector<size_t> chosen = choose_sentences(sents, parts, best_cov, opt);
+  // Each part's own words: the terms of its text that no other part's text has, and, for a part
+  // that refers back ("what do engineers call it?"), the words it took from the part before (what
+  // "it" is). None for a part without words of its own ("and why?").
+  std::vector<std::vector<QueryTerm>> own_terms(parts.size());
+  if (parts.size() > 1)
+    for (size_t p = 0; p < parts.size(); ++p) {
+      if (content_stems(parts[p].text).empty()) continue;
+      std::set<std::string> others, mine;
+      for (size_t o = 0; o < parts.size(); ++o)
+        for (auto& t : query_terms(parts[o].text, stats)) (o == p ? mine : others).insert(t.stem);
+      for (auto& t : part_terms[p])
+        if (!is_stopword(t.stem) && (!others.count(t.stem) || !mine.count(t.stem))) own_terms[p].push_back(t);
+    }
+  const std::vector<size_t> chosen = choose_sentences(sents, parts, own_terms, best_cov, opt);
 
   // Number citations by first appearance; one citation per chunk.
   std::map<size_t, int> cite_no;

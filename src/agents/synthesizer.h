@@ -28,6 +28,9 @@ struct SynthOptions {
   /// that", "the rationale is that") counts for a part that asks why: half, as a sentence
   /// without a number counts for a part that asks how many.
   double reasonless_share = 0.5;
+  /// Least share (IDF-weighted) of a part's own words (those no other part has) that a sentence
+  /// must hold to cite a passage not yet cited for that part.
+  double own_part_share = 0.5;
 };
 
 

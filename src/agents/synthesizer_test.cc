@@ -296,5 +296,29 @@ TEST(ExtractiveSentences, AWhyPartPrefersASentenceThatStatesAReason) {
       << "the fixture must need the rule: " << o.answer;
 }
 
+TEST(ExtractiveSentences, ASecondPassageIsCitedOnlyForThePartsOwnWords) {
+  // "or is another tool needed?": the gloves sentence shares the subject and "needs", not what the
+  // part asks (a tool); it is no evidence, so its passage is not cited. The condenser sentence
+  // holds the words only its part has, so its passage is.
+  SmallStore st;
+  st.doc("b1", "/c/boiler.txt", {"The boiler of the steam plant is fed with softened water from the treatment tank."});
+  st.doc("b2", "/c/crew.txt", {"The steam plant crew needs gloves in the boiler room during the winter."});
+  st.doc("b3", "/c/condenser.txt", {"The condenser is cleaned every month by the night shift."});
+  const std::string q = "What is the boiler of the steam plant fed with, or is another tool needed?";
+  AskResult r = st.ask(q);
+  ASSERT_TRUE(r.found) << r.answer;
+  EXPECT_NE(r.answer.find("softened water"), std::string::npos) << r.answer;
+  EXPECT_EQ(r.answer.find("gloves"), std::string::npos) << r.answer;
+  EXPECT_EQ(r.citations.size(), 1u) << r.answer;
+  AskOptions no_rule;
+  no_rule.synth.own_part_share = 0;
+  AskResult o = st.ask(q, no_rule);
+  EXPECT_NE(o.answer.find("gloves"), std::string::npos) << "the fixture must need the rule: " << o.answer;
+  AskResult two = st.ask("What is the boiler of the steam plant fed with, and what does the night shift clean every month?");
+  ASSERT_TRUE(two.found) << two.answer;
+  EXPECT_NE(two.answer.find("The condenser is cleaned"), std::string::npos) << two.answer;
+  EXPECT_EQ(two.citations.size(), 2u) << two.answer;
+}
+
 }  // namespace
 }  // namespace mmkg

@@ -238,9 +238,11 @@ bool holds_new_name(std::string_view sentence, std::string_view question) {
     size_t a = sentence.find(open);
     if (a != std::string_view::npos && sentence.find(close, a + open.size()) != std::string_view::npos) return true;
   }
-  // A name given in words: "... is also known as the mean cumulative function", "what
-  // statisticians call a hazard", "referred to as panel data": the words after the naming verb
-  // are a name even in lower case, when the question does not already hold them.
+  return names_in_words(sentence, question);
+}
+
+bool names_in_words(std::string_view sentence, std::string_view question) {
+  const std::set<std::string> qw = word_set(question);
   const std::vector<std::string> ws = words(sentence);
   for (size_t i = 0; i + 1 < ws.size(); ++i) {
     size_t next = 0;
