@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "retrieve/context_budget.h"
+#include "text/captions.h"
 #include "text/definition.h"
 #include "agents/planner.h"
 #include "text/query_terms.h"
@@ -54,6 +55,7 @@ struct Sentence {
   bool name = false;    // holds a name the question does not
   bool named_in_words = false;  // gives a name in words ("also known as X", "called X")
   double reason_share = 1;  // what a "why" part counts of it: 1 when it states a reason, else less
+  double label_share = 1;   // what a "which figure" part counts of it: 1 when it names one, else less
   bool lead_in = false; // ends with ':' (introduces an equation or a list): only an antecedent
   double definition = 0;
   double score = 0;     // for the question as a whole
@@ -135,11 +137,24 @@ bool kind_ok(const Sentence& s, AnswerKind k) {
   return k == AnswerKind::Number ? s.number : k == AnswerKind::Name ? s.name : true;
 }
 
+// A part that asks which figure or table shows something: "which figure compares ...", "what
+// table lists ...".
+bool asks_for_figure(const std::string& part) {
+  const auto ws = words(part);
+  for (size_t i = 0; i + 1 < ws.size(); ++i)
+    if ((ws[i] == "which" || ws[i] == "what") &&
+        (ws[i + 1] == "figure" || ws[i + 1] == "table" || ws[i + 1] == "plot" || ws[i + 1] == "graph" ||
+         ws[i + 1] == "chart" || ws[i + 1] == "diagram"))
+      return true;
+  return false;
+}
+
 double part_score(const Sentence& s, size_t p, const QuestionPart& part, size_t parts) {
   double cov = parts > 1 ? 0.6 * s.part_cov[p] + 0.4 * s.coverage : s.coverage;
   if (part.kind == AnswerKind::Number && !s.number) cov *= 0.5;
   if (part.kind == AnswerKind::Name && !s.name) cov *= 0.8;
   if (part.kind == AnswerKind::Reason) cov *= s.reason_share;
+  if (asks_for_figure(part.text)) cov *= s.label_share;
   return cov;
 }
 
@@ -463,7 +478,11 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       // are linear, because a closed form solution ... is known"), not by one that only restates
       // what is asked about ("It would seem natural to use boundaries proportional to ..."), as a
       // "how many" part is answered by a sentence with a number.
-      x.reason_share = gives_reason(x.text) ? 1.0 : opt.reasonless_share;
+      x.reason_share = gives_reason(x.text) ? 1.0 : opt.unshaped_share;
+      // Likewise a part asking which figure or table shows something is answered by a sentence
+      // that names one ("Figure 2.3: Correct (solid) and invalid (dashed) estimates ...", "Figure
+      // 2.3 shows the transplant curves ..."), not by one that only describes the data.
+      x.label_share = figure_references(x.text).empty() ? opt.unshaped_share : 1.0;
       x.definition = defx.grade(x.text);
       for (auto& d : part_defs) x.part_def.push_back(d.empty() ? 0.0 : d.grade(x.text));
       x.score = sentence_score(x, parts);

@@ -275,25 +275,32 @@ TEST(ExtractiveSentences, AQuestionTheTextAsksIsNoAnswer) {
   EXPECT_EQ(r.answer.find('?'), std::string::npos) << r.answer;
 }
 
-TEST(ExtractiveSentences, AWhyPartPrefersASentenceThatStatesAReason) {
-  // The sentence that restates the question's words says what the towers are, not why; the one
-  // with "because" answers it, though it shares fewer of the question's words.
+// A sentence of the kind a part asks for (a stated reason for "why", a figure's label for "which
+// figure") opens the one-sentence answer to `q` over `chunks`, and does not with the rule off
+// (unshaped_share 1: the fixture needs the rule).
+void expect_shape_wins(const std::vector<std::string>& chunks, const std::string& q, const std::string& opening) {
   SmallStore st;
-  st.doc("c1", "/c/towers.txt",
-         {"The cooling towers of a steam plant are built from reinforced concrete shells.",
-          "Cooling towers at a plant are tall because warm air rises inside them and pulls fresh air in at the base.",
-          "Gardening needs patience, water and good soil for tomatoes to grow."});
-  const std::string q = "Why are the cooling towers of a steam plant built so tall?";
+  st.doc("s1", "/c/plant.txt", chunks);
   AskOptions one;
   one.synth.max_sentences = 1;
   AskResult r = st.ask(q, one);
   ASSERT_TRUE(r.found) << r.answer;
-  EXPECT_EQ(r.answer.rfind("Cooling towers at a plant are tall because warm air rises", 0), 0u) << r.answer;
+  EXPECT_EQ(r.answer.rfind(opening, 0), 0u) << r.answer;
   AskOptions no_rule = one;
-  no_rule.synth.reasonless_share = 1;
+  no_rule.synth.unshaped_share = 1;
   AskResult o = st.ask(q, no_rule);
-  EXPECT_EQ(o.answer.rfind("Cooling towers at a plant are tall because", 0), std::string::npos)
-      << "the fixture must need the rule: " << o.answer;
+  EXPECT_EQ(o.answer.rfind(opening, 0), std::string::npos) << "the fixture must need the rule: " << o.answer;
+}
+
+TEST(ExtractiveSentences, AWhyPartPrefersASentenceThatStatesAReason) {
+  // The sentence that restates the question's words says what the towers are, not why; the one
+  // with "because" answers it, though it shares fewer of the question's words.
+  expect_shape_wins({"The cooling towers of a steam plant are built from reinforced concrete shells.",
+                     "Cooling towers at a plant are tall because warm air rises inside them and pulls fresh air in at "
+                     "the base.",
+                     "Gardening needs patience, water and good soil for tomatoes to grow."},
+                    "Why are the cooling towers of a steam plant built so tall?",
+                    "Cooling towers at a plant are tall because warm air rises");
 }
 
 TEST(ExtractiveSentences, ASecondPassageIsCitedOnlyForThePartsOwnWords) {
@@ -318,6 +325,14 @@ TEST(ExtractiveSentences, ASecondPassageIsCitedOnlyForThePartsOwnWords) {
   ASSERT_TRUE(two.found) << two.answer;
   EXPECT_NE(two.answer.find("The condenser is cleaned"), std::string::npos) << two.answer;
   EXPECT_EQ(two.citations.size(), 2u) << two.answer;
+}
+
+TEST(ExtractiveSentences, AWhichFigurePartPrefersASentenceThatNamesAFigure) {
+  expect_shape_wins({"The boiler pressure of the steam plant changes over a working day between 10 and 12 bar.",
+                     "Figure 3 shows the boiler pressure over the day, with the night shift shaded.",
+                     "Gardening needs patience, water and good soil for tomatoes to grow."},
+                    "Which figure shows how the boiler pressure of the steam plant changes over a working day?",
+                    "Figure 3 shows the boiler pressure");
 }
 
 }  // namespace
