@@ -3,6 +3,7 @@
 #include "agents/quote.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -552,8 +553,11 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
 
   // Each part's own words: the terms of its text that no other part's text has, and, for a part
   // that refers back ("what do engineers call it?"), the words it took from the part before (what
-  // "it" is). None for a part without words of its own ("and why?").
+  // "it" is). None for a part without words of its own ("and why?"). A word no chunk of the
+  // store holds ("how often", a paraphrase) is left out, as the not-found judge leaves it out:
+  // no passage can hold it.
   std::vector<std::vector<QueryTerm>> own_terms(parts.size());
+  const double absent = std::log(1.0 + (static_cast<double>(stats.chunks()) + 0.5) / 0.5) - 1e-9;
   if (parts.size() > 1)
     for (size_t p = 0; p < parts.size(); ++p) {
       if (content_stems(parts[p].text).empty()) continue;
@@ -561,7 +565,9 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       for (size_t o = 0; o < parts.size(); ++o)
         for (auto& t : query_terms(parts[o].text, stats)) (o == p ? mine : others).insert(t.stem);
       for (auto& t : part_terms[p])
-        if (!is_stopword(t.stem) && (!others.count(t.stem) || !mine.count(t.stem))) own_terms[p].push_back(t);
+        if (!is_stopword(t.stem) && (!others.count(t.stem) || !mine.count(t.stem)) &&
+            (t.idf < absent || stats.chunks() == 0))
+          own_terms[p].push_back(t);
     }
   const std::vector<size_t> chosen = choose_sentences(sents, parts, own_terms, best_cov, opt);
 

@@ -311,6 +311,7 @@ TEST(ExtractiveSentences, ASecondPassageIsCitedOnlyForThePartsOwnWords) {
   st.doc("b1", "/c/boiler.txt", {"The boiler of the steam plant is fed with softened water from the treatment tank."});
   st.doc("b2", "/c/crew.txt", {"The steam plant crew needs gloves in the boiler room during the winter."});
   st.doc("b3", "/c/condenser.txt", {"The condenser is cleaned every month by the night shift."});
+  st.doc("b4", "/c/notes.txt", {"Tool list.", "Visitors need badges."});  // "tool" and "need" in the corpus
   const std::string q = "What is the boiler of the steam plant fed with, or is another tool needed?";
   AskResult r = st.ask(q);
   ASSERT_TRUE(r.found) << r.answer;
