@@ -3,12 +3,14 @@
 #include "agents/quote.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
 #include <unordered_map>
 
 #include "retrieve/context_budget.h"
+#include "text/captions.h"
 #include "text/definition.h"
 #include "agents/planner.h"
 #include "text/query_terms.h"
@@ -52,6 +54,9 @@ struct Sentence {
   std::vector<double> part_def;  // how well it defines what each part asks to define (0 when none)
   bool number = false;  // holds a number the question does not
   bool name = false;    // holds a name the question does not
+  bool named_in_words = false;  // gives a name in words ("also known as X", "called X")
+  double reason_share = 1;  // what a "why" part counts of it: 1 when it states a reason, else less
+  double label_share = 1;   // what a "which figure" part counts of it: 1 when it names one, else less
   bool lead_in = false; // ends with ':' (introduces an equation or a list): only an antecedent
   double definition = 0;
   double score = 0;     // for the question as a whole
@@ -133,10 +138,24 @@ bool kind_ok(const Sentence& s, AnswerKind k) {
   return k == AnswerKind::Number ? s.number : k == AnswerKind::Name ? s.name : true;
 }
 
+// A part that asks which figure or table shows something: "which figure compares ...", "what
+// table lists ...".
+bool asks_for_figure(const std::string& part) {
+  const auto ws = words(part);
+  for (size_t i = 0; i + 1 < ws.size(); ++i)
+    if ((ws[i] == "which" || ws[i] == "what") &&
+        (ws[i + 1] == "figure" || ws[i + 1] == "table" || ws[i + 1] == "plot" || ws[i + 1] == "graph" ||
+         ws[i + 1] == "chart" || ws[i + 1] == "diagram"))
+      return true;
+  return false;
+}
+
 double part_score(const Sentence& s, size_t p, const QuestionPart& part, size_t parts) {
   double cov = parts > 1 ? 0.6 * s.part_cov[p] + 0.4 * s.coverage : s.coverage;
   if (part.kind == AnswerKind::Number && !s.number) cov *= 0.5;
   if (part.kind == AnswerKind::Name && !s.name) cov *= 0.8;
+  if (part.kind == AnswerKind::Reason) cov *= s.reason_share;
+  if (asks_for_figure(part.text)) cov *= s.label_share;
   return cov;
 }
 
@@ -253,7 +272,8 @@ bool refers_back(const std::string& part) {
 //     covering as the best: they add detail without citing a passage that is not evidence.
 // A sentence that repeats a chosen one (word overlap) is skipped.
 std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const std::vector<QuestionPart>& parts,
-                                     double best_cov, const SynthOptions& opt) {
+                                     const std::vector<std::vector<QueryTerm>>& own_terms, double best_cov,
+                                     const SynthOptions& opt) {
   std::vector<size_t> chosen;
   size_t chars = 0;
   auto usable = [&](size_t i) {
@@ -264,6 +284,29 @@ std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const s
   auto take = [&](size_t i) {
     chosen.push_back(i);
     chars += sents[i].text.size();
+  };
+  auto new_passage = [&](size_t i) {
+    for (size_t c : chosen)
+      if (sents[c].cand == sents[i].cand) return false;
+    return true;
+  };
+  // A sentence that would cite a passage of its own for part p must hold at least half
+  // (IDF-weighted) of the words only that part has: a second passage is cited for what the
+  // first does not answer ("at which confidence levels are its cut-offs placed by default?":
+  // "By default, two cut-off points ... confidence levels of 90% and 99%"), not for a sentence
+  // that shares the question's subject and one of the part's words by chance ("or is another
+  // tool needed?": "... one needs to assume ..."). A part without words of its own ("and why?")
+  // is not judged.
+  // A sentence that gives a name in words ("... is also known as the mean cumulative function")
+  // says what a "what do engineers call it?" part's naming verb asks for.
+  auto speaks_to_own_words = [&](const Sentence& s, size_t p) {
+    if (p >= own_terms.size() || own_terms[p].empty()) return true;
+    if (parts[p].kind != AnswerKind::Name || !s.named_in_words)
+      return term_coverage(s.cov_stems, own_terms[p]) >= opt.own_part_share;
+    std::set<std::string> with_naming = s.cov_stems;
+    for (const char* w : {"call", "called", "name", "named", "term", "termed", "known", "refer", "dub"})
+      with_naming.insert(stem(w));
+    return term_coverage(with_naming, own_terms[p]) >= opt.own_part_share;
   };
   // 1. The definition.
   std::optional<size_t> def;
@@ -291,6 +334,7 @@ std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const s
                  part_score(sents[c], p, parts[p], parts.size()) >= part_score(sents[*best], p, parts[p], parts.size());
     if (answered) continue;
     if (parts.size() > 1 && sents[*best].part_cov[p] <= 0) continue;  // nothing speaks to this part
+    if (!chosen.empty() && new_passage(*best) && !speaks_to_own_words(sents[*best], p)) continue;
     if (usable(*best)) take(*best);
   }
   // 2b. A chosen sentence that opens with an anaphor ("This transformation ...", "It ...")
@@ -430,6 +474,16 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       x.cov_stems = std::move(with_where);
       x.number = holds_new_number(x.text, question);
       x.name = holds_new_name(x.text, question);
+      x.named_in_words = names_in_words(x.text, question);
+      // A "why" part is answered by a sentence that gives a reason ("the boundaries commonly used
+      // are linear, because a closed form solution ... is known"), not by one that only restates
+      // what is asked about ("It would seem natural to use boundaries proportional to ..."), as a
+      // "how many" part is answered by a sentence with a number.
+      x.reason_share = gives_reason(x.text) ? 1.0 : opt.unshaped_share;
+      // Likewise a part asking which figure or table shows something is answered by a sentence
+      // that names one ("Figure 2.3: Correct (solid) and invalid (dashed) estimates ...", "Figure
+      // 2.3 shows the transplant curves ..."), not by one that only describes the data.
+      x.label_share = figure_references(x.text).empty() ? opt.unshaped_share : 1.0;
       x.definition = defx.grade(x.text);
       for (auto& d : part_defs) x.part_def.push_back(d.empty() ? 0.0 : d.grade(x.text));
       x.score = sentence_score(x, parts);
@@ -497,7 +551,25 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
     return ans;
   }
 
-  const std::vector<size_t> chosen = choose_sentences(sents, parts, best_cov, opt);
+  // Each part's own words: the terms of its text that no other part's text has, and, for a part
+  // that refers back ("what do engineers call it?"), the words it took from the part before (what
+  // "it" is). None for a part without words of its own ("and why?"). A word no chunk of the
+  // store holds ("how often", a paraphrase) is left out, as the not-found judge leaves it out:
+  // no passage can hold it.
+  std::vector<std::vector<QueryTerm>> own_terms(parts.size());
+  const double absent = std::log(1.0 + (static_cast<double>(stats.chunks()) + 0.5) / 0.5) - 1e-9;
+  if (parts.size() > 1)
+    for (size_t p = 0; p < parts.size(); ++p) {
+      if (content_stems(parts[p].text).empty()) continue;
+      std::set<std::string> others, mine;
+      for (size_t o = 0; o < parts.size(); ++o)
+        for (auto& t : query_terms(parts[o].text, stats)) (o == p ? mine : others).insert(t.stem);
+      for (auto& t : part_terms[p])
+        if (!is_stopword(t.stem) && (!others.count(t.stem) || !mine.count(t.stem)) &&
+            (t.idf < absent || stats.chunks() == 0))
+          own_terms[p].push_back(t);
+    }
+  const std::vector<size_t> chosen = choose_sentences(sents, parts, own_terms, best_cov, opt);
 
   // Number citations by first appearance; one citation per chunk.
   std::map<size_t, int> cite_no;

@@ -24,6 +24,14 @@ struct SynthOptions {
   /// other sentences the context shows of its chunk) does: the passage names the subject once,
   /// its sentences say things about it ("the Nelson estimate ... it is also known as ...").
   double passage_weight = 0.5;
+  /// What a sentence that states no reason (text/question_shape.h gives_reason: "because", "so
+  /// that", "the rationale is that") counts for a part that asks why, and one that names no
+  /// figure or table ("Figure 2.3") for a part that asks which figure: half, as a sentence
+  /// without a number counts for a part that asks how many.
+  double unshaped_share = 0.5;
+  /// Least share (IDF-weighted) of a part's own words (those no other part has) that a sentence
+  /// must hold to cite a passage not yet cited for that part.
+  double own_part_share = 0.5;
 };
 
 

@@ -275,5 +275,66 @@ TEST(ExtractiveSentences, AQuestionTheTextAsksIsNoAnswer) {
   EXPECT_EQ(r.answer.find('?'), std::string::npos) << r.answer;
 }
 
+// A sentence of the kind a part asks for (a stated reason for "why", a figure's label for "which
+// figure") opens the one-sentence answer to `q` over `chunks`, and does not with the rule off
+// (unshaped_share 1: the fixture needs the rule).
+void expect_shape_wins(const std::vector<std::string>& chunks, const std::string& q, const std::string& opening) {
+  SmallStore st;
+  st.doc("s1", "/c/plant.txt", chunks);
+  AskOptions one;
+  one.synth.max_sentences = 1;
+  AskResult r = st.ask(q, one);
+  ASSERT_TRUE(r.found) << r.answer;
+  EXPECT_EQ(r.answer.rfind(opening, 0), 0u) << r.answer;
+  AskOptions no_rule = one;
+  no_rule.synth.unshaped_share = 1;
+  AskResult o = st.ask(q, no_rule);
+  EXPECT_EQ(o.answer.rfind(opening, 0), std::string::npos) << "the fixture must need the rule: " << o.answer;
+}
+
+TEST(ExtractiveSentences, AWhyPartPrefersASentenceThatStatesAReason) {
+  // The sentence that restates the question's words says what the towers are, not why; the one
+  // with "because" answers it, though it shares fewer of the question's words.
+  expect_shape_wins({"The cooling towers of a steam plant are built from reinforced concrete shells.",
+                     "Cooling towers at a plant are tall because warm air rises inside them and pulls fresh air in at "
+                     "the base.",
+                     "Gardening needs patience, water and good soil for tomatoes to grow."},
+                    "Why are the cooling towers of a steam plant built so tall?",
+                    "Cooling towers at a plant are tall because warm air rises");
+}
+
+TEST(ExtractiveSentences, ASecondPassageIsCitedOnlyForThePartsOwnWords) {
+  // "or is another tool needed?": the gloves sentence shares the subject and "needs", not what the
+  // part asks (a tool); it is no evidence, so its passage is not cited. The condenser sentence
+  // holds the words only its part has, so its passage is.
+  SmallStore st;
+  st.doc("b1", "/c/boiler.txt", {"The boiler of the steam plant is fed with softened water from the treatment tank."});
+  st.doc("b2", "/c/crew.txt", {"The steam plant crew needs gloves in the boiler room during the winter."});
+  st.doc("b3", "/c/condenser.txt", {"The condenser is cleaned every month by the night shift."});
+  st.doc("b4", "/c/notes.txt", {"Tool list.", "Visitors need badges."});  // "tool" and "need" in the corpus
+  const std::string q = "What is the boiler of the steam plant fed with, or is another tool needed?";
+  AskResult r = st.ask(q);
+  ASSERT_TRUE(r.found) << r.answer;
+  EXPECT_NE(r.answer.find("softened water"), std::string::npos) << r.answer;
+  EXPECT_EQ(r.answer.find("gloves"), std::string::npos) << r.answer;
+  EXPECT_EQ(r.citations.size(), 1u) << r.answer;
+  AskOptions no_rule;
+  no_rule.synth.own_part_share = 0;
+  AskResult o = st.ask(q, no_rule);
+  EXPECT_NE(o.answer.find("gloves"), std::string::npos) << "the fixture must need the rule: " << o.answer;
+  AskResult two = st.ask("What is the boiler of the steam plant fed with, and what does the night shift clean every month?");
+  ASSERT_TRUE(two.found) << two.answer;
+  EXPECT_NE(two.answer.find("The condenser is cleaned"), std::string::npos) << two.answer;
+  EXPECT_EQ(two.citations.size(), 2u) << two.answer;
+}
+
+TEST(ExtractiveSentences, AWhichFigurePartPrefersASentenceThatNamesAFigure) {
+  expect_shape_wins({"The boiler pressure of the steam plant changes over a working day between 10 and 12 bar.",
+                     "Figure 3 shows the boiler pressure over the day, with the night shift shaded.",
+                     "Gardening needs patience, water and good soil for tomatoes to grow."},
+                    "Which figure shows how the boiler pressure of the steam plant changes over a working day?",
+                    "Figure 3 shows the boiler pressure");
+}
+
 }  // namespace
 }  // namespace mmkg

@@ -212,6 +212,23 @@ bool holds_new_number(std::string_view sentence, std::string_view question) {
   return false;
 }
 
+bool gives_reason(std::string_view sentence) {
+  static const std::set<std::string> kCue = {"because", "since",     "hence",   "therefore", "thus",
+                                             "reason",  "reasons",   "rationale", "motivation", "motivated",
+                                             "implies", "imply",     "explains", "explanation", "heuristic"};
+  const std::vector<std::string> ws = words(sentence);
+  for (size_t i = 0; i < ws.size(); ++i) {
+    if (kCue.count(ws[i])) return true;
+    const std::string& next = i + 1 < ws.size() ? ws[i + 1] : "";
+    // "due to", "owing to", "so that", "in order to", "... is that" (what a reason is, stated)
+    if ((ws[i] == "due" || ws[i] == "owing") && next == "to") return true;
+    if (ws[i] == "so" && next == "that") return true;
+    if (ws[i] == "order" && next == "to" && i > 0 && ws[i - 1] == "in") return true;
+    if (ws[i] == "is" && next == "that") return true;
+  }
+  return false;
+}
+
 bool holds_new_name(std::string_view sentence, std::string_view question) {
   const std::set<std::string> qw = word_set(question);
   auto pieces = raw_pieces(sentence);
@@ -237,9 +254,11 @@ bool holds_new_name(std::string_view sentence, std::string_view question) {
     size_t a = sentence.find(open);
     if (a != std::string_view::npos && sentence.find(close, a + open.size()) != std::string_view::npos) return true;
   }
-  // A name given in words: "... is also known as the mean cumulative function", "what
-  // statisticians call a hazard", "referred to as panel data": the words after the naming verb
-  // are a name even in lower case, when the question does not already hold them.
+  return names_in_words(sentence, question);
+}
+
+bool names_in_words(std::string_view sentence, std::string_view question) {
+  const std::set<std::string> qw = word_set(question);
   const std::vector<std::string> ws = words(sentence);
   for (size_t i = 0; i + 1 < ws.size(); ++i) {
     size_t next = 0;

@@ -49,6 +49,17 @@ bool holds_new_number(std::string_view sentence, std::string_view question);
 /// "FP16"), a call ("coeftest()") or a quoted phrase. What a "who/which X" part must quote.
 bool holds_new_name(std::string_view sentence, std::string_view question);
 
+/// True when `sentence` gives a name in words that `question` does not hold: "... is also known as
+/// the mean cumulative function", "what statisticians call a hazard", "referred to as panel data"
+/// (the words after the naming verb are a name even in lower case). Part of holds_new_name.
+bool names_in_words(std::string_view sentence, std::string_view question);
+
+/// True when `sentence` states a reason or an explanation in so many words: a causal connective
+/// ("because", "since", "due to", "so that", "in order to"), a consequence it draws ("hence",
+/// "therefore", "which implies"), or a sentence about a reason ("The rationale is that ...", "the
+/// heuristic for choosing X is that ..."). What a "why" part prefers to quote.
+bool gives_reason(std::string_view sentence);
+
 /// Capitalised or quoted names of `question` (not its first word): "Lightning Attention-2",
 /// "Stata", "Python". Lower-cased words of each name.
 std::vector<std::vector<std::string>> question_names(std::string_view question);

@@ -79,6 +79,15 @@ TEST(QuestionShape, NumbersTheQuestionDoesNotHold) {
   EXPECT_FALSE(holds_new_number("Figure 3 shows the lid.", "How many bolts?")) << "a label is not a quantity";
 }
 
+TEST(QuestionShape, SentencesThatStateAReason) {
+  EXPECT_TRUE(gives_reason("The boundaries are linear, because a closed form solution is known."));
+  EXPECT_TRUE(gives_reason("Valves are opened slowly so that the pipes do not hammer."));
+  EXPECT_TRUE(gives_reason("The rationale is that a death must come after the last visit."));
+  EXPECT_TRUE(gives_reason("Hydrogen is used due to its low density."));
+  EXPECT_FALSE(gives_reason("It would seem natural to use boundaries proportional to the deviation."));
+  EXPECT_FALSE(gives_reason("The towers are built from reinforced concrete."));
+}
+
 TEST(QuestionShape, NamesTheQuestionDoesNotHold) {
   EXPECT_TRUE(holds_new_name("The parser was written by Knuth in the seventies.", "Who wrote the parser?"));
   EXPECT_TRUE(holds_new_name("Use readLog() for this.", "Which function reads the log?"));
