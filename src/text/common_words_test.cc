@@ -8,6 +8,7 @@
 
 #include "graph/model/extractor.h"
 #include "graph/model/graph_types.h"
+#include "support/extract_fixtures.h"
 
 namespace mmkg::graph::rules {
 namespace {
@@ -63,19 +64,7 @@ TEST(CommonWords, InstalledListSeparatesAcademicEnglishFromDomainTerms) {
 
 // The name keys rank_terms keeps of a document of these chunks (every word's idf high).
 std::set<std::string> kept_keys(const std::vector<std::string>& chunks) {
-  auto ex = make_rule_extractor();
-  std::vector<ChunkExtraction> doc;
-  for (size_t i = 0; i < chunks.size(); ++i) {
-    ExtractInput in;
-    in.chunk_id = "c" + std::to_string(i);
-    in.text = chunks[i];
-    doc.push_back(ex->extract(in));
-  }
-  rank_terms(doc, [](const std::string&) { return 3.0; });
-  std::set<std::string> kept;
-  for (auto& c : doc)
-    for (auto& t : c.terms) kept.insert(name_key(t.surface));
-  return kept;
+  return testing::kept_term_keys(chunks, [](const std::string&) { return 3.0; });
 }
 
 // Termhood: a common word heading many kept phrases ("experimental results", "simulation

@@ -12,6 +12,7 @@
 #include "graph/extract/terms.h"
 #include "graph/model/extractor.h"
 #include "graph/model/graph_types.h"
+#include "support/extract_fixtures.h"
 
 namespace mmkg::graph {
 namespace {
@@ -84,26 +85,11 @@ TEST(EntityPrecision, ATypoIsOneEditFromAWordAndNoCompoundOrName) {
     EXPECT_FALSE(rules::misspelt_word(word)) << word;
 }
 
-// The name keys rank_terms keeps of a document made of `chunks`.
-std::set<std::string> kept_terms(const std::vector<std::string>& chunks, const std::function<double(const std::string&)>& idf) {
-  auto ex = make_rule_extractor();
-  std::vector<ChunkExtraction> doc;
-  for (size_t i = 0; i < chunks.size(); ++i) {
-    ExtractInput in;
-    in.chunk_id = "c" + std::to_string(i);
-    in.text = chunks[i];
-    doc.push_back(ex->extract(in));
-  }
-  rank_terms(doc, idf);
-  std::set<std::string> kept;
-  for (auto& c : doc)
-    for (auto& t : c.terms) kept.insert(name_key(t.surface));
-  return kept;
-}
+using testing::kept_term_keys;
 
 TEST(EntityPrecision, ATypoSeenInOneChunkIsNoTermACoinedWordSeenOftenIs) {
   // "proporitional" is in one chunk (the highest idf); "agentic" in every chunk
-  auto kept = kept_terms({"Agentic workflows call tools. The proporitional hazard holds here.",
+  auto kept = kept_term_keys({"Agentic workflows call tools. The proporitional hazard holds here.",
                           "Agentic workflows plan steps and agentic systems call tools.", "Agentic systems need memory."},
                          [](const std::string& w) { return w == "agentic" ? 0.9 : w == "proporitional" ? 3.0 : 1.5; });
   EXPECT_TRUE(kept.count(name_key("agentic workflows"))) << "a coined word the documents repeat";
@@ -111,7 +97,7 @@ TEST(EntityPrecision, ATypoSeenInOneChunkIsNoTermACoinedWordSeenOftenIs) {
 }
 
 TEST(EntityPrecision, OneOrTwoLettersAreNoTermUnlessWrittenInCapitals) {
-  auto kept = kept_terms({"The dy term and the Nn term vanish, while GO annotations and AI agents stay.",
+  auto kept = kept_term_keys({"The dy term and the Nn term vanish, while GO annotations and AI agents stay.",
                           "Again dy and Nn vanish; GO annotations help AI agents.", "GO and AI again, with dy and Nn."},
                          [](const std::string&) { return 3.0; });
   EXPECT_FALSE(kept.count("dy"));
@@ -127,18 +113,11 @@ namespace mmkg::graph {
 namespace {
 
 TEST(EntityPrecision, AFullNameWhoseSurnameTheDocumentCitesIsAPerson) {
-  auto ex = make_rule_extractor();
-  std::vector<ChunkExtraction> doc;
-  const char* chunks[] = {"Achim Zeileis wrote the sandwich package with Torsten Hothorn for the Deutsche Forschungsgemeinschaft.",
-                          "The estimators follow Zeileis (2004) and the tests follow Hothorn et al. closely.",
-                          "Achim Zeileis and the Deutsche Forschungsgemeinschaft are thanked again."};
-  for (size_t i = 0; i < 3; ++i) {
-    ExtractInput in;
-    in.chunk_id = "c" + std::to_string(i);
-    in.text = chunks[i];
-    doc.push_back(ex->extract(in));
-  }
-  rank_terms(doc, [](const std::string&) { return 3.0; });
+  auto doc = testing::ranked_document(
+      {"Achim Zeileis wrote the sandwich package with Torsten Hothorn for the Deutsche Forschungsgemeinschaft.",
+       "The estimators follow Zeileis (2004) and the tests follow Hothorn et al. closely.",
+       "Achim Zeileis and the Deutsche Forschungsgemeinschaft are thanked again."},
+      [](const std::string&) { return 3.0; });
   std::map<std::string, std::string> type;
   for (auto& c : doc)
     for (auto& t : c.terms) type[t.surface] = t.type;
