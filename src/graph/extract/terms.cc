@@ -1,5 +1,6 @@
 #include "graph/extract/terms.h"
 
+#include "graph/extract/chars.h"
 #include "graph/extract/code_lines.h"
 
 #include <algorithm>
@@ -9,7 +10,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "text/captions.h"
 #include "text/words.h"
 #include "text/lexicon.h"
 #include "text/sentences.h"
@@ -17,16 +17,6 @@
 namespace mmkg::graph::rules {
 namespace {
 
-bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
-bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alpha(char c) { return is_upper(c) || is_lower(c); }
-bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
-bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
-bool ends_with(std::string_view s, std::string_view suf) {
-  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
-}
-bool starts_with(std::string_view s, std::string_view pre) { return s.substr(0, pre.size()) == pre; }
 
 // ---------------------------------------------------------------- WordNet extras
 // Lexicon answers parts of speech and verb forms; one more thing comes from the same WordNet
@@ -141,213 +131,19 @@ bool plural_noun(const Lexicon& lex, const Token& t) {
   return ends_with(t.lower, "s") && !ends_with(t.lower, "ss") && lex.singular(t.lower) != t.lower;
 }
 
+// A word WordNet knows in any part of speech, inflected or not ("estimators", "rotated").
+bool english_word(const Lexicon& lex, const std::string& w) {
+  bool part = false;
+  return noun_form(lex, w) || lex.is_adj(w) || lex.is_adv(w) || verb_form(lex, w, &part);
+}
+
 // Third-person verb form of a word that is also a noun ("uses", "processes").
 bool verb_s_form(const Lexicon& lex, const std::string& l) {
   bool part = false;
   return ends_with(l, "s") && !ends_with(l, "ss") && verb_form(lex, l, &part) && !part && !lex.is_verb(l);
 }
 
-// ---------------------------------------------------------------- masking
-void blank(std::string& m, size_t b, size_t e, bool hard) {
-  e = std::min(e, m.size());
-  for (size_t i = b; i < e; ++i) m[i] = ' ';
-  if (hard && b < e) m[b] = '\x01';
-}
-
-size_t find_close(std::string_view t, size_t from, std::string_view close, size_t limit) {
-  size_t end = std::min(t.size(), from + limit);
-  size_t p = t.substr(0, end).find(close, from);
-  return p == std::string_view::npos ? std::string_view::npos : p;
-}
-
-bool citation_content(std::string_view c) {
-  if (c.empty() || c.size() > 80) return false;
-  bool digits_only = true;
-  for (char ch : c)
-    if (!(is_digit(ch) || ch == ',' || ch == ' ' || ch == '-' || ch == ';')) digits_only = false;
-  if (digits_only) return std::any_of(c.begin(), c.end(), is_digit);
-  if (c.find("et al") != std::string_view::npos) return true;
-  // "Vaswani, 2017", "Smith and Lee 2019a"
-  for (size_t i = 0; i + 4 <= c.size(); ++i)
-    if ((c[i] == '1' || c[i] == '2') && is_digit(c[i + 1]) && is_digit(c[i + 2]) && is_digit(c[i + 3]) &&
-        (i == 0 || !is_alnum(c[i - 1])) && c.find('|') == std::string_view::npos)
-      return c.size() < 60;
-  return false;
-}
-
-
 }  // namespace
-
-std::string mask_markup(std::string_view t) {
-  std::string m(t);
-  size_t n = t.size();
-  for (size_t b = 0; b < n;) {
-    size_t e = t.find('\n', b);
-    if (e == std::string_view::npos) e = n;
-    // Code lines, and the labels read off a figure or a table: neither has the syntax that
-    // tells where a phrase ends, so their "phrases" would be debris ("Male Female Sex").
-    if (code_line(t.substr(b, e - b)) || label_text_line(t.substr(b, e - b))) blank(m, b, e, true);
-    b = e + 1;
-  }
-  bool line_start = true;
-  for (size_t i = 0; i < n;) {
-    char c = t[i];
-    bool at_line_start = line_start;
-    line_start = (c == '\n') || (line_start && (c == ' ' || c == '\t'));
-    // DokuWiki footnote (( ... )) : citations, removed entirely.
-    if (c == '(' && i + 1 < n && t[i + 1] == '(') {
-      size_t e = find_close(t, i + 2, "))", 3000);
-      if (e != std::string_view::npos) {
-        blank(m, i, e + 2, true);
-        i = e + 2;
-        continue;
-      }
-    }
-    // Wiki links [[target|label]] keep the label; [[page]] keeps the page name.
-    if (c == '[' && i + 1 < n && t[i + 1] == '[') {
-      size_t e = find_close(t, i + 2, "]]", 500);
-      if (e != std::string_view::npos) {
-        std::string_view in = t.substr(i + 2, e - i - 2);
-        size_t bar = in.find('|');
-        if (bar != std::string_view::npos) {
-          blank(m, i, i + 2 + bar + 1, false);
-          blank(m, e, e + 2, false);
-          i = i + 2 + bar + 1;  // the label is scanned normally
-        } else if (in.find("://") != std::string_view::npos) {
-          blank(m, i, e + 2, true);
-          i = e + 2;
-        } else {
-          blank(m, i, i + 2, false);
-          blank(m, e, e + 2, false);
-          for (size_t k = i + 2; k < e; ++k)
-            if (m[k] == '_' || m[k] == ':') m[k] = ' ';
-          i = e + 2;
-        }
-        continue;
-      }
-    }
-    // URLs and e-mail-like tokens.
-    if ((c == 'h' && (t.substr(i, 7) == "http://" || t.substr(i, 8) == "https://")) ||
-        (c == 'w' && t.substr(i, 4) == "www." && (i == 0 || !is_alnum(t[i - 1])))) {
-      size_t e = i;
-      while (e < n && !is_space(t[e]) && t[e] != '|' && t[e] != ']' && t[e] != '>' && t[e] != '"' && t[e] != ')') ++e;
-      blank(m, i, e, true);
-      i = e;
-      continue;
-    }
-    // Citation markers [12], [3, 5-7], [Vaswani et al., 2017]; markdown links [label](url).
-    if (c == '[') {
-      size_t e = find_close(t, i + 1, "]", 120);
-      if (e != std::string_view::npos) {
-        std::string_view in = t.substr(i + 1, e - i - 1);
-        if (in.find('[') == std::string_view::npos && citation_content(in)) {
-          blank(m, i, e + 1, true);
-          i = e + 1;
-          continue;
-        }
-        if (e + 1 < n && t[e + 1] == '(') {
-          size_t pe = find_close(t, e + 2, ")", 500);
-          if (pe != std::string_view::npos) {
-            blank(m, i, i + 1, false);
-            blank(m, e, pe + 1, false);
-            i = i + 1;
-            continue;
-          }
-        }
-      }
-    }
-    // LaTeX math: $$...$$, $...$, \( \), \[ \], commands and their {arguments}, sub/superscripts.
-    if (c == '$') {
-      bool dbl = i + 1 < n && t[i + 1] == '$';
-      size_t e = find_close(t, i + (dbl ? 2 : 1), dbl ? "$$" : "$", dbl ? 5000 : 400);
-      if (e != std::string_view::npos && (dbl || t.substr(i, e - i).find("\n\n") == std::string_view::npos)) {
-        size_t end = e + (dbl ? 2 : 1);
-        blank(m, i, end, true);
-        i = end;
-        continue;
-      }
-      blank(m, i, i + 1, true);
-      ++i;
-      continue;
-    }
-    if (c == '\\') {
-      size_t e = i + 1;
-      while (e < n && is_alpha(t[e])) ++e;
-      if (e == i + 1 && e < n) ++e;  // \( \[ \\ etc.
-      while (e < n && t[e] == '{') {
-        int depth = 0;
-        size_t k = e;
-        for (; k < n && k < e + 300; ++k) {
-          if (t[k] == '{') ++depth;
-          else if (t[k] == '}' && --depth == 0) break;
-        }
-        if (k >= n || t[k] != '}') break;
-        e = k + 1;
-      }
-      blank(m, i, e, true);
-      i = e;
-      continue;
-    }
-    if ((c == '_' || c == '^') && i > 0 && !is_space(t[i - 1]) && i + 1 < n && !is_space(t[i + 1]) &&
-        !(c == '_' && t[i + 1] == '_')) {
-      size_t e = i + 1;
-      if (t[e] == '{') {
-        size_t k = find_close(t, e, "}", 200);
-        e = k == std::string_view::npos ? e + 1 : k + 1;
-      } else {
-        while (e < n && is_alnum(t[e])) ++e;
-      }
-      // the base symbol (x in x_i) goes too when it is a short run
-      size_t b = i;
-      while (b > 0 && is_alnum(t[b - 1]) && i - b < 3) --b;
-      if (b > 0 && is_alnum(t[b - 1])) b = i;
-      blank(m, b, e, true);
-      i = e;
-      continue;
-    }
-    // Code: ``` fences and `inline` spans.
-    if (c == '`') {
-      if (t.substr(i, 3) == "```") {
-        size_t e = find_close(t, i + 3, "```", 20000);
-        size_t end = e == std::string_view::npos ? n : e + 3;
-        blank(m, i, end, true);
-        i = end;
-        continue;
-      }
-      size_t e = find_close(t, i + 1, "`", 200);
-      if (e != std::string_view::npos && t.substr(i, e - i).find('\n') == std::string_view::npos) {
-        blank(m, i, e + 1, true);
-        i = e + 1;
-        continue;
-      }
-    }
-    // Emphasis and wiki formatting marks: **, __, //, '' (not inside URLs, handled above).
-    if ((c == '*' || c == '_' || c == '\'' || c == '/') && i + 1 < n && t[i + 1] == c) {
-      blank(m, i, i + 2, false);
-      i += 2;
-      continue;
-    }
-    // HTML tags.
-    if (c == '<' && i + 1 < n && (is_alpha(t[i + 1]) || t[i + 1] == '/' || t[i + 1] == '!')) {
-      size_t e = find_close(t, i + 1, ">", 200);
-      if (e != std::string_view::npos && t.substr(i, e - i).find('\n') == std::string_view::npos) {
-        blank(m, i, e + 1, true);
-        i = e + 1;
-        continue;
-      }
-    }
-    // Heading marks: markdown "#", DokuWiki "==" runs.
-    if ((c == '#' && at_line_start) || (c == '=' && i + 1 < n && t[i + 1] == '=')) {
-      size_t e = i;
-      while (e < n && t[e] == c) ++e;
-      blank(m, i, e, true);
-      i = e;
-      continue;
-    }
-    ++i;
-  }
-  return m;
-}
 
 // ---------------------------------------------------------------- acronyms
 bool looks_acronym(std::string_view w) {
@@ -422,8 +218,7 @@ bool misspelt(const Lexicon& lex, const std::string& l);
 bool misspelt_word(std::string_view w) {
   const Lexicon& lex = Lexicon::get();
   std::string l(w);
-  bool part = false;
-  if (noun_form(lex, l) || lex.is_adj(l) || lex.is_adv(l) || verb_form(lex, l, &part)) return false;
+  if (english_word(lex, l)) return false;
   // A plural is a typo only if its singular is one too: "encoders" is one letter from "encodes",
   // but "encoder" is a word of its own that WordNet lacks.
   if (ends_with(l, "s") && !ends_with(l, "ss") && !misspelt(lex, l.substr(0, l.size() - 1))) return false;
@@ -465,9 +260,7 @@ bool lost_ligature(const Lexicon& lex, const std::string& l) {
   bool lost = false;
   for (std::string_view lig : {"ff", "fi", "fl", "ffi", "ffl"})
     for (size_t p = 0; p <= l.size() && !lost; ++p) {
-      std::string w = l.substr(0, p) + std::string(lig) + l.substr(p);
-      bool part = false;
-      lost = noun_form(lex, w) || lex.is_adj(w) || lex.is_adv(w) || lex.is_verb(w) || verb_form(lex, w, &part);
+      lost = english_word(lex, l.substr(0, p) + std::string(lig) + l.substr(p));
     }
   cache.emplace(l, lost);
   return lost;
@@ -487,10 +280,6 @@ bool misspelt(const Lexicon& lex, const std::string& l) {
   thread_local std::unordered_map<std::string, bool> cache;
   if (auto it = cache.find(l); it != cache.end()) return it->second;
   if (cache.size() > 200000) cache.clear();
-  auto known = [&](const std::string& w) {
-    bool part = false;
-    return noun_form(lex, w) || lex.is_adj(w) || lex.is_adv(w) || verb_form(lex, w, &part);
-  };
   // A compound of a word or an English prefix and a word of four letters or more ("backends",
   // "multipole", "checkpoint") is built, not mistyped, even when one edit makes another word.
   static const std::unordered_set<std::string_view> kPrefix = {
@@ -507,14 +296,14 @@ bool misspelt(const Lexicon& lex, const std::string& l) {
   }
   bool typo = false;
   const size_t n = l.size();
-  for (size_t p = 1; p + 1 < n && !typo; ++p) typo = known(l.substr(0, p) + l.substr(p + 1));  // a letter too many
+  for (size_t p = 1; p + 1 < n && !typo; ++p) typo = english_word(lex, l.substr(0, p) + l.substr(p + 1));  // a letter too many
   for (size_t p = 1; p + 1 < n && !typo; ++p) {                                                   // two letters swapped
     std::string w = l;
     std::swap(w[p], w[p + 1]);
-    typo = p + 2 < n && w != l && known(w);
+    typo = p + 2 < n && w != l && english_word(lex, w);
   }
   for (size_t p = 1; p < n && !typo; ++p)  // a letter missing
-    for (char c = 'a'; c <= 'z' && !typo; ++c) typo = known(l.substr(0, p) + c + l.substr(p));
+    for (char c = 'a'; c <= 'z' && !typo; ++c) typo = english_word(lex, l.substr(0, p) + c + l.substr(p));
   cache.emplace(l, typo);
   return typo;
 }

@@ -25,6 +25,11 @@ struct Entity {
   double score = 0;                  ///< termhood (higher = more clearly a term of the corpus)
 };
 
+/// An entity type that says nothing ("" or "concept"). The first specific type a later document
+/// gives replaces it (in the resolver and in every GraphStore's upsert: a later document may say
+/// that "Achim Zeileis" is a person); a specific type stays.
+inline bool untyped(const std::string& type) { return type.empty() || type == "concept"; }
+
 /// An entity occurs in a chunk (`count` times, first seen as `surface`).
 struct Mention {
   std::string entity_id;

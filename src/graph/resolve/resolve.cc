@@ -128,6 +128,16 @@ namespace {
 
 bool is_symmetric(const std::string& type) { return type == "co_occurs" || type == "compared_with"; }
 
+/// The type with the most votes (the first of equals in map order); `fallback` when none has a
+/// vote. With `specific_only`, "concept" does not compete (graph_types.h untyped).
+std::string most_voted_type(const std::map<std::string, int>& votes, bool specific_only, const std::string& fallback) {
+  std::string best_type = fallback;
+  int best = 0;
+  for (const auto& [t, n] : votes)
+    if (!(specific_only && untyped(t)) && n > best) best = n, best_type = t;
+  return best_type;
+}
+
 /// The number of letters and digits of an acronym, a plural "s" not counted.
 size_t acronym_length(const std::string& key) { return key_compact(key).size(); }
 
@@ -463,20 +473,14 @@ class Resolver {
         e.type = old->type;
         // A later document may say what the entity is ("Zeileis (2004)" makes "Achim Zeileis" a
         // person) where the first one did not: a specific type replaces the untyped "concept".
-        if (e.type.empty() || e.type == "concept") {
-          int best = 0;
-          for (const auto& [t, n] : all.types)
-            if (t != "concept" && n > best) best = n, e.type = t;
-        }
+        if (untyped(e.type)) e.type = most_voted_type(all.types, /*specific_only=*/true, e.type);
         e.description = old->description.empty() ? all.description : old->description;
       } else {
         e.name = display_name(all);
         std::string key = name_key(e.name);
         e.id = "e" + hash_hex(key);
         for (int n = 2; used_ids.count(e.id) || store_.entity(e.id); ++n) e.id = "e" + hash_hex(key + "#" + std::to_string(n));
-        int best = 0;
-        for (const auto& [t, n] : all.types)
-          if (n > best) best = n, e.type = t;
+        e.type = most_voted_type(all.types, /*specific_only=*/false, e.type);
         e.description = all.description;
       }
       used_ids.insert(e.id);

@@ -31,8 +31,6 @@ namespace detail {
 
 bool symmetric_type(const std::string& type) { return type == "co_occurs" || type == "compared_with"; }
 
-bool untyped(const std::string& type) { return type.empty() || type == "concept"; }
-
 std::vector<Entity> merge_entities(const std::vector<Entity>& in) {
   std::vector<Entity> out;
   std::unordered_map<std::string, size_t> at;

@@ -33,9 +33,6 @@ struct RelationWrite {
 
 /// True for the symmetric relation types (stored with src < dst).
 bool symmetric_type(const std::string& type);
-/// An entity type that says nothing ("" or "concept"): the first specific type upserted replaces
-/// it (a later document may say that "Achim Zeileis" is a person); a specific type stays.
-bool untyped(const std::string& type);
 
 /// Entities merged by id within the delta (first-seen order), with the merge rules of GraphDelta;
 /// each entity's aliases deduplicated, its name included.
