@@ -65,7 +65,7 @@ namespace {
 
 std::string relation_phrase(const std::string& type) {
   static const std::map<std::string, std::string> kPhrase = {
-      {"is_a", "is a"},       {"part_of", "is part of"},         {"uses", "uses"},
+      {"is_a", "is a kind of"},       {"part_of", "is part of"},         {"uses", "uses"},
       {"extends", "extends"}, {"proposes", "proposes"},          {"compared_with", "is compared with"},
       {"co_occurs", "appears with"}};
   auto it = kPhrase.find(type);
@@ -105,7 +105,12 @@ GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, cons
   std::vector<GraphFact> facts;
   std::vector<double> order;  // the sort key of each fact
   for (const auto& link : out.entities) {
-    for (const auto& r : g.store().relations_of(link.entity_id, 24)) {
+    // The 24 heaviest relations, and typed ones beyond them: a central entity's co-occurrences
+    // outweigh the few sentences that say what it is.
+    const auto rels = g.store().relations_of(link.entity_id, 96);
+    for (size_t ri = 0; ri < rels.size(); ++ri) {
+      const auto& r = rels[ri];
+      if (ri >= 24 && r.type == "co_occurs") continue;
       if (!seen.insert({r.src, r.dst, r.type}).second || r.evidence.empty()) continue;
       GraphFact f;
       f.relation = r.type;

@@ -50,6 +50,27 @@ TEST(GraphRetrieve, TypedFactsFirstThenCooccurrenceByAssociation) {
   EXPECT_EQ(r.facts[2].weight, 3);  // the weight shown stays the sentence count
 }
 
+// Issue 13 (session 5): a central entity's many co-occurrences, each heavier, do not push out
+// the one sentence that says what it is a kind of; the fact reads "X is a kind of Y".
+TEST(GraphRetrieve, ATypedFactBeyondTheHeaviestCooccurrencesStillShows) {
+  graph::testing::MemoryGraphStore store;
+  graph::GraphDelta d;
+  d.entities = {entity("hub", "attention"), entity("kind", "linear attention")};
+  for (int i = 0; i < 40; ++i) {
+    const std::string id = "n" + std::to_string(i);
+    d.entities.push_back(entity(id, "neighbour " + std::to_string(i)));
+    d.relations.push_back(relation("hub", id, "co_occurs", 5 + i));
+  }
+  d.relations.push_back(relation("kind", "hub", "is_a", 1));
+  store.upsert(d);
+  graph::EmbedNames none = [](const std::vector<std::string>&) { return std::vector<std::vector<float>>{}; };
+  GraphContext g(store, none);
+  GraphRetrieval r = graph_retrieve(g, "what is attention?", GraphRetrieveOptions{});
+  ASSERT_FALSE(r.facts.empty());
+  EXPECT_EQ(r.facts[0].relation, "is_a");
+  EXPECT_EQ(r.facts[0].text, "linear attention is a kind of attention");
+}
+
 // Issue 13 (session 4): the lists drawn from the question's entities confirm a retriever's chunk
 // just below the cut (RankedList::confirms) only for questions of two parts or about the
 // collection; a one-part question's lists only add candidates, so its retrievers' top k stays.

@@ -226,11 +226,18 @@ GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor
   const bool same_db = graph.backend() == "sqlite";
 
   // What the graph holds versus what the store holds.
-  std::set<std::string> in_graph;
+  // A document whose graph older rules built ("rules-v2" when the rules are now "rules-v3") is
+  // built again: an upgrade's better graph reaches existing stores on their next ingest. A graph
+  // a model built is kept whatever extractor runs now (it cost model calls; --extractor chooses).
+  std::set<std::string> in_graph, stale;
   {
-    Stmt s(db, "SELECT doc_id FROM graph_docs WHERE backend = ?");
+    Stmt s(db, "SELECT doc_id, extractor FROM graph_docs WHERE backend = ?");
     s.bind(1, opt.backend_key);
-    while (s.step()) in_graph.insert(s.text(0));
+    auto rules = [](const std::string& id) { return id.starts_with("rules-"); };
+    while (s.step()) {
+      in_graph.insert(s.text(0));
+      if (rules(s.text(1)) && rules(extractor.id()) && s.text(1) != extractor.id()) stale.insert(s.text(0));
+    }
   }
   std::vector<DocumentRecord> docs = store.documents();
   std::set<std::string> in_store;
@@ -260,9 +267,14 @@ GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor
     ++res.documents_removed;
   }
 
+  if (!stale.empty()) {  // the older rules' cached extractions are never read again
+    Stmt s(db, "DELETE FROM extractions WHERE extractor LIKE 'rules-%' AND extractor != ?");
+    s.bind(1, extractor.id());
+    s.run();
+  }
   std::vector<const DocumentRecord*> todo;
   for (const auto& d : docs)
-    if (opt.add_documents && !in_graph.count(d.id)) todo.push_back(&d);
+    if (opt.add_documents && (!in_graph.count(d.id) || stale.count(d.id))) todo.push_back(&d);
 
   TermStats stats(store);
   std::unordered_map<std::string, double> idf_cache;

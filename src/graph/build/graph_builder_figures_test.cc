@@ -158,6 +158,34 @@ TEST_P(GraphBuilderFigures, DeletingOrReplacingTheDocumentRemovesItsFigures) {
   EXPECT_TRUE(g_->figures().empty());
 }
 
+// The rules under another id: what an upgraded mmkg runs on a store an older one built.
+class RenamedExtractor final : public Extractor {
+ public:
+  RenamedExtractor(Extractor& inner, std::string id) : inner_(inner), id_(std::move(id)) {}
+  std::string id() const override { return id_; }
+  ChunkExtraction extract(const ExtractInput& in) override { return inner_.extract(in); }
+
+ private:
+  Extractor& inner_;
+  std::string id_;
+};
+
+// Issue 13 (session 5): a document whose graph older rules built is built again by the next
+// sync, once, with the graph the same size (replaced, not doubled); one a model built stays.
+TEST_P(GraphBuilderFigures, NewerRulesRebuildAnOlderRulesGraphNotAModelsGraph) {
+  put_document(*store_, "d1", "/c/paper.pdf");
+  RenamedExtractor older(*rules_, "rules-v1");
+  ASSERT_EQ(sync_graph(*store_, *g_, older, {}, opt_).documents_added, 1);
+  const GraphStats before = g_->stats();
+  EXPECT_EQ(sync().documents_added, 1) << "rules-v1 -> " << rules_->id();
+  EXPECT_EQ(g_->stats().entities, before.entities);
+  EXPECT_EQ(g_->stats().relations, before.relations);
+  EXPECT_EQ(sync().documents_added, 0) << "up to date";
+  RenamedExtractor model(*rules_, "llm-v1:some-model:abc");
+  EXPECT_EQ(sync_graph(*store_, *g_, model, {}, opt_).documents_added, 0)
+      << "a document already in the graph is not rebuilt for a model";
+}
+
 INSTANTIATE_TEST_SUITE_P(GraphBuild, GraphBuilderFigures, ::testing::Values("sqlite", "neo4j"),
                          [](const auto& info) { return info.param; });
 

@@ -1,4 +1,4 @@
-// The rule-based extractor ("rules-v2"): terms from noun phrases, names, acronyms and headings,
+// The rule-based extractor ("rules-v3"): terms from noun phrases, names, acronyms and headings,
 // relations from sentence co-occurrence and typed patterns; and rank_terms (termhood).
 // Detection helpers live in terms.{h,cc}, relation patterns in patterns.{h,cc}.
 #include <algorithm>
@@ -238,9 +238,73 @@ std::string strip_glued_prefix(const std::string& t) {
   return t;
 }
 
+// Head-word hyponymy: a term whose last words are another term of the chunk is a kind of it
+// ("multi-head attention" is_a "attention", "spectral kernel HAC estimator" is_a "HAC
+// estimator", "self-attention" is_a "attention"): the lexical-head rule of taxonomy induction
+// (Velardi et al., OntoLearn), the typed relation most texts state only by their word forms.
+// The longest such term is the parent. Not for a phrase with a preposition or conjunction in it
+// ("variance of the estimating function" is no "estimating function") or of more than four
+// words (a phrase the chunker ran on), a negating or
+// temporal prefix ("non-linearity", "pre-diagnosis"), a verb the chunker took for a modifier
+// ("zeroes activations"), or a parent written as a capitalised
+// single word (a surname: "Achim Zeileis" is no "Zeileis"). The evidence is the first
+// sentence that names the child (the first heading that does when no statement does).
+template <typename AddRel>
+void head_hyponyms(Builder& b, const std::vector<Sentence>& sents, const std::vector<std::vector<Mention>>& mentions,
+                   int title, const AddRel& add_rel) {
+  static const std::unordered_set<std::string_view> kJoin = {"of", "and", "or", "for", "in", "with", "to", "on",
+                                                             "by", "from", "at", "via", "vs", "versus", "as"};
+  static const std::unordered_set<std::string_view> kPrefix = {"non", "un", "anti", "pre", "post", "pseudo",
+                                                               "quasi", "counter", "mis", "dis", "de", "sub"};
+  const Lexicon& lex = Lexicon::get();
+  std::vector<int> first(static_cast<size_t>(b.size()), -1);  // a statement before a heading
+  for (size_t si = 0; si < sents.size(); ++si) {
+    if (sents[si].e - sents[si].b > kMaxEvidenceBytes) continue;
+    for (const Mention& m : mentions[si]) {
+      int& f = first[static_cast<size_t>(m.term)];
+      if (f < 0 || (sents[static_cast<size_t>(f)].heading && !sents[si].heading)) f = static_cast<int>(si);
+    }
+  }
+  std::unordered_map<std::string, int> by_key;
+  std::vector<std::string> keys(static_cast<size_t>(b.size()));
+  for (int t = 0; t < b.size(); ++t) {
+    if (t == title || first[static_cast<size_t>(t)] < 0) continue;
+    keys[static_cast<size_t>(t)] = name_key(b.at(t).best());
+    if (!keys[static_cast<size_t>(t)].empty()) by_key.emplace(keys[static_cast<size_t>(t)], t);
+  }
+  auto name_like = [](const std::string& s) {  // "Zeileis", "Cox": one capitalised word
+    return s.find(' ') == std::string::npos && s.size() > 1 && s[0] >= 'A' && s[0] <= 'Z' &&
+           std::none_of(s.begin() + 1, s.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+  };
+  for (int t = 0; t < b.size(); ++t) {
+    const std::string& key = keys[static_cast<size_t>(t)];
+    if (key.empty() || b.at(t).kind == kAcronym) continue;
+    const std::vector<std::string> ws = key_words(key);
+    if (ws.size() < 2 || ws.size() > 4 ||
+        std::any_of(ws.begin(), ws.end(), [](const std::string& w) { return kJoin.count(w) > 0 || w == "plus"; }))
+      continue;
+    // "data showing mosaic displays", "generator taking parameters": a clause the chunker kept
+    // in the phrase (an -ing verb after the phrase's first word), not a modifier
+    bool clause = false;
+    for (size_t i = 1; i + 1 < ws.size(); ++i) clause = clause || (ws[i].ends_with("ing") && lex.verb_form(ws[i]));
+    if (clause) continue;
+    for (size_t drop = 1; drop < ws.size(); ++drop) {  // longest parent first
+      // a negating prefix, or a verb's -s form the chunker took for a modifier ("dropout zeroes
+      // activations")
+      if (kPrefix.count(ws[drop - 1]) || (ws[drop - 1].ends_with('s') && lex.verb_form(ws[drop - 1]))) break;
+      std::string suffix;
+      for (size_t i = drop; i < ws.size(); ++i) suffix += (suffix.empty() ? "" : " ") + ws[i];
+      auto it = by_key.find(suffix);
+      if (it == by_key.end() || it->second == t) continue;
+      if (!name_like(b.at(it->second).best())) add_rel(t, it->second, "is_a", static_cast<size_t>(first[static_cast<size_t>(t)]));
+      break;
+    }
+  }
+}
+
 class RuleExtractor final : public Extractor {
  public:
-  std::string id() const override { return "rules-v2"; }
+  std::string id() const override { return "rules-v3"; }
 
   ChunkExtraction extract(const ExtractInput& in) override {
     ChunkExtraction out;
@@ -376,6 +440,7 @@ class RuleExtractor final : public Extractor {
         add_rel(r.src, r.dst, r.type, si);
       }
     }
+    head_hyponyms(b, sents, mentions, title, add_rel);
     for (Agg& a : b.terms()) a.strength = strength(a);
     // Co-occurrence: the strongest distinct terms of each sentence, pairwise.
     std::vector<int> ts;

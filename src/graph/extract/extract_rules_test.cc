@@ -80,7 +80,7 @@ void check_consistent(const ChunkExtraction& r, const std::string& text) {
 
 TEST(ExtractRules, IdAndEmptyText) {
   auto ex = make_rule_extractor();
-  EXPECT_EQ(ex->id(), "rules-v2");
+  EXPECT_EQ(ex->id(), "rules-v3");
   auto r = run("");
   EXPECT_EQ(r.chunk_id, "c1");
   EXPECT_TRUE(r.terms.empty());
@@ -246,6 +246,39 @@ TEST(ExtractRules, IsAPatterns) {
   // negation is no relation
   r = run("Attention is not a panacea.");
   EXPECT_EQ(count_type(r, "is_a"), 0) << dump(r);
+}
+
+TEST(ExtractRules, HeadWordHyponymy) {
+  const std::string text =
+      "## Attention variants\n\nAttention lets a model weigh its inputs. Linear attention and multi-head "
+      "attention differ in how attention is computed, and self-attention relates a sequence to itself. The "
+      "spectral kernel HAC estimator refines the HAC estimator. Non-linearity breaks linearity. Achim Zeileis (2004) and "
+      "Zeileis et al. (2006) wrote the package. The third way is providing a grapcon generator taking parameters and returning a function of the "
+      "parameters.";
+  auto r = run(text);
+  check_consistent(r, text);
+  EXPECT_TRUE(has_rel(r, "Linear attention", "is_a", "attention")) << dump(r);
+  EXPECT_TRUE(has_rel(r, "multi-head attention", "is_a", "attention")) << dump(r);
+  EXPECT_TRUE(has_rel(r, "self-attention", "is_a", "attention")) << "a hyphen joins words too\n" << dump(r);
+  // the longest term the phrase ends with is its parent, not a shorter one
+  EXPECT_TRUE(has_rel(r, "spectral kernel HAC estimator", "is_a", "HAC estimator")) << dump(r);
+  EXPECT_FALSE(has_rel(r, "spectral kernel HAC estimator", "is_a", "estimator")) << dump(r);
+  // a phrase with a preposition is headed by its first noun; a negating prefix is no kind of
+  auto h = run("The analysis of variance (ANOVA) splits the variance of the response by its sources.");
+  ASSERT_TRUE(find_key(h, "analysis of variance")) << dump(h);
+  ASSERT_TRUE(find_key(h, "variance")) << dump(h);
+  EXPECT_EQ(count_type(h, "is_a"), 0) << dump(h);
+  ASSERT_TRUE(find_key(r, "non linearity") && find_key(r, "linearity")) << dump(r);
+  EXPECT_FALSE(has_rel(r, "Non-linearity", "is_a", "linearity")) << dump(r);
+  // a clause the chunker kept in a phrase is no modifier
+  for (const auto& x : r.relations)
+    EXPECT_FALSE(x.type == "is_a" && x.src.find("taking") != std::string::npos) << dump(r);
+  // a person's full name is no kind of its surname
+  ASSERT_TRUE(find_term(r, "Achim Zeileis") && find_term(r, "Zeileis")) << dump(r);
+  EXPECT_FALSE(has_rel(r, "Achim Zeileis", "is_a", "Zeileis")) << dump(r);
+  // the evidence is a statement, not the heading
+  for (const auto& x : r.relations)
+    if (x.type == "is_a" && name_key(x.src) == "linear attention") EXPECT_EQ(x.sentence.find('#'), std::string::npos);
 }
 
 TEST(ExtractRules, PartOfUsesExtendsPatterns) {
