@@ -35,6 +35,21 @@ inline size_t encode_utf8(uint32_t c, char* out) {
   return 4;
 }
 
+/// A TeX font without a Unicode map (a Type3 bitmap font that pdfTeX or dvips embedded) gives
+/// its ligature glyphs as their slot numbers: ff, fi, fl, ffi, ffl at 0x1B-0x1F in T1 (Cork)
+/// encoding and at 0x0B-0x0F in OT1 (Computer Modern). MuPDF passes the slots on as control
+/// characters, which were dropped ("di\x1Berent" became "dierent") or taken for spaces ("signi
+/// cant"). Next to a letter they are the ligature (the caller checks that); elsewhere nullptr.
+/// OT1 puts æ œ ø there instead of T1's ligatures, and T1 accents and quotes at 0x0B-0x0F: in
+/// a word, English text far more often has the ligature.
+inline const char* tex_ligature(int c) {
+  static const char* const kLig[] = {"ff", "fi", "fl", "ffi", "ffl"};
+  if (c >= 0x1B && c <= 0x1F) return kLig[c - 0x1B];
+  if (c >= 0x0B && c <= 0x0F) return kLig[c - 0x0B];
+  return nullptr;
+}
+inline bool ascii_letter(uint32_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
 enum class CharKind { Drop, Unmapped, Space, SoftHyphen, Text };
 
 /// Classifies one extracted code point; for Text writes its clean UTF-8 form into `out`.

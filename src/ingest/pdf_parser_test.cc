@@ -95,6 +95,18 @@ TEST(PdfParser, SeparateAccentGlyphsAreComposed) {
 
 // ---- bad input ----
 
+// A TeX bitmap font without a Unicode map gives ligatures as their slot numbers (T1: 0x1B ff,
+// 0x1C fi; OT1: 0x0C fi, 0x0D fl): in a word they are the ligature, not a dropped control or a
+// space ("dierent", "signi cant" made those words unfindable).
+TEST(PdfParser, TexLigatureSlotsInWordsAreLigatures) {
+  ParsedDocument d = parse(write_type3_pdf("the di\x1B" "erent signi\x0C" "cant \x1C" "eld of sta\x1B a\x0D" "ow"));
+  const std::string text = all_text(d);
+  EXPECT_NE(text.find("the different significant field of staff aflow"), std::string::npos) << dump(d);
+  // a slot between spaces is no ligature: it stays out of the text
+  d = parse(write_type3_pdf("one \x1B two"));
+  EXPECT_NE(all_text(d).find("one two"), std::string::npos) << dump(d);
+}
+
 TEST(PdfParser, EncryptedNeedsPassword) {
   WriteOptions wo;
   wo.encrypt = true;

@@ -167,6 +167,57 @@ inline std::string write_pdf(const std::vector<PageSpec>& pages, const WriteOpti
   return result;
 }
 
+/// One line of text at 12pt in a Type3 font such as pdfTeX embeds for a bitmap (PK) TeX font:
+/// glyphs named /aNN, no ToUnicode map, so a reader sees each byte's slot number (a ligature at
+/// T1's 0x1B-0x1F or OT1's 0x0B-0x0F comes out as that control character). `text` holds the
+/// raw bytes: lower-case letters, spaces and the ligature slots. Every glyph is a filled box
+/// 500 units wide. Written by hand (MuPDF's writer makes no Type3 fonts), offsets computed.
+inline std::string write_type3_pdf(const std::string& text) {
+  std::vector<int> codes = {11, 12, 13, 14, 15, 27, 28, 29, 30, 31, 32};
+  for (int c = 'a'; c <= 'z'; ++c) codes.push_back(c);
+  std::string diffs, procs, widths;
+  for (int c : codes) {
+    diffs += std::to_string(c) + " /a" + std::to_string(c) + " ";
+    procs += "/a" + std::to_string(c) + (c == 32 ? " 6 0 R " : " 5 0 R ");
+  }
+  for (int c = 11; c <= 122; ++c) widths += "500 ";
+  std::string escaped;
+  for (char c : text) {
+    if (c == '(' || c == ')' || c == '\\') escaped.push_back('\\');
+    escaped.push_back(c);
+  }
+  const std::string content = "BT /T3 12 Tf 72 700 Td (" + escaped + ") Tj ET\n";
+  const std::string glyph = "500 0 0 0 450 700 d1 0 0 450 700 re f\n";
+  const std::string blank = "500 0 0 0 0 0 d1\n";
+  std::vector<std::string> objs = {
+      "<< /Type /Catalog /Pages 2 0 R >>",
+      "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /T3 4 0 R >> >> "
+      "/Contents 7 0 R >>",
+      "<< /Type /Font /Subtype /Type3 /FontMatrix [0.001 0 0 0.001 0 0] /FontBBox [0 0 500 700] "
+      "/FirstChar 11 /LastChar 122 /Widths [" + widths + "] /Encoding << /Type /Encoding /Differences [" + diffs +
+          "] >> /CharProcs << " + procs + ">> /Resources << >> >>",
+      "<< /Length " + std::to_string(glyph.size()) + " >>\nstream\n" + glyph + "endstream",
+      "<< /Length " + std::to_string(blank.size()) + " >>\nstream\n" + blank + "endstream",
+      "<< /Length " + std::to_string(content.size()) + " >>\nstream\n" + content + "endstream"};
+  std::string pdf = "%PDF-1.4\n";
+  std::vector<size_t> offsets;
+  for (size_t i = 0; i < objs.size(); ++i) {
+    offsets.push_back(pdf.size());
+    pdf += std::to_string(i + 1) + " 0 obj\n" + objs[i] + "\nendobj\n";
+  }
+  const size_t xref = pdf.size();
+  pdf += "xref\n0 " + std::to_string(objs.size() + 1) + "\n0000000000 65535 f \n";
+  for (size_t off : offsets) {
+    char line[32];
+    std::snprintf(line, sizeof line, "%010zu 00000 n \n", off);
+    pdf += line;
+  }
+  pdf += "trailer\n<< /Size " + std::to_string(objs.size() + 1) + " /Root 1 0 R >>\nstartxref\n" +
+         std::to_string(xref) + "\n%%EOF\n";
+  return pdf;
+}
+
 /// Lays out HTML with MuPDF's story engine (real font metrics, justified text) into a
 /// two-column letter-size document: `head` full width on page 1, `body` flowing through the
 /// columns. Every page gets a running header and a page-number footer.
