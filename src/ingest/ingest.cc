@@ -95,12 +95,25 @@ const Parser& parser_for(const std::string& format) {
   return *text;
 }
 
+}  // namespace
+
+int reader_revision(const std::string& format) { return format == "pdf" ? 2 : 1; }
+
+std::string document_id(std::string_view bytes, const std::string& format) {
+  std::string id = hash_hex(bytes);
+  const int rev = reader_revision(format);
+  return rev <= 1 ? id : hash_hex(id + ":" + format + "-reader-" + std::to_string(rev));
+}
+
+namespace {
+
 void process(const std::string& path, const std::string& root, const IngestOptions& opt, Store* reader, Parsed& out) {
   out.path = path;
   try {
     std::string bytes = read_file(path, opt.max_file_bytes);
     out.bytes = static_cast<int64_t>(bytes.size());
-    out.doc_id = hash_hex(bytes);
+    std::string format = detect_format(path, bytes);
+    out.doc_id = document_id(bytes, format);
     if (reader) {
       auto prev = reader->find_by_path(path);
       if (prev && prev->id == out.doc_id) {
@@ -108,7 +121,6 @@ void process(const std::string& path, const std::string& root, const IngestOptio
         return;
       }
     }
-    std::string format = detect_format(path, bytes);
     ParseContext pctx;
     pctx.root = root;
     pctx.figures = opt.figures.enabled;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ingest/chunker.h"
@@ -60,6 +61,14 @@ struct IngestResult {
 };
 
 using ProgressFn = std::function<void(const IngestProgress&)>;
+
+/// The revision of mmkg's reader of a format: 1 for every format as first released, raised when
+/// a reader change alters the text of files it already read (PDF 2: TeX ligature slots).
+int reader_revision(const std::string& format);
+/// A document's id: the hash of its bytes, combined with its reader's revision when that is above
+/// 1. A file that a newer reader reads differently gets a new id, so the next ingest replaces
+/// its stored text, chunks, vectors and graph as it replaces an edited file's.
+std::string document_id(std::string_view bytes, const std::string& format);
 
 /// Ingests files and folders into `store`. Bad files are reported in `failed` and never stop
 /// the batch. Throws only for store-level failures (StoreFullError, StoreLockedError).

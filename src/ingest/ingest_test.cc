@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/hash.h"
+#include "support/pdf_fixtures.h"
 #include "support/temp_dir.h"
 #include "index/lexical.h"
 #include "store/store.h"
@@ -50,6 +52,44 @@ TEST(Ingest, ChangedFileReplacesAndDuplicateContentIsStoredOnce) {
   EXPECT_EQ(d.documents, 0);
   EXPECT_EQ(d.skipped, 1);
   EXPECT_EQ(store->documents().size(), 1u);
+}
+
+// Issue 13 (session 5): a PDF that an older reader stored (its id the plain hash of its bytes,
+// its text without the TeX ligatures) is read again by the next ingest, replaced like an edited
+// file; other formats keep the plain hash, so nothing else is re-read.
+TEST(Ingest, AFileANewerReaderReadsDifferentlyIsReadAgain) {
+  testing::TempDir in, st;
+  const std::string bytes = pdf_fixture::write_type3_pdf("the di\x1B" "erent coe\x1E" "cient");
+  const std::string pdf = in.write("tex.pdf", bytes);
+  const std::string txt = in.write("plain.txt", "A plain file about the okapi.\n");
+  EXPECT_EQ(document_id("A plain file about the okapi.\n", "text"), hash_hex("A plain file about the okapi.\n"));
+  EXPECT_NE(document_id(bytes, "pdf"), hash_hex(bytes));
+  auto store = Store::open(st.str());
+  {  // what an mmkg with the first PDF reader stored
+    DocumentRecord d;
+    d.id = hash_hex(bytes);
+    d.path = pdf;
+    d.name = "tex.pdf";
+    d.format = "pdf";
+    d.pages = 1;
+    Chunk c;
+    c.id = d.id + "-0";
+    c.doc_id = d.id;
+    c.text = "the dierent coecient";
+    c.page_start = c.page_end = 1;
+    c.end = static_cast<int64_t>(c.text.size());
+    store->put_document(d, c.text, {c}, std::nullopt, "", {});
+  }
+  ASSERT_EQ(bm25_search(*store, "dierent").size(), 1u);
+  IngestResult r = ingest(*store, {pdf, txt}, {});
+  EXPECT_EQ(r.documents, 2) << "the PDF read again, the text file read for the first time";
+  EXPECT_TRUE(bm25_search(*store, "dierent").empty());
+  EXPECT_EQ(bm25_search(*store, "coefficient").size(), 1u);
+  EXPECT_EQ(store->documents().size(), 2u);
+  EXPECT_FALSE(store->find_by_id(hash_hex(bytes))) << "the old reading is gone";
+  IngestResult again = ingest(*store, {pdf, txt}, {});
+  EXPECT_EQ(again.documents, 0);
+  EXPECT_EQ(again.skipped, 2);
 }
 
 TEST(Ingest, ResultIsIndependentOfThreadCount) {
