@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "text/definition.h"
 #include "text/lexicon.h"
 #include "text/question_shape.h"
 #include "text/words.h"
@@ -104,6 +105,13 @@ GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, cons
   std::set<std::tuple<std::string, std::string, std::string>> seen;
   std::vector<GraphFact> facts;
   std::vector<double> order;  // the sort key of each fact
+  // For "what is X?", a typed fact with X as its subject says what X is or does ("attention is a
+  // kind of mechanism") and goes before those naming X's kinds or users ("linear attention is a
+  // kind of attention"), whatever their weights.
+  const bool defining = !definition_target(question).empty();
+  std::set<std::string> linked;
+  for (const auto& link : out.entities) linked.insert(link.entity_id);
+  std::vector<bool> subject;  // a linked entity is the fact's subject
   for (const auto& link : out.entities) {
     // The 24 heaviest relations, and typed ones beyond them: a central entity's co-occurrences
     // outweigh the few sentences that say what it is.
@@ -121,6 +129,7 @@ GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, cons
       f.chunk_id = r.evidence.front().chunk_id;
       f.sentence = r.evidence.front().sentence;
       facts.push_back(std::move(f));
+      subject.push_back(linked.count(r.src) > 0);
     }
   }
   std::vector<size_t> idx(facts.size());
@@ -128,6 +137,7 @@ GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, cons
   std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
     const bool ta = facts[a].relation != "co_occurs", tb = facts[b].relation != "co_occurs";
     if (ta != tb) return ta;
+    if (defining && ta && subject[a] != subject[b]) return static_cast<bool>(subject[a]);
     return order[a] > order[b];
   });
   std::vector<GraphFact> sorted;

@@ -71,6 +71,24 @@ TEST(GraphRetrieve, ATypedFactBeyondTheHeaviestCooccurrencesStillShows) {
   EXPECT_EQ(r.facts[0].text, "linear attention is a kind of attention");
 }
 
+// Issue 13 (session 5): "what is X?" shows first the typed facts that say what X is (X their
+// subject), then those that name its kinds, however heavy; other questions keep weight order.
+TEST(GraphRetrieve, ADefinitionQuestionShowsWhatXIsBeforeItsKinds) {
+  graph::testing::MemoryGraphStore store;
+  graph::GraphDelta d;
+  d.entities = {entity("hub", "attention"), entity("kind", "linear attention"), entity("up", "mechanism")};
+  d.relations = {relation("kind", "hub", "is_a", 5), relation("hub", "up", "is_a", 1)};
+  store.upsert(d);
+  graph::EmbedNames none = [](const std::vector<std::string>&) { return std::vector<std::vector<float>>{}; };
+  GraphContext g(store, none);
+  GraphRetrieval r = graph_retrieve(g, "what is attention?", GraphRetrieveOptions{});
+  ASSERT_EQ(r.facts.size(), 2u);
+  EXPECT_EQ(r.facts[0].text, "attention is a kind of mechanism");
+  r = graph_retrieve(g, "which variants of attention are there?", GraphRetrieveOptions{});
+  ASSERT_EQ(r.facts.size(), 2u);
+  EXPECT_EQ(r.facts[0].text, "linear attention is a kind of attention") << "weight order";
+}
+
 // Issue 13 (session 4): the lists drawn from the question's entities confirm a retriever's chunk
 // just below the cut (RankedList::confirms) only for questions of two parts or about the
 // collection; a one-part question's lists only add candidates, so its retrievers' top k stays.
