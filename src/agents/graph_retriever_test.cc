@@ -19,6 +19,9 @@ graph::Entity entity(const std::string& id, const std::string& name) {
   return e;
 }
 
+// Name embedding off: entities link by their names only.
+const graph::EmbedNames none = [](const std::vector<std::string>&) { return std::vector<std::vector<float>>{}; };
+
 graph::Relation relation(const std::string& a, const std::string& b, const std::string& type, double w) {
   return graph::Relation{a, b, type, w, {{"c0", "d1", "A sentence with both."}}, ""};
 }
@@ -40,7 +43,6 @@ TEST(GraphRetrieve, TypedFactsFirstThenCooccurrenceByAssociation) {
   d.relations = {relation("e1", "e2", "co_occurs", 3), relation("e1", "e3", "co_occurs", 2),
                  relation("e1", "e4", "is_a", 1)};
   store.upsert(d);
-  graph::EmbedNames none = [](const std::vector<std::string>&) { return std::vector<std::vector<float>>{}; };
   GraphContext g(store, none);
   GraphRetrieval r = graph_retrieve(g, "what is sparse attention?", GraphRetrieveOptions{});
   ASSERT_GE(r.facts.size(), 3u);
@@ -63,7 +65,6 @@ TEST(GraphRetrieve, ATypedFactBeyondTheHeaviestCooccurrencesStillShows) {
   }
   d.relations.push_back(relation("kind", "hub", "is_a", 1));
   store.upsert(d);
-  graph::EmbedNames none = [](const std::vector<std::string>&) { return std::vector<std::vector<float>>{}; };
   GraphContext g(store, none);
   GraphRetrieval r = graph_retrieve(g, "what is attention?", GraphRetrieveOptions{});
   ASSERT_FALSE(r.facts.empty());
@@ -79,7 +80,6 @@ TEST(GraphRetrieve, ADefinitionQuestionShowsWhatXIsBeforeItsKinds) {
   d.entities = {entity("hub", "attention"), entity("kind", "linear attention"), entity("up", "mechanism")};
   d.relations = {relation("kind", "hub", "is_a", 5), relation("hub", "up", "is_a", 1)};
   store.upsert(d);
-  graph::EmbedNames none = [](const std::vector<std::string>&) { return std::vector<std::vector<float>>{}; };
   GraphContext g(store, none);
   GraphRetrieval r = graph_retrieve(g, "what is attention?", GraphRetrieveOptions{});
   ASSERT_EQ(r.facts.size(), 2u);
@@ -99,7 +99,6 @@ TEST(GraphRetrieve, OnlyTwoPartAndCollectionQuestionsListsConfirm) {
   d.mentions = {{"e1", "c0", "d1", "x", 1}, {"e2", "c0", "d1", "x", 1}, {"e1", "c1", "d1", "x", 1}};
   d.relations = {relation("e1", "e2", "uses", 2)};
   store.upsert(d);
-  graph::EmbedNames none = [](const std::vector<std::string>&) { return std::vector<std::vector<float>>{}; };
   GraphContext g(store, none);
   auto confirming = [&](const std::string& q) {
     auto lists = graph_lists(graph_retrieve(g, q, GraphRetrieveOptions{}));
@@ -123,7 +122,6 @@ TEST(GraphRetrieve, TwoPartQuestionsGetTheBridgeHopOnePartQuestionsDoNot) {
                 {"e1", "b1", "B", "coeftest", 1}, {"e2", "b2", "B", "regression", 1},
                 {"e2", "b1", "B", "regression", 1}};
   store.upsert(d);
-  graph::EmbedNames none = [](const std::vector<std::string>&) { return std::vector<std::vector<float>>{}; };
   GraphContext g(store, none);
   auto hop_of = [&](const std::string& q) -> std::optional<RankedList> {
     for (auto& l : graph_lists(graph_retrieve(g, q, GraphRetrieveOptions{})))
@@ -151,7 +149,6 @@ TEST(GraphRetrieve, TwoPartAndCollectionQuestionsGetTheCrossReferences) {
                 {"e1", "b1", "B", "zorbtest", 1}, {"e2", "b1", "B", "coefficient test", 1},
                 {"e2", "b2", "B", "coefficient test", 1}, {"e2", "c1", "C", "coefficient test", 1}};
   store.upsert(d);
-  graph::EmbedNames none = [](const std::vector<std::string>&) { return std::vector<std::vector<float>>{}; };
   GraphContext g(store, none, {{"A", "zorbtest-intro.pdf", ""}, {"B", "paper.pdf", "Robust Covariances"}});
   auto refs_of = [&](const std::string& q) -> std::optional<RankedList> {
     for (auto& l : graph_lists(graph_retrieve(g, q, GraphRetrieveOptions{})))
