@@ -1,7 +1,6 @@
 #include "agents/answerable.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "index/lexical.h"
 #include "text/lexicon.h"
@@ -43,8 +42,7 @@ Answerability judge_answerable(const std::string& question, const std::vector<Qu
                                const std::vector<std::set<std::string>>& chunk_stems, TermStats& stats,
                                double min_coverage) {
   Answerability a;
-  // A word no chunk holds has the largest smoothed IDF: log(1 + (N + 0.5) / 0.5).
-  const double absent = std::log(1.0 + (static_cast<double>(stats.chunks()) + 0.5) / 0.5) - 1e-9;
+  const double absent = stats.absent_idf() - 1e-9;  // a word no chunk holds has at least this idf
   const graph::Lexicon& lex = graph::Lexicon::get();
   for (const auto& name : question_names(question)) {
     std::string missing;

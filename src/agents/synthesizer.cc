@@ -3,7 +3,6 @@
 #include "agents/quote.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -557,7 +556,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
   // store holds ("how often", a paraphrase) is left out, as the not-found judge leaves it out:
   // no passage can hold it.
   std::vector<std::vector<QueryTerm>> own_terms(parts.size());
-  const double absent = std::log(1.0 + (static_cast<double>(stats.chunks()) + 0.5) / 0.5) - 1e-9;
+  const double absent = stats.absent_idf() - 1e-9;
   if (parts.size() > 1)
     for (size_t p = 0; p < parts.size(); ++p) {
       if (content_stems(parts[p].text).empty()) continue;

@@ -3,7 +3,6 @@
 #include "agents/quote.h"
 #include "agents/synthesizer.h"
 
-#include <cmath>
 #include <map>
 #include <optional>
 
@@ -268,8 +267,7 @@ std::set<std::string> document_name_stems(Store& store) {
 std::vector<std::string> answer_gaps(const std::string& question, const Answer& answer, const Retrieval& retrieval,
                                      TermStats& stats, const std::set<std::string>& doc_words) {
   const graph::Lexicon& lex = graph::Lexicon::get();
-  // A word no chunk holds has the largest smoothed IDF: log(1 + (N + 0.5) / 0.5).
-  const double absent = std::log(1.0 + (static_cast<double>(stats.chunks()) + 0.5) / 0.5);
+  const double absent = stats.absent_idf();  // a word no chunk holds
   struct Word {
     std::string word, stem;
     double idf;

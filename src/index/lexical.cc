@@ -87,5 +87,7 @@ double TermStats::idf(const std::string& word) {
   return std::log(1.0 + (n - static_cast<double>(df) + 0.5) / (static_cast<double>(df) + 0.5));
 }
 
+double TermStats::absent_idf() const { return std::log(1.0 + (static_cast<double>(n_) + 0.5) / 0.5); }
+
 
 }  // namespace mmkg

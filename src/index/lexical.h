@@ -37,6 +37,8 @@ class TermStats final : public TermWeights {
   /// Smoothed inverse document frequency (over chunks) of a word, using the index's own
   /// tokenizer and stemmer: log(1 + (N - df + 0.5) / (df + 0.5)).
   double idf(const std::string& word) override;
+  /// The idf of a word no chunk holds (df 0), the largest idf() gives: log(1 + (N + 0.5) / 0.5).
+  double absent_idf() const;
   int64_t chunks() const { return n_; }
 
  private:

@@ -80,6 +80,9 @@ TEST_F(LexicalStore, IdfIsHigherForRareWords) {
   TermStats st(*store);
   EXPECT_EQ(st.chunks(), 4);
   EXPECT_GT(st.idf("tomatoes"), st.idf("scores"));
+  // a word no chunk holds has the largest idf, which absent_idf() gives without a query
+  EXPECT_DOUBLE_EQ(st.absent_idf(), st.idf("chromodynamics"));
+  EXPECT_GT(st.absent_idf(), st.idf("tomatoes"));
 }
 
 }  // namespace
