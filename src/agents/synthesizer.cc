@@ -137,24 +137,12 @@ bool kind_ok(const Sentence& s, AnswerKind k) {
   return k == AnswerKind::Number ? s.number : k == AnswerKind::Name ? s.name : true;
 }
 
-// A part that asks which figure or table shows something: "which figure compares ...", "what
-// table lists ...".
-bool asks_for_figure(const std::string& part) {
-  const auto ws = words(part);
-  for (size_t i = 0; i + 1 < ws.size(); ++i)
-    if ((ws[i] == "which" || ws[i] == "what") &&
-        (ws[i + 1] == "figure" || ws[i + 1] == "table" || ws[i + 1] == "plot" || ws[i + 1] == "graph" ||
-         ws[i + 1] == "chart" || ws[i + 1] == "diagram"))
-      return true;
-  return false;
-}
-
 double part_score(const Sentence& s, size_t p, const QuestionPart& part, size_t parts) {
   double cov = parts > 1 ? 0.6 * s.part_cov[p] + 0.4 * s.coverage : s.coverage;
   if (part.kind == AnswerKind::Number && !s.number) cov *= 0.5;
   if (part.kind == AnswerKind::Name && !s.name) cov *= 0.8;
   if (part.kind == AnswerKind::Reason) cov *= s.reason_share;
-  if (asks_for_figure(part.text)) cov *= s.label_share;
+  if (part.figure) cov *= s.label_share;
   return cov;
 }
 

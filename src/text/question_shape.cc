@@ -83,6 +83,25 @@ bool interrogative(std::string_view sentence) {
 // Splits one interrogative sentence where "and"/"or" (or a comma) opens a new interrogative
 // clause: a wh-word, a preposition + wh-word ("and by what factor", "and at which levels"), or
 // an auxiliary after "or"/", and" ("..., or is another tool needed?").
+// A part that asks which figure or table shows something: "which figure compares ...", "what
+// table lists ...".
+bool asks_for_figure(std::string_view part) {
+  const auto ws = words(part);
+  for (size_t i = 0; i + 1 < ws.size(); ++i)
+    if ((ws[i] == "which" || ws[i] == "what") &&
+        (ws[i + 1] == "figure" || ws[i + 1] == "table" || ws[i + 1] == "plot" || ws[i + 1] == "graph" ||
+         ws[i + 1] == "chart" || ws[i + 1] == "diagram"))
+      return true;
+  return false;
+}
+
+QuestionPart make_part(std::string text) {
+  QuestionPart p{.text = std::move(text)};
+  p.kind = answer_kind(p.text);
+  p.figure = asks_for_figure(p.text);
+  return p;
+}
+
 void split_clauses(std::string_view s, std::vector<QuestionPart>& out) {
   auto ts = tokens(s);
   std::vector<size_t> cuts;  // byte offsets where a new clause starts
@@ -104,7 +123,7 @@ void split_clauses(std::string_view s, std::vector<QuestionPart>& out) {
     while (!part.empty() && (part.back() == ',' || part.back() == ';')) part.pop_back();
     auto ws = words(part);
     if (!ws.empty() && (ws[0] == "and" || ws[0] == "or")) part = collapse_ws(std::string_view(part).substr(ws[0].size()));
-    if (!words(part).empty()) out.push_back({part, answer_kind(part)});
+    if (!words(part).empty()) out.push_back(make_part(part));
     b = c;
   }
 }
@@ -169,7 +188,7 @@ std::vector<QuestionPart> question_parts(std::string_view question) {
   }
   if (asks.empty()) {  // no clause reads as a question: the whole text is one part
     std::string t = collapse_ws(question);
-    if (!words(t).empty()) out.push_back({t, answer_kind(t)});
+    if (!words(t).empty()) out.push_back(make_part(t));
     return out;
   }
   for (auto s : asks) split_clauses(s, out);

@@ -21,6 +21,7 @@ const char* answer_kind_name(AnswerKind k);
 struct QuestionPart {
   std::string text;  ///< the words of this part as the question has them
   AnswerKind kind = AnswerKind::Any;
+  bool figure = false;  ///< asks which figure or table shows something ("which figure compares ...")
 };
 
 /// The parts a question asks, in order. A question is split where a conjunction or a comma opens

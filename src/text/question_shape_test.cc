@@ -79,6 +79,15 @@ TEST(QuestionShape, NumbersTheQuestionDoesNotHold) {
   EXPECT_FALSE(holds_new_number("Figure 3 shows the lid.", "How many bolts?")) << "a label is not a quantity";
 }
 
+TEST(QuestionShape, APartThatAsksWhichFigureOrTable) {
+  auto parts = question_parts("Which figure shows the price series, and what does its residual panel suggest?");
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_TRUE(parts[0].figure);
+  EXPECT_FALSE(parts[1].figure);
+  EXPECT_TRUE(question_parts("What table lists the estimators?")[0].figure);
+  EXPECT_FALSE(question_parts("What does Figure 2 show?")[0].figure) << "it names the figure, it does not ask which";
+}
+
 TEST(QuestionShape, SentencesThatStateAReason) {
   EXPECT_TRUE(gives_reason("The boundaries are linear, because a closed form solution is known."));
   EXPECT_TRUE(gives_reason("Valves are opened slowly so that the pipes do not hammer."));
