@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -48,7 +49,8 @@ inline const char* tex_ligature(int c) {
   if (c >= 0x0B && c <= 0x0F) return kLig[c - 0x0B];
   return nullptr;
 }
-inline bool ascii_letter(uint32_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+/// An ASCII letter (a code point, or a byte of UTF-8 text: a byte of a multi-byte character is none).
+inline bool is_ascii_alpha(uint32_t c) { return c < 0x80 && (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
 
 enum class CharKind { Drop, Unmapped, Space, SoftHyphen, Text };
 

@@ -5,13 +5,14 @@
 #include <string_view>
 #include <vector>
 
+#include "ingest/pdf_chars.h"
 #include "ingest/pdf_layout.h"
 
 namespace mmkg::pdf::detail {
 
 // ---- character classes (ASCII; the text is UTF-8) ----
 
-inline bool is_ascii_alpha(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
+using pdf::is_ascii_alpha;  // pdf_chars.h
 inline bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
 

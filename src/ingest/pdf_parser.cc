@@ -239,13 +239,13 @@ class PageExtractor {
     char buf[8];
     for (const fz_stext_char* ch = ln->first_char; ch; ch = ch->next) {
       size_t len = 0;
-      CharKind kind;
       const char* lig = pdf::tex_ligature(ch->c);
-      if (lig && ((cur_.nchars > 0 && spaces_ == 0 && pdf::ascii_letter(last_cp_)) ||
-                  (ch->next && ch->next->c > 0 && pdf::ascii_letter(static_cast<uint32_t>(ch->next->c))))) {
+      const bool ligature = lig && ((cur_.nchars > 0 && spaces_ == 0 && pdf::is_ascii_alpha(last_cp_)) ||
+                                    (ch->next && ch->next->c > 0 && pdf::is_ascii_alpha(static_cast<uint32_t>(ch->next->c))));
+      CharKind kind = CharKind::Text;
+      if (ligature) {
         len = std::strlen(lig);
         std::memcpy(buf, lig, len);
-        kind = CharKind::Text;
       } else {
         kind = pdf::map_char(ch->c, buf, &len);
       }
@@ -274,7 +274,7 @@ class PageExtractor {
       float x1 = finite_or_zero(max2(max2(q.ul.x, q.ur.x), max2(q.ll.x, q.lr.x)));
       float y1 = finite_or_zero(max2(max2(q.ul.y, q.ur.y), max2(q.ll.y, q.lr.y)));
       float size = finite_or_zero(ch->size);
-      uint32_t cp = lig && kind == CharKind::Text ? static_cast<uint32_t>(buf[len - 1]) : static_cast<uint32_t>(ch->c);
+      uint32_t cp = ligature ? static_cast<uint32_t>(buf[len - 1]) : static_cast<uint32_t>(ch->c);
       if (is_spacing_accent(cp) && cur_.nchars > 0 && spaces_ == 0 && last_cp_ != 0) {
         float cx = 0.5f * (x0 + x1);  // accent drawn over the letter before it
         uint32_t composed = cx > last_x0_ && cx < last_x1_ ? compose_accent(cp, last_cp_) : 0;
