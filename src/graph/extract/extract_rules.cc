@@ -11,6 +11,7 @@
 #include "text/words.h"
 #include "graph/model/extractor.h"
 #include "graph/model/graph_types.h"
+#include "graph/extract/chars.h"
 #include "graph/extract/patterns.h"
 #include "graph/extract/terms.h"
 #include "text/common_words.h"
@@ -273,8 +274,8 @@ void head_hyponyms(Builder& b, const std::vector<Sentence>& sents, const std::ve
     if (!keys[static_cast<size_t>(t)].empty()) by_key.emplace(keys[static_cast<size_t>(t)], t);
   }
   auto name_like = [](const std::string& s) {  // "Zeileis", "Cox": one capitalised word
-    return s.find(' ') == std::string::npos && s.size() > 1 && s[0] >= 'A' && s[0] <= 'Z' &&
-           std::none_of(s.begin() + 1, s.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+    return s.find(' ') == std::string::npos && s.size() > 1 && rules::is_upper(s[0]) &&
+           std::none_of(s.begin() + 1, s.end(), rules::is_upper);
   };
   for (int t = 0; t < b.size(); ++t) {
     const std::string& key = keys[static_cast<size_t>(t)];
@@ -567,8 +568,8 @@ void type_full_names(std::vector<ChunkExtraction>& document) {
       if (ws.size() < 2 || ws.size() > 3 || !surnames.count(ws.back())) continue;
       bool name = true;
       for (const auto& w : ws)
-        name = name && w.size() >= 2 && w[0] >= 'A' && w[0] <= 'Z' &&
-               std::none_of(w.begin() + 1, w.end(), [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }) &&
+        name = name && w.size() >= 2 && rules::is_upper(w[0]) &&
+               std::none_of(w.begin() + 1, w.end(), [](char c) { return rules::is_upper(c) || rules::is_digit(c); }) &&
                !lex.known(lower_ascii(w));
       if (name) t.type = "person";
     }
@@ -666,7 +667,7 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
     // formula that PDF text extraction spreads over the lines, or abbreviations WordNet happens
     // to know (Dy, ed); a two-letter name of a thing is written in capitals (AI, ML, GO).
     if (s.words == 1 && k.size() <= 2 && !std::all_of(s.surface.begin(), s.surface.end(), [](char c) {
-          return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+          return rules::is_upper(c) || rules::is_digit(c);
         }))
       s.keep = false;
     s.common = s.words == 1 && ordinary && rules::CommonWords::get().common(k);
@@ -685,7 +686,7 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
     // word (terms.h misspelt_word) that the corpus holds in one chunk only. A coined word of the
     // domain ("agentic", "multipole") is one edit from a word too, but the documents repeat it.
     const bool lower_case = std::none_of(s.surface.begin() + (s.surface.empty() ? 0 : 1), s.surface.end(),
-                                         [](char c) { return c >= 'A' && c <= 'Z'; });  // not MNIST, not a name
+                                         rules::is_upper);  // not MNIST, not a name
     if (!strong && !s.cap && lower_case && max_idf > 0)
       for (const std::string& w : s.content)
         if (idf_cache[w] >= max_idf * (1 - 1e-9) && rules::misspelt_word(w)) s.keep = false;
