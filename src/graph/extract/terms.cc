@@ -246,24 +246,30 @@ size_t word_char(std::string_view t, size_t i, size_t* len) {
 }
 
 
-// "eect", "rst", "dierent", "nd": PDF text whose ligature glyph (ff, fi, fl, ffi, ffl) was lost.
-// The word is unknown, and putting one ligature back at one place makes an English word.
-// Answers are cached per thread: a corpus repeats its unknown words (names, symbols) many times,
-// and each test tries up to 5 x (length + 1) look-ups.
-bool lost_ligature(const Lexicon& lex, const std::string& l) {
-  if (l.size() < 2 || l.size() > 20) return false;
-  for (char c : l)
-    if (!is_lower(c)) return false;
-  thread_local std::unordered_map<std::string, bool> cache;
+// A word test's answer for `l`, computed once per thread: a corpus repeats its unknown words
+// (names, symbols) many times, and each test tries dozens of look-ups. `cache` is the test's own
+// thread_local map, cleared when it grows past 200,000 words (endless vocabularies).
+template <typename Test>
+bool memoised(std::unordered_map<std::string, bool>& cache, const std::string& l, const Test& test) {
   if (auto it = cache.find(l); it != cache.end()) return it->second;
-  if (cache.size() > 200000) cache.clear();  // bounded memory on endless vocabularies
-  bool lost = false;
-  for (std::string_view lig : {"ff", "fi", "fl", "ffi", "ffl"})
-    for (size_t p = 0; p <= l.size() && !lost; ++p) {
-      lost = english_word(lex, l.substr(0, p) + std::string(lig) + l.substr(p));
-    }
-  cache.emplace(l, lost);
-  return lost;
+  if (cache.size() > 200000) cache.clear();
+  return cache.emplace(l, test()).first->second;
+}
+
+bool all_lower(const std::string& l) { return std::all_of(l.begin(), l.end(), is_lower); }
+
+// "eect", "rst", "dierent", "nd": PDF text whose ligature glyph (ff, fi, fl, ffi, ffl) was lost.
+// The word is unknown, and putting one ligature back at one place makes an English word. Up to
+// 5 x (length + 1) look-ups, memoised.
+bool lost_ligature(const Lexicon& lex, const std::string& l) {
+  if (l.size() < 2 || l.size() > 20 || !all_lower(l)) return false;
+  thread_local std::unordered_map<std::string, bool> cache;
+  return memoised(cache, l, [&] {
+    for (std::string_view lig : {"ff", "fi", "fl", "ffi", "ffl"})
+      for (size_t p = 0; p <= l.size(); ++p)
+        if (english_word(lex, l.substr(0, p) + std::string(lig) + l.substr(p))) return true;
+    return false;
+  });
 }
 
 // "specfying", "possiblility", "proporitional", "anayzes": a typo of an English word. The word
@@ -272,40 +278,35 @@ bool lost_ligature(const Lexicon& lex, const std::string& l) {
 // names built from a word ("iplots", "rpart", "xtable") change at an end, and below six
 // letters nearly every string is one edit from some word ("coxme" from "come"). Substitutions are not tried either:
 // spelling variants and names ("heteroskedasticity", "probit") differ from a word by one letter.
-// Cached per thread like lost_ligature.
+// Memoised like lost_ligature.
 bool misspelt(const Lexicon& lex, const std::string& l) {
-  if (l.size() < 6 || l.size() > 24) return false;
-  for (char c : l)
-    if (!is_lower(c)) return false;
+  if (l.size() < 6 || l.size() > 24 || !all_lower(l)) return false;
   thread_local std::unordered_map<std::string, bool> cache;
-  if (auto it = cache.find(l); it != cache.end()) return it->second;
-  if (cache.size() > 200000) cache.clear();
-  // A compound of a word or an English prefix and a word of four letters or more ("backends",
-  // "multipole", "checkpoint") is built, not mistyped, even when one edit makes another word.
-  static const std::unordered_set<std::string_view> kPrefix = {
-      "multi", "inter", "intra", "sub", "super", "pre", "post", "non", "semi", "hyper", "micro", "macro", "meta",
-      "auto", "poly", "mono", "bi", "tri", "uni", "pseudo", "quasi", "anti", "counter", "cross", "over", "under"};
-  for (size_t p = 2; p + 4 <= l.size(); ++p) {
-    std::string a = l.substr(0, p), b = l.substr(p);
-    bool part = false;
-    bool b_word = noun_form(lex, b) || lex.is_adj(b) || lex.is_verb(b) || verb_form(lex, b, &part);
-    if (b_word && (kPrefix.count(a) || (a.size() >= 3 && (noun_form(lex, a) || lex.is_adj(a) || lex.is_verb(a))))) {
-      cache.emplace(l, false);
-      return false;
+  return memoised(cache, l, [&] {
+    // A compound of a word or an English prefix and a word of four letters or more ("backends",
+    // "multipole", "checkpoint") is built, not mistyped, even when one edit makes another word.
+    static const std::unordered_set<std::string_view> kPrefix = {
+        "multi", "inter", "intra", "sub", "super", "pre", "post", "non", "semi", "hyper", "micro", "macro", "meta",
+        "auto", "poly", "mono", "bi", "tri", "uni", "pseudo", "quasi", "anti", "counter", "cross", "over", "under"};
+    for (size_t p = 2; p + 4 <= l.size(); ++p) {
+      std::string a = l.substr(0, p), b = l.substr(p);
+      bool part = false;
+      bool b_word = noun_form(lex, b) || lex.is_adj(b) || lex.is_verb(b) || verb_form(lex, b, &part);
+      if (b_word && (kPrefix.count(a) || (a.size() >= 3 && (noun_form(lex, a) || lex.is_adj(a) || lex.is_verb(a)))))
+        return false;
     }
-  }
-  bool typo = false;
-  const size_t n = l.size();
-  for (size_t p = 1; p + 1 < n && !typo; ++p) typo = english_word(lex, l.substr(0, p) + l.substr(p + 1));  // a letter too many
-  for (size_t p = 1; p + 1 < n && !typo; ++p) {                                                   // two letters swapped
-    std::string w = l;
-    std::swap(w[p], w[p + 1]);
-    typo = p + 2 < n && w != l && english_word(lex, w);
-  }
-  for (size_t p = 1; p < n && !typo; ++p)  // a letter missing
-    for (char c = 'a'; c <= 'z' && !typo; ++c) typo = english_word(lex, l.substr(0, p) + c + l.substr(p));
-  cache.emplace(l, typo);
-  return typo;
+    bool typo = false;
+    const size_t n = l.size();
+    for (size_t p = 1; p + 1 < n && !typo; ++p) typo = english_word(lex, l.substr(0, p) + l.substr(p + 1));  // a letter too many
+    for (size_t p = 1; p + 1 < n && !typo; ++p) {                                                   // two letters swapped
+      std::string w = l;
+      std::swap(w[p], w[p + 1]);
+      typo = p + 2 < n && w != l && english_word(lex, w);
+    }
+    for (size_t p = 1; p < n && !typo; ++p)  // a letter missing
+      for (char c = 'a'; c <= 'z' && !typo; ++c) typo = english_word(lex, l.substr(0, p) + c + l.substr(p));
+    return typo;
+  });
 }
 
 void classify(Token& t, bool sentence_initial, bool title_case, bool shouting, const Token* prev) {
