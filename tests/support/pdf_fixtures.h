@@ -181,12 +181,7 @@ inline std::string write_type3_pdf(const std::string& text) {
     procs += "/a" + std::to_string(c) + (c == 32 ? " 6 0 R " : " 5 0 R ");
   }
   for (int c = 11; c <= 122; ++c) widths += "500 ";
-  std::string escaped;
-  for (char c : text) {
-    if (c == '(' || c == ')' || c == '\\') escaped.push_back('\\');
-    escaped.push_back(c);
-  }
-  const std::string content = "BT /T3 12 Tf 72 700 Td (" + escaped + ") Tj ET\n";
+  const std::string content = "BT /T3 12 Tf 72 700 Td (" + pdf_escape(text) + ") Tj ET\n";
   const std::string glyph = "500 0 0 0 450 700 d1 0 0 450 700 re f\n";
   const std::string blank = "500 0 0 0 0 0 d1\n";
   std::vector<std::string> objs = {
