@@ -57,8 +57,11 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
   SynthesizerAgent synth(stats, opt.chat, opt.synth, lopt);
   VerifierAgent verifier(store, stats, vo);
 
+  // Retrieval reads the question with its acronyms written in; the synthesizer and the verifier
+  // read it as asked (an added acronym would make every sentence that uses it look on topic).
+  const std::string searched = opt.expand ? opt.expand(question) : question;
   PlanInput first;
-  first.question = question;
+  first.question = searched;
   Plan plan = run_agent(planner, first, trace);
   res.subqueries = plan.subqueries;
 
@@ -87,7 +90,7 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
   std::string stop = v.gaps.empty() ? "no gaps" : "no rounds left";
   while (!v.gaps.empty() && round < opt.max_rounds) {
     trace.set_round(++round);
-    Plan next = run_agent(planner, PlanInput{question, &plan, v.gaps}, trace);
+    Plan next = run_agent(planner, PlanInput{searched, &plan, v.gaps}, trace);
     if (next.subqueries.size() == plan.subqueries.size()) {
       stop = "nothing new to search";
       break;

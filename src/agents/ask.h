@@ -36,6 +36,10 @@ struct AskOptions {
   /// Orchestrator rounds: when the verifier finds gaps (question words the answer's sources do
   /// not mention), up to max_rounds - 1 follow-up rounds re-plan, retrieve and answer again.
   int max_rounds = 2;
+  /// The question as retrieval should read it (Session: the corpus's acronyms written in,
+  /// graph/resolve/acronym_expand.h); the answer is still written for the question as asked.
+  /// Empty: the question as asked.
+  std::function<std::string(const std::string&)> expand;
   /// Called with every finished step, as it finishes (the server streams them); may be empty.
   std::function<void(const StepRecord&)> on_step;
 };

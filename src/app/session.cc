@@ -110,6 +110,25 @@ GraphContext* Session::graph_context() {
   return graph_context_.get();
 }
 
+std::string Session::expand_query(const std::string& question) {
+  if (!acronyms_) {
+    // The graph's entities alone (not the query context with its name vectors): `search` needs
+    // no more. A graph that cannot be read leaves the question as it is, with a warning.
+    acronyms_ = std::make_unique<graph::AcronymExpander>();
+    try {
+      if (cfg_.graph.enabled() && graph::graph_document_count(store(), cfg_.graph.key()) > 0)
+        *acronyms_ = graph::AcronymExpander(graph_store()->entities());
+    } catch (const UsageError&) {
+      throw;
+    } catch (const Error& e) {
+      warn(std::string("knowledge graph unavailable (") + e.what() + "); searching for the question as asked");
+    }
+  }
+  std::string out = acronyms_->expand(question);
+  if (cfg_.verbose && out != question) std::fprintf(stderr, "mmkg: query with the corpus's acronyms: %s\n", out.c_str());
+  return out;
+}
+
 ChatModel* Session::chat() {
   if (!chat_tried_) {
     chat_tried_ = true;

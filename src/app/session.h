@@ -16,6 +16,7 @@
 #include "app/config.h"
 #include "eval/eval.h"
 #include "graph/build/graph_builder.h"
+#include "graph/resolve/acronym_expand.h"
 #include "ingest/ingest.h"
 #include "store/store.h"
 
@@ -210,6 +211,9 @@ class Session {
   /// The graph for queries: nullptr when disabled, empty for this backend (a warning says how to
   /// build it) or unavailable (a warning says why).
   GraphContext* graph_context();
+  /// The question with the corpus's acronyms written in (graph/resolve/acronym_expand.h): from
+  /// the graph's entities, read once; the question unchanged without a graph.
+  std::string expand_query(const std::string& question);
   /// The chat model of cfg.llm, the local server started if needed; nullptr for none.
   ChatModel* chat();
 
@@ -229,6 +233,7 @@ class Session {
   std::unique_ptr<VectorBackend> vector_backend_;
   bool graph_context_tried_ = false;
   std::unique_ptr<GraphContext> graph_context_;
+  std::unique_ptr<graph::AcronymExpander> acronyms_;
   bool chat_tried_ = false;
   std::unique_ptr<LocalModelServer> local_;
   std::unique_ptr<ChatModel> chat_;

@@ -40,7 +40,7 @@ SearchReport Session::search(const SearchRequest& req) {
       warn("dense retrieval unavailable (" + why + "); searching with BM25 only");
     }
   }
-  rep.hits = s.search(req.query, so);
+  rep.hits = s.search(expand_query(req.query), so);
   if (rep.mode != "bm25") rep.dense_backend = s.dense_backend();
   return rep;
 }
@@ -56,6 +56,7 @@ AskResult Session::ask(const AskRequest& req) {
   o.graph = g;
   o.chat = model;
   o.retrieve.reranker = reranker.get();
+  o.expand = [this](const std::string& q) { return expand_query(q); };
   return mmkg::ask(store(), s, req.question, o);
 }
 
@@ -73,6 +74,7 @@ EvalReport Session::evaluate(const EvalRequest& req) {
   auto reranker = open_reranker(req.rerank, stats, s, model);
   eo.retrieve = req.ask.retrieve;
   eo.retrieve.reranker = reranker.get();
+  eo.expand = [this](const std::string& q) { return expand_query(q); };
   return mmkg::evaluate(store(), s, req.items, eo);
 }
 

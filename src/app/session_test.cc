@@ -161,6 +161,48 @@ TEST_F(SessionTest, EvaluateScoresTheModesAndAnswers) {
   EXPECT_EQ(eval_report_json(r)["mode"], "bm25");
 }
 
+// A question that spells out an acronym the documents only abbreviate ("cumulative sum" for
+// CUSUM) is searched with the acronym written in, from the graph; without a graph it is not.
+TEST_F(SessionTest, SearchWritesInTheCorpusAcronymAQuestionSpellsOut) {
+  dir.write("docs/cusum.md",
+            "# Stability tests\n\nBrown, Durbin and Evans proposed the CUSUM test. The CUSUM path "
+            "leaves its band after a break.\n");
+  dir.write("docs/ledger.txt",
+            "The cumulative sum of the daily sales tests the patience of the clerk. A cumulative sum "
+            "is a running total, and the sum is checked each week.\n");
+  const std::string question = "Who proposed the cumulative sum tests?";
+  QaItem item{.id = "c1", .type = "factual", .question = question, .answer_keywords = {"Brown"},
+              .evidence = {{"cusum.md", "Brown, Durbin and Evans proposed the CUSUM test"}}};
+  std::string with_graph, without;
+  double mrr_with = 0, mrr_without = 0;
+  for (bool graph : {true, false}) {
+    Config c = cfg;
+    c.store = dir.str() + (graph ? "/with" : "/without");
+    if (!graph) c.graph = GraphBackend::parse("none");
+    auto s = Session::open(c, /*create=*/true);
+    IngestRequest req;
+    req.paths = {docs};
+    s->ingest(req);
+    SearchReport sr = s->search({.query = question, .k = 3, .mode = SearchMode::Bm25});
+    ASSERT_FALSE(sr.hits.empty());
+    (graph ? with_graph : without) = sr.hits[0].doc;
+    EvalRequest er;
+    er.items = {item};
+    er.modes = {SearchMode::Bm25};
+    (graph ? mrr_with : mrr_without) = s->evaluate(er).modes.at("bm25").all.mrr;
+    // ask's searches read it so too; its answer is written for the question as asked.
+    AskRequest ar;
+    ar.question = question;
+    AskResult a = s->ask(ar);
+    ASSERT_FALSE(a.subqueries.empty());
+    EXPECT_EQ(a.subqueries[0].find("(CUSUM)") != std::string::npos, graph) << a.subqueries[0];
+  }
+  EXPECT_EQ(with_graph, "cusum.md");
+  EXPECT_EQ(without, "ledger.txt");  // "cumulative" and "sum" twice each
+  EXPECT_DOUBLE_EQ(mrr_with, 1.0);
+  EXPECT_LT(mrr_without, 1.0);
+}
+
 TEST_F(SessionTest, CheckFindsABrokenFullTextIndexAndOrphanChunks) {
   auto s = ingested();
   CheckReport ok = s->check();

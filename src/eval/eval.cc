@@ -236,6 +236,7 @@ void score_answers(Store& store, Searcher& searcher, const std::vector<QaItem>& 
   ao.chat = opt.chat;
   ao.retrieve = opt.retrieve;
   ao.retrieve.parallel = opt.ask.retrieve.parallel;
+  ao.expand = opt.expand;
   ao.retrieve.mode = rep.primary.empty() ? SearchMode::Bm25 : parse_search_mode(rep.primary);
   AnswerSums sums;
   for (size_t qi = 0; qi < items.size(); ++qi)
@@ -260,6 +261,10 @@ EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>&
   rep.questions = items.size();
   for (const auto& q : items) rep.items.push_back(ItemScore{.id = q.id, .type = q.type});
 
+  // The modes search for the question as retrieval reads it; answers are scored for it as asked.
+  std::vector<QaItem> searched = items;
+  if (opt.expand)
+    for (auto& q : searched) q.question = opt.expand(q.question);
   const std::string unavailable = searcher.dense_unavailable_reason();
   for (SearchMode m : opt.modes) {
     if (m != SearchMode::Bm25 && !unavailable.empty()) {
@@ -272,17 +277,17 @@ EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>&
       so.k = k;
       return searcher.search(q, so);
     };
-    rep.modes[search_mode_name(m)] = score_mode(fn, search_mode_name(m), items, rep);
+    rep.modes[search_mode_name(m)] = score_mode(fn, search_mode_name(m), searched, rep);
   }
   SearchMode base = opt.modes.empty() ? SearchMode::Bm25 : opt.modes.back();
   if (base != SearchMode::Bm25 && !unavailable.empty()) base = SearchMode::Bm25;
   const std::string base_name = search_mode_name(base);
   if (opt.graph && !opt.modes.empty())
     rep.modes[base_name + "+graph"] =
-        score_graph_mode(store, searcher, base, *opt.graph, items, base_name + "+graph", rep);
+        score_graph_mode(store, searcher, base, *opt.graph, searched, base_name + "+graph", rep);
   if (opt.retrieve.reranker && !opt.modes.empty())
     rep.modes[base_name + "+rerank"] =
-        score_rerank_mode(store, searcher, base, opt.retrieve, items, base_name + "+rerank", rep);
+        score_rerank_mode(store, searcher, base, opt.retrieve, searched, base_name + "+rerank", rep);
 
   // The contract's top-level figures are those of the primary mode: the last one evaluated that
   // ran (hybrid by default; BM25 when dense retrieval is unavailable). Answers use that mode too.

@@ -52,6 +52,8 @@ struct EvalOptions {
   /// is also scored as "<primary>+rerank": the primary mode's top rerank_top_n hits for the
   /// question, reranked as `ask` reranks them, cut to 10.
   RetrieveOptions retrieve;
+  /// The question as retrieval reads it (AskOptions::expand), for every mode and for answers.
+  std::function<std::string(const std::string&)> expand;
 };
 
 /// Recall and MRR of one question group.
