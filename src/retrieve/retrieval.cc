@@ -89,12 +89,32 @@ std::vector<Candidate> reserve_order(std::vector<Candidate> all, size_t n_main, 
   std::stable_sort(rest.begin(), rest.end(), by_fused);
   for (auto& c : graph_only) (confirmed.size() < slots && c.vouched ? confirmed : unvouched).push_back(std::move(c));
   graph_only = std::move(unvouched);
-  std::vector<Candidate> out;
-  const size_t lead = keep + (slots - confirmed.size());  // unused slots go back to the sub-queries
-  size_t m = 0;
-  for (; m < main.size() && m < lead; ++m) out.push_back(std::move(main[m]));
+  // The confirmed chunks take the places of hits among the last 2 x slots of the first
+  // keep + slots: each time, the weakest hit of the document with the most hits there. A graph
+  // slot should cost one more passage of a document the context already has plenty of, not the
+  // one or two passages of another (a multi-hop question's second document is often found
+  // just above the cut, below a run of hits from the first).
+  const size_t window = std::min(main.size(), keep + slots);
+  const size_t from = std::max<size_t>(keep > slots ? keep - slots : 0, 1);  // never the first hit
+  std::vector<bool> out_of_window(main.size(), false);
+  size_t to_drop = std::min(confirmed.size(), window > keep ? window - keep : 0);
+  auto doc_count = [&](const std::string& doc) {
+    size_t n = 0;
+    for (size_t i = 0; i < window; ++i) n += !out_of_window[i] && main[i].hit.doc == doc;
+    return n;
+  };
+  for (; to_drop > 0; --to_drop) {
+    size_t victim = window, most = 0;
+    for (size_t i = window; i-- > from;)
+      if (!out_of_window[i] && doc_count(main[i].hit.doc) > most) victim = i, most = doc_count(main[i].hit.doc);
+    if (victim == window) break;
+    out_of_window[victim] = true;
+  }
+  std::vector<Candidate> out, dropped;
+  for (size_t m = 0; m < window; ++m) (out_of_window[m] ? dropped : out).push_back(std::move(main[m]));
   for (auto& c : confirmed) out.push_back(std::move(c));
-  for (; m < main.size(); ++m) out.push_back(std::move(main[m]));
+  for (auto& c : dropped) out.push_back(std::move(c));
+  for (size_t m = window; m < main.size(); ++m) out.push_back(std::move(main[m]));
   for (auto& c : rest) out.push_back(std::move(c));
   for (auto& c : graph_only) out.push_back(std::move(c));
   return out;

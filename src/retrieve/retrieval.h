@@ -53,7 +53,8 @@ struct RetrieveOptions {
   /// Context slots the graph may take, after the best max_chunks - graph_slots chunks of the
   /// sub-queries, for chunks that head a graph list and that the sub-queries found just below
   /// their cut (ranks k_per_query+1 .. 2 k_per_query): two retrievers agreeing on a chunk the
-  /// first one ranked low. Chunks only the graph found take a slot only when they head a vouched
+  /// first one ranked low. Each slot costs the weakest hit, among the last 2 x graph_slots of the
+  /// first max_chunks, of the document with the most hits there. Chunks only the graph found take a slot only when they head a vouched
   /// list (RankedList::vouched); others never do (measured: they almost never held the evidence,
   /// and pushed out chunks that did; docs/EVAL.md, "Fusion (issue 13)").
   size_t graph_slots = 2;

@@ -124,6 +124,31 @@ TEST_F(GraphSlots, AVouchedListsHeadTakesASlotWithoutASubQueryHit) {
   EXPECT_EQ(ids.back(), "d-5");  // graph-only and not the head: after everything found
 }
 
+// The slot costs a repeat of the document the context has most of, not the one passage of
+// another document ranked just below it.
+TEST_F(GraphSlots, TheSlotTakesThePlaceOfTheMostRepeatedDocumentsWeakestHit) {
+  testing::TempDir d2;
+  auto s = Store::open(d2.str());
+  testing::put_text_document(*s, "a", "/c/a.txt",
+                             {"alpha alpha alpha alpha alpha", "alpha alpha alpha alpha beta",
+                              "alpha alpha alpha beta gamma", "alpha beta gamma delta epsilon"});
+  testing::put_text_document(*s, "b", "/c/b.txt", {"alpha alpha beta gamma delta"});
+  Searcher se(*s, none);
+  std::vector<std::string> order;
+  for (const auto& h : bm25_search(*s, "alpha", {.k = 10})) order.push_back(h.chunk_id);
+  ASSERT_EQ(order, (std::vector<std::string>{"a-0", "a-1", "a-2", "b-0", "a-3"}));
+  RetrieveOptions o = opt;
+  o.k_per_query = 4;
+  o.max_chunks = 4;
+  o.graph_slots = 1;
+  QueryPlan plan;
+  plan.subqueries = {"alpha"};
+  std::vector<std::string> ids;
+  for (auto& c : rank_candidates(*s, se, plan, o, {RankedList{"graph: test", {"a-3"}, 0.5}})) ids.push_back(c.hit.chunk_id);
+  // a-3 (fifth, first in the graph's list) takes a slot; a-2 makes room, not b's one passage.
+  EXPECT_EQ(ids, (std::vector<std::string>{"a-0", "a-1", "b-0", "a-3", "a-2"}));
+}
+
 // A list marked question_hits is filled from the question's own first hits (sub-query 0), not
 // from a key phrase's: here the phrase "epsilon" finds d-3 first, below the question's cut.
 TEST_F(GraphSlots, AQuestionHitsListSeesOnlyTheQuestionsOwnHits) {
