@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "text/lexicon.h"
 #include "text/sentences.h"
 #include "text/words.h"
 
@@ -211,8 +212,52 @@ bool refers_to_antecedent(std::string_view part) {
   return false;
 }
 
+namespace {
+
+bool time_unit(const std::string& w) {
+  return in(w, {"second", "seconds", "minute", "minutes", "hour", "hours", "day", "days", "week", "weeks", "month",
+                "months", "year", "years", "decade", "decades", "time", "times"});
+}
+
+// True when the question asks "how many" of things that are not spans of time ("how many
+// people", "how many iterations"), and of nothing that is ("how many days").
+bool counts_no_time(std::string_view question) {
+  const std::vector<std::string> ws = words(question);
+  bool counts = false;
+  for (size_t i = 0; i + 2 < ws.size(); ++i)
+    if (ws[i] == "how" && ws[i + 1] == "many") {
+      if (time_unit(ws[i + 2])) return false;
+      counts = true;
+    }
+  return counts;
+}
+
+// True when the number at ts[i] counts things: a plural noun follows it, next or after one word
+// ("228 patients", "14 subjects", "three new cases"), not a span of time ("6 months"); or it is
+// a sample size ("n = 214").
+bool counts_things(const std::vector<Tok>& ts, size_t i) {
+  const graph::Lexicon& lex = graph::Lexicon::get();
+  if (i > 0 && ts[i - 1].word == "n") return true;
+  for (size_t j = i + 1; j < ts.size() && j <= i + 2; ++j) {
+    const std::string& w = ts[j].word;
+    if (time_unit(w)) return false;
+    if (w.size() < 3 || w.back() != 's') continue;
+    // A plural noun: WordNet's singular, or the word less -s or -es ("fetuses", which the
+    // regular rules make "fetuse").
+    const std::string sing = lex.singular(w);
+    if ((sing != w && lex.is_noun(sing)) || lex.is_noun(w.substr(0, w.size() - 1)) ||
+        lex.is_noun(w.substr(0, w.size() - 2)))
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool holds_new_number(std::string_view sentence, std::string_view question) {
   const std::set<std::string> qw = word_set(question);
+  // "How many people ...": "after 6 months" or "999 days" is a span of time, not the count.
+  const bool no_spans = counts_no_time(question);
   auto ts = tokens(sentence);
   for (size_t i = 0; i < ts.size(); ++i) {
     const std::string& w = ts[i].word;
@@ -226,6 +271,7 @@ bool holds_new_number(std::string_view sentence, std::string_view question) {
     if (i > 0 && in(ts[i - 1].word, {"figure", "fig", "table", "section", "equation", "eq", "chapter", "page", "appendix",
                                      "panel", "step", "line"}))
       continue;
+    if (no_spans && !counts_things(ts, i)) continue;
     return true;
   }
   return false;

@@ -79,6 +79,22 @@ TEST(QuestionShape, NumbersTheQuestionDoesNotHold) {
   EXPECT_FALSE(holds_new_number("Figure 3 shows the lid.", "How many bolts?")) << "a label is not a quantity";
 }
 
+// "How many <things>" is answered by a number that counts things, not by a span of time or a
+// value that happens to be a number.
+TEST(QuestionShape, AHowManyOfThingsWantsANumberThatCountsThings) {
+  const char* q = "How many patients are in the trial, and how many get dropped?";
+  EXPECT_TRUE(holds_new_number("The trial followed 228 patients with lung cancer.", q));
+  EXPECT_TRUE(holds_new_number("We excluded 14 subjects with missing values.", q));
+  EXPECT_TRUE(holds_new_number("It measured 158 fetuses.", q)) << "fetuses: plural less -es";
+  EXPECT_TRUE(holds_new_number("n = 214, number of events = 152", q)) << "a sample size";
+  EXPECT_FALSE(holds_new_number("The effect is gone after 6 months.", q)) << "a span of time";
+  EXPECT_FALSE(holds_new_number("The effect is essentially 0 there.", q));
+  EXPECT_FALSE(holds_new_number("The line has a coefficient of 1.", q));
+  // Asked for a span of time, or not a count: any number still does.
+  EXPECT_TRUE(holds_new_number("The effect is gone after 6 months.", "How many months until the effect is gone?"));
+  EXPECT_TRUE(holds_new_number("The effect is essentially 0 there.", "What is the effect there?"));
+}
+
 TEST(QuestionShape, APartThatAsksWhichFigureOrTable) {
   auto parts = question_parts("Which figure shows the price series, and what does its residual panel suggest?");
   ASSERT_EQ(parts.size(), 2u);
