@@ -11,6 +11,8 @@
 #include "index/searcher.h"
 #include "store/store.h"
 #include "text/captions.h"
+#include "text/lexicon.h"
+#include "text/words.h"
 
 namespace mmkg {
 
@@ -28,6 +30,18 @@ std::string figure_png(Store& store, const std::string& figure_id) {
 }
 
 }  // namespace
+
+bool follow_up_is_better(const Verified& last, const Verified& next) {
+  if (next.answer.found != last.answer.found) return next.answer.found;
+  if (next.gaps.size() >= last.gaps.size()) return false;
+  // Whole words, singular or plural: a stem would let "weak convergence" fill "weakness".
+  const graph::Lexicon& lex = graph::Lexicon::get();
+  std::set<std::string> said;
+  for (const auto& w : words(next.answer.text)) said.insert(lex.singular(w));
+  for (const auto& g : last.gaps)
+    if (said.count(lex.singular(g))) return true;
+  return false;
+}
 
 // The orchestrator: plan → graph → retrieve → synthesize → verify, then, while the verifier
 // finds gaps and rounds remain, a follow-up plan for the gaps, retrieval and a new answer, kept
@@ -107,8 +121,7 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
     }
     Draft d2 = run_agent(synth, SynthInput{question, &r2}, trace);
     Verified v2 = run_agent(verifier, VerifyInput{question, &r2, &d2}, trace);
-    const bool better = (v2.answer.found && !v.answer.found) ||
-                        (v2.answer.found == v.answer.found && v2.gaps.size() < v.gaps.size());
+    const bool better = follow_up_is_better(v, v2);
     trace.log("mmkg: orchestrate: round %d: %s", round,
               better ? "the new answer covers more of the question; it replaces the last"
                      : "no better than the last answer; keeping it");

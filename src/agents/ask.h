@@ -64,6 +64,12 @@ struct AskResult {
   std::vector<StepRecord> trace;  ///< every step, timed (trace_json() renders the contract's JSON)
 };
 
+/// Whether a follow-up round's answer replaces the last one: it is found where the last was not;
+/// or, found alike, it has fewer gaps (question words its cited passages lack) and its own
+/// sentences say one of the words the last answer lacked (as a word, singular or plural). An
+/// answer that only cites more passages mentions more words, whatever it quotes from them.
+bool follow_up_is_better(const Verified& last, const Verified& next);
+
 /// Answers `question` from `store` through `searcher` (which holds the embedder and fusion).
 AskResult ask(Store& store, Searcher& searcher, const std::string& question, const AskOptions& opt);
 

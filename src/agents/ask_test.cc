@@ -251,5 +251,29 @@ TEST_F(AskStore, LlmFallsBackToExtractiveWhenNothingIsSupportedOrTheModelFails) 
   EXPECT_EQ(step_of(n, "synthesize")["prompt_tokens"], 0);
 }
 
+// A follow-up answer replaces the last only when it is found where the last was not, or when
+// its own sentences say a word the last answer's sources lacked; citing more passages (fewer
+// gaps) is not enough, nor is a word that only shares a stem ("weak" for "weakness").
+TEST(FollowUp, ABetterAnswerSaysAWordTheLastOneLacked) {
+  auto verified = [](bool found, std::string text, std::vector<std::string> gaps) {
+    Verified v;
+    v.answer.found = found;
+    v.answer.text = std::move(text);
+    v.gaps = std::move(gaps);
+    return v;
+  };
+  const Verified last = verified(true, "Zorblium boils at 412 degrees. [1]", {"vignette", "chemist"});
+  EXPECT_TRUE(follow_up_is_better(last, verified(true, "The chemist Kestrel isolated it. [2]", {"vignette"})));
+  EXPECT_TRUE(follow_up_is_better(last, verified(true, "Two chemists isolated it. [2]", {"vignette"})));
+  EXPECT_FALSE(follow_up_is_better(last, verified(true, "It boils at 412 degrees. [1] [2]", {"vignette"})))
+      << "fewer gaps only because it cites more";
+  EXPECT_FALSE(follow_up_is_better(last, verified(true, "The chemist isolated it. [2]", {"vignette", "chemist"})))
+      << "no fewer gaps";
+  const Verified weak = verified(true, "The F statistics detect a shift. [1]", {"weakness"});
+  EXPECT_FALSE(follow_up_is_better(weak, verified(true, "It denotes weak convergence. [1]", {})));
+  EXPECT_TRUE(follow_up_is_better(verified(false, "The documents do not say.", {}), verified(true, "Found. [1]", {"x"})));
+  EXPECT_FALSE(follow_up_is_better(verified(true, "Found. [1]", {"x"}), verified(false, "The documents do not say.", {})));
+}
+
 }  // namespace
 }  // namespace mmkg
