@@ -132,13 +132,15 @@ const std::set<std::string>& depiction_stems() {
 
 // How well sentence `s` answers part `p`: its own terms most, the whole question's some (the
 // parts share a subject: "how many are in the data, and how many get dropped"), and the shape
-// the part asks for (a number for "how many", a name for "which package").
+// the part asks for (a number for "how many", a name for "which package"). A lone part weighs
+// its own terms so too when a statement sets the scene before it (QuestionPart::after_scene):
+// the scene's many words would otherwise make the sentence that repeats them win.
 bool kind_ok(const Sentence& s, AnswerKind k) {
   return k == AnswerKind::Number ? s.number : k == AnswerKind::Name ? s.name : true;
 }
 
 double part_score(const Sentence& s, size_t p, const QuestionPart& part, size_t parts) {
-  double cov = parts > 1 ? 0.6 * s.part_cov[p] + 0.4 * s.coverage : s.coverage;
+  double cov = parts > 1 || part.after_scene ? 0.6 * s.part_cov[p] + 0.4 * s.coverage : s.coverage;
   if (part.kind == AnswerKind::Number && !s.number) cov *= 0.5;
   if (part.kind == AnswerKind::Name && !s.name) cov *= 0.8;
   if (part.kind == AnswerKind::Reason) cov *= s.reason_share;

@@ -45,6 +45,17 @@ TEST_F(Extractive, DefinitionQuestionOpensWithTheDefinition) {
   EXPECT_EQ(r.answer.rfind("A steam turbine is a machine that extracts thermal energy", 0), 0u) << r.answer;
 }
 
+// A question that sets the scene in a statement before it asks: the statement's words find the
+// passages, but the sentence that answers is the one for what is asked, not the one that repeats
+// the scene.
+TEST_F(Extractive, AQuestionAfterASceneIsAnsweredForWhatItAsks) {
+  AskResult r = ask_bm25(
+      "The generator of the plant delivers 350 megawatts at full steam load, and operators inspect its cooling "
+      "circuit once a week. What carries the heat away?");
+  ASSERT_TRUE(r.found) << r.answer;
+  EXPECT_EQ(r.answer.rfind("Generators are cooled with hydrogen", 0), 0u) << r.answer;
+}
+
 TEST(ExtractiveMarkup, WikiHeadingsAndBoldMarkersAreNotQuoted) {
   testing::TempDir dir;
   auto store = Store::open(dir.str());

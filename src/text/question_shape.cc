@@ -183,9 +183,11 @@ AnswerKind answer_kind(std::string_view clause) {
 std::vector<QuestionPart> question_parts(std::string_view question) {
   std::vector<QuestionPart> out;
   std::vector<std::string_view> asks;
+  bool scene = false;
   for (auto [b, e] : split_sentences(question)) {
     std::string_view s = question.substr(b, e - b);
     if (interrogative(s)) asks.push_back(s);
+    else if (asks.empty() && !words(s).empty()) scene = true;
   }
   if (asks.empty()) {  // no clause reads as a question: the whole text is one part
     std::string t = collapse_ws(question);
@@ -193,6 +195,7 @@ std::vector<QuestionPart> question_parts(std::string_view question) {
     return out;
   }
   for (auto s : asks) split_clauses(s, out);
+  for (auto& p : out) p.after_scene = scene;
   return out;
 }
 

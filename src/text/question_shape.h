@@ -22,6 +22,10 @@ struct QuestionPart {
   std::string text;  ///< the words of this part as the question has them
   AnswerKind kind = AnswerKind::Any;
   bool figure = false;  ///< asks which figure or table shows something ("which figure compares ...")
+  /// The question sets the scene in a statement before it asks ("The HAC paper checks whether
+  /// ... . Where do that procedure's p values come from?"): the statement's words find the
+  /// passages, the part's words say which sentence answers.
+  bool after_scene = false;
 };
 
 /// The parts a question asks, in order. A question is split where a conjunction or a comma opens

@@ -79,6 +79,20 @@ TEST(QuestionShape, NumbersTheQuestionDoesNotHold) {
   EXPECT_FALSE(holds_new_number("Figure 3 shows the lid.", "How many bolts?")) << "a label is not a quantity";
 }
 
+TEST(QuestionShape, APartAfterASceneSettingStatementIsMarked) {
+  auto ps = question_parts("The wiki describes attention weights. Which paper argues otherwise, and why?");
+  ASSERT_EQ(ps.size(), 2u);
+  EXPECT_TRUE(ps[0].after_scene);
+  EXPECT_TRUE(ps[1].after_scene);
+  auto one = question_parts("Which paper argues otherwise?");
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_FALSE(one[0].after_scene);
+  // A statement after the question is not a scene set before it.
+  auto late = question_parts("Which paper argues otherwise? The wiki describes attention weights.");
+  ASSERT_EQ(late.size(), 1u);
+  EXPECT_FALSE(late[0].after_scene);
+}
+
 // "How many <things>" is answered by a number that counts things, not by a span of time or a
 // value that happens to be a number.
 TEST(QuestionShape, AHowManyOfThingsWantsANumberThatCountsThings) {
