@@ -237,10 +237,15 @@ bool counts_no_time(std::string_view question) {
 
 // True when the number at ts[i] counts things: a plural noun follows it, next or after one word
 // ("228 patients", "14 subjects", "three new cases"), not a span of time ("6 months"); or it is
-// a sample size ("n = 214").
-bool counts_things(const std::vector<Tok>& ts, size_t i) {
+// a sample size ("n = 214"); or it fills a table cell ("| Rottnest Island | 12000 |": what it
+// counts is the column's header).
+bool counts_things(std::string_view sentence, const std::vector<Tok>& ts, size_t i) {
   const graph::Lexicon& lex = graph::Lexicon::get();
   if (i > 0 && ts[i - 1].word == "n") return true;
+  size_t after = ts[i].end, before = ts[i].begin;
+  while (after < sentence.size() && sentence[after] == ' ') ++after;
+  while (before > 0 && sentence[before - 1] == ' ') --before;
+  if ((after < sentence.size() && sentence[after] == '|') || (before > 0 && sentence[before - 1] == '|')) return true;
   for (size_t j = i + 1; j < ts.size() && j <= i + 2; ++j) {
     const std::string& w = ts[j].word;
     if (time_unit(w)) return false;
@@ -274,7 +279,7 @@ bool holds_new_number(std::string_view sentence, std::string_view question) {
     if (i > 0 && in(ts[i - 1].word, {"figure", "fig", "table", "section", "equation", "eq", "chapter", "page", "appendix",
                                      "panel", "step", "line"}))
       continue;
-    if (no_spans && !counts_things(ts, i)) continue;
+    if (no_spans && !counts_things(sentence, ts, i)) continue;
     return true;
   }
   return false;

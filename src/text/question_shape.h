@@ -48,8 +48,9 @@ AnswerKind answer_kind(std::string_view clause);
 /// True when `sentence` holds a number that `question` does not (digits, "5%", "1,456", "4.2.0",
 /// or a spelled-out number such as "twelve"): what a "how many" part must quote. When the
 /// question counts things that are not spans of time ("how many people"), only a number that
-/// counts things does: one a plural noun follows ("228 patients", "14 subjects with ...") or a
-/// sample size ("n = 214"); not "after 6 months", "a coefficient of 1" or "essentially 0".
+/// counts things does: one a plural noun follows ("228 patients", "14 subjects with ..."), a
+/// sample size ("n = 214") or a table cell ("| Rottnest Island | 12000 |"); not "after 6
+/// months", "a coefficient of 1" or "essentially 0".
 bool holds_new_number(std::string_view sentence, std::string_view question);
 
 /// True when `sentence` holds a name or term that `question` does not: a capitalised word that

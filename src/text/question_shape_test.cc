@@ -101,6 +101,8 @@ TEST(QuestionShape, AHowManyOfThingsWantsANumberThatCountsThings) {
   EXPECT_TRUE(holds_new_number("We excluded 14 subjects with missing values.", q));
   EXPECT_TRUE(holds_new_number("It measured 158 fetuses.", q)) << "fetuses: plural less -es";
   EXPECT_TRUE(holds_new_number("n = 214, number of events = 152", q)) << "a sample size";
+  EXPECT_TRUE(holds_new_number("| Rottnest Island | 12000 | 2019 |", "How many quokkas are on Rottnest Island?"))
+      << "a table cell: its header says what it counts";
   EXPECT_FALSE(holds_new_number("The effect is gone after 6 months.", q)) << "a span of time";
   EXPECT_FALSE(holds_new_number("The effect is essentially 0 there.", q));
   EXPECT_FALSE(holds_new_number("The line has a coefficient of 1.", q));
