@@ -14,10 +14,11 @@ namespace {
 bool ascii_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 bool word_byte(char c) { return ascii_alnum(c) || static_cast<unsigned char>(c) >= 0x80; }
 
+char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
 std::string lower(std::string_view s) {
   std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  for (char& c : out) c = lower(c);
   return out;
 }
 
@@ -41,7 +42,6 @@ bool all_upper_letters(std::string_view s) {
 struct Token {
   std::string text;  // as written
   std::string key;   // lower case, possessive 's dropped
-  size_t end = 0;
   size_t note_at = 0;
 };
 
@@ -59,7 +59,6 @@ std::vector<Token> tokens_of(std::string_view q) {
     t.text = std::string(q.substr(i, j - i));
     t.key = lower(t.text);
     if (t.key.size() > 2 && t.key.compare(t.key.size() - 2, 2, "'s") == 0) t.key.resize(t.key.size() - 2);
-    t.end = j;
     size_t k = j;
     while (k < q.size() && (word_byte(q[k]) || q[k] == '-' || q[k] == '/' || q[k] == '\'')) ++k;
     t.note_at = k;
@@ -75,7 +74,7 @@ bool prefixes_from(std::string_view a, size_t ai, const std::vector<std::string>
   const std::string& w = ws[wi];
   // Word wi gives a[ai .. ai + n), a prefix of itself of n >= 1 letters.
   for (size_t n = 1; n <= w.size() && ai + n <= a.size(); ++n) {
-    if (lower(std::string(1, a[ai + n - 1]))[0] != w[n - 1]) break;
+    if (lower(a[ai + n - 1]) != w[n - 1]) break;
     if (prefixes_from(a, ai + n, ws, wi + 1)) return true;
   }
   return false;
