@@ -65,6 +65,8 @@ json search_json(const SearchReport& r) {
           {"dense_backend", r.dense_backend.empty() ? json(nullptr) : json(r.dense_backend)}, {"results", results}};
 }
 
+json ask_step_json(const StepRecord& step) { return step_json(step); }
+
 json ask_json(const std::string& question, const AskResult& r) {
   json cites = json::array();
   for (const auto& ct : r.citations)

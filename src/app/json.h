@@ -13,6 +13,8 @@ nlohmann::json ingest_json(const IngestReport& r);
 nlohmann::json remove_json(const RemoveReport& r);
 nlohmann::json search_json(const SearchReport& r);
 nlohmann::json ask_json(const std::string& question, const AskResult& r);
+/// One agent step of ask, as an element of ask_json's "trace" (the server streams them).
+nlohmann::json ask_step_json(const StepRecord& step);
 nlohmann::json stats_json(const StatsReport& r);
 nlohmann::json check_json(const CheckReport& r);
 /// `graph entity` (no evidence) and `graph neighbors` (with evidence).

@@ -137,6 +137,50 @@ ChatModel* Session::chat() {
   return chat_.get();
 }
 
+std::pair<long long, long long> Session::read_mark() {
+  long long docs = 0;
+  if (cfg_.graph.enabled()) {
+    try {
+      docs = graph::graph_document_count(store(), cfg_.graph.key());
+    } catch (const Error&) {
+      docs = -2;  // unreadable now: read again once it is
+    }
+  }
+  return {store().generation(), docs};
+}
+
+bool Session::refresh() {
+  auto mark = read_mark();
+  if (mark == read_at_) return false;
+  const bool had = searcher_ || graph_context_tried_ || acronyms_;
+  read_at_ = mark;
+  // The graph context holds the searcher's embedder and the store's documents: drop it first.
+  graph_context_.reset();
+  graph_context_tried_ = false;
+  acronyms_.reset();
+  searcher_.reset();
+  vector_backend_.reset();
+  return had;
+}
+
+std::string Session::shared_llm_spec() {
+  LlmConfig c = resolve_llm_config(cfg_.llm);
+  if (!c.local) return cfg_.llm;
+  if (!chat()) return cfg_.llm;
+  // chat() started the local server into local_: its URL is what the other sessions use.
+  return local_->base_url() + "#model=" + local_->model_name();
+}
+
+Session::ModelUsage Session::model_usage() const {
+  ModelUsage u;
+  if (!chat_) return u;
+  Usage t = chat_->total_usage();
+  u.requests = t.requests;
+  u.prompt_tokens = t.prompt;
+  u.completion_tokens = t.completion;
+  return u;
+}
+
 // Brings the graph in step with the store after ingest or delete, with the rule extractor or the
 // LLM extractor. Graph failures (Neo4j down, the model server down) do not undo the ingest: the
 // next run resumes the graph where it stopped.

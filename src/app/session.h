@@ -217,6 +217,22 @@ class Session {
   /// The chat model of cfg.llm, the local server started if needed; nullptr for none.
   ChatModel* chat();
 
+  // ---- for a long-lived process (the server)
+  /// Drops what was read from the store (the searcher with its vector index, the graph context,
+  /// the acronym lexicon) when the store or its graph has changed since it was read, so the next
+  /// query sees another process's (or session's) writes. The loaded embedder and chat model stay.
+  /// Returns true when something was dropped.
+  bool refresh();
+  /// The chat model as a spec other sessions can share: `local` starts the local server once (it
+  /// lives as long as this session) and gives its URL ("http://127.0.0.1:PORT/v1#model=NAME");
+  /// any other value is returned as configured.
+  std::string shared_llm_spec();
+  /// Requests and tokens the chat model has used (zeros when none was opened).
+  struct ModelUsage {
+    long long requests = 0, prompt_tokens = 0, completion_tokens = 0;
+  };
+  ModelUsage model_usage() const;
+
  private:
   explicit Session(Config cfg);
   void warn(const std::string& message) const;
@@ -237,6 +253,9 @@ class Session {
   bool chat_tried_ = false;
   std::unique_ptr<LocalModelServer> local_;
   std::unique_ptr<ChatModel> chat_;
+  /// What the query components were read from: store generation, graph documents (refresh()).
+  std::pair<long long, long long> read_at_{-1, -1};
+  std::pair<long long, long long> read_mark();
 };
 
 }  // namespace mmkg

@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 FigureReport Session::figure(const std::string& id, const std::string& out_file) {
   auto found = store().find_figures(id);
   if (found.empty())
-    throw UsageError("figure " + id + ": no such figure; `mmkg search QUERY --json` shows figure ids (\"figure_id\")");
+    throw NotFoundError("figure " + id + ": no such figure; `mmkg search QUERY --json` shows figure ids (\"figure_id\")");
   if (found.size() > 1)
     throw UsageError("figure " + id + ": matches " + std::to_string(found.size()) + " figures; give more of its id");
   FigureReport rep;

@@ -22,7 +22,7 @@ graph::Entity find_entity(graph::GraphStore& gs, graph::EntityIndex& index, cons
   auto hits = index.lookup(name, 1);
   if (hits.empty() && gs.stats().entities == 0)
     throw Error("the knowledge graph is empty; `mmkg ingest` builds it (unless run with --extract none)");
-  if (hits.empty()) throw Error("no entity matches \"" + name + "\"; `mmkg graph export --format jsonl` lists them all");
+  if (hits.empty()) throw NotFoundError("no entity matches \"" + name + "\"; `mmkg graph export --format jsonl` lists them all");
   auto e = gs.entity(hits[0].entity_id);
   if (!e) throw Error("entity " + hits[0].entity_id + " vanished while reading; run the command again");
   return *e;

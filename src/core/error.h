@@ -44,4 +44,11 @@ class UsageError : public Error {
   using Error::Error;
 };
 
+/// The thing named (a figure, an entity) does not exist: exit code 1 for the CLI, 404 for the
+/// server.
+class NotFoundError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace mmkg

@@ -1,5 +1,7 @@
 #include "store/store.h"
 
+#include "core/clock.h"
+
 #include <sys/stat.h>
 
 #include <chrono>
@@ -135,14 +137,7 @@ std::string document_context(const std::string& name, const std::string& title) 
   return title.empty() || title == stem ? stem : stem + " | " + title;
 }
 
-std::string now_utc() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string now_utc() { return utc_now_iso(); }
 
 DocumentRecord read_doc(Stmt& s) {
   DocumentRecord d;

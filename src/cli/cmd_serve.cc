@@ -1,0 +1,68 @@
+// mmkg serve: the HTTP server (server/server.h); this file only parses its options.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "server/server.h"
+
+namespace mmkg::cli {
+
+namespace {
+
+// The built web UI: MMKG_UI_DIR, else ui/ beside the binary (build/ui after `make build`).
+std::string default_ui_dir() {
+  if (const char* e = std::getenv("MMKG_UI_DIR")) return e;
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  buf[n] = 0;
+  return (std::filesystem::path(buf).parent_path() / "ui").string();
+}
+
+}  // namespace
+
+Command add_serve(CLI::App& app, Common& c) {
+  auto* cmd = app.add_subcommand("serve", "serve the store over HTTP: JSON API, OpenAI- and Ollama-compatible chat, web UI");
+  add_common(cmd, c);
+  auto o = std::make_shared<server::ServeOptions>();
+  cmd->add_option("--host", o->host, "address to listen on (loopback unless told otherwise)")->capture_default_str();
+  cmd->add_option("--port", o->port, "port (0: any free port)")->capture_default_str()->check(CLI::Range(0, 65535));
+  cmd->add_option("--auth", o->auth,
+                  "who needs the API key (env MMKG_API_KEY): writes (uploads, deletes), all (every route but "
+                  "/health and /openapi.json) or none (loopback only)")
+      ->capture_default_str()->check(CLI::IsMember({"writes", "all", "none"}));
+  cmd->add_option("--workers", o->workers, "requests answered at once (0: one per core, at least 2)")
+      ->capture_default_str()->check(CLI::Range(0, 256));
+  cmd->add_option("--max-queue", o->max_queue, "requests that may wait for a worker before the next gets 429")
+      ->capture_default_str()->check(CLI::Range(0, 100000));
+  cmd->add_option("--max-upload-mb", o->max_upload_mb, "largest request body, in MiB")->capture_default_str()
+      ->check(CLI::Range(1, 65536));
+  cmd->add_option("--ui", o->ui_dir, "folder of the built web UI (default: ui/ beside the binary, env MMKG_UI_DIR)");
+  cmd->add_flag("--quiet", [o](int64_t) { o->log_requests = false; }, "no log line per request");
+  cmd->add_option("--llm", c.llm,
+                  "language model: none (extractive), local (one llama-cpp-python server for all requests), "
+                  "or an OpenAI-compatible URL http(s)://HOST/v1#model=NAME")
+      ->capture_default_str();
+  return {cmd, [&c, o]() {
+            server::ServeOptions opt = *o;
+            if (opt.ui_dir.empty()) opt.ui_dir = default_ui_dir();
+            if (const char* k = std::getenv("MMKG_API_KEY")) opt.api_key = k;
+            Config cfg = c.config();
+            const std::string store = cfg.store;
+            const bool json = c.json;
+            opt.on_ready = [store, json](const std::string& url) {
+              if (json)
+                std::printf("%s\n", nlohmann::json({{"url", url}, {"store", store}}).dump().c_str());
+              else
+                std::printf("mmkg: serving %s on %s\n", store.c_str(), url.c_str());
+              std::fflush(stdout);
+            };
+            return server::serve(cfg, opt);
+          }};
+}
+
+}  // namespace mmkg::cli

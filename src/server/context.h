@@ -1,0 +1,47 @@
+// What the route handlers share (internal to server/).
+#pragma once
+
+#include <mutex>
+#include <string>
+
+#include "server/http.h"
+#include "server/jobs.h"
+#include "server/metrics.h"
+#include "server/pool.h"
+#include "server/server.h"
+
+namespace mmkg::server {
+
+struct Context {
+  Config cfg;
+  ServeOptions opt;
+  SessionPool& pool;
+  JobQueue& jobs;
+  Metrics& metrics;
+  std::string uploads_dir;  ///< STORE/uploads (absolute)
+  std::string version;
+  /// A session for the cheap reads that must not wait for a reader (/health, the document list):
+  /// store reads only, one at a time.
+  Session& meta;
+  std::mutex meta_mu;
+};
+
+/// /health, /metrics, /openapi.json, /api/documents, /api/jobs, /api/search, /api/ask,
+/// /api/entities, /api/figures.
+void add_api_routes(Http& http, Context& ctx);
+/// /v1/models, /v1/chat/completions, /api/tags, /api/version, /api/chat.
+void add_compat_routes(Http& http, Context& ctx);
+
+/// Answers through the session, counting the ask and its model calls in the metrics.
+AskResult run_ask(Context& c, Session& s, const AskRequest& r);
+
+/// The embedded OpenAPI document (openapi.json, built into the binary).
+const std::string& openapi_document();
+
+/// The question of a chat request: the last user message's text (a string, or the "text" parts
+/// of a list of content parts). HttpError 400 when there is none.
+std::string chat_question(const nlohmann::json& messages);
+/// An answer as chat text: the answer, then "Sources:" with one line per citation.
+std::string chat_text(const nlohmann::json& ask);
+
+}  // namespace mmkg::server

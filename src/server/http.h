@@ -1,0 +1,81 @@
+// The one small wrapper around cpp-httplib (Debian's libcpp-httplib-dev) that every route goes
+// through: handlers never throw past it (errors become JSON with the right status), writes and
+// (with --auth all) reads need the API key, every request is counted and timed for /metrics, and
+// one log line per request names the method, route, status and time, never a key, a query string
+// or a document's text. (Admission of heavy work, 429 when full, is the session pool's: pool.h.)
+#pragma once
+
+#include <httplib.h>
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "server/metrics.h"
+
+namespace mmkg::server {
+
+/// A handler's error with its HTTP status and code ("not_found", ...): the body is
+/// {"error":{"code":CODE,"message":MESSAGE}}.
+struct HttpError : std::runtime_error {
+  HttpError(int status, std::string code, const std::string& message)
+      : std::runtime_error(message), status(status), code(std::move(code)) {}
+  int status;
+  std::string code;
+};
+
+enum class Auth { Writes, All, None };
+/// "writes" | "all" | "none"; UsageError otherwise.
+Auth parse_auth(const std::string& s);
+
+/// Who may do what. The key is compared in constant time.
+struct AccessPolicy {
+  Auth auth = Auth::Writes;
+  std::string api_key;  ///< MMKG_API_KEY; empty: writes are refused (403) unless auth is None
+  /// Throws HttpError 401/403 when `req` may not run a route of this kind.
+  void check(const httplib::Request& req, bool write) const;
+};
+
+/// Constant-time equality (the time depends on the lengths only).
+bool same_secret(const std::string& a, const std::string& b);
+
+struct RouteOptions {
+  bool write = false;  ///< needs the key whatever --auth says
+  bool open = false;   ///< never needs a key (/health, /openapi.json)
+};
+
+using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
+
+class Http {
+ public:
+  Http(AccessPolicy policy, Metrics& metrics, bool log);
+
+  void get(const std::string& pattern, const std::string& route, Handler h, RouteOptions o = {});
+  void post(const std::string& pattern, const std::string& route, Handler h, RouteOptions o = {});
+  void del(const std::string& pattern, const std::string& route, Handler h, RouteOptions o = {});
+
+  httplib::Server& raw() { return srv_; }
+
+ private:
+  Handler wrap(const std::string& method, const std::string& route, Handler h, RouteOptions o);
+  httplib::Server srv_;
+  AccessPolicy policy_;
+  Metrics& metrics_;
+  bool log_;
+};
+
+/// JSON body helpers.
+void send_json(httplib::Response& res, const nlohmann::json& body, int status = 200);
+void send_error(httplib::Response& res, int status, const std::string& code, const std::string& message);
+/// The request's JSON body (400 when it is not an object).
+nlohmann::json body_json(const httplib::Request& req);
+/// A query parameter or `fallback`.
+std::string param(const httplib::Request& req, const std::string& name, const std::string& fallback = "");
+/// An integer parameter within [lo, hi] (400 otherwise).
+int int_param(const httplib::Request& req, const std::string& name, int fallback, int lo, int hi);
+/// The request asks for Server-Sent Events (Accept: text/event-stream).
+bool wants_sse(const httplib::Request& req);
+/// One SSE event ("event: NAME\ndata: JSON\n\n").
+std::string sse_event(const std::string& name, const nlohmann::json& data);
+
+}  // namespace mmkg::server

@@ -1,0 +1,270 @@
+// The JSON API: health, metrics, the OpenAPI document, documents and ingest jobs, search, ask
+// (JSON or Server-Sent Events), entities and figures. Each handler parses the request, calls the
+// Session and renders its report with app/json.h, the same JSON as the CLI's --json.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "app/json.h"
+#include "core/error.h"
+#include "server/context.h"
+#include "server/uploads.h"
+
+namespace mmkg::server {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+void health(Context& c, const httplib::Request&, httplib::Response& res) {
+  StoreStats st;
+  {
+    std::lock_guard<std::mutex> lk(c.meta_mu);
+    st = c.meta.store().stats();
+  }
+  send_json(res, {{"status", "ok"},
+                  {"version", c.version},
+                  {"documents", st.documents},
+                  {"chunks", st.chunks},
+                  {"ingest", {{"queued", c.jobs.queued()}, {"running", c.jobs.running()}}}});
+}
+
+void list_documents(Context& c, const httplib::Request&, httplib::Response& res) {
+  StatsReport r;
+  {
+    std::lock_guard<std::mutex> lk(c.meta_mu);
+    r.store = c.meta.store().stats();
+    r.docs = c.meta.store().documents();
+  }
+  send_json(res, {{"documents", stats_json(r)["docs"]}});
+}
+
+void stats(Context& c, const httplib::Request&, httplib::Response& res) {
+  StatsReport r;
+  {
+    std::lock_guard<std::mutex> lk(c.meta_mu);
+    r = c.meta.stats();
+  }
+  send_json(res, stats_json(r));
+}
+
+// POST /api/documents: multipart parts named "file"; each written to uploads/ and queued as one job.
+void upload(Context& c, const httplib::Request& req, httplib::Response& res) {
+  if (!req.is_multipart_form_data())
+    throw HttpError(415, "unsupported_media_type", "upload files as multipart/form-data, one part named \"file\" per file");
+  auto range = req.files.equal_range("file");
+  if (range.first == range.second) throw HttpError(400, "bad_request", "no part named \"file\" in the upload");
+  // Check every file before writing any, so a bad one refuses the whole upload cleanly.
+  std::vector<std::pair<std::string, const std::string*>> files;
+  for (auto it = range.first; it != range.second; ++it) {
+    const std::string safe = safe_file_name(it->second.filename);
+    if (safe.empty())
+      throw HttpError(400, "bad_request", "a file part has no usable file name (\"" + safe_file_name(it->second.name) + "\")");
+    if (it->second.content.empty()) throw HttpError(400, "bad_request", safe + ": the file is empty");
+    files.push_back({stored_name(safe, it->second.content), &it->second.content});
+  }
+  std::vector<std::string> names, paths;
+  for (const auto& [name, bytes] : files) {
+    paths.push_back(write_upload(c.uploads_dir, name, *bytes));
+    names.push_back(name);
+  }
+  const std::string id = c.jobs.submit(names, paths);
+  Job j;
+  c.jobs.get(id, j);
+  res.set_header("Location", "/api/jobs/" + id);
+  send_json(res, {{"job", job_json(j)}}, 202);
+}
+
+void delete_document(Context& c, const httplib::Request& req, httplib::Response& res) {
+  const std::string key = req.matches[1];
+  RemoveReport r = c.jobs.remove({key});
+  if (r.deleted.empty()) {
+    const std::string msg = r.failed.empty() ? "no document matches " + key : r.failed[0].message;
+    const bool ambiguous = !r.failed.empty() && r.failed[0].error == "ambiguous";
+    throw HttpError(ambiguous ? 409 : 404, ambiguous ? "conflict" : "not_found", msg);
+  }
+  // An uploaded file goes with its document.
+  for (const auto& d : r.deleted) {
+    const fs::path p(d.path);
+    if (p.parent_path() == fs::path(c.uploads_dir)) {
+      std::error_code ec;
+      fs::remove(p, ec);
+    }
+  }
+  send_json(res, remove_json(r));
+}
+
+void list_jobs(Context& c, const httplib::Request&, httplib::Response& res) {
+  json a = json::array();
+  for (const auto& j : c.jobs.list()) a.push_back(job_json(j));
+  send_json(res, {{"jobs", a}});
+}
+
+Job find_job(Context& c, const std::string& id) {
+  Job j;
+  if (!c.jobs.get(id, j)) throw HttpError(404, "not_found", "no job " + id + "; GET /api/jobs lists them");
+  return j;
+}
+
+void job_events(Context& c, const httplib::Request& req, httplib::Response& res) {
+  Job first = find_job(c, req.matches[1]);
+  res.set_header("Cache-Control", "no-cache");
+  res.set_chunked_content_provider("text/event-stream", [&c, first](size_t, httplib::DataSink& sink) {
+    Job j = first;
+    uint64_t seen = 0;
+    bool sent_any = false;
+    for (;;) {
+      const bool ended = j.state == "done" || j.state == "failed";
+      if (ended) {
+        const std::string ev = sse_event("done", job_json(j));
+        sink.write(ev.data(), ev.size());
+        break;
+      }
+      if (!sent_any || j.version > seen) {
+        const std::string ev = sse_event("progress", job_json(j));
+        if (!sink.write(ev.data(), ev.size())) return false;
+        seen = j.version;
+        sent_any = true;
+      }
+      if (!c.jobs.wait_change(j.id, seen, 15, j)) break;
+      if (j.version == seen && j.state != "done" && j.state != "failed") {
+        // No change in 15 s: a comment keeps proxies from closing the stream.
+        if (!sink.write(": waiting\n\n", 11)) return false;
+      }
+    }
+    sink.done();
+    return true;
+  });
+}
+
+SearchRequest search_request(const httplib::Request& req) {
+  SearchRequest r;
+  if (req.method == "POST") {
+    json b = body_json(req);
+    r.query = b.value("query", "");
+    r.k = b.value("k", 10);
+    r.mode = parse_search_mode(b.value("mode", "hybrid"));
+  } else {
+    r.query = param(req, "q");
+    r.k = int_param(req, "k", 10, 1, 100);
+    r.mode = parse_search_mode(param(req, "mode", "hybrid"));
+  }
+  if (r.query.empty()) throw HttpError(400, "bad_request", "the query is empty: give ?q=TEXT or {\"query\": TEXT}");
+  if (r.k < 1 || r.k > 100) throw HttpError(400, "bad_request", "k must be from 1 to 100");
+  return r;
+}
+
+void search(Context& c, const httplib::Request& req, httplib::Response& res) {
+  SearchRequest r = search_request(req);
+  auto s = c.pool.acquire();
+  send_json(res, search_json(s->search(r)));
+}
+
+AskRequest ask_request(const json& b) {
+  AskRequest r;
+  r.question = b.value("question", "");
+  if (r.question.empty()) throw HttpError(400, "bad_request", "the question is empty: give {\"question\": TEXT}");
+  if (b.contains("max_rounds")) {
+    const int n = b["max_rounds"].is_number_integer() ? b["max_rounds"].get<int>() : 0;
+    if (n < 1 || n > 5) throw HttpError(400, "bad_request", "max_rounds must be from 1 to 5");
+    r.options.max_rounds = n;
+  }
+  return r;
+}
+
+void ask(Context& c, const httplib::Request& req, httplib::Response& res) {
+  json b = body_json(req);
+  AskRequest r = ask_request(b);
+  const bool stream = b.value("stream", false) || wants_sse(req);
+  auto s = c.pool.acquire();  // 429 here, before any byte is sent
+  if (!stream) {
+    send_json(res, ask_json(r.question, run_ask(c, *s, r)));
+    return;
+  }
+  res.set_header("Cache-Control", "no-cache");
+  res.set_chunked_content_provider("text/event-stream", [&c, s, r](size_t, httplib::DataSink& sink) mutable {
+    bool open = true;
+    r.options.on_step = [&](const StepRecord& step) {
+      if (!open) return;
+      const std::string ev = sse_event("step", ask_step_json(step));
+      open = sink.write(ev.data(), ev.size());
+    };
+    std::string last;
+    try {
+      last = sse_event("answer", ask_json(r.question, run_ask(c, *s, r)));
+    } catch (const std::exception& e) {
+      last = sse_event("error", {{"error", {{"code", "internal"}, {"message", e.what()}}}});
+    }
+    if (open) sink.write(last.data(), last.size());
+    sink.done();
+    return true;
+  });
+}
+
+void entity(Context& c, const httplib::Request& req, httplib::Response& res) {
+  const std::string name = req.matches[1];
+  const bool evidence = param(req, "evidence", "false") == "true";
+  const int limit = int_param(req, "limit", 20, 1, 500);
+  auto s = c.pool.acquire();
+  send_json(res, entity_json(s->graph_entity(name, evidence, limit), evidence));
+}
+
+void figure(Context& c, const httplib::Request& req, httplib::Response& res, bool image) {
+  const std::string id = req.matches[1];
+  FigureReport f;
+  {
+    std::lock_guard<std::mutex> lk(c.meta_mu);
+    f = c.meta.figure(id);
+  }
+  if (!image) {
+    json j = figure_report_json(f);
+    j.erase("written");
+    send_json(res, j);
+    return;
+  }
+  if (f.image_path.empty()) throw HttpError(404, "not_found", "figure " + id + " has no image (a table: its rows are in its JSON)");
+  std::ifstream in(f.image_path, std::ios::binary);
+  if (!in) throw HttpError(500, "internal", "the figure's image is missing from the store; ingest its document again");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  res.set_header("Cache-Control", "max-age=3600");
+  res.set_content(ss.str(), "image/png");
+}
+
+}  // namespace
+
+AskResult run_ask(Context& c, Session& s, const AskRequest& r) {
+  c.metrics.ask();
+  const long long before = s.model_usage().requests;
+  AskResult a = s.ask(r);
+  c.metrics.model_calls(s.model_usage().requests - before);
+  return a;
+}
+
+void add_api_routes(Http& http, Context& c) {
+  using R = const httplib::Request&;
+  using W = httplib::Response&;
+  RouteOptions open;
+  open.open = true;
+  RouteOptions write;
+  write.write = true;
+  http.get("/health", "/health", [&c](R q, W w) { health(c, q, w); }, open);
+  http.get("/openapi.json", "/openapi.json", [](R, W w) { w.set_content(openapi_document(), "application/json"); }, open);
+  http.get("/metrics", "/metrics", [&c](R, W w) { w.set_content(c.metrics.render(), "text/plain; version=0.0.4"); });
+  http.get("/api/documents", "/api/documents", [&c](R q, W w) { list_documents(c, q, w); });
+  http.post("/api/documents", "/api/documents", [&c](R q, W w) { upload(c, q, w); }, write);
+  http.del(R"(/api/documents/([^/]+))", "/api/documents/{key}", [&c](R q, W w) { delete_document(c, q, w); }, write);
+  http.get("/api/stats", "/api/stats", [&c](R q, W w) { stats(c, q, w); });
+  http.get("/api/jobs", "/api/jobs", [&c](R q, W w) { list_jobs(c, q, w); });
+  http.get(R"(/api/jobs/([^/]+))", "/api/jobs/{id}", [&c](R q, W w) { send_json(w, job_json(find_job(c, q.matches[1]))); });
+  http.get(R"(/api/jobs/([^/]+)/events)", "/api/jobs/{id}/events", [&c](R q, W w) { job_events(c, q, w); });
+  http.get("/api/search", "/api/search", [&c](R q, W w) { search(c, q, w); });
+  http.post("/api/search", "/api/search", [&c](R q, W w) { search(c, q, w); });
+  http.post("/api/ask", "/api/ask", [&c](R q, W w) { ask(c, q, w); });
+  http.get(R"(/api/entities/([^/]+))", "/api/entities/{name}", [&c](R q, W w) { entity(c, q, w); });
+  http.get(R"(/api/figures/([^/]+))", "/api/figures/{id}", [&c](R q, W w) { figure(c, q, w, false); });
+  http.get(R"(/api/figures/([^/]+)/image)", "/api/figures/{id}/image", [&c](R q, W w) { figure(c, q, w, true); });
+}
+
+}  // namespace mmkg::server

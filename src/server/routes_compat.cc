@@ -1,0 +1,223 @@
+// OpenAI-compatible (/v1/models, /v1/chat/completions) and Ollama-compatible (/api/tags,
+// /api/version, /api/chat) endpoints: existing chat clients use mmkg as a model named "mmkg" that
+// answers the last user message from the documents. The answer text ends with its sources, and
+// the citations also come as a structured "citations" field.
+#include <chrono>
+#include <ctime>
+
+#include "app/json.h"
+#include "core/clock.h"
+#include "server/context.h"
+
+namespace mmkg::server {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kModel = "mmkg";
+
+long long unix_now() { return static_cast<long long>(std::time(nullptr)); }
+
+std::string iso_now() { return utc_now_iso(true); }
+
+std::string completion_id() {
+  static std::atomic<unsigned long long> n{0};
+  return "chatcmpl-mmkg-" + std::to_string(unix_now()) + "-" + std::to_string(++n);
+}
+
+// The answer in pieces for a streamed reply: sentence by sentence (the model is the whole team,
+// so the text is complete before the first piece is sent; pieces keep clients' rendering smooth).
+std::vector<std::string> pieces(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (size_t i = 0; i < text.size(); ++i) {
+    cur += text[i];
+    const bool end = (text[i] == '.' || text[i] == '\n' || text[i] == '?' || text[i] == '!') &&
+                     (i + 1 == text.size() || text[i + 1] == ' ' || text[i + 1] == '\n');
+    if (end && cur.size() >= 20) {
+      out.push_back(cur);
+      cur.clear();
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+// Rough token counts for "usage" (words), as the answer is not a model's output.
+int words(const std::string& s) {
+  int n = 0;
+  bool in = false;
+  for (unsigned char c : s) {
+    const bool w = !std::isspace(c);
+    n += w && !in;
+    in = w;
+  }
+  return n;
+}
+
+json answer(Context& c, std::shared_ptr<Session>& s, const std::string& question) {
+  AskRequest r;
+  r.question = question;
+  return ask_json(question, run_ask(c, *s, r));
+}
+
+void models(Context&, const httplib::Request&, httplib::Response& res) {
+  send_json(res, {{"object", "list"},
+                  {"data", json::array({{{"id", kModel}, {"object", "model"}, {"created", unix_now()}, {"owned_by", "mmkg"}}})}});
+}
+
+void chat_completions(Context& c, const httplib::Request& req, httplib::Response& res) {
+  json b = body_json(req);
+  if (!b.contains("messages") || !b["messages"].is_array())
+    throw HttpError(400, "bad_request", "\"messages\" must be an array of chat messages");
+  const std::string question = chat_question(b["messages"]);
+  const bool stream = b.value("stream", false);
+  auto s = c.pool.acquire();
+  if (!stream) {
+    json a = answer(c, s, question);
+    const std::string text = chat_text(a);
+    const int pt = words(question), ct = words(text);
+    send_json(res, {{"id", completion_id()},
+                    {"object", "chat.completion"},
+                    {"created", unix_now()},
+                    {"model", kModel},
+                    {"choices", json::array({{{"index", 0},
+                                              {"message", {{"role", "assistant"}, {"content", text}}},
+                                              {"finish_reason", "stop"}}})},
+                    {"usage", {{"prompt_tokens", pt}, {"completion_tokens", ct}, {"total_tokens", pt + ct}}},
+                    {"citations", a["citations"]}});
+    return;
+  }
+  res.set_header("Cache-Control", "no-cache");
+  res.set_chunked_content_provider("text/event-stream", [&c, s, question](size_t, httplib::DataSink& sink) mutable {
+    const std::string id = completion_id();
+    const long long created = unix_now();
+    auto chunk = [&](const json& delta, const json& finish, const json* cites) {
+      json j = {{"id", id},
+                {"object", "chat.completion.chunk"},
+                {"created", created},
+                {"model", kModel},
+                {"choices", json::array({{{"index", 0}, {"delta", delta}, {"finish_reason", finish}}})}};
+      if (cites) j["citations"] = *cites;
+      const std::string line = "data: " + j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n\n";
+      return sink.write(line.data(), line.size());
+    };
+    if (!chunk({{"role", "assistant"}, {"content", ""}}, nullptr, nullptr)) return false;
+    json a;
+    try {
+      a = answer(c, s, question);
+    } catch (const std::exception& e) {
+      const std::string line =
+          "data: " + json({{"error", {{"code", "internal"}, {"message", e.what()}}}}).dump() + "\n\ndata: [DONE]\n\n";
+      sink.write(line.data(), line.size());
+      sink.done();
+      return true;
+    }
+    for (const auto& p : pieces(chat_text(a)))
+      if (!chunk({{"content", p}}, nullptr, nullptr)) return false;
+    json cites = a["citations"];
+    chunk(json::object(), "stop", &cites);
+    sink.write("data: [DONE]\n\n", 14);
+    sink.done();
+    return true;
+  });
+}
+
+json tag() {
+  return {{"name", "mmkg:latest"},
+          {"model", "mmkg:latest"},
+          {"modified_at", iso_now()},
+          {"size", 0},
+          {"digest", "0000000000000000000000000000000000000000000000000000000000000000"},
+          {"details", {{"format", "mmkg"}, {"family", "mmkg"}, {"parameter_size", ""}, {"quantization_level", ""}}}};
+}
+
+void ollama_chat(Context& c, const httplib::Request& req, httplib::Response& res) {
+  json b = body_json(req);
+  if (!b.contains("messages") || !b["messages"].is_array())
+    throw HttpError(400, "bad_request", "\"messages\" must be an array of chat messages");
+  const std::string question = chat_question(b["messages"]);
+  const std::string model = b.value("model", std::string("mmkg:latest"));
+  const bool stream = b.value("stream", true);  // Ollama streams unless told not to
+  auto s = c.pool.acquire();
+  auto final_line = [model](const json& a, const std::string& content) {
+    return json{{"model", model},
+                {"created_at", iso_now()},
+                {"message", {{"role", "assistant"}, {"content", content}}},
+                {"done", true},
+                {"done_reason", "stop"},
+                {"citations", a["citations"]}};
+  };
+  if (!stream) {
+    json a = answer(c, s, question);
+    send_json(res, final_line(a, chat_text(a)));
+    return;
+  }
+  res.set_chunked_content_provider("application/x-ndjson", [&c, s, question, model, final_line](size_t, httplib::DataSink& sink) mutable {
+    json a;
+    try {
+      a = answer(c, s, question);
+    } catch (const std::exception& e) {
+      const std::string line = json({{"error", e.what()}}).dump() + "\n";
+      sink.write(line.data(), line.size());
+      sink.done();
+      return true;
+    }
+    for (const auto& p : pieces(chat_text(a))) {
+      const std::string line = json({{"model", model},
+                                     {"created_at", iso_now()},
+                                     {"message", {{"role", "assistant"}, {"content", p}}},
+                                     {"done", false}})
+                                   .dump(-1, ' ', false, json::error_handler_t::replace) +
+                               "\n";
+      if (!sink.write(line.data(), line.size())) return false;
+    }
+    const std::string last = final_line(a, "").dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+    sink.write(last.data(), last.size());
+    sink.done();
+    return true;
+  });
+}
+
+}  // namespace
+
+std::string chat_question(const json& messages) {
+  for (auto it = messages.rbegin(); it != messages.rend(); ++it) {
+    if (!it->is_object() || it->value("role", "") != "user") continue;
+    const json& content = (*it)["content"];
+    std::string q;
+    if (content.is_string()) q = content.get<std::string>();
+    if (content.is_array())
+      for (const auto& part : content)
+        if (part.is_object() && part.value("type", "") == "text") q += (q.empty() ? "" : " ") + part.value("text", "");
+    if (!q.empty()) return q;
+  }
+  throw HttpError(400, "bad_request", "no user message with text: the last user message is the question");
+}
+
+std::string chat_text(const json& a) {
+  std::string t = a.value("answer", "");
+  const json& cites = a["citations"];
+  if (!cites.is_array() || cites.empty()) return t;
+  t += "\n\nSources:";
+  for (const auto& ct : cites) {
+    t += "\n[" + std::to_string(ct.value("n", 0)) + "] " + ct.value("doc", "");
+    if (ct["page"].is_number()) t += ", p. " + std::to_string(ct["page"].get<int>());
+    if (ct["figure_label"].is_string()) t += ", " + ct["figure_label"].get<std::string>();
+    t += " (chunk " + ct.value("chunk_id", "").substr(0, 12) + ")";
+  }
+  return t;
+}
+
+void add_compat_routes(Http& http, Context& c) {
+  using R = const httplib::Request&;
+  using W = httplib::Response&;
+  http.get("/v1/models", "/v1/models", [&c](R q, W w) { models(c, q, w); });
+  http.post("/v1/chat/completions", "/v1/chat/completions", [&c](R q, W w) { chat_completions(c, q, w); });
+  http.get("/api/tags", "/api/tags", [](R, W w) { send_json(w, {{"models", json::array({tag()})}}); });
+  http.get("/api/version", "/api/version", [&c](R, W w) { send_json(w, {{"version", c.version}}); });
+  http.post("/api/chat", "/api/chat", [&c](R q, W w) { ollama_chat(c, q, w); });
+}
+
+}  // namespace mmkg::server

@@ -1,0 +1,30 @@
+// Uploaded files: a safe name, a type decided by the bytes (not the name), and a write that can
+// only land inside the store's uploads/ folder (no path traversal, no symlink followed).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace mmkg::server {
+
+/// The base name of an uploaded file name, reduced to a safe name: no folders ("a/../b.txt" and
+/// "..\\b.txt" give "b.txt"), no control characters, no leading dots, at most 120 bytes (the
+/// extension kept). Empty when nothing usable is left.
+std::string safe_file_name(std::string_view name);
+
+/// What the bytes are: "pdf" (%PDF- within the first 1024 bytes), "text" (valid UTF-8 without
+/// NUL bytes), or "" (anything else: refused).
+std::string sniff_type(std::string_view bytes);
+
+/// The name to store an upload under: the PDF's name ending in .pdf (".pdf" appended when the
+/// name says otherwise); a text's name when its extension is one ingest reads as text (.md,
+/// .markdown, .txt, .html, .htm, .rst, .csv), else with ".txt" appended. Throws HttpError 415
+/// for bytes that are neither, or a name ending in .pdf whose bytes are not a PDF.
+std::string stored_name(const std::string& safe_name, std::string_view bytes);
+
+/// Writes `bytes` to DIR/NAME (DIR created, itself not a symlink), through a temporary file
+/// opened with O_EXCL|O_NOFOLLOW and renamed over NAME, so a symlink planted at NAME is replaced,
+/// never followed. Returns the absolute path. Throws Error on failure.
+std::string write_upload(const std::string& dir, const std::string& name, std::string_view bytes);
+
+}  // namespace mmkg::server
