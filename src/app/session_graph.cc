@@ -17,8 +17,11 @@ graph::GraphStore& require_graph(graph::GraphStore* gs) {
   return *gs;
 }
 
-// The entity NAME names (exact, alias, then fuzzy/embedding); throws when none.
+// The entity NAME names (its id, as the neighbours' "id" give it; then exact, alias, fuzzy,
+// embedding); throws when none.
 graph::Entity find_entity(graph::GraphStore& gs, graph::EntityIndex& index, const std::string& name) {
+  if (name.size() > 8 && name[0] == 'e' && name.find_first_not_of("0123456789abcdef", 1) == std::string::npos)
+    if (auto e = gs.entity(name)) return *e;
   auto hits = index.lookup(name, 1);
   if (hits.empty() && gs.stats().entities == 0)
     throw Error("the knowledge graph is empty; `mmkg ingest` builds it (unless run with --extract none)");

@@ -46,6 +46,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -464,7 +465,10 @@ void FaissVectorIndex::save(const std::string& path, const std::string& tag) con
   } catch (const faiss::FaissException& e) {
     throw IOError("cannot serialise vector index for " + path + ": " + e.what());
   }
-  const std::string tmp = path + ".tmp";
+  // A temporary name of this writer's own: two processes (or a server's reader and writer
+  // sessions) may save the same index at once; each renames its own complete file into place.
+  static std::atomic<unsigned> seq{0};
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(seq++);
   try {
     HashingFile f(tmp);
     f.write(kMagic, sizeof kMagic);

@@ -6,6 +6,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -395,7 +396,10 @@ TEST(VectorIndexPersist, FlatRoundTrip) {
   m.remove(*idx, {77, 79});
   std::string path = dir.file("v.idx");
   idx->save(path, "model=minilm;rows=118");
-  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  // Only the index is left: no temporary file.
+  size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.str())) files += e.path().filename() == "v.idx" ? 0 : 1;
+  EXPECT_EQ(files, 0u);
   std::string tag;
   auto back = load_vector_index(path, opt, &tag);
   ASSERT_NE(back, nullptr);
@@ -759,6 +763,41 @@ TEST(VectorIndexBench, DISABLED_BuildAndSearch) {
           n, o.hnsw_ef_search, e.p50, e.p99, e.cpu_p50, e.cpu_p99, e.recall);
     }
   }
+}
+
+}  // namespace
+}  // namespace mmkg
+
+namespace mmkg {
+namespace {
+
+TEST(VectorIndexPersist, TwoWritersSavingAtOnceBothSucceedAndLeaveOneWholeIndex) {
+  testing::TempDir dir;
+  VectorIndexOptions opt;
+  opt.dim = 16;
+  auto a = make_vector_index(opt), b = make_vector_index(opt);
+  Model m{16};
+  m.add(*a, iota_ids(50, 1, 1), random_unit(50, 16, 3));
+  m.add(*b, iota_ids(80, 1, 1), random_unit(80, 16, 4));
+  const std::string path = dir.file("v.idx");
+  std::atomic<int> errors{0};
+  auto saver = [&](const VectorIndex& idx, const std::string& tag) {
+    for (int i = 0; i < 20; ++i) {
+      try {
+        idx.save(path, tag);
+      } catch (const std::exception&) {
+        ++errors;
+      }
+    }
+  };
+  std::thread t1(saver, std::cref(*a), "a"), t2(saver, std::cref(*b), "b");
+  t1.join();
+  t2.join();
+  EXPECT_EQ(errors.load(), 0);
+  std::string tag;
+  auto back = load_vector_index(path, opt, &tag);
+  ASSERT_NE(back, nullptr);
+  EXPECT_EQ(back->size(), tag == "a" ? 50 : 80);
 }
 
 }  // namespace

@@ -79,7 +79,10 @@ Handler Http::wrap(const std::string& method, const std::string& route, Handler 
     } catch (const UsageError& e) {
       send_error(res, 400, "bad_request", e.what());
     } catch (const InputError& e) {
-      send_error(res, 422, "bad_request", e.what());
+      send_error(res, 400, "bad_request", e.what());
+    } catch (const nlohmann::json::exception& e) {
+      // A field of the body with the wrong type ({"k": "ten"}): the client's mistake.
+      send_error(res, 400, "bad_request", std::string("a field of the request has the wrong type: ") + e.what());
     } catch (const std::exception& e) {
       send_error(res, 500, "internal", e.what());
     } catch (...) {

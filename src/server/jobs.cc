@@ -148,6 +148,7 @@ void JobQueue::run() {
         rep = writer().ingest(req);
       }
       if (after_write_) after_write_();
+      forget_unstored(paths);
       json r = ingest_json(rep);
       update(id, [&](Job& j) {
         j.state = "done";
@@ -155,9 +156,8 @@ void JobQueue::run() {
         j.current.clear();
         j.result = r;
         j.finished_at = now_iso();
+        ++ok_;  // under the same lock as the state, so a reader never sees one without the other
       });
-      std::lock_guard<std::mutex> lk(mu_);
-      ++ok_;
     } catch (const std::exception& e) {
       if (after_write_) after_write_();
       const std::string msg = e.what();
@@ -165,9 +165,20 @@ void JobQueue::run() {
         j.state = "failed";
         j.error = msg;
         j.finished_at = now_iso();
+        ++failed_;
       });
-      std::lock_guard<std::mutex> lk(mu_);
-      ++failed_;
+    }
+  }
+}
+
+void JobQueue::forget_unstored(const std::vector<std::string>& paths) {
+  // An uploaded file that is not a document now (it failed, or its content was already stored
+  // under another name) would stay in uploads/ with no way to delete it through the API.
+  std::lock_guard<std::mutex> w(write_mu_);
+  for (const auto& p : paths) {
+    try {
+      if (!writer().store().find_by_path(p)) std::filesystem::remove(p);
+    } catch (const std::exception&) {
     }
   }
 }

@@ -60,6 +60,8 @@ class JobQueue {
 
  private:
   void run();
+  /// Removes the uploaded files that did not become documents.
+  void forget_unstored(const std::vector<std::string>& paths);
   void update(const std::string& id, const std::function<void(Job&)>& fn);
   Session& writer();
   Config cfg_;

@@ -78,6 +78,13 @@ def test_neighbors_carry_evidence_sentences(graph_store):
     assert r.rc == 1 and "no entity matches" in r.err
 
 
+def test_an_entity_is_found_by_the_id_its_neighbours_give(graph_store):
+    n = run("graph", "entity", "multi-head attention", "--json", store=graph_store).json()["neighbors"][0]
+    r = run("graph", "entity", n["id"], "--json", store=graph_store)
+    assert r.rc == 0, r
+    assert r.json()["id"] == n["id"] and r.json()["name"] == n["name"]
+
+
 def test_ask_reports_entities_and_uses_graph(graph_store):
     r = run("ask", "what is MHA?", "--json", "-v", store=graph_store)
     j = r.json()
