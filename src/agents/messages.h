@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/types.h"
 #include "graph/model/graph_types.h"
 #include "graph/resolve/resolve.h"
 #include "llm/chat_model.h"
@@ -88,6 +89,8 @@ struct Citation {
   std::string figure_id;     ///< the cited chunk is a figure's or table's: its id
   std::string figure_label;  ///< "Figure 2" (empty when uncaptioned)
   std::string figure_kind;   ///< "figure" or "table"
+  /// Where the cited chunk lies on its PDF pages (Chunk::boxes); filled by Session::ask only.
+  std::vector<PageBox> boxes;
 };
 
 struct Answer {

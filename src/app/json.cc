@@ -59,7 +59,8 @@ json search_json(const SearchReport& r) {
                        {"heading_path", h.heading_path}, {"score", h.score}, {"snippet", h.snippet},
                        {"text", h.text}, {"kind", h.kind()},
                        {"figure_id", h.figure_id.empty() ? json(nullptr) : json(h.figure_id)},
-                       {"figure_label", h.figure_label.empty() ? json(nullptr) : json(h.figure_label)}});
+                       {"figure_label", h.figure_label.empty() ? json(nullptr) : json(h.figure_label)},
+                       {"boxes", page_boxes_json(h.boxes)}});
   }
   return {{"query", r.query}, {"mode", r.mode},
           {"dense_backend", r.dense_backend.empty() ? json(nullptr) : json(r.dense_backend)}, {"results", results}};
@@ -75,7 +76,8 @@ json ask_json(const std::string& question, const AskResult& r) {
                      {"figure_id", ct.figure_id.empty() ? json(nullptr) : json(ct.figure_id)},
                      {"figure_label", ct.figure_label.empty() ? json(nullptr) : json(ct.figure_label)},
                      {"kind", ct.figure_id.empty() ? "text" : (ct.figure_kind == "table" ? "table" : "figure")},
-                     {"heading_path", ct.heading_path}, {"quote", ct.quote}, {"text", ct.text}});
+                     {"heading_path", ct.heading_path}, {"quote", ct.quote}, {"text", ct.text},
+                     {"boxes", page_boxes_json(ct.boxes)}});
   json ents = json::array();
   for (const auto& e : r.entities) ents.push_back(entity_link_json(e));
   json facts = json::array();
@@ -161,6 +163,30 @@ json figure_report_json(const FigureReport& r) {
   j["image_path"] = r.image_path.empty() ? json(nullptr) : json(r.image_path);
   j["written"] = r.written.empty() ? json(nullptr) : json(r.written);
   return j;
+}
+
+json page_boxes_json(const std::vector<PageBox>& boxes) {
+  json out = json::array();
+  for (const PageBox& b : boxes) out.push_back({{"page", b.page}, {"x0", b.x0}, {"y0", b.y0}, {"x1", b.x1}, {"y1", b.y1}});
+  return out;
+}
+
+json chunk_json(const ChunkReport& r) {
+  const StoredChunk& sc = r.chunk;
+  const Chunk& c = sc.chunk;
+  return {{"chunk_id", c.id}, {"doc", sc.doc_name}, {"doc_id", c.doc_id}, {"format", r.format},
+          {"seq", c.seq}, {"page", page_json(c.page_start)}, {"page_end", page_json(c.page_end)},
+          {"heading_path", c.heading_path}, {"text", c.text},
+          {"kind", c.figure_id.empty() ? "text" : (sc.figure_kind == "table" ? "table" : "figure")},
+          {"figure_id", c.figure_id.empty() ? json(nullptr) : json(c.figure_id)},
+          {"figure_label", sc.figure_label.empty() ? json(nullptr) : json(sc.figure_label)},
+          {"boxes", page_boxes_json(c.boxes)}};
+}
+
+json page_image_json(const PageImage& p) {
+  return {{"doc", p.doc}, {"doc_id", p.doc_id}, {"page", p.page}, {"pages", p.pages}, {"width", p.width},
+          {"height", p.height}, {"zoom", p.zoom}, {"boxes", p.boxes},
+          {"chunk_id", p.chunk_id.empty() ? json(nullptr) : json(p.chunk_id)}};
 }
 
 json export_json(const ExportReport& r) {

@@ -23,5 +23,11 @@ nlohmann::json eval_report_json(const EvalReport& r);
 nlohmann::json figure_json(const StoredFigure& f);
 nlohmann::json figure_report_json(const FigureReport& r);
 nlohmann::json export_json(const ExportReport& r);
+/// Page boxes: [{"page", "x0", "y0", "x1", "y1"}] (points, y down, page space).
+nlohmann::json page_boxes_json(const std::vector<PageBox>& boxes);
+/// One stored chunk with its boxes (GET /api/chunks/{id}).
+nlohmann::json chunk_json(const ChunkReport& r);
+/// A rendered page's metadata (the PNG itself is not included).
+nlohmann::json page_image_json(const PageImage& p);
 
 }  // namespace mmkg

@@ -344,12 +344,18 @@ CheckReport Session::check() {
               "); rebuild it with `sqlite3 STORE/mmkg.db \"INSERT INTO chunks_fts(chunks_fts) VALUES('rebuild')\"`");
     }
   }
-  {  // every chunk belongs to a stored document
+  {  // every chunk belongs to a stored document, every page box to a chunk
     const long long orphans =
         count(store(), "SELECT count(*) FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents)");
-    add("chunks", orphans == 0,
-        orphans == 0 ? "every chunk belongs to a document"
-                     : std::to_string(orphans) + " chunks without a document");
+    const long long stray_boxes =
+        count(store(), "SELECT count(*) FROM chunk_boxes WHERE chunk_rowid NOT IN (SELECT rowid FROM chunks)");
+    std::string detail = orphans == 0 ? "every chunk belongs to a document"
+                                      : std::to_string(orphans) + " chunks without a document";
+    if (stray_boxes > 0)
+      detail += "; " + std::to_string(stray_boxes) +
+                " page boxes without a chunk (remove them with `sqlite3 STORE/mmkg.db \"DELETE FROM chunk_boxes "
+                "WHERE chunk_rowid NOT IN (SELECT rowid FROM chunks)\"`)";
+    add("chunks", orphans == 0 && stray_boxes == 0, detail);
   }
   if (!embedder().disabled()) {  // embeddings and the vector index (derived from them)
     Embedder* emb = embedder().get();

@@ -150,6 +150,23 @@ struct FigureReport {
   std::string written;       ///< where the PNG was copied (-o FILE), when asked
 };
 
+/// A page of a PDF rendered as PNG, for the page view (Session::page_image).
+struct PageImage {
+  std::string png;            ///< PNG bytes
+  int width = 0, height = 0;  ///< pixels
+  double zoom = 1;            ///< pixels per point, after clamping
+  int boxes = 0;              ///< highlight boxes drawn (0: no chunk, or one stored without boxes)
+  std::string doc, doc_id;    ///< the document's file name and id
+  std::string chunk_id;       ///< the highlighted chunk; empty: none
+  int page = 0, pages = 0;    ///< 1-based page, pages in the document
+};
+
+/// One stored chunk with its page boxes (Session::chunk_info).
+struct ChunkReport {
+  StoredChunk chunk;    ///< chunk.chunk.boxes loaded
+  std::string format;   ///< its document's format: "pdf" pages can be rendered (page_image)
+};
+
 struct ExportRequest {
   std::string doc;           ///< file name, path, id or id prefix
   std::string out_dir;       ///< the Markdown file and images/ go here (created)
@@ -199,6 +216,15 @@ class Session {
   /// Writes a document as Markdown (`NAME_raw.md` or `NAME_annotated.md`) with its figures in
   /// out_dir/images/ ("NAME-PAGE-K.png", page 0-based as pymupdf4llm names them) linked in place.
   ExportReport export_markdown(const ExportRequest& req);
+  /// Page `page` (1-based) of the PDF `doc_key` (file name, path, id or id prefix, as remove()
+  /// takes) rendered at `zoom` (clamped to 0.5..4), with the boxes of `chunk_id` (optional)
+  /// highlighted. NotFoundError for an unknown document, page or chunk; UsageError for an
+  /// ambiguous key, a document that is not a PDF, or a chunk of another document or page;
+  /// InputError when the file is gone, unreadable, encrypted, or (with a chunk) changed since
+  /// it was ingested. The file is read from the path it was ingested from.
+  PageImage page_image(const std::string& doc_key, int page, const std::string& chunk_id, double zoom);
+  /// The stored chunk `chunk_id` with its page boxes. NotFoundError when there is none.
+  ChunkReport chunk_info(const std::string& chunk_id);
 
   // ---- the components, built on first use (for the benches and tests)
   const Config& config() const { return cfg_; }

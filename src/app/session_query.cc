@@ -41,6 +41,9 @@ SearchReport Session::search(const SearchRequest& req) {
     }
   }
   rep.hits = s.search(expand_query(req.query), so);
+  // Page boxes for the page view: one lookup by primary key per hit.
+  for (SearchHit& h : rep.hits)
+    if (h.page_start > 0) h.boxes = h.rowid > 0 ? store().chunk_boxes(h.rowid) : store().chunk_boxes(h.chunk_id);
   if (rep.mode != "bm25") rep.dense_backend = s.dense_backend();
   return rep;
 }
@@ -57,7 +60,10 @@ AskResult Session::ask(const AskRequest& req) {
   o.chat = model;
   o.retrieve.reranker = reranker.get();
   o.expand = [this](const std::string& q) { return expand_query(q); };
-  return mmkg::ask(store(), s, req.question, o);
+  AskResult r = mmkg::ask(store(), s, req.question, o);
+  for (Citation& c : r.citations)
+    if (c.page > 0) c.boxes = store().chunk_boxes(c.chunk_id);
+  return r;
 }
 
 EvalReport Session::evaluate(const EvalRequest& req) {

@@ -19,6 +19,16 @@ struct Block {
   int level = 0;      ///< heading level 1..6 for Heading, 0 otherwise
   std::string text;   ///< clean UTF-8, no Markdown markers (the chunker renders '#')
   int page = 0;       ///< 1-based page number; 0 when the format has no pages
+  /// Where the block's lines lie on its page (PDF only): the union of their boxes, in page space
+  /// (points, y down, as MuPDF reports them); all 0 when the format has no pages.
+  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+
+/// A rectangle on a page of a PDF: where a chunk's text lies (points, y down, page space).
+struct PageBox {
+  int page = 0;  ///< 1-based
+  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  bool operator==(const PageBox&) const = default;
 };
 
 /// A figure or a table of a document: an image (embedded raster, region of vector drawing
@@ -73,6 +83,11 @@ struct Chunk {
   /// A figure's or table's own chunk (its caption, references, inner text and description):
   /// the figure's id; empty for a chunk of the document's text.
   std::string figure_id;
+  /// Where the chunk's text lies on its pages (PDF only; empty for other formats): the box of
+  /// every block the chunk covers (whole, even when the chunk covers part of it), merged per page
+  /// when adjacent, in reading order, rounded outwards to whole points. A figure's chunk: the
+  /// figure's region. Not part of the chunk's identity.
+  std::vector<PageBox> boxes;
 };
 
 }  // namespace mmkg

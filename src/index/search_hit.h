@@ -4,6 +4,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "core/types.h"
 
 namespace mmkg {
 
@@ -25,6 +28,8 @@ struct SearchHit {
   std::string figure_id;     ///< a figure's or table's own chunk: its id; empty for text
   std::string figure_label;  ///< "Figure 2" (empty when uncaptioned)
   std::string figure_kind;   ///< "figure" or "table"; empty for text
+  /// Where the chunk lies on its PDF pages (Chunk::boxes); filled by Session::search only.
+  std::vector<PageBox> boxes;
   /// What the hit is: "text", "figure" or "table".
   const char* kind() const { return figure_id.empty() ? "text" : (figure_kind == "table" ? "table" : "figure"); }
 };

@@ -1,6 +1,7 @@
 #include "ingest/chunker.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/hash.h"
 #include "text/sentences.h"
@@ -50,6 +51,7 @@ struct Unit {
   bool heading;          // a heading block: starts a new section
   bool section_start;    // first unit of a block (a paragraph boundary precedes it)
   std::string path;      // heading path in force for this unit
+  size_t block;          // index into ParsedDocument::blocks
 };
 
 bool ws(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
@@ -73,6 +75,26 @@ void split_words(const std::string& text, size_t b, size_t e, size_t limit,
     while (b < e && ws(text[b])) ++b;
   }
   if (e > b) out.emplace_back(b, e);
+}
+
+// Appends the box of block `b` (rounded outwards to whole points) to `out`, merged into the last
+// box when it is on the same page, in the same column (their x ranges overlap by half the
+// narrower one) and at most a paragraph gap below or above it.
+void add_block_box(const Block& b, std::vector<PageBox>& out) {
+  if (b.page <= 0 || !(b.x1 > b.x0) || !(b.y1 > b.y0)) return;
+  PageBox box{b.page, std::floor(b.x0), std::floor(b.y0), std::ceil(b.x1), std::ceil(b.y1)};
+  if (!out.empty()) {
+    PageBox& last = out.back();
+    const float overlap = std::min(last.x1, box.x1) - std::max(last.x0, box.x0);
+    const float narrower = std::min(last.x1 - last.x0, box.x1 - box.x0);
+    const float gap = std::max(box.y0 - last.y1, last.y0 - box.y1);
+    if (last.page == box.page && overlap >= 0.5f * narrower && gap <= 12.0f) {
+      last.x0 = std::min(last.x0, box.x0), last.y0 = std::min(last.y0, box.y0);
+      last.x1 = std::max(last.x1, box.x1), last.y1 = std::max(last.y1, box.y1);
+      return;
+    }
+  }
+  out.push_back(box);
 }
 
 std::string join_path(const std::vector<std::string>& stack) {
@@ -109,7 +131,7 @@ std::vector<Chunk> chunk_document(const ParsedDocument& doc, const RenderedDocum
       split_words(text, span.start, span.end, target, parts);
       for (size_t i = 0; i < parts.size(); ++i)
         units.push_back({parts[i].first, parts[i].second, b.page, b.kind == BlockKind::Heading && i == 0,
-                         i == 0, path});
+                         i == 0, path, span.block});
       continue;
     }
     auto sents = split_sentences(std::string_view(text).substr(span.start, len));
@@ -118,7 +140,7 @@ std::vector<Chunk> chunk_document(const ParsedDocument& doc, const RenderedDocum
       std::vector<std::pair<size_t, size_t>> parts;
       split_words(text, span.start + sb, span.start + se, target, parts);
       for (auto [pb, pe] : parts) {
-        units.push_back({pb, pe, b.page, false, first, path});
+        units.push_back({pb, pe, b.page, false, first, path, span.block});
         first = false;
       }
     }
@@ -157,6 +179,8 @@ std::vector<Chunk> chunk_document(const ParsedDocument& doc, const RenderedDocum
     }
     c.page_start = lo;
     c.page_end = hi;
+    for (size_t k = first; k < j; ++k)
+      if (k == first || units[k].block != units[k - 1].block) add_block_box(doc.blocks[units[k].block], c.boxes);
     c.id = hash_hex(doc_id + ":" + std::to_string(c.start) + ":" + std::to_string(c.end));
     chunks.push_back(std::move(c));
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -273,6 +274,8 @@ void add_figure_chunks(ParsedDocument& doc, RenderedDocument& rendered, const st
     c.end = static_cast<int64_t>(rendered.text.size());
     c.text = rendered.text.substr(static_cast<size_t>(c.start));
     c.figure_id = f.id;
+    if (doc.format == "pdf" && f.page > 0 && f.x1 > f.x0 && f.y1 > f.y0)
+      c.boxes.push_back({f.page, std::floor(f.x0), std::floor(f.y0), std::ceil(f.x1), std::ceil(f.y1)});
     c.id = hash_hex(doc_id + ":figure:" + f.id);
     chunks.push_back(std::move(c));
   }

@@ -216,6 +216,8 @@ class OfficeParser final : public Parser {
       throw InputError("after conversion of " + file + " to PDF by LibreOffice: " + e.what());
     }
     doc.format = format;
+    // Page boxes belong to LibreOffice's PDF, which is not kept: nothing to render them on.
+    for (Block& b : doc.blocks) b.x0 = b.y0 = b.x1 = b.y1 = 0;
     // LibreOffice titles a PDF with the document's title property, or with the file name it
     // was given ("document"): that one says nothing.
     if (doc.title == "document" || doc.title == "document." + format) doc.title.clear();

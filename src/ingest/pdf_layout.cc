@@ -213,6 +213,7 @@ struct RawBlock {
   bool toc = false;            // a table-of-contents entry (never a heading)
   bool row_continues = false;  // another block follows on the same row (table cell, term)
   float x0 = 0, x1 = 0;        // horizontal extent of the block's lines
+  float y0 = 0, y1 = 0;        // vertical extent of the block's lines
   std::vector<CodeLine> code_lines;
 
   float size() const { return nchars ? static_cast<float>(size_sum / nchars) : 0.0f; }
@@ -247,6 +248,8 @@ class BlockBuilder {
     b.code = code;
     b.x0 = l.x0;
     b.x1 = l.x1;
+    b.y0 = l.y0;
+    b.y1 = l.y1;
   }
 
   void append(const Line& l, std::string_view text, bool toc) {
@@ -275,6 +278,8 @@ class BlockBuilder {
     b.nlines++;
     b.x0 = std::min(b.x0, l.x0);
     b.x1 = std::max(b.x1, l.x1);
+    b.y0 = std::min(b.y0, l.y0);
+    b.y1 = std::max(b.y1, l.y1);
     b.toc = b.toc || toc;
     prev_ = &l;
     prev_toc_ = toc;
@@ -414,6 +419,7 @@ void classify_blocks(std::vector<RawBlock>& raw, const DocStats& st, std::vector
     if (b.text.empty()) continue;
     Block blk;
     blk.page = b.page;
+    blk.x0 = b.x0, blk.y0 = b.y0, blk.x1 = b.x1, blk.y1 = b.y1;
     switch (kind[i]) {
       case kSizeHeading:
         blk.kind = BlockKind::Heading;

@@ -25,16 +25,7 @@ namespace {
 
 using namespace pdf_fixture;
 
-/// Expects `fn` to throw InputError whose message contains `needle`.
-template <typename F>
-void expect_input_error(F&& fn, const std::string& needle) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected InputError containing '" << needle << "'";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
+using pdf_fixture::expect_input_error;
 
 // ---- structure ----
 

@@ -29,6 +29,7 @@ struct Context {
 /// /health, /metrics, /openapi.json, /api/documents, /api/jobs, /api/search, /api/ask,
 /// /api/entities, /api/figures.
 void add_api_routes(Http& http, Context& ctx);
+void add_page_routes(Http& http, Context& ctx);  ///< /api/documents/{key}/pages/{n}/image, /api/chunks/{id}
 /// /v1/models, /v1/chat/completions, /api/tags, /api/version, /api/chat.
 void add_compat_routes(Http& http, Context& ctx);
 

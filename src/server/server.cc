@@ -93,6 +93,7 @@ int serve(Config cfg, const ServeOptions& opt_in) {
   srv.set_read_timeout(30);
   srv.set_write_timeout(30);
   add_api_routes(http, ctx);
+  add_page_routes(http, ctx);
   add_compat_routes(http, ctx);
   if (!opt.ui_dir.empty() && fs::is_directory(opt.ui_dir)) srv.set_mount_point("/", opt.ui_dir);
 

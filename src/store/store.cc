@@ -127,6 +127,19 @@ CREATE INDEX figures_image ON figures(image_hash);
 CREATE TABLE figure_cache(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 )SQL";
 
+// Version 4: where each chunk's text lies on its PDF pages (Chunk::boxes), one row per box,
+// keyed (and so indexed) by the chunk's row id; deleted with the chunk (remove_rows). Chunks
+// stored before have none until their document is ingested again.
+const char* kSchemaV4 = R"SQL(
+CREATE TABLE chunk_boxes(
+  chunk_rowid INTEGER NOT NULL,
+  seq         INTEGER NOT NULL,
+  page        INTEGER NOT NULL,
+  x0 REAL NOT NULL, y0 REAL NOT NULL, x1 REAL NOT NULL, y1 REAL NOT NULL,
+  PRIMARY KEY (chunk_rowid, seq)
+) WITHOUT ROWID;
+)SQL";
+
 // What the FTS "context" column holds for a document's chunks: its file name without the
 // extension, with separators turned into spaces ("attention_wiki.txt" → "attention wiki"), and
 // its title.
@@ -262,6 +275,7 @@ void Store::migrate() {
     exec("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')");
   }
   if (version < 3) exec(kSchemaV3);
+  if (version < 4) exec(kSchemaV4);
   exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
   tx.commit();
 }
@@ -315,6 +329,9 @@ void Store::remove_rows(const std::string& doc_id, WriteResult& wr) {
       wr.removed_hashes.push_back(s.text(1));
     }
   }
+  Stmt(db_, "DELETE FROM chunk_boxes WHERE chunk_rowid IN (SELECT rowid FROM chunks WHERE doc_id = ?)")
+      .bind(1, doc_id)
+      .run();
   Stmt(db_, "DELETE FROM chunks WHERE doc_id = ?").bind(1, doc_id).run();
   Stmt(db_, "DELETE FROM figures WHERE doc_id = ?").bind(1, doc_id).run();
   Stmt(db_, "DELETE FROM documents WHERE id = ?").bind(1, doc_id).run();
@@ -358,6 +375,7 @@ WriteResult Store::put_document(const DocumentRecord& d, const std::string& text
          "context, figure_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
   const std::string context = document_context(d.name, d.title);
   Stmt e(db_, "INSERT OR IGNORE INTO embeddings(model, text_hash, vec) VALUES (?,?,?)");
+  Stmt bx(db_, "INSERT INTO chunk_boxes(chunk_rowid, seq, page, x0, y0, x1, y1) VALUES (?,?,?,?,?,?,?)");
   for (const auto& ch : chunks) {
     std::string th = hash_hex(ch.text);
     c.reset();
@@ -365,7 +383,16 @@ WriteResult Store::put_document(const DocumentRecord& d, const std::string& text
     c.bind(6, ch.heading_path).bind(7, ch.start).bind(8, ch.end).bind(9, ch.text).bind(10, th).bind(11, context);
     c.bind(12, ch.figure_id);
     c.run();
-    wr.added_rowids.push_back(sqlite3_last_insert_rowid(db_));
+    const int64_t rowid = sqlite3_last_insert_rowid(db_);
+    wr.added_rowids.push_back(rowid);
+    for (size_t k = 0; k < ch.boxes.size(); ++k) {
+      const PageBox& b = ch.boxes[k];
+      bx.reset();
+      bx.bind(1, rowid).bind(2, static_cast<int64_t>(k)).bind(3, b.page);
+      bx.bind(4, static_cast<double>(b.x0)).bind(5, static_cast<double>(b.y0));
+      bx.bind(6, static_cast<double>(b.x1)).bind(7, static_cast<double>(b.y1));
+      bx.run();
+    }
     if (!embed_model.empty() && !ch.vector.empty()) {
       e.reset();
       e.bind(1, embed_model).bind(2, th).bind_blob(3, ch.vector.data(), ch.vector.size() * sizeof(float));
@@ -481,6 +508,22 @@ std::optional<StoredChunk> Store::chunk(const std::string& chunk_id) {
   s.bind(1, chunk_id);
   if (s.step()) return read_chunk(s);
   return std::nullopt;
+}
+
+std::vector<PageBox> Store::chunk_boxes(int64_t rowid) {
+  std::vector<PageBox> out;
+  Stmt s(db_, "SELECT page, x0, y0, x1, y1 FROM chunk_boxes WHERE chunk_rowid = ? ORDER BY seq");
+  s.bind(1, rowid);
+  while (s.step())
+    out.push_back({s.i32(0), static_cast<float>(s.f64(1)), static_cast<float>(s.f64(2)), static_cast<float>(s.f64(3)),
+                   static_cast<float>(s.f64(4))});
+  return out;
+}
+
+std::vector<PageBox> Store::chunk_boxes(const std::string& chunk_id) {
+  Stmt s(db_, "SELECT rowid FROM chunks WHERE id = ?");
+  s.bind(1, chunk_id);
+  return s.step() ? chunk_boxes(s.i64(0)) : std::vector<PageBox>{};
 }
 
 std::vector<StoredChunk> Store::chunks_of(const std::string& doc_id) {

@@ -63,7 +63,7 @@ struct WriteResult {
 class Store {
  public:
   /// Current on-disk schema version (PRAGMA user_version).
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   /// Opens (and with `create`, creates) the store in directory `dir`.
   /// Throws IOError when it cannot, UsageError for a store of a newer schema.
@@ -107,7 +107,12 @@ class Store {
   /// Incremented by every write: the vector index records the generation it reflects.
   int64_t generation();
 
+  /// The chunk with this id; its `boxes` are not loaded (chunk_boxes()).
   std::optional<StoredChunk> chunk(const std::string& chunk_id);
+  /// Where a chunk's text lies on its PDF pages (Chunk::boxes), in order; empty for a chunk of
+  /// another format, one stored before schema version 4, or an unknown chunk.
+  std::vector<PageBox> chunk_boxes(const std::string& chunk_id);
+  std::vector<PageBox> chunk_boxes(int64_t rowid);
 
   // ---- figures and tables (store_figures.cc) ----
   /// Figures of a document in reading order.

@@ -213,6 +213,50 @@ TEST(Store, EmbeddingsAreSharedByTextAndCollectedWhenUnused) {
   EXPECT_TRUE(s->cached_embeddings("m", {"same text"})[0].empty()) << "collected";
 }
 
+TEST(Store, ChunkBoxesRoundTripAndGoWithTheirDocument) {
+  testing::TempDir dir;
+  auto s = Store::open(dir.str());
+  Chunk a = mk("d1", 0, "alpha on two pages");
+  a.boxes = {{1, 72, 100, 300, 180}, {2, 72.5f, 90, 300, 120.25f}};
+  Chunk b = mk("d1", 1, "beta without boxes");
+  s->put_document(rec("d1", "/x/a.pdf"), "t", {a, b}, std::nullopt);
+  EXPECT_EQ(s->chunk_boxes("d1-0"), a.boxes);
+  EXPECT_EQ(s->chunk_boxes(s->chunk("d1-0")->rowid), a.boxes);
+  EXPECT_TRUE(s->chunk_boxes("d1-1").empty());
+  EXPECT_TRUE(s->chunk_boxes("nope").empty());
+  EXPECT_TRUE(s->chunk("d1-0")->chunk.boxes.empty()) << "chunk() leaves them to chunk_boxes()";
+  // Replacing the document replaces its boxes; deleting it removes them.
+  Chunk a2 = mk("d2", 0, "alpha again");
+  a2.boxes = {{3, 1, 2, 3, 4}};
+  s->put_document(rec("d2", "/x/a.pdf"), "t", {a2}, std::string("d1"));
+  EXPECT_EQ(count(*s, "SELECT count(*) FROM chunk_boxes"), 1);
+  EXPECT_EQ(s->chunk_boxes("d2-0"), a2.boxes);
+  EXPECT_TRUE(s->delete_document("d2"));
+  EXPECT_EQ(count(*s, "SELECT count(*) FROM chunk_boxes"), 0);
+}
+
+TEST(Store, MigratesVersion3StoresToPageBoxes) {
+  testing::TempDir dir;
+  {
+    auto s = Store::open(dir.str());
+    s->put_document(rec("d1", "/x/a.pdf"), "t", {mk("d1", 0, "stored before boxes existed")}, std::nullopt);
+    // What version 3 had: everything but the boxes table.
+    s->exec("DROP TABLE chunk_boxes; PRAGMA user_version = 3");
+  }
+  auto s = Store::open(dir.str());
+  EXPECT_EQ(s->stats().schema_version, 4);
+  Stmt v(s->db(), "PRAGMA user_version");
+  ASSERT_TRUE(v.step());
+  EXPECT_EQ(v.i32(0), 4);
+  EXPECT_TRUE(s->chunk_boxes("d1-0").empty()) << "old chunks have none until ingested again";
+  EXPECT_EQ(s->chunk("d1-0")->chunk.text, "stored before boxes existed");
+  Chunk c = mk("d2", 0, "ingested after the migration");
+  c.boxes = {{1, 10, 20, 30, 40}};
+  s->put_document(rec("d2", "/x/b.pdf"), "t", {c}, std::nullopt);
+  EXPECT_EQ(s->chunk_boxes("d2-0"), c.boxes);
+  EXPECT_TRUE(s->delete_document("d1"));
+}
+
 TEST(Store, AdjacentRowidsAreTheChunksBeforeAndAfterInTheSameDocument) {
   testing::TempDir dir;
   auto store = Store::open(dir.str());

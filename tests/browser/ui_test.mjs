@@ -4,8 +4,7 @@
 //   MMKG_BIN=/abs/build/mmkg node tests/browser/ui_test.mjs [ARTIFACTS]
 //
 // Env: MMKG_BIN (default build/mmkg), MMKG_UI_DIR (default build/ui), CHROMIUM (default
-// /usr/bin/chromium), MMKG_UI_REQUIRE_PAGE_IMAGE=1 to require the PDF page image in the
-// citation viewer (see PAGE_IMAGE_REQUIRED).
+// /usr/bin/chromium).
 // Exits 0 when every step passed, 1 naming the step that failed.
 
 import { spawn, execFileSync } from "node:child_process";
@@ -32,19 +31,6 @@ const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const KEY = "ui-test-key";
 const STEP_MS = 60_000;
 const INGEST_MS = 240_000; // the sample corpus takes ~30 s with the native embedder on 2 cores
-// The page image in the citation viewer is required when the server has the route
-// (GET /api/documents/{key}/pages/{n}/image, probed at that step) or when this is "1".
-// TODO(lead): once every server has the route, require it always (drop the probe).
-const PAGE_IMAGE_REQUIRED = process.env.MMKG_UI_REQUIRE_PAGE_IMAGE === "1";
-
-/** Whether the server routes GET /api/documents/{key}/pages/{n}/image (a 404 "no such route" if not). */
-async function hasPageRoute() {
-  const res = await fetch(`${BASE}/api/documents/quokkas.pdf/pages/1/image`);
-  if (res.ok) return true;
-  const body = await res.text();
-  return !(res.status === 404 && body.includes("no such route"));
-}
-
 for (const [what, p] of [["mmkg binary (MMKG_BIN)", BIN], ["built UI (MMKG_UI_DIR)", path.join(UI_DIR, "index.html")], ["chromium (CHROMIUM)", CHROMIUM]]) {
   if (!fs.existsSync(p)) {
     console.error(`ui_test: no ${what} at ${p}`);
@@ -319,11 +305,9 @@ await step("citation-pdf-page", async () => {
     const src = await page.$eval(tid("citation-page-image"), (img) => img.src);
     const res = await fetch(src);
     const boxes = res.headers.get("x-highlight-boxes");
-    check(boxes === null || Number(boxes) > 0, `the page image highlights no box of the chunk (X-Highlight-Boxes: ${boxes}) for ${src}`);
+    check(Number(boxes) > 0, `the page image highlights no box of the chunk (X-Highlight-Boxes: ${boxes}) for ${src}`);
   } else {
-    const required = PAGE_IMAGE_REQUIRED || (await hasPageRoute());
-    check(!required, "the page image did not load (GET /api/documents/{key}/pages/{n}/image)");
-    log("note: the page image route is not served yet; checked the passage text only");
+    check(false, "the page image did not load (GET /api/documents/{key}/pages/{n}/image)");
   }
   const marked = await page.textContent(`${tid("citation-text")} mark`);
   check(/Rottnest/.test(marked), `the quote marked in the passage is not about Rottnest: ${marked}`);

@@ -357,6 +357,33 @@ def test_figures(srv, loaded):
         assert error_code(r, path.replace("ffffffffffffdead", "{id}"), "get", 404) == "not_found"
 
 
+def test_chunk_and_page_image_with_the_cited_region_highlighted(srv, loaded):
+    if "quokka.pdf" not in loaded["names"]:
+        pytest.skip("PyMuPDF is not installed: no PDF was uploaded")
+    hits = check(search(srv.url, "quokka"), "/api/search")["results"]
+    pdf = [h for h in hits if h["doc"] == "quokka.pdf" and h["page"] and h["boxes"]]
+    assert pdf, hits
+    h = pdf[0]
+    c = check(requests.get(f"{srv.url}/api/chunks/{h['chunk_id']}", timeout=T), "/api/chunks/{id}", status=200)
+    assert c["chunk_id"] == h["chunk_id"] and c["doc"] == "quokka.pdf" and c["boxes"] == h["boxes"], c
+    page = c["boxes"][0]["page"]
+    base = f"{srv.url}/api/documents/{h['doc_id']}/pages/{page}/image"
+    tpl = "/api/documents/{key}/pages/{n}/image"
+    lit = check(requests.get(base, params={"chunk": h["chunk_id"], "zoom": 1}, timeout=T), tpl, status=200)
+    plain = check(requests.get(base, params={"zoom": 1}, timeout=T), tpl, status=200)
+    assert lit.content[:8] == b"\x89PNG\r\n\x1a\n" and plain.content[:8] == b"\x89PNG\r\n\x1a\n"
+    assert int(lit.headers["X-Highlight-Boxes"]) >= 1 and int(plain.headers["X-Highlight-Boxes"]) == 0
+    assert int(lit.headers["X-Page-Count"]) >= page
+    assert lit.content != plain.content
+    # By file name too; a page out of range, an unknown chunk and a text document are errors.
+    assert requests.get(f"{srv.url}/api/documents/quokka.pdf/pages/{page}/image", timeout=T).status_code == 200
+    assert error_code(requests.get(f"{srv.url}/api/documents/quokka.pdf/pages/999/image", timeout=T), tpl, "get", 404)
+    assert error_code(requests.get(base, params={"chunk": "ffffffffffffdead"}, timeout=T), tpl, "get", 404)
+    txt = [d for d in loaded["names"] if d.endswith(".txt")][0]
+    assert error_code(requests.get(f"{srv.url}/api/documents/{txt}/pages/1/image", timeout=T), tpl, "get", 400)
+    assert error_code(requests.get(f"{srv.url}/api/chunks/ffffffffffffdead", timeout=T), "/api/chunks/{id}", "get", 404)
+
+
 def test_unknown_routes_are_json_errors(srv):
     for method, path in (("GET", "/api/nope"), ("POST", "/v1/nope"), ("GET", "/api/search/extra")):
         r = requests.request(method, srv.url + path, timeout=T)

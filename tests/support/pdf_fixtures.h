@@ -3,6 +3,10 @@
 // the parsed blocks. Used by pdf_parser_test.cc and pdf_layout_test.cc.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+
 #include <mupdf/fitz.h>
 #include <mupdf/pdf.h>
 
@@ -348,6 +352,17 @@ inline PageSpec body_page(const std::string& tag, float y = 100) {
              "and goes on for a while so that the paragraph has several lines of",
              "ordinary text, written in the body font of the document " + tag + "."});
   return p;
+}
+
+/// Expects `fn` to throw InputError whose message contains `needle`.
+template <typename F>
+void expect_input_error(F&& fn, const std::string& needle) {
+  try {
+    fn();
+    ADD_FAILURE() << "expected InputError containing '" << needle << "'";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace mmkg::pdf_fixture
