@@ -11,7 +11,7 @@ Measures (docs/BENCHMARKS.md, "HTTP server"):
      uploaded and not deleted, and `mmkg check` must pass.
 
 Usage: bench/server_load.py [--bin build/mmkg] [--corpus examples/corpus] [--duration 10]
-                             [--json bench/results/server_load.json]
+                             [--json bench/results/server-load-TIMESTAMP.json]
 """
 import argparse
 import concurrent.futures as cf
@@ -193,7 +193,8 @@ def main():
     ap.add_argument("--corpus", default=str(ROOT / "examples" / "corpus"))
     ap.add_argument("--duration", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=4)
-    ap.add_argument("--json", default=str(ROOT / "bench" / "results" / "server_load.json"))
+    ap.add_argument("--json", default=str(ROOT / "bench" / "results" /
+                                          time.strftime("server-load-%Y%m%dT%H%M%SZ.json", time.gmtime())))
     a = ap.parse_args()
     if not shutil.which("wrk"):
         raise SystemExit("wrk is missing: make setup installs it")
