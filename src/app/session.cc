@@ -8,6 +8,8 @@
 #include "agents/graph_retriever.h"
 #include "app/llm_open.h"
 #include "ingest/figures.h"
+#include "ingest/files.h"
+#include "ingest/image_decode.h"
 #include "core/error.h"
 #include "embed/embedder.h"
 #include "graph/extract/extract_llm.h"
@@ -37,6 +39,32 @@ class GraphVectorBackend final : public VectorBackend {
 };
 
 }  // namespace
+
+std::string upload_extension(const std::string& name, std::string_view bytes) {
+  const std::string format = detect_format(name, bytes);
+  std::string ext = std::filesystem::path(name).extension().string();
+  for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto has = [&](std::initializer_list<const char*> exts) {
+    for (const char* e : exts)
+      if (ext == e) return true;
+    return false;
+  };
+  if (format == "pdf") return has({".pdf"}) ? "" : ".pdf";
+  if (format == "markdown") return has({".md", ".markdown"}) ? "" : ".md";
+  if (format == "html") return has({".html", ".htm", ".xhtml"}) ? "" : ".html";
+  if (format == "text") return has({".txt", ".text", ".rst", ".csv", ".log", ".tex"}) ? "" : ".txt";
+  if (format == "image") {
+    const std::string kind = image_kind(bytes);
+    if (kind == "PNG") return has({".png"}) ? "" : ".png";
+    if (kind == "JPEG") return has({".jpg", ".jpeg", ".jpe"}) ? "" : ".jpg";
+    if (kind == "GIF") return has({".gif"}) ? "" : ".gif";
+    if (kind == "TIFF") return has({".tif", ".tiff"}) ? "" : ".tif";
+    if (kind == "WebP") return has({".webp"}) ? "" : ".webp";
+    if (kind == "BMP") return has({".bmp"}) ? "" : ".bmp";
+    throw InputError(name + ": not an image the ingest reads (PNG, JPEG, GIF, TIFF, WebP, BMP)");
+  }
+  return ext == "." + format ? "" : "." + format;  // epub and the Office formats
+}
 
 std::unique_ptr<Session> Session::open(Config cfg, bool create) {
   cfg.validate();

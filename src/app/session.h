@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agents/ask.h"
@@ -140,6 +141,13 @@ struct EntityReport {
   std::vector<EntityNeighbor> neighbors;
   std::vector<EntityFigure> figures;  ///< the first few, by (document, page)
 };
+
+/// The extension a file with these bytes should carry for ingest to read it as what it is,
+/// decided by the content (ingest/files.h detect_format: magic bytes, a ZIP's entries) and then by
+/// `name`'s extension: ".pdf", ".md", ".html", ".txt", ".epub", ".docx" (any Office format),
+/// ".png"/".jpg"/... for images; "" when `name`'s own extension already says it. Throws
+/// InputError for content no parser reads (archives, executables, an image named like a document).
+std::string upload_extension(const std::string& name, std::string_view bytes);
 
 // ---- the session
 

@@ -25,7 +25,7 @@ json job_json(const Job& j) {
   return {{"id", j.id},           {"kind", "ingest"},
           {"state", j.state},     {"files", j.files},
           {"done", j.done},       {"total", j.total},
-          {"current", j.current}, {"created_at", j.created_at},
+          {"current", j.current}, {"phase", j.phase}, {"created_at", j.created_at},
           {"finished_at", or_null(j.finished_at)}, {"result", j.result},
           {"error", or_null(j.error)}};
 }
@@ -129,6 +129,7 @@ void JobQueue::run() {
       queue_.pop_front();
       Job& j = jobs_[id];
       j.state = "running";
+      j.phase = "read";
       ++j.version;
       paths = j.paths;
       cv_.notify_all();
@@ -139,6 +140,8 @@ void JobQueue::run() {
       update(id, [&](Job& j) {
         j.done = static_cast<int>(p.files_done);
         j.current = std::filesystem::path(p.current).filename().string();
+        // The graph is built after every file is read: its progress counts the files again.
+        j.phase = p.current.rfind("graph: ", 0) == 0 ? "graph" : "read";
       });
     };
     try {
@@ -152,6 +155,7 @@ void JobQueue::run() {
       json r = ingest_json(rep);
       update(id, [&](Job& j) {
         j.state = "done";
+        j.phase = "end";
         j.done = j.total;
         j.current.clear();
         j.result = r;
@@ -163,6 +167,7 @@ void JobQueue::run() {
       const std::string msg = e.what();
       update(id, [&](Job& j) {
         j.state = "failed";
+        j.phase = "end";
         j.error = msg;
         j.finished_at = now_iso();
         ++failed_;

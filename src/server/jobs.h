@@ -27,7 +27,8 @@ struct Job {
   std::vector<std::string> files;  ///< file names, as uploaded
   std::vector<std::string> paths;  ///< where they are in the store's uploads/
   int done = 0, total = 0;
-  std::string current;  ///< the file being worked on (its name)
+  std::string current;  ///< the file being worked on (its name; "graph: NAME" while the graph is built)
+  std::string phase;    ///< "" (queued), "read" (parse, chunk, embed), "graph", "end"
   std::string created_at, finished_at;
   nlohmann::json result;  ///< ingest_json of the report (done), or null
   std::string error;

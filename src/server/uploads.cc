@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "app/session.h"
 #include "core/error.h"
 #include "server/http.h"
 
@@ -45,51 +46,43 @@ std::string safe_file_name(std::string_view name) {
 
 namespace {
 
-bool valid_utf8(std::string_view s) {
+// UTF-8 without NUL bytes: what ingest reads as text (it refuses other encodings).
+bool utf8_text(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c == 0) return false;
-    int n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
+    const int n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
     if (n < 0 || (c >= 0x80 && c < 0xC2) || c > 0xF4) return false;
-    for (int k = 1; k <= n; ++k) {
-      if (i + k >= s.size()) return false;
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
-    }
+    for (int k = 1; k <= n; ++k)
+      if (i + k >= s.size() || (static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
     i += n + 1;
   }
   return true;
 }
 
-std::string lower_ext(const std::string& name) {
-  const size_t dot = name.rfind('.');
-  if (dot == std::string::npos || dot == 0) return "";
-  std::string e = name.substr(dot);
-  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return std::tolower(c); });
-  return e;
-}
-
 }  // namespace
 
-std::string sniff_type(std::string_view bytes) {
-  if (bytes.substr(0, 1024).find("%PDF-") != std::string_view::npos) return "pdf";
-  if (valid_utf8(bytes)) return "text";
-  return "";
-}
-
 std::string stored_name(const std::string& name, std::string_view bytes) {
-  const std::string type = sniff_type(bytes);
-  const std::string ext = lower_ext(name);
-  if (type == "pdf") return ext == ".pdf" ? name : name + ".pdf";
-  if (ext == ".pdf")
+  std::string ext = fs::path(name).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (ext == ".pdf" && bytes.substr(0, 1024).find("%PDF-") == std::string_view::npos)
     throw HttpError(415, "unsupported_media_type", name + ": the name says PDF but the bytes are not a PDF");
-  if (type != "text")
+  std::string add;
+  try {
+    add = upload_extension(name, bytes);
+  } catch (const InputError& e) {
+    throw HttpError(415, "unsupported_media_type", name + ": " + e.what());
+  }
+  const std::string final_ext = add.empty() ? ext : add;
+  const bool textual = final_ext == ".md" || final_ext == ".markdown" || final_ext == ".html" || final_ext == ".htm" ||
+                       final_ext == ".xhtml" || final_ext == ".txt" || final_ext == ".text" || final_ext == ".rst" ||
+                       final_ext == ".csv" || final_ext == ".log" || final_ext == ".tex";
+  if (textual && !utf8_text(bytes))
     throw HttpError(415, "unsupported_media_type",
-                    name + ": not a PDF and not UTF-8 text; upload PDF, Markdown, HTML or plain text");
-  static const char* kText[] = {".md", ".markdown", ".txt", ".html", ".htm", ".rst", ".csv"};
-  for (const char* e : kText)
-    if (ext == e) return name;
-  return name + ".txt";
+                    name + ": not UTF-8 text and not a format mmkg reads (PDF, EPUB, Office, images); "
+                           "convert it to UTF-8 or upload the original document");
+  return name + add;
 }
 
 std::string write_upload(const std::string& dir, const std::string& name, std::string_view bytes) {

@@ -1,5 +1,6 @@
 // Uploaded files: a safe name, a type decided by the bytes (not the name), and a write that can
-// only land inside the store's uploads/ folder (no path traversal, no symlink followed).
+// only land inside the store's uploads/ folder (no path traversal, no symlink followed). Every
+// format ingest reads is accepted: PDF, Markdown, HTML, text, EPUB, Office files and images.
 #pragma once
 
 #include <string>
@@ -12,14 +13,11 @@ namespace mmkg::server {
 /// extension kept). Empty when nothing usable is left.
 std::string safe_file_name(std::string_view name);
 
-/// What the bytes are: "pdf" (%PDF- within the first 1024 bytes), "text" (valid UTF-8 without
-/// NUL bytes), or "" (anything else: refused).
-std::string sniff_type(std::string_view bytes);
-
-/// The name to store an upload under: the PDF's name ending in .pdf (".pdf" appended when the
-/// name says otherwise); a text's name when its extension is one ingest reads as text (.md,
-/// .markdown, .txt, .html, .htm, .rst, .csv), else with ".txt" appended. Throws HttpError 415
-/// for bytes that are neither, or a name ending in .pdf whose bytes are not a PDF.
+/// The name to store an upload under: `safe_name`, with the extension that says what the bytes
+/// are appended when its own does not (upload_extension in app/session.h: "scan.bin" holding a
+/// PDF is stored as "scan.bin.pdf", "notes" holding text as "notes.txt"). Throws HttpError 415
+/// for bytes no parser reads (archives, executables, an image named like a document), or a name
+/// ending in .pdf whose bytes are not a PDF.
 std::string stored_name(const std::string& safe_name, std::string_view bytes);
 
 /// Writes `bytes` to DIR/NAME (DIR created, itself not a symlink), through a temporary file

@@ -36,27 +36,31 @@ TEST(SafeFileName, ALongNameIsCutButKeepsItsExtensionAndWholeCharacters) {
   EXPECT_EQ((s.size() - 4) % 2, 0u);
 }
 
-TEST(SniffType, DecidesByTheBytesNotTheName) {
-  EXPECT_EQ(sniff_type("%PDF-1.7\n..."), "pdf");
-  EXPECT_EQ(sniff_type("# Title\nsome text"), "text");
-  EXPECT_EQ(sniff_type("caf\xc3\xa9"), "text");
-  EXPECT_EQ(sniff_type(std::string("bin\0ary", 7)), "");
-  EXPECT_EQ(sniff_type("\xff\xfe\x00\x01"), "");
-  EXPECT_EQ(sniff_type("truncated \xc3"), "");
-}
-
-TEST(StoredName, APdfGetsItsExtensionAndALieAboutPdfIsRefused) {
+TEST(StoredName, TheBytesDecideTheExtensionAndALieAboutPdfIsRefused) {
   EXPECT_EQ(stored_name("paper.pdf", "%PDF-1.4"), "paper.pdf");
   EXPECT_EQ(stored_name("paper.bin", "%PDF-1.4"), "paper.bin.pdf");
   EXPECT_EQ(stored_name("notes.md", "# notes"), "notes.md");
-  EXPECT_EQ(stored_name("notes.log", "plain text"), "notes.log.txt");
-  try {
-    stored_name("fake.pdf", "just text");
-    FAIL() << "a text named .pdf was accepted";
-  } catch (const HttpError& e) {
-    EXPECT_EQ(e.status, 415);
-  }
-  EXPECT_THROW(stored_name("image.png", std::string("\x89PNG\r\n\x1a\n\0\0", 10)), HttpError);
+  EXPECT_EQ(stored_name("notes", "plain text"), "notes.txt");
+  EXPECT_EQ(stored_name("page.htm", "<html><body>x</body></html>"), "page.htm");
+  const std::string png("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16);
+  EXPECT_EQ(stored_name("shot.png", png), "shot.png");
+  EXPECT_EQ(stored_name("shot", png), "shot.png");
+  EXPECT_EQ(stored_name("photo.jpeg", "\xFF\xD8\xFF\xE0 jfif"), "photo.jpeg");
+  auto refused = [](const std::string& name, const std::string& bytes) {
+    try {
+      stored_name(name, bytes);
+      return 0;
+    } catch (const HttpError& e) {
+      return e.status;
+    }
+  };
+  EXPECT_EQ(refused("fake.pdf", "just text"), 415);
+  EXPECT_EQ(refused("shot.md", png), 415);                                   // an image named like a document
+  EXPECT_EQ(refused("tool", std::string("\x7f" "ELF\x02\x01", 6)), 415);  // an executable
+  EXPECT_EQ(refused("data.gz", std::string("\x1f\x8b\x08\0", 4)), 415);   // an archive
+  EXPECT_EQ(refused("blob.bin", std::string("bin\0ary", 7)), 415);          // binary, no known format
+  EXPECT_EQ(refused("latin1.txt", "caf\xe9"), 415);                         // text, not UTF-8
+  EXPECT_EQ(refused("caf\xc3\xa9.md", "caf\xc3\xa9"), 0);
 }
 
 TEST(WriteUpload, ReplacesASymlinkPlantedAtTheNameInsteadOfWritingThroughIt) {

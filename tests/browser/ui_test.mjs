@@ -301,9 +301,10 @@ await step("citation-pdf-page", async () => {
   if (state === "loaded") {
     const w = await page.$eval(tid("citation-page-image"), (img) => img.naturalWidth);
     check(w > 100, `the page image is ${w} px wide`);
-    // The server says how many of the chunk's boxes it highlighted on the page.
-    const src = await page.$eval(tid("citation-page-image"), (img) => img.src);
-    const res = await fetch(src);
+    // The server says how many of the chunk's boxes it highlighted on the page. (The UI fetched
+    // the image with the key and shows a blob: URL; data-src keeps the API URL.)
+    const src = new URL(await page.$eval(tid("citation-page-image"), (img) => img.dataset.src), BASE).href;
+    const res = await fetch(src, { headers: { "X-API-Key": KEY } });
     const boxes = res.headers.get("x-highlight-boxes");
     check(Number(boxes) > 0, `the page image highlights no box of the chunk (X-Highlight-Boxes: ${boxes}) for ${src}`);
   } else {

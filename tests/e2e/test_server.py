@@ -484,6 +484,18 @@ def test_upload_types(srv, loaded):
     assert done["files"] == ["notes.weird.txt"] and done["result"]["documents"] == 1, done
     assert "notes.weird.txt" in doc_names(url) and "good.txt" not in doc_names(url)
     check(delete(url, "notes.weird.txt"), "/api/documents/{key}", "delete", 200)
+    # Every format ingest reads is taken, named by its content: a PNG without an extension.
+    import struct, zlib
+    raw = b"".join(b"\0" + b"\xff\xff\xff" * 8 for _ in range(8))
+    chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 8, 8, 8, 2, 0, 0, 0)) + \
+        chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+    job = check(upload(url, [("screenshot", png)]), "/api/documents", "post", 202)["job"]
+    assert job["files"] == ["screenshot.png"], job
+    wait_job(url, job["id"])
+    # An executable is refused whatever its name says.
+    r = upload(url, [("tool.txt", b"\x7fELF\x02\x01\x01" + bytes(64))])
+    assert error_code(r, "/api/documents", "post", 415) == "unsupported_media_type"
 
 
 def test_openai_client(srv, loaded):

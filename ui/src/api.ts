@@ -40,6 +40,32 @@ export function authHeaders(extra: Record<string, string> = {}): Record<string, 
   return key ? { ...extra, "X-API-Key": key } : extra;
 }
 
+/**
+ * Points `img` at `url`. Without a stored key the browser loads it as usual; with one it is
+ * fetched with the key (an <img> cannot send headers, and a server run with --auth all wants the
+ * key for images too) and shown from a blob URL. `data-src` keeps the URL; a failed fetch fires
+ * the image's error event, as a failed load would.
+ */
+export function loadImage(img: HTMLImageElement, url: string): void {
+  img.dataset.src = url;
+  if (!apiKey()) {
+    img.src = url;
+    return;
+  }
+  const failed = () => {
+    if (img.dataset.src === url) img.dispatchEvent(new Event("error"));
+  };
+  fetch(url, { headers: authHeaders() })
+    .then(async (res) => {
+      if (img.dataset.src !== url) return; // pointed elsewhere meanwhile
+      if (!res.ok) return failed();
+      const blobUrl = URL.createObjectURL(await res.blob());
+      img.addEventListener("load", () => URL.revokeObjectURL(blobUrl), { once: true });
+      img.src = blobUrl;
+    })
+    .catch(failed);
+}
+
 /** The ApiError for a response that is not 2xx (its JSON error body when it has one). */
 export async function errorOf(res: Response): Promise<ApiError> {
   let code = `http_${res.status}`;
@@ -107,6 +133,8 @@ export interface Job {
   done: number;
   total: number;
   current: string;
+  /** "read" (files parsed and stored), then "graph" (done counts the files again), "end". */
+  phase: "" | "read" | "graph" | "end";
   error: string | null;
   result: { documents?: number; chunks?: number; failed?: unknown[]; warnings?: unknown[] } | null;
 }

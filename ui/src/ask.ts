@@ -2,7 +2,7 @@
 // clickable citation markers and the cited figures.
 
 import { api, type AskResult, type Citation, type Step, streamSSE } from "./api";
-import { busyBox, clear, emptyBox, errorBox, fmtMs, h } from "./dom";
+import { busyBox, clear, emptyBox, errorBox, fmtMs, h, apiImg } from "./dom";
 import { openCitation } from "./citation";
 
 const STEP_TITLES: Record<string, string> = {
@@ -199,7 +199,7 @@ function figureList(body: HTMLElement, figs: unknown[]): void {
         const id = String(f.figure_id ?? f.id ?? "");
         const label = String(f.label ?? "figure");
         return h("figure", { class: "thumb", title: `${label} · ${f.doc ?? ""}${f.page ? `, p. ${f.page}` : ""}` },
-          id ? h("img", { src: api.figureImage(id), alt: label, loading: "lazy" }) : null,
+          id ? apiImg(api.figureImage(id), { alt: label, loading: "lazy" }) : null,
           h("figcaption", {}, label),
         );
       }),
@@ -257,7 +257,7 @@ function renderAnswer(r: AskResult): HTMLElement {
 
 function figureOf(c: Citation): HTMLElement {
   return h("figure", { class: "figure inline", "data-testid": "answer-figure", "data-figure": c.figure_id, title: "Open the source", onclick: () => openCitation(c) },
-    h("img", { src: api.figureImage(c.figure_id!), alt: c.figure_label ?? "figure", loading: "lazy" }),
+    apiImg(api.figureImage(c.figure_id!), { alt: c.figure_label ?? "figure", loading: "lazy" }),
     h("figcaption", {}, `[${c.n}] ${c.figure_label ?? "Figure"} · ${c.doc}${c.page ? `, p. ${c.page}` : ""}`),
   );
 }

@@ -2,8 +2,8 @@
 // page image with the chunk's region highlighted (/api/documents/{doc}/pages/{n}/image); every
 // citation shows the passage text with the quoted sentences marked.
 
-import { api, type Citation } from "./api";
-import { $, appendHighlighted, clear, h } from "./dom";
+import { api, type Citation, loadImage } from "./api";
+import { $, appendHighlighted, clear, h, apiImg } from "./dom";
 
 /** What the viewer needs; a citation of an answer, or an evidence sentence of the graph view. */
 export type Source = Pick<Citation, "doc" | "chunk_id"> &
@@ -42,7 +42,7 @@ export function openCitation(c: Source): void {
   if (c.figure_id)
     panel.append(
       h("figure", { class: "figure", "data-testid": "citation-figure" },
-        h("img", { src: api.figureImage(c.figure_id), alt: c.figure_label ?? "figure" }),
+        apiImg(api.figureImage(c.figure_id), { alt: c.figure_label ?? "figure" }),
         c.figure_label ? h("figcaption", {}, c.figure_label) : null,
       ),
     );
@@ -87,7 +87,7 @@ function pageViewer(c: Source): HTMLElement {
     panel.dataset.pageImage = "loading";
     img.hidden = false;
     note.textContent = `Page ${page}${last > first ? ` of pages ${first}–${last}` : ""}; the cited passage is highlighted.`;
-    img.src = api.pageImage(c.doc_id || c.doc, page, c.chunk_id);
+    loadImage(img, api.pageImage(c.doc_id || c.doc, page, c.chunk_id));
     img.alt = `${c.doc}, page ${page}`;
     pager.querySelectorAll("button").forEach((b) => b.classList.toggle("active", b.dataset.page === String(page)));
   };

@@ -145,7 +145,7 @@ async function follow(job: Job, card: HTMLElement, uploadBar: HTMLProgressElemen
   uploadLabel.remove();
   let last = job;
   const update = (j: Job) => {
-    const graph = j.current.startsWith("graph:");
+    const graph = j.phase === "graph";
     const phase = graph ? "Building the graph" : j.state === "queued" ? "Queued" : "Reading";
     if (j.done !== last.done || j.current !== last.current) onChange(); // the health line's counts
     bar.value = j.total ? j.done / j.total : 0;

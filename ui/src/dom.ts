@@ -1,6 +1,6 @@
 // A tiny DOM builder and the shared notices (empty, error, busy) the views use.
 
-import { ApiError } from "./api";
+import { ApiError, loadImage } from "./api";
 
 type Attrs = Record<string, string | number | boolean | null | undefined | EventListener>;
 type Child = Node | string | null | undefined | false;
@@ -107,4 +107,11 @@ export function appendHighlighted(parent: HTMLElement, text: string, quote: stri
   }
   parent.append(text.slice(at));
   return ranges.length;
+}
+
+/** An <img> for an API image (a figure, a page), loaded with the API key when one is stored. */
+export function apiImg(url: string, attrs: Attrs = {}): HTMLImageElement {
+  const img = h("img", attrs);
+  loadImage(img, url);
+  return img;
 }

@@ -4,7 +4,7 @@
 
 import cytoscape from "cytoscape";
 import { api, type Entity, type Neighbor } from "./api";
-import { busyBox, clear, emptyBox, errorBox, h } from "./dom";
+import { busyBox, clear, emptyBox, errorBox, h, apiImg } from "./dom";
 import { openCitation } from "./citation";
 
 let cy: cytoscape.Core | null = null;
@@ -183,7 +183,7 @@ function renderInfo(ent: Entity): void {
       h("div", { class: "figures", "data-testid": "graph-figures" },
         figs.map((f) =>
           h("figure", { class: "figure", title: f.caption ?? "" },
-            h("img", { src: api.figureImage(f.id), alt: f.label ?? "figure", loading: "lazy" }),
+            apiImg(api.figureImage(f.id), { alt: f.label ?? "figure", loading: "lazy" }),
             h("figcaption", {}, `${f.label ?? "Figure"} · ${f.doc ?? ""}${f.page ? `, p. ${f.page}` : ""}`),
           ),
         ),
