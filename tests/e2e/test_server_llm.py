@@ -1,0 +1,66 @@
+"""`mmkg serve --llm local`: one llama-cpp-python server (SmolLM2) started for the whole process and
+shared by every reader session; concurrent chat requests answered through it; the model calls
+counted in /metrics; the model server stopped with `mmkg serve`."""
+import concurrent.futures as cf
+import re
+import signal
+import subprocess
+
+import requests
+
+from conftest import BIN, CORPUS, run
+
+
+def children(pid):
+    p = subprocess.run(["ps", "--ppid", str(pid), "-o", "args="], capture_output=True, text=True)
+    return [l for l in p.stdout.splitlines() if "llama_cpp.server" in l]
+
+
+def llama_servers():
+    p = subprocess.run(["pgrep", "-f", "llama_cpp.server"], capture_output=True, text=True)
+    return set(p.stdout.split())
+
+
+def test_one_local_model_serves_every_request(tmp_path):
+    st = tmp_path / "store"
+    assert run("ingest", CORPUS, store=st).rc == 0
+    before = llama_servers()
+    env = {k: v for k, v in __import__("os").environ.items() if k not in ("MMKG_STORE", "MMKG_LLM_BASE_URL")}
+    env["MMKG_EMBEDDER"] = "none"
+    out, err = tmp_path / "serve.out", tmp_path / "serve.err"
+    with open(out, "wb") as o, open(err, "wb") as e:
+        proc = subprocess.Popen([BIN, "serve", "--port", "0", "--store", str(st), "--llm", "local", "--workers", "2"],
+                                stdout=o, stderr=e, stdin=subprocess.DEVNULL, env=env)
+    try:
+        url = None
+        for _ in range(6000):  # the model server starts first (up to a minute on 2 cores)
+            m = re.search(r"http://[\d.:]+", out.read_text())
+            if m:
+                url = m.group(0)
+                break
+            assert proc.poll() is None, err.read_text()[-3000:]
+            __import__("time").sleep(0.05)
+        assert url, err.read_text()[-3000:]
+        assert len(children(proc.pid)) == 1, children(proc.pid)
+
+        def chat(q):
+            r = requests.post(url + "/v1/chat/completions", timeout=600,
+                              json={"model": "mmkg", "messages": [{"role": "user", "content": q}]})
+            assert r.status_code == 200, r.text
+            return r.json()
+
+        with cf.ThreadPoolExecutor(2) as ex:
+            answers = list(ex.map(chat, ["what is multi-head attention?", "what is self-attention?"]))
+        for a in answers:
+            assert a["choices"][0]["message"]["content"].strip(), a
+            assert a["citations"], a
+        # Both sessions used the one model server, and the metrics counted its calls.
+        assert len(children(proc.pid)) == 1, children(proc.pid)
+        metrics = requests.get(url + "/metrics", timeout=60).text
+        calls = float(re.search(r"^mmkg_model_calls_total (\S+)$", metrics, re.M).group(1))
+        assert calls >= 2, metrics
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        rc = proc.wait(timeout=120)
+    assert rc == 0, err.read_text()[-3000:]
+    assert llama_servers() <= before
