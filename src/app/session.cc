@@ -99,6 +99,7 @@ LazyEmbedder& Session::embedder() {
 Searcher& Session::searcher() {
   if (searcher_) return *searcher_;
   searcher_ = std::make_unique<Searcher>(store(), embedder(), cfg_.fusion);
+  searcher_->allow_stale_index(accept_stale_index_);
   // With the graph in Neo4j, Neo4j's vector index serves the dense side.
   if (cfg_.graph.kind == GraphBackend::Kind::Neo4j) {
     graph::GraphStore* g = graph_store();
@@ -179,7 +180,8 @@ std::pair<long long, long long> Session::read_mark() {
 
 bool Session::refresh() {
   auto mark = read_mark();
-  if (mark == read_at_) return false;
+  // A stale vector index (accept_stale_index) is read again once the writer may have saved it.
+  if (mark == read_at_ && !(searcher_ && searcher_->index_stale())) return false;
   const bool had = searcher_ || graph_context_tried_ || acronyms_;
   read_at_ = mark;
   // The graph context holds the searcher's embedder and the store's documents: drop it first.

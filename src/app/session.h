@@ -257,6 +257,10 @@ class Session {
   /// query sees another process's (or session's) writes. The loaded embedder and chat model stay.
   /// Returns true when something was dropped.
   bool refresh();
+  /// While a writer (the server's ingest job) is about to bring the vector index up to date, a
+  /// reader uses the older index file as it is instead of rebuilding it; refresh() then reads it
+  /// again. Applies to the searcher built after the call.
+  void accept_stale_index(bool accept) { accept_stale_index_ = accept; }
   /// The chat model as a spec other sessions can share: `local` starts the local server once (it
   /// lives as long as this session) and gives its URL ("http://127.0.0.1:PORT/v1#model=NAME");
   /// any other value is returned as configured.
@@ -289,6 +293,7 @@ class Session {
   std::unique_ptr<ChatModel> chat_;
   /// What the query components were read from: store generation, graph documents (refresh()).
   std::pair<long long, long long> read_at_{-1, -1};
+  bool accept_stale_index_ = false;
   std::pair<long long, long long> read_mark();
 };
 

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +15,8 @@
 #include "agents/trace_json.h"
 #include "app/json.h"
 #include "core/error.h"
+#include "embed/embedder.h"
+#include "support/embed_fixtures.h"
 #include "support/image_fixtures.h"
 #include "support/scripted_http_server.h"
 #include "support/temp_dir.h"
@@ -273,6 +276,63 @@ TEST_F(SessionTest, VisionModelIntoANewStoreThenCachedOnReingest) {
   EXPECT_EQ(r.files.described, 0);
   EXPECT_EQ(r.files.describe_cached, 1);
   EXPECT_EQ(vlm.requests().size(), calls) << "the second ingest called the model";
+}
+
+}  // namespace
+}  // namespace mmkg
+
+namespace mmkg {
+namespace {
+
+// A reader that accepted an older vector index file (the server's readers while its writer is
+// about to save the index) reads it again on the next refresh, even with nothing else changed.
+TEST(SessionRefresh, AReaderWithAStaleVectorIndexReadsItAgainOnceItIsSaved) {
+  MMKG_REQUIRE_MINILM(model);
+  testing::TempDir tmp;
+  Config cfg;
+  cfg.store = tmp.file("store");
+  cfg.graph = GraphBackend::parse("none");
+  cfg.warn = [](const std::string&) {};
+  auto writer = Session::open(cfg, true);
+  IngestRequest in;
+  in.paths = {tmp.write("a.md", "# Quokkas\n\nThe quokka is a small marsupial on Rottnest Island.\n")};
+  writer->ingest(in);
+
+  // A document written with its vectors but without the index update: the file is now stale.
+  Embedder* emb = writer->embedder().get();
+  ASSERT_NE(emb, nullptr);
+  DocumentRecord doc;
+  doc.id = "00000000000000b1";
+  doc.path = tmp.file("b.md");
+  doc.name = "b.md";
+  doc.format = "markdown";
+  Chunk c;
+  c.id = "b1-0";
+  c.doc_id = doc.id;
+  c.text = "The numbat eats termites in the woodlands of Western Australia.";
+  c.end = static_cast<int64_t>(c.text.size());
+  c.vector = emb->embed({c.text}, EmbedKind::Document);
+  writer->store().put_document(doc, c.text, {c}, std::nullopt, emb->id());
+
+  auto dense_docs = [](Session& s) {
+    SearchRequest q;
+    q.query = "what do numbats eat";
+    q.mode = SearchMode::Dense;
+    std::set<std::string> docs;
+    for (const auto& h : s.search(q).hits) docs.insert(h.doc);
+    return docs;
+  };
+  auto reader = Session::open(cfg);
+  reader->accept_stale_index(true);
+  reader->refresh();
+  EXPECT_FALSE(dense_docs(*reader).count("b.md"));  // the old file, as it is: no rebuild
+
+  // Another session brings the index file up to date (a rebuild, saved).
+  EXPECT_TRUE(dense_docs(*Session::open(cfg)).count("b.md"));
+  reader->accept_stale_index(false);
+  EXPECT_TRUE(reader->refresh());
+  EXPECT_TRUE(dense_docs(*reader).count("b.md"));
+  EXPECT_FALSE(reader->refresh());
 }
 
 }  // namespace

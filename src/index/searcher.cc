@@ -83,7 +83,9 @@ bool Searcher::ensure_dense() {
   }
   try {
     if (remote_) return true;
-    index_ = open_vector_index(store_, embedder_->id(), embedder_->dim());
+    VectorIndexStatus st;
+    index_ = open_vector_index(store_, embedder_->id(), embedder_->dim(), {}, &st, allow_stale_);
+    stale_ = st.stale;
     if (index_->size() == 0) {
       why_not_ = "the store has no embeddings for " + embedder_->id() + "; run `mmkg ingest` again to compute them";
       index_.reset();

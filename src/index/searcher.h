@@ -107,6 +107,12 @@ class Searcher {
   void set_vector_backend(VectorBackend* backend);
   /// "faiss" or the backend serving dense search ("neo4j").
   std::string dense_backend() const;
+  /// Use an older generation's vector index file as it is instead of rebuilding it (see
+  /// open_vector_index); call before the first dense search. For readers while a writer is
+  /// about to save the index.
+  void allow_stale_index(bool allow) { allow_stale_ = allow; }
+  /// The loaded vector index is an older generation's (allow_stale_index): read it again later.
+  bool index_stale() const { return stale_; }
 
  private:
   std::vector<SearchHit> dense(std::string_view text, int k);
@@ -148,6 +154,7 @@ class Searcher {
   Embedder* embedder_ = nullptr;
   std::unique_ptr<VectorIndex> index_;
   VectorBackend* remote_ = nullptr;
+  bool allow_stale_ = false, stale_ = false;
   std::vector<std::unique_ptr<Store>> readers_;  ///< extra connections for parallel queries
 };
 

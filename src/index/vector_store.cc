@@ -51,7 +51,8 @@ std::string vector_index_path(const std::string& store_dir) {
 }
 
 std::unique_ptr<VectorIndex> open_vector_index(Store& store, const std::string& model, int dim,
-                                               const VectorIndexOptions& base, VectorIndexStatus* status) {
+                                               const VectorIndexOptions& base, VectorIndexStatus* status,
+                                               bool allow_stale) {
   VectorIndexOptions opt = with_env(base);
   opt.dim = dim;
   std::string path = vector_index_path(store.dir());
@@ -67,6 +68,14 @@ std::unique_ptr<VectorIndex> open_vector_index(Store& store, const std::string& 
   }
   if (idx && reason.empty()) {
     if (status) status->vectors = idx->size();
+    return idx;
+  }
+  if (idx && allow_stale && idx->dim() == dim && tag.rfind(model + "@", 0) == 0) {
+    if (status) {
+      status->stale = true;
+      status->reason = reason;
+      status->vectors = idx->size();
+    }
     return idx;
   }
   idx = rebuild(store, model, opt);

@@ -7,8 +7,12 @@
 
 namespace mmkg::server {
 
-SessionPool::SessionPool(Config cfg, int size, int max_queue, double wait_s)
-    : cfg_(std::move(cfg)), size_(std::max(1, size)), max_queue_(std::max(0, max_queue)), wait_s_(wait_s) {}
+SessionPool::SessionPool(Config cfg, int size, int max_queue, double wait_s, std::function<bool()> writer_busy)
+    : cfg_(std::move(cfg)),
+      size_(std::max(1, size)),
+      max_queue_(std::max(0, max_queue)),
+      wait_s_(wait_s),
+      writer_busy_(std::move(writer_busy)) {}
 
 SessionPool::~SessionPool() = default;
 
@@ -36,6 +40,7 @@ std::shared_ptr<Session> SessionPool::acquire() {
   }
   try {
     if (!s) s = Session::open(cfg_, false);
+    s->accept_stale_index(writer_busy_ && writer_busy_());
     s->refresh();
   } catch (...) {
     std::lock_guard<std::mutex> lk(mu_);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -17,7 +18,10 @@ namespace mmkg::server {
 
 class SessionPool {
  public:
-  SessionPool(Config cfg, int size, int max_queue, double wait_s = 60);
+  /// `writer_busy`, when given, says whether the server's writer is running a job: while it is,
+  /// leased readers use the vector index file as it is rather than rebuilding it after each
+  /// committed document (Session::accept_stale_index).
+  SessionPool(Config cfg, int size, int max_queue, double wait_s = 60, std::function<bool()> writer_busy = {});
   ~SessionPool();
 
   /// A session for this thread until the pointer is dropped. Throws HttpError 429 when
@@ -35,6 +39,7 @@ class SessionPool {
   Config cfg_;
   const int size_, max_queue_;
   const double wait_s_;
+  std::function<bool()> writer_busy_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::unique_ptr<Session>> idle_;

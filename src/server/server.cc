@@ -67,8 +67,8 @@ int serve(Config cfg, const ServeOptions& opt_in) {
   const std::string store_dir = fs::absolute(cfg.store).lexically_normal().string();
 
   Metrics metrics;
-  SessionPool pool(cfg, opt.workers, opt.max_queue);
   JobQueue jobs(cfg, nullptr);
+  SessionPool pool(cfg, opt.workers, opt.max_queue, 60, [&jobs] { return jobs.running() > 0; });
   Context ctx{cfg, opt, pool, jobs, metrics, store_dir + "/uploads", MMKG_VERSION, *meta, {}};
 
   metrics.add_reading("mmkg_ingest_jobs", "gauge", "Ingest jobs waiting or running.", "state=\"queued\"",

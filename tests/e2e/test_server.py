@@ -625,6 +625,10 @@ def test_searches_while_an_upload_job_runs(srv, loaded):
     assert done["state"] == "done", done
     assert results and all(code == 200 for code, _ in results), [x for x in results if x[0] != 200][:3]
     assert "papers_copy.txt" in {h["doc"] for h in search(srv.url, "wombats burrows closing note").json()["results"]}
+    # The readers used the vector index as it was during the job; after it, the dense side has
+    # the new document too (the index the writer saved is read again).
+    dense = search(srv.url, "a closing note on wombats and their burrows", "dense", 10).json()["results"]
+    assert "papers_copy.txt" in {h["doc"] for h in dense}, [(h["doc"], h["snippet"][:60]) for h in dense]
     check(delete(srv.url, "papers_copy.txt"), "/api/documents/{key}", "delete", 200)
 
 
