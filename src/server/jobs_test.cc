@@ -78,7 +78,9 @@ TEST(JobQueue, StopLetsTheRunningJobFinishAndFailsTheQueuedOnes) {
   for (const auto& x : q.list()) {
     EXPECT_TRUE(x.state == "done" || x.state == "failed") << x.state;
     ended += 1;
-    if (x.state == "failed") EXPECT_NE(x.error.find("stopped"), std::string::npos);
+    if (x.state == "failed") {
+      EXPECT_NE(x.error.find("stopped"), std::string::npos);
+    }
   }
   EXPECT_EQ(ended, 5);
   EXPECT_THROW(q.submit({"x"}, {"x"}), std::exception);
