@@ -272,6 +272,13 @@ IngestReport Session::ingest(const IngestRequest& req) {
   opt.embedder = nullptr;
   if (!embedder().disabled()) {
     opt.embedder = embedder().get();  // UsageError for a bad spec
+    // A model folder named by the user that does not load is a wrong setting: refused before
+    // anything is written. The bundled model missing, or an embedding server that is down (a
+    // later ingest backfills), only costs the dense side, with a warning.
+    if (!opt.embedder && cfg_.embedder.rfind("native:", 0) == 0)
+      throw UsageError("--embedder " + cfg_.embedder + ": " + embedder().unavailable_reason() +
+                       "; give the folder of a sentence-transformers model, native for the bundled "
+                       "all-MiniLM-L6-v2, or none for BM25 only");
     if (!opt.embedder) warn("no embeddings (" + embedder().unavailable_reason() + "); BM25 search only");
   }
   rep.embedder = opt.embedder ? opt.embedder->id() : "";

@@ -141,3 +141,13 @@ def test_encodings_become_utf8(tmp_path, store):
         assert "\ufeff" not in h["text"] and "\x00" not in h["text"]
     # accent-insensitive search too
     assert len(run("search", "creme brulee", "--json", store=store).json()["results"]) == 4
+
+
+def test_a_model_folder_that_does_not_load_is_refused_before_anything_is_written(tmp_path, store):
+    """A misspelt --embedder native:PATH used to warn and build a store with no embeddings (exit 0)."""
+    doc = tmp_path / "a.md"
+    doc.write_text("# Quokkas\n\nThe quokka lives on Rottnest Island.\n")
+    r = run("ingest", doc, "--embedder", "native:fp32", store=store)
+    assert r.rc == 2, r
+    assert "--embedder native:fp32" in r.err and "none for BM25 only" in r.err, r.err
+    assert not store.exists(), list(store.iterdir())
