@@ -32,11 +32,14 @@ json ingest_json(const IngestReport& rep) {
   for (const auto& f : r.failed) failed.push_back({{"path", f.path}, {"error", f.error}});
   json warnings = json::array();
   for (const auto& w : r.warnings) warnings.push_back({{"path", w.path}, {"warning", w.error}});
+  json links = json::array();
+  for (const auto& w : r.skipped_links) links.push_back({{"path", w.path}, {"warning", w.error}});
   return {{"documents", r.documents}, {"skipped", r.skipped}, {"chunks", r.chunks},
           {"figures", r.figures},     {"tables", r.tables},   {"pages", r.pages},     {"bytes", r.bytes},
           {"ocr", {{"images", r.ocr_runs}, {"cached", r.ocr_cached}, {"seconds", r.ocr_seconds}}},
           {"vision", {{"calls", r.described}, {"cached", r.describe_cached}, {"seconds", r.describe_seconds}}},
           {"ignored", r.ignored},     {"failed", failed},     {"warnings", warnings},
+          {"skipped_links", links},
           {"embedder", rep.embedder.empty() ? json(nullptr) : json(rep.embedder)}, {"embedded", r.embedded},
           {"embed_reused", r.embed_reused}, {"embed_seconds", r.embed_seconds},
           {"vector_index", r.vector_index}, {"seconds", r.seconds},

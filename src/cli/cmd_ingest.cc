@@ -69,6 +69,8 @@ Command add_ingest(CLI::App& app, Common& c) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--threads", o.threads, "parser threads (0 = all cores)")->capture_default_str();
   cmd->add_flag("--no-progress", f->no_progress, "no progress bar even on a terminal");
+  cmd->add_flag("--follow-symlinks", o.follow_symlinks,
+                "also ingest what symlinks inside a folder point to outside it (skipped with a warning otherwise)");
   cmd->add_flag("--no-figures", f->no_figures, "do not extract figures and tables (text only)");
   cmd->add_flag("--no-ocr", f->no_ocr, "do not OCR raster figures (captions and PDF text only)");
   cmd->add_option("--vlm", f->req.vlm,
@@ -97,6 +99,8 @@ Command add_ingest(CLI::App& app, Common& c) {
             IngestReport rep = session->ingest(req);
             bar.finish();
             for (const auto& x : rep.files.failed) print_error(x.path, x.error);
+            for (const auto& w : rep.files.skipped_links)
+              std::fprintf(stderr, "mmkg: warning: %s: %s\n", w.path.c_str(), w.error.c_str());
             if (c.verbose)
               for (const auto& w : rep.files.warnings)
                 std::fprintf(stderr, "mmkg: warning: %s: %s\n", w.path.c_str(), w.error.c_str());

@@ -107,9 +107,25 @@ std::string norm(const std::string& p) {
   return (ec ? fs::path(p) : a).lexically_normal().string();
 }
 
+/// `path` resolved (every symlink followed), or empty when it cannot be.
+std::string real_path(const std::string& path) {
+  std::error_code ec;
+  fs::path r = fs::canonical(path, ec);
+  return ec ? std::string() : r.string();
+}
+
+/// True when `path` is `root` or lies below it (both canonical).
+bool is_within(const std::string& path, const std::string& root) {
+  if (root == "/") return true;
+  return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
+                          path[root.size()] == '/');
+}
+
 struct Walker {
   FileList& out;
+  bool follow_symlinks = false;
   std::set<std::pair<dev_t, ino_t>> visited;
+  std::string root;  ///< canonical path of the folder named explicitly that is being walked
 
   void add_error(const std::string& path, const std::string& msg) { out.errors.push_back({path, msg}); }
 
@@ -142,7 +158,22 @@ struct Walker {
     }
   }
 
+  /// A symlink inside the walked folder that leads out of it: skipped (with a warning) unless
+  /// the user asked to follow links. Ingesting `/etc/passwd` because a folder holds a link to it
+  /// would put a file the user never chose into a store that may be served over HTTP.
+  bool leads_outside(const std::string& path) {
+    struct stat lst {};
+    if (follow_symlinks || root.empty() || ::lstat(path.c_str(), &lst) != 0 || !S_ISLNK(lst.st_mode))
+      return false;
+    const std::string target = real_path(path);
+    if (target.empty() || is_within(target, root)) return false;  // broken links: reported below
+    out.skipped.push_back({norm(path), "symlink to " + target +
+                                           " (outside the folder) skipped; pass --follow-symlinks to ingest it"});
+    return true;
+  }
+
   void visit(const std::string& path, bool explicit_path) {
+    if (!explicit_path && leads_outside(path)) return;
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
       int err = errno;
@@ -157,7 +188,14 @@ struct Walker {
       return;
     }
     if (S_ISDIR(st.st_mode)) {
-      walk_dir(path, st);
+      if (explicit_path) {
+        const std::string saved = root;
+        root = real_path(path);
+        walk_dir(path, st);
+        root = saved;
+      } else {
+        walk_dir(path, st);
+      }
       return;
     }
     if (!explicit_path && !supported_ext(fs::path(path).extension().string())) {
@@ -170,9 +208,9 @@ struct Walker {
 
 }  // namespace
 
-FileList collect_files(const std::vector<std::string>& paths) {
+FileList collect_files(const std::vector<std::string>& paths, bool follow_symlinks) {
   FileList out;
-  Walker w{out, {}};
+  Walker w{out, follow_symlinks, {}, {}};
   for (const auto& p : paths) w.visit(p, true);
   std::sort(out.files.begin(), out.files.end());
   out.files.erase(std::unique(out.files.begin(), out.files.end()), out.files.end());

@@ -62,6 +62,43 @@ TEST(Files, ReportsSymlinkLoopsAndMissingPaths) {
   EXPECT_EQ(missing, 1);
 }
 
+TEST(Files, SkipsSymlinksLeadingOutOfTheFolderUnlessAskedToFollow) {
+  testing::TempDir d;
+  d.write("in/a.txt", "inside");
+  d.write("in/sub/b.txt", "inside too");
+  d.write("outside/secret.txt", "not chosen");
+  d.write("outside/docs/c.md", "not chosen");
+  fs::create_symlink(d.file("outside/secret.txt"), d.file("in/link.txt"));   // file out
+  fs::create_directory_symlink(d.file("outside/docs"), d.file("in/docs"));   // folder out
+  fs::create_symlink(d.file("in/sub/b.txt"), d.file("in/inner.txt"));       // stays inside
+  fs::create_symlink("../../outside/secret.txt", d.file("in/sub/rel.txt"));    // relative, out
+  auto l = collect_files({d.file("in")});
+  std::vector<std::string> want = {d.file("in/a.txt"), d.file("in/inner.txt"), d.file("in/sub/b.txt")};
+  EXPECT_EQ(l.files, want);
+  ASSERT_EQ(l.skipped.size(), 3u);
+  for (const auto& s : l.skipped) {
+    EXPECT_NE(s.error.find("outside the folder"), std::string::npos) << s.error;
+    EXPECT_NE(s.error.find("--follow-symlinks"), std::string::npos) << s.error;
+  }
+  EXPECT_TRUE(l.errors.empty());
+
+  // Asked to follow: everything the links lead to comes in.
+  auto f = collect_files({d.file("in")}, /*follow_symlinks=*/true);
+  EXPECT_EQ(f.files.size(), 6u);
+  EXPECT_TRUE(f.skipped.empty());
+
+  // A link named on the command line is the user's choice: followed.
+  auto e = collect_files({d.file("in/link.txt")});
+  EXPECT_EQ(e.files.size(), 1u);
+  EXPECT_TRUE(e.skipped.empty());
+
+  // The folder itself reached through a symlink: its inside is judged by the real folder.
+  fs::create_directory_symlink(d.file("in"), d.file("alias"));
+  auto a = collect_files({d.file("alias")});
+  EXPECT_EQ(a.files.size(), 3u);
+  EXPECT_EQ(a.skipped.size(), 3u);
+}
+
 TEST(Files, ReadFileRefusesEmptyHugeAndSpecialFiles) {
   testing::TempDir d;
   EXPECT_THROW(read_file(d.write("empty.txt", ""), 1 << 20), InputError);

@@ -397,9 +397,10 @@ IngestResult ingest(Store& store, const std::vector<std::string>& paths, const I
                     const ProgressFn& progress) {
   auto t0 = std::chrono::steady_clock::now();
   IngestResult res;
-  FileList list = collect_files(paths);
+  FileList list = collect_files(paths, opt.follow_symlinks);
   drop_linked_images(list, paths);
   res.failed = list.errors;
+  res.skipped_links = list.skipped;
   res.ignored = list.ignored;
 
   const int64_t gen_before = store.generation();

@@ -22,6 +22,7 @@ struct IngestOptions {
   int threads = 0;                              ///< parser threads; 0 = number of cores
   Embedder* embedder = nullptr;                 ///< computes chunk embeddings; nullptr = BM25 only
   FigureOptions figures;                        ///< figures and tables: OCR, vision model
+  bool follow_symlinks = false;  ///< also ingest what symlinks inside a folder lead to outside it
 };
 
 /// Snapshot passed to the progress callback after each file.
@@ -57,6 +58,7 @@ struct IngestResult {
   std::string vector_index;   ///< what happened to the vector index ("updated", "rebuilt: why", "")
   std::vector<FileError> failed;
   std::vector<FileError> warnings;
+  std::vector<FileError> skipped_links;  ///< symlinks leading out of an ingested folder, not followed
   double seconds = 0;
 };
 

@@ -104,6 +104,27 @@ def test_directory_symlink_loop_terminates(tmp_path, store):
     assert any("symlink loop" in f["error"] for f in r.json()["failed"])
 
 
+def test_symlink_leading_out_of_the_folder_is_skipped_unless_followed(tmp_path, store):
+    """The issue's finding: `mmkg ingest FOLDER` ingested a link.txt pointing at /etc/passwd."""
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "notes.txt").write_text("Capybaras are the largest living rodents.\n")
+    os.symlink("/etc/passwd", d / "link.txt")
+    r = run("ingest", d, "--json", store=store)
+    assert r.rc == 0, r
+    j = r.json()
+    assert j["documents"] == 1 and j["failed"] == []
+    assert len(j["skipped_links"]) == 1 and j["skipped_links"][0]["path"].endswith("link.txt")
+    assert "--follow-symlinks" in j["skipped_links"][0]["warning"]
+    assert "link.txt" in r.err and "outside the folder" in r.err
+    assert run("stats", "--json", store=store).json()["documents"] == 1
+    assert run("search", "root", "--json", store=store).json()["results"] == []
+    # Asked to follow it, the user gets it.
+    r = run("ingest", d, "--follow-symlinks", "--json", store=store)
+    assert r.rc == 0, r
+    assert r.json()["documents"] == 1 and r.json()["skipped_links"] == []
+
+
 def test_huge_single_line_file_is_ingested(tmp_path, store):
     f = tmp_path / "huge.txt"
     words = ["lorem", "ipsum", "dolor", "sit", "amet", "tapir", "consectetur", "adipiscing"]
