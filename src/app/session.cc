@@ -20,6 +20,7 @@
 #include "llm/llm_config.h"
 #include "llm/local_server.h"
 #include "store/sqlite_util.h"
+#include "store/write_lock.h"
 
 namespace mmkg {
 
@@ -294,6 +295,8 @@ IngestReport Session::ingest(const IngestRequest& req) {
     describer = make_vision_describer(*vlm);
     opt.figures.describer = describer.get();
   }
+  StoreWriteLock lock(store().dir(), [this](const std::string& m) { warn(m); });
+  store().remove_unreferenced_images();  // what a killed earlier write left behind
   rep.files = mmkg::ingest(store(), req.paths, opt, req.progress);
   rep.llm_extraction = req.extract == ExtractMode::Llm;
   if (build_graph) rep.graph = sync_graph(&llm, req.progress, /*add_documents=*/true);
@@ -302,6 +305,7 @@ IngestReport Session::ingest(const IngestRequest& req) {
 
 RemoveReport Session::remove(const std::vector<std::string>& docs) {
   RemoveReport rep;
+  StoreWriteLock lock(store().dir(), [this](const std::string& m) { warn(m); });
   const int64_t gen_before = store().generation();
   std::vector<int64_t> removed;
   for (const auto& key : docs) {
@@ -372,13 +376,17 @@ CheckReport Session::check() {
   }
   {  // FTS5 index against the chunks it indexes (an external-content table: rank 1 makes
      // integrity-check compare the index with the chunks table, not only with itself)
-    try {
-      store().exec("INSERT INTO chunks_fts(chunks_fts, rank) VALUES('integrity-check', 1)");
-      add("fulltext", true, "the full-text index matches the " + std::to_string(counts.chunks) + " chunks");
-    } catch (const Error& e) {
-      add("fulltext", false,
-          std::string("the full-text index does not match the chunks (") + e.what() +
-              "); rebuild it with `sqlite3 STORE/mmkg.db \"INSERT INTO chunks_fts(chunks_fts) VALUES('rebuild')\"`");
+    if (store().read_only()) {
+      add("fulltext", true, "not checked: the store is read-only here (FTS5's integrity check needs write access)");
+    } else {
+      try {
+        store().exec("INSERT INTO chunks_fts(chunks_fts, rank) VALUES('integrity-check', 1)");
+        add("fulltext", true, "the full-text index matches the " + std::to_string(counts.chunks) + " chunks");
+      } catch (const Error& e) {
+        add("fulltext", false,
+            std::string("the full-text index does not match the chunks (") + e.what() +
+                "); rebuild it with `sqlite3 STORE/mmkg.db \"INSERT INTO chunks_fts(chunks_fts) VALUES('rebuild')\"`");
+      }
     }
   }
   {  // every chunk belongs to a stored document, every page box to a chunk
@@ -412,6 +420,14 @@ CheckReport Session::check() {
       add("vectors", ok, detail);
     }
   }
+  {  // files nothing refers to: what a killed write left (the next ingest removes them)
+    const auto left = store().leftover_files();
+    std::string detail = left.empty() ? "no leftover files"
+                                      : std::to_string(left.size()) + " leftover files of an interrupted write (" +
+                                            std::filesystem::path(left[0]).filename().string() +
+                                            (left.size() > 1 ? ", ..." : "") + "); the next ingest removes them";
+    add("files", true, detail);
+  }
   if (cfg_.graph.enabled()) {  // which documents the graph holds, against the store
     try {
       const std::string key = cfg_.graph.key();
@@ -427,7 +443,17 @@ CheckReport Session::check() {
                            " relations";
       if (in_graph - stale < docs) detail += "; the next ingest builds the rest";
       if (stale) detail += "; " + std::to_string(stale) + " deleted documents still in the graph (the next ingest removes them)";
-      add("graph", true, detail);
+      // Mentions of a document the graph holds and the store still has must point at its live
+      // chunks (the in-store graph only: a Neo4j graph is checked by its document count).
+      long long dangling = 0;
+      if (key == "sqlite") {
+        Stmt m(store().db(),
+               "SELECT count(*) FROM graph_mentions WHERE doc_id IN (SELECT id FROM documents) "
+               "AND chunk_id NOT IN (SELECT id FROM chunks)");
+        dangling = m.step() ? m.i64(0) : 0;
+        if (dangling) detail += "; " + std::to_string(dangling) + " mentions point at chunks that do not exist";
+      }
+      add("graph", dangling == 0, detail);
     } catch (const Error& e) {
       add("graph", false, e.what());
     }

@@ -1,13 +1,14 @@
 #include "store/store.h"
 
-#include "core/clock.h"
-
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <ctime>
 #include <filesystem>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/hash.h"
 #include "store/sqlite_util.h"
@@ -206,15 +207,41 @@ std::unique_ptr<Store> Store::open(const std::string& dir, bool create) {
   std::string file = (fs::path(dir) / "mmkg.db").string();
   if (!create && !fs::exists(file, ec))
     throw UsageError(dir + ": no store here; run `mmkg ingest PATH --store " + dir + "` first");
+  // Read-only when this process cannot write the folder or the file (a read-only mount, a store
+  // shared by another user). WAL mode then needs the -shm file; on a read-only file system with
+  // no -shm, nobody can change the file, so SQLite may treat it as immutable.
+  const bool read_only = fs::exists(file, ec) && (::access(dir.c_str(), W_OK) != 0 || ::access(file.c_str(), W_OK) != 0);
+  struct statvfs vfs {};
+  const bool ro_mount = read_only && ::statvfs(dir.c_str(), &vfs) == 0 && (vfs.f_flag & ST_RDONLY) != 0;
+  const bool immutable = ro_mount && !fs::exists(file + "-shm", ec);
   sqlite3* db = nullptr;
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-  if (sqlite3_open_v2(file.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+  int flags = read_only ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+                        : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  const std::string target = immutable ? "file:" + file + "?immutable=1" : file;
+  if (sqlite3_open_v2(target.c_str(), &db, flags, nullptr) != SQLITE_OK) {
     std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
     throw IOError(file + ": cannot open the store (" + msg + "); check permissions");
   }
   std::unique_ptr<Store> s(new Store(db, dir));
+  s->read_only_ = read_only;
   sqlite3_busy_timeout(db, 10000);
+  if (read_only) {
+    try {
+      Stmt v(db, "PRAGMA user_version");
+      const int version = v.step() ? v.i32(0) : 0;
+      if (version != kSchemaVersion)
+        throw UsageError(dir + ": store has schema version " + std::to_string(version) + " and is read-only here; " +
+                         (version < kSchemaVersion ? "open it once with write access to upgrade it"
+                                                   : "upgrade mmkg"));
+    } catch (const UsageError&) {
+      throw;
+    } catch (const Error& e) {
+      throw IOError(file + ": cannot read the read-only store (" + e.what() +
+                    "); copy it to a writable folder or open it where it is writable");
+    }
+    return s;
+  }
   s->exec("PRAGMA journal_mode=WAL");
   s->exec("PRAGMA synchronous=NORMAL");
   s->exec("PRAGMA foreign_keys=ON");
@@ -363,6 +390,18 @@ WriteResult Store::put_document(const DocumentRecord& d, const std::string& text
   write_images(figures);
   Transaction tx(db_);
   if (replace_id) remove_rows(*replace_id, wr);
+  // Whatever else holds this path now goes too: the caller looked before embedding, and a writer
+  // that does not take StoreWriteLock may have stored the path since (the newest version wins).
+  {
+    Stmt at(db_, "SELECT id FROM documents WHERE path = ?");
+    at.bind(1, d.path);
+    std::string other = at.step() ? at.text(0) : "";
+    if (!other.empty() && other != d.id) remove_rows(other, wr);
+    if (other == d.id) {  // this very document was stored meanwhile: nothing left to write
+      tx.commit();
+      return wr;
+    }
+  }
   Stmt ins(db_,
            "INSERT INTO documents(id, path, name, format, title, bytes, pages, chunks, text, ingested_at) "
            "VALUES (?,?,?,?,?,?,?,?,?,?)");

@@ -67,8 +67,13 @@ class Store {
 
   /// Opens (and with `create`, creates) the store in directory `dir`.
   /// Throws IOError when it cannot, UsageError for a store of a newer schema.
+  /// A store on a read-only file system (or whose folder or database file this user may not
+  /// write) opens read-only: search, ask and check work, every write throws IOError saying so.
   static std::unique_ptr<Store> open(const std::string& dir, bool create = true);
   ~Store();
+
+  /// True when the store was opened read-only (see open()).
+  bool read_only() const { return read_only_; }
 
   std::optional<DocumentRecord> find_by_path(const std::string& path);
   std::optional<DocumentRecord> find_by_id(const std::string& id);
@@ -128,7 +133,11 @@ class Store {
   /// image's hash; survives deletes, so a document ingested again costs no OCR or model call.
   std::optional<std::string> cache_get(const std::string& key);
   void cache_put(const std::string& key, const std::string& value);
-  /// Removes image files no figure refers to; returns how many. Runs after deletes.
+  /// Files in the store folder that nothing refers to: figure images no figure uses, and
+  /// temporary files (NAME.tmpPID...) whose writing process is gone. Left by a killed write.
+  std::vector<std::string> leftover_files();
+  /// Removes leftover_files(); returns how many. Runs after deletes and at the start of an ingest
+  /// (under StoreWriteLock, so no other writer's image is taken for a leftover).
   int remove_unreferenced_images();
   std::vector<StoredChunk> chunks_of(const std::string& doc_id);
   StoreStats stats();
@@ -148,6 +157,7 @@ class Store {
   void write_images(const std::vector<Figure>& figures);
   void insert_figures(const std::string& doc_id, const std::vector<Chunk>& chunks, const std::vector<Figure>& figures);
   sqlite3* db_;
+  bool read_only_ = false;
   std::string dir_;
 };
 

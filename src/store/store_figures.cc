@@ -1,4 +1,5 @@
 // Store: figures and tables, their image files and the per-image cache (see store.h).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -165,31 +166,56 @@ void Store::cache_put(const std::string& key, const std::string& value) {
   Stmt(db_, "INSERT OR REPLACE INTO figure_cache(key, value) VALUES (?, ?)").bind(1, key).bind(2, value).run();
 }
 
-int Store::remove_unreferenced_images() {
+namespace {
+
+/// True for "NAME.tmpPID" or "NAME.tmpPID-N" whose process PID still runs: a writer's temporary
+/// file, left alone while its writer lives.
+bool live_temp(const std::string& name) {
+  const size_t at = name.rfind(".tmp");
+  if (at == std::string::npos) return false;
+  std::string pid = name.substr(at + 4);
+  pid = pid.substr(0, pid.find('-'));
+  if (pid.empty() || pid.size() > 9 || pid.find_first_not_of("0123456789") != std::string::npos) return false;
+  return ::kill(std::stoi(pid), 0) == 0;
+}
+
+}  // namespace
+
+std::vector<std::string> Store::leftover_files() {
+  std::vector<std::string> out;
   std::error_code ec;
+  // Temporary files of a vector index save (vectors.idx.tmpPID-N) or any other atomic write in
+  // the store folder whose writer died before its rename.
+  for (auto it = fs::directory_iterator(dir_, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.find(".tmp") != std::string::npos && it->is_regular_file(ec) && !live_temp(name))
+      out.push_back(it->path().string());
+  }
+  // Figure images no figure refers to: written before their document's transaction, which a kill
+  // stopped, or left by a delete that was killed before it cleaned up.
   const fs::path dir = fs::path(dir_) / "figures";
-  if (!fs::is_directory(dir, ec)) return 0;
-  std::set<std::string> used;
-  {
-    Stmt s(db_, "SELECT DISTINCT image_hash FROM figures WHERE image_hash != ''");
-    while (s.step()) used.insert(s.text(0));
-  }
-  int removed = 0;
-  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    const fs::path p = it->path();
-    std::string name = p.filename().string();
-    bool tmp = name.find(".png.tmp") != std::string::npos;
-    std::string hash = name.substr(0, name.find('.'));
-    // A temporary file of a writer still running is left alone only while that process lives.
-    if (tmp) {
-      std::string pid = name.substr(name.rfind("tmp") + 3);
-      if (!pid.empty() && pid.find_first_not_of("0123456789") == std::string::npos && ::kill(std::stoi(pid), 0) == 0)
-        continue;
-    } else if (used.count(hash)) {
-      continue;
+  if (fs::is_directory(dir, ec)) {
+    std::set<std::string> used;
+    {
+      Stmt s(db_, "SELECT DISTINCT image_hash FROM figures WHERE image_hash != ''");
+      while (s.step()) used.insert(s.text(0));
     }
-    if (fs::remove(p, ec)) ++removed;
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      const bool tmp = name.find(".tmp") != std::string::npos;
+      if (tmp ? !live_temp(name) : !used.count(name.substr(0, name.find('.')))) out.push_back(it->path().string());
+    }
   }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+int Store::remove_unreferenced_images() {
+  if (read_only_) return 0;
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& p : leftover_files())
+    if (fs::remove(p, ec)) ++removed;
   return removed;
 }
 

@@ -68,6 +68,26 @@ TEST(Store, ReplaceSwapsOldVersionAtomically) {
   EXPECT_EQ(bm25_search(*s, "new").size(), 1u);
 }
 
+// Two writers that both looked ("is /x/a.txt stored?") before either wrote: the second insert
+// replaces what the first stored instead of failing on documents.path (issue 15's re-run error).
+TEST(Store, PutReplacesAVersionStoredAtThePathSinceTheCallerLooked) {
+  testing::TempDir dir;
+  auto s = Store::open(dir.str());
+  auto other = Store::open(dir.str());
+  ASSERT_FALSE(s->find_by_path("/x/a.txt"));
+  other->put_document(rec("v1", "/x/a.txt"), "old", {mk("v1", 0, "old words here")}, std::nullopt);
+  WriteResult wr = s->put_document(rec("v2", "/x/a.txt"), "new", {mk("v2", 0, "new words here")}, std::nullopt);
+  EXPECT_EQ(wr.removed_rowids.size(), 1u);
+  EXPECT_EQ(s->documents().size(), 1u);
+  EXPECT_EQ(s->find_by_path("/x/a.txt")->id, "v2");
+  EXPECT_TRUE(bm25_search(*s, "old").empty());
+  // The same document stored meanwhile: nothing is written twice.
+  WriteResult again = other->put_document(rec("v2", "/x/a.txt"), "new", {mk("v2", 0, "new words here")}, std::nullopt);
+  EXPECT_TRUE(again.added_rowids.empty());
+  EXPECT_EQ(count(*s, "SELECT count(*) FROM chunks"), 1);
+  s->exec("INSERT INTO chunks_fts(chunks_fts, rank) VALUES('integrity-check', 1)");
+}
+
 TEST(Store, FailedTransactionLeavesNothingBehind) {
   testing::TempDir dir;
   auto s = Store::open(dir.str());

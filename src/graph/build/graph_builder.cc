@@ -202,7 +202,8 @@ EmbedNames make_embed_names(Store& store, Embedder* embedder) {
     if (!missing.empty()) {
       std::vector<std::vector<float>> fresh = embed_rows(*embedder, missing, EmbedKind::Document);
       for (size_t i = 0; i < missing.size(); ++i) vecs[where[i]] = fresh[i];
-      store.put_embeddings(embedder->id(), missing, fresh, /*chunk_vectors=*/false);
+      // Cached for the next run, where the store can be written (a read-only store computes them).
+      if (!store.read_only()) store.put_embeddings(embedder->id(), missing, fresh, /*chunk_vectors=*/false);
     }
     return vecs;
   };
