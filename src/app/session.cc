@@ -276,13 +276,17 @@ IngestReport Session::ingest(const IngestRequest& req) {
     // A model folder named by the user that does not load is a wrong setting: refused before
     // anything is written. The bundled model missing, or an embedding server that is down (a
     // later ingest backfills), only costs the dense side, with a warning.
-    if (!opt.embedder && cfg_.embedder.rfind("native:", 0) == 0)
+    // (native:int8 / native:fp32 name only a precision: the bundled model, as native.)
+    const bool names_folder = cfg_.embedder.rfind("native:", 0) == 0 && cfg_.embedder != "native:int8" &&
+                              cfg_.embedder != "native:fp32";
+    if (!opt.embedder && names_folder)
       throw UsageError("--embedder " + cfg_.embedder + ": " + embedder().unavailable_reason() +
                        "; give the folder of a sentence-transformers model, native for the bundled "
                        "all-MiniLM-L6-v2, or none for BM25 only");
     if (!opt.embedder) warn("no embeddings (" + embedder().unavailable_reason() + "); BM25 search only");
   }
   rep.embedder = opt.embedder ? opt.embedder->id() : "";
+  if (cfg_.verbose && opt.embedder) std::fprintf(stderr, "mmkg: embedder %s\n", opt.embedder->describe().c_str());
   // The vision model (--vlm): a bad spec is a usage error before anything is written, so its
   // spec is read before the store is made; the model's answer cache lives in the store's
   // database, which a first ingest creates, so the store is opened before the model.

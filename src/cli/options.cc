@@ -31,7 +31,8 @@ void add_common(CLI::App* a, Common& c) {
   a->add_flag("--json", c.json, "print one JSON object on stdout (fields in docs/JSON.md)");
   a->add_flag("-v,--verbose", c.verbose, "log every step on stderr");
   a->add_option("--embedder", c.embedder,
-                "embedding model: native (all-MiniLM-L6-v2), native:/model/folder, http(s)://HOST/v1#model=NAME "
+                "embedding model: native (all-MiniLM-L6-v2; native:fp32 / native:int8 force the precision), "
+                "native:/model/folder, http(s)://HOST/v1#model=NAME "
                 "(OpenAI-compatible server), none (env MMKG_EMBEDDER)")
       ->capture_default_str();
   a->add_option("--fusion", c.fusion,

@@ -1,11 +1,15 @@
-// BERT encoder forward pass on the CPU (OpenBLAS SGEMM for every matrix product) with mean
-// pooling and L2 normalisation: the sentence-transformers recipe of all-MiniLM-L6-v2 and other
-// BERT-family sentence models (absolute positions, post-LayerNorm, exact GELU).
+// BERT encoder forward pass on the CPU with mean pooling and L2 normalisation: the
+// sentence-transformers recipe of all-MiniLM-L6-v2 and other BERT-family sentence models (absolute
+// positions, post-LayerNorm, exact GELU). The linear layers run in fp32 (OpenBLAS SGEMM) or in
+// int8 (gemm_int8.h: per-channel int8 weights, per-token uint8 activations); the attention
+// products, LayerNorm, softmax and GELU are fp32 in both.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "embed/gemm_int8.h"
 
 namespace mmkg {
 
@@ -27,14 +31,23 @@ struct BertConfig {
   static BertConfig from_file(const std::string& path);
 };
 
+/// Arithmetic of the linear layers (the four per-layer weight matrices).
+enum class BertPrecision { Fp32, Int8 };
+
 class BertEncoder {
  public:
   /// Copies the weights named by Hugging Face's BertModel (with or without a "bert." prefix) out
-  /// of `weights`, checking every shape against `config`. Throws Error on any mismatch.
-  BertEncoder(const BertConfig& config, const SafeTensors& weights);
+  /// of `weights`, checking every shape against `config`. Throws Error on any mismatch. With
+  /// Int8, the linear layers' weights are quantised and packed here (their fp32 copies dropped)
+  /// and run by the kernel of int8::best_isa() as of construction.
+  BertEncoder(const BertConfig& config, const SafeTensors& weights,
+              BertPrecision precision = BertPrecision::Fp32);
 
   const BertConfig& config() const { return cfg_; }
   int dim() const { return cfg_.hidden_size; }
+  BertPrecision precision() const { return precision_; }
+  /// The int8 kernel in use (meaningful with Int8 only).
+  int8::Isa int8_isa() const { return isa_; }
 
   /// Encodes `n` sequences stored back to back in `ids` (lens[i] ids each, every one
   /// <= max_position, all < vocab_size) and writes each sequence's mean-pooled, L2-normalised
@@ -51,9 +64,17 @@ class BertEncoder {
     std::vector<float> ff1_w, ff1_b;  // [I, H], [I]
     std::vector<float> ff2_w, ff2_b;  // [H, I], [H]
     std::vector<float> ln2_g, ln2_b;  // output LayerNorm
+    // Int8 only: the four linear layers quantised (bias included); their fp32 weights are empty.
+    int8::PackedWeights qkv_q, out_q, ff1_q, ff2_q;
   };
 
+  // y[T, n] (+)= x[T, k] W^T + b, W given in both precisions (one of them empty).
+  void linear(const float* x, int rows, int k, const std::vector<float>& w, const std::vector<float>& b,
+              const int8::PackedWeights& wq, int n, float* y, bool accumulate, int8::QuantRows& scratch) const;
+
   BertConfig cfg_;
+  BertPrecision precision_ = BertPrecision::Fp32;
+  int8::Isa isa_ = int8::Isa::Scalar;
   std::vector<float> word_emb_, pos_emb_, type_emb_, emb_ln_g_, emb_ln_b_;
   std::vector<Layer> layers_;
 };

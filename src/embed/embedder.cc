@@ -1,7 +1,10 @@
-// make_embedder: the one place where an embedder spec ("native", "native:/path", "http://...") is parsed
+// make_embedder: the one place where an embedder spec ("native", "native:int8:/path", "http://...") is parsed
 // and dispatched to its backend. Each backend lives in its own file and exposes a
 // make_<backend>_embedder function; add new schemes to the table below.
 #include "embed/embedder.h"
+
+#include <algorithm>
+#include <cctype>
 
 #include "core/error.h"
 #include "embed/http_embedder.h"
@@ -25,6 +28,45 @@ double dot(const std::vector<float>& a, const std::vector<float>& b) {
   return s;
 }
 
+namespace {
+
+// A word that reads as a number format (fp16, bf16, int4, q8, f32, ...) rather than a folder.
+bool looks_like_precision(const std::string& s) {
+  for (const char* prefix : {"fp", "bf", "f", "int", "uint", "i", "u", "q"}) {
+    const std::string p = prefix;
+    if (s.size() > p.size() && s.compare(0, p.size(), p) == 0 &&
+        std::all_of(s.begin() + static_cast<long>(p.size()), s.end(),
+                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; })) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The part of a spec after "native:": [PRECISION[:FOLDER]] or FOLDER. A folder literally named
+// fp32 or int8 is given as ./fp32.
+std::unique_ptr<Embedder> make_native_from_spec(const std::string& spec, const std::string& arg) {
+  NativeEmbedderOptions opts;
+  const size_t colon = arg.find(':');
+  const std::string head = arg.substr(0, colon);
+  std::string dir = arg;
+  if (head == "fp32" || head == "int8") {
+    opts.precision = head == "fp32" ? NativePrecision::Fp32 : NativePrecision::Int8;
+    dir = colon == std::string::npos ? "" : arg.substr(colon + 1);
+    if (colon != std::string::npos && dir.empty()) {
+      throw UsageError("embedder spec \"" + spec + "\" needs a folder after the last colon; use native:" + head +
+                       " or native:" + head + ":/path");
+    }
+  } else if (looks_like_precision(head)) {
+    throw UsageError("embedder spec \"" + spec + "\": unknown precision \"" + head +
+                     "\"; the native embedder runs fp32 or int8 (native:fp32, native:int8, "
+                     "native:int8:/path), or give a model folder");
+  }
+  return make_native_embedder(dir, opts);  // empty dir: the bundled all-MiniLM-L6-v2, found on disk
+}
+
+}  // namespace
+
 std::unique_ptr<Embedder> make_embedder(const std::string& spec) {
   const size_t colon = spec.find(':');
   const std::string scheme = spec.substr(0, colon);
@@ -32,16 +74,18 @@ std::unique_ptr<Embedder> make_embedder(const std::string& spec) {
 
   if (scheme == "native") {
     if (colon != std::string::npos && arg.empty()) {
-      throw UsageError("embedder spec \"native:\" needs a folder; use native or native:/path");
+      throw UsageError("embedder spec \"native:\" needs a folder or a precision; use native, native:int8, "
+                       "native:fp32 or native:/path");
     }
-    return make_native_embedder(arg);  // empty arg: the bundled all-MiniLM-L6-v2, found on disk
+    return make_native_from_spec(spec, arg);
   }
   if (scheme == "http" || scheme == "https" || spec == "openai" || spec.rfind("openai#", 0) == 0) {
     return make_http_embedder(parse_http_embedder_spec(spec));
   }
 
   throw UsageError("unknown embedder \"" + spec +
-                   "\"; use native (the bundled all-MiniLM-L6-v2), native:/path/to/model, or the URL of an "
+                   "\"; use native (the bundled all-MiniLM-L6-v2; native:fp32 or native:int8 to force a precision), "
+                   "native:/path/to/model, or the URL of an "
                    "OpenAI-compatible server such as http://127.0.0.1:8080/v1#model=NAME");
 }
 

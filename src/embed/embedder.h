@@ -17,6 +17,9 @@ class Embedder {
   /// Identifies model and settings; stored with every vector so a model change is detected.
   /// e.g. "native:all-MiniLM-L6-v2".
   virtual std::string id() const = 0;
+  /// id() plus settings that do not change the vectors' identity (the native embedder's
+  /// precision and kernel), for logs and reports; never stored.
+  virtual std::string describe() const { return id(); }
   /// Vector dimension.
   virtual int dim() const = 0;
   /// Embeds `texts`; returns texts.size() * dim() floats, row-major, each row L2-normalised.
@@ -32,8 +35,10 @@ std::vector<std::vector<float>> embed_rows(Embedder& embedder, const std::vector
 double dot(const std::vector<float>& a, const std::vector<float>& b);
 
 /// Builds an embedder from a short spec:
-///   "native"                 the bundled all-MiniLM-L6-v2 (found automatically, see README)
+///   "native"                 the bundled all-MiniLM-L6-v2 (found automatically, see README), in
+///                            int8 where the CPU has an int8 kernel (AVX2 or better), else fp32
 ///   "native:/path/to/model"  a BERT-family sentence-transformers folder
+///   "native:fp32", "native:int8", "native:int8:/path/to/model"  the same with a forced precision
 ///   "http(s)://HOST/v1#model=NAME&prompts=gemma..."  an OpenAI-compatible /v1/embeddings server
 ///                            (options in http_embedder.h); "openai" = api.openai.com
 /// Throws UsageError for an unknown spec and Error when the model cannot be loaded.

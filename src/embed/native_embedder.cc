@@ -68,6 +68,15 @@ nlohmann::json read_json_if_exists(const fs::path& p) {
   }
 }
 
+BertPrecision resolve(NativePrecision p) {
+  switch (p) {
+    case NativePrecision::Fp32: return BertPrecision::Fp32;
+    case NativePrecision::Int8: return BertPrecision::Int8;
+    case NativePrecision::Auto: break;
+  }
+  return int8::best_isa() == int8::Isa::Scalar ? BertPrecision::Fp32 : BertPrecision::Int8;
+}
+
 int default_threads() {
   if (const char* env = std::getenv("MMKG_EMBED_THREADS"); env && *env) {
     int n = std::atoi(env);
@@ -118,7 +127,7 @@ class NativeEmbedder : public Embedder {
     }
     {
       SafeTensors weights((root / "model.safetensors").string());
-      encoder_ = std::make_unique<BertEncoder>(cfg, weights);
+      encoder_ = std::make_unique<BertEncoder>(cfg, weights, resolve(opts_.precision));
     }  // the mapping is released here; the encoder holds its own copy
     name_ = native_model_name(dir);
     if (opts_.threads <= 0) opts_.threads = default_threads();
@@ -130,7 +139,12 @@ class NativeEmbedder : public Embedder {
     });
   }
 
+  // The same for both precisions: their vectors are interchangeable (NativePrecision).
   std::string id() const override { return "native:" + name_; }
+  std::string describe() const override {
+    if (encoder_->precision() == BertPrecision::Fp32) return id() + " (fp32)";
+    return id() + " (int8, " + int8::isa_name(encoder_->int8_isa()) + ")";
+  }
   int dim() const override { return encoder_->dim(); }
 
   // `kind` is ignored: all-MiniLM-L6-v2 embeds queries and documents the same way.
@@ -216,6 +230,15 @@ class NativeEmbedder : public Embedder {
 };
 
 }  // namespace
+
+const char* native_precision_name(NativePrecision p) {
+  switch (p) {
+    case NativePrecision::Fp32: return "fp32";
+    case NativePrecision::Int8: return "int8";
+    case NativePrecision::Auto: break;
+  }
+  return "auto";
+}
 
 std::string native_model_name(const std::string& model_dir) {
   fs::path p = fs::path(model_dir).lexically_normal();

@@ -9,6 +9,18 @@
 
 namespace mmkg {
 
+/// Arithmetic of the encoder's linear layers. Int8 vectors have cosine >= 0.99 with the Fp32 ones
+/// (docs/BENCHMARKS.md), so both share one Embedder::id() and a store embedded with one is
+/// searched with the other.
+enum class NativePrecision {
+  Auto,  ///< Int8 where the CPU has an int8 kernel (AVX2 or AVX-512 VNNI), else Fp32
+  Fp32,  ///< OpenBLAS SGEMM
+  Int8,  ///< int8 weights and activations (gemm_int8.h); the scalar kernel on CPUs without AVX2
+};
+
+/// "fp32", "int8" or "auto".
+const char* native_precision_name(NativePrecision p);
+
 /// Settings of the native embedder; every field has a working default.
 struct NativeEmbedderOptions {
   /// Worker threads, each running its own batch with single-threaded OpenBLAS.
@@ -16,6 +28,7 @@ struct NativeEmbedderOptions {
   int threads = 0;
   /// Upper bound on the tokens of one batch (texts are sorted by length and packed, not padded).
   int batch_tokens = 2048;
+  NativePrecision precision = NativePrecision::Auto;
 };
 
 /// Loads the sentence-transformers folder `model_dir` (config.json, model.safetensors, vocab.txt,

@@ -168,7 +168,17 @@ def test_a_model_folder_that_does_not_load_is_refused_before_anything_is_written
     """A misspelt --embedder native:PATH used to warn and build a store with no embeddings (exit 0)."""
     doc = tmp_path / "a.md"
     doc.write_text("# Quokkas\n\nThe quokka lives on Rottnest Island.\n")
-    r = run("ingest", doc, "--embedder", "native:fp32", store=store)
+    r = run("ingest", doc, "--embedder", "native:no-such-model-folder", store=store)
     assert r.rc == 2, r
-    assert "--embedder native:fp32" in r.err and "none for BM25 only" in r.err, r.err
+    assert "--embedder native:no-such-model-folder" in r.err and "none for BM25 only" in r.err, r.err
+    assert not store.exists(), list(store.iterdir())
+
+
+def test_an_unknown_native_precision_is_refused_before_anything_is_written(tmp_path, store):
+    """native:fp32 and native:int8 choose the precision; anything else that reads as one is refused."""
+    doc = tmp_path / "a.md"
+    doc.write_text("# Quokkas\n\nThe quokka lives on Rottnest Island.\n")
+    r = run("ingest", doc, "--embedder", "native:fp16", store=store)
+    assert r.rc == 2, r
+    assert "fp16" in r.err and "fp32" in r.err and "int8" in r.err, r.err
     assert not store.exists(), list(store.iterdir())
