@@ -12,8 +12,8 @@
 // build: writes a fresh store of N synthetic chunks through mmkg::Store::put_document, documents of
 //   --chunks-per-doc chunks each (the last may be shorter), then builds the vector index through the
 //   same code path `mmkg search` uses (mmkg::open_vector_index: read every vector from SQLite,
-//   FAISS add, save vectors.idx), so that the search phase finds an up-to-date index file.
-//   --hnsw-threshold T overrides VectorIndexOptions::hnsw_threshold (default 50,000) for this build:
+//   index add, save vectors.idx), so that the search phase finds an up-to-date index file.
+//   --hnsw-threshold T overrides VectorIndexOptions::hnsw_threshold (default 20,000) for this build:
 //   with T > N the index is flat (exact) whatever its size; the Searcher then loads it as saved.
 //   * Text: the vocabulary is every distinct word (mmkg::words: lower-cased runs of letters/digits)
 //     of the *.txt files in --vocab-dir, ranked by its count there (ties alphabetically). Each

@@ -14,8 +14,9 @@ APT_PKGS=(
   libjpeg-dev zlib1g-dev libgumbo-dev libmujs-dev libwebp-dev
   # store, text, json, cli, hashing
   libsqlite3-dev sqlite3 libicu-dev libcmark-dev libstemmer-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
-  # embeddings and vectors: OpenBLAS (SGEMM), FAISS (static, needs LAPACK), libcurl (HTTP backends)
-  libopenblas-dev liblapack-dev libfaiss-dev libcurl4-openssl-dev
+  # embeddings and vectors: OpenBLAS (SGEMM), FAISS (static, needs LAPACK), hnswlib (HNSW, header-only),
+  # libcurl (HTTP backends)
+  libopenblas-dev liblapack-dev libfaiss-dev libhnswlib-dev libcurl4-openssl-dev
   # knowledge graph: Leiden communities (igraph), parts of speech for term extraction (WordNet)
   libigraph-dev wordnet-base
   # OCR of figure images: Tesseract with its English data, Leptonica to decode and clean images
