@@ -337,7 +337,10 @@ RemoveReport Session::remove(const std::vector<std::string>& docs) {
     }
   }
   // A delete only removes from the graph: building pending documents is ingest's work.
-  if (!rep.deleted.empty() && cfg_.graph.enabled()) rep.graph = sync_graph(nullptr, {}, /*add_documents=*/false);
+  // A delete killed between the store and the graph left deleted documents in the graph: any
+  // delete (even of nothing) finishes that, so re-running the command completes it.
+  if (cfg_.graph.enabled() && (!rep.deleted.empty() || graph_has_deleted_documents()))
+    rep.graph = sync_graph(nullptr, {}, /*add_documents=*/false);
   return rep;
 }
 
@@ -365,6 +368,17 @@ long long count(Store& store, const char* sql) {
 }
 
 }  // namespace
+
+bool Session::graph_has_deleted_documents() {
+  try {
+    graph::graph_document_count(store(), cfg_.graph.key());  // makes the bookkeeping table
+    Stmt s(store().db(), "SELECT 1 FROM graph_docs WHERE backend = ? AND doc_id NOT IN (SELECT id FROM documents) LIMIT 1");
+    s.bind(1, cfg_.graph.key());
+    return s.step();
+  } catch (const Error&) {
+    return false;
+  }
+}
 
 CheckReport Session::check() {
   CheckReport rep;

@@ -7,11 +7,13 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/hash.h"
 #include "store/sqlite_util.h"
+#include "store/write_lock.h"
 
 namespace mmkg {
 
@@ -214,6 +216,10 @@ std::unique_ptr<Store> Store::open(const std::string& dir, bool create) {
   struct statvfs vfs {};
   const bool ro_mount = read_only && ::statvfs(dir.c_str(), &vfs) == 0 && (vfs.f_flag & ST_RDONLY) != 0;
   const bool immutable = ro_mount && !fs::exists(file + "-shm", ec);
+  // Two processes making the same new store at once (two ingests started together) would race
+  // in the first schema transaction and the switch to WAL: the first makes it, the other waits.
+  std::optional<StoreWriteLock> creating;
+  if (!fs::exists(file, ec)) creating.emplace(dir);
   sqlite3* db = nullptr;
   int flags = read_only ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
                         : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
@@ -271,6 +277,11 @@ void Store::migrate() {
     throw UsageError(dir_ + ": store has schema version " + std::to_string(version) +
                      ", this mmkg understands up to " + std::to_string(kSchemaVersion) + "; upgrade mmkg");
   Transaction tx(db_);
+  {  // Read again under the write lock: another process may have made the store meanwhile.
+    Stmt s(db_, "PRAGMA user_version");
+    if (s.step()) version = s.i32(0);
+  }
+  if (version == kSchemaVersion) return;  // tx rolls back: nothing was written
   {
     Stmt count(db_, "SELECT count(*) FROM sqlite_master");
     count.step();

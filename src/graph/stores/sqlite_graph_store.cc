@@ -447,6 +447,26 @@ class SqliteGraphStore final : public GraphStore {
 
  private:
   void migrate() {
+    if (schema_version() == detail::kGraphSchemaVersion) return;
+    WriteScope w(db_);
+    // Read again under the write lock: another process may have made the tables meanwhile.
+    const int version = schema_version();
+    if (version == detail::kGraphSchemaVersion) return;
+    if (version > detail::kGraphSchemaVersion)
+      throw UsageError("the store's graph has schema version " + std::to_string(version) +
+                       ", this mmkg understands up to " + std::to_string(detail::kGraphSchemaVersion) +
+                       "; upgrade mmkg");
+    // Each step takes the schema one version up; a fresh store runs them all.
+    if (version < 1) exec(db_, kGraphSchemaV1);
+    if (version < 2) exec(db_, kGraphMigrateV1toV2);
+    if (version < 3) exec(db_, kGraphMigrateV2toV3);
+    Stmt(db_, "INSERT OR REPLACE INTO graph_meta(key, value) VALUES ('schema_version', ?1)")
+        .bind(1, std::to_string(detail::kGraphSchemaVersion))
+        .run();
+    w.commit();
+  }
+
+  int schema_version() {
     int version = 0;
     {
       Stmt s(db_, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'graph_meta'");
@@ -456,20 +476,7 @@ class SqliteGraphStore final : public GraphStore {
         if (v.step()) version = std::stoi(v.text(0));
       }
     }
-    if (version == detail::kGraphSchemaVersion) return;
-    if (version > detail::kGraphSchemaVersion)
-      throw UsageError("the store's graph has schema version " + std::to_string(version) +
-                       ", this mmkg understands up to " + std::to_string(detail::kGraphSchemaVersion) +
-                       "; upgrade mmkg");
-    WriteScope w(db_);
-    // Each step takes the schema one version up; a fresh store runs them all.
-    if (version < 1) exec(db_, kGraphSchemaV1);
-    if (version < 2) exec(db_, kGraphMigrateV1toV2);
-    if (version < 3) exec(db_, kGraphMigrateV2toV3);
-    Stmt(db_, "INSERT OR REPLACE INTO graph_meta(key, value) VALUES ('schema_version', ?1)")
-        .bind(1, std::to_string(detail::kGraphSchemaVersion))
-        .run();
-    w.commit();
+    return version;
   }
 
   static Entity read_entity(Stmt& s) {
