@@ -339,8 +339,14 @@ RemoveReport Session::remove(const std::vector<std::string>& docs) {
   // A delete only removes from the graph: building pending documents is ingest's work.
   // A delete killed between the store and the graph left deleted documents in the graph: any
   // delete (even of nothing) finishes that, so re-running the command completes it.
-  if (cfg_.graph.enabled() && (!rep.deleted.empty() || graph_has_deleted_documents()))
-    rep.graph = sync_graph(nullptr, {}, /*add_documents=*/false);
+  bool graph_behind = !rep.deleted.empty();
+  if (cfg_.graph.enabled() && !graph_behind) {
+    try {
+      graph_behind = graph_deleted_documents() > 0;
+    } catch (const Error&) {  // no graph bookkeeping readable: nothing to finish
+    }
+  }
+  if (cfg_.graph.enabled() && graph_behind) rep.graph = sync_graph(nullptr, {}, /*add_documents=*/false);
   return rep;
 }
 
@@ -369,15 +375,11 @@ long long count(Store& store, const char* sql) {
 
 }  // namespace
 
-bool Session::graph_has_deleted_documents() {
-  try {
-    graph::graph_document_count(store(), cfg_.graph.key());  // makes the bookkeeping table
-    Stmt s(store().db(), "SELECT 1 FROM graph_docs WHERE backend = ? AND doc_id NOT IN (SELECT id FROM documents) LIMIT 1");
-    s.bind(1, cfg_.graph.key());
-    return s.step();
-  } catch (const Error&) {
-    return false;
-  }
+long long Session::graph_deleted_documents() {
+  graph::graph_document_count(store(), cfg_.graph.key());  // makes the bookkeeping table
+  Stmt s(store().db(), "SELECT count(*) FROM graph_docs WHERE backend = ? AND doc_id NOT IN (SELECT id FROM documents)");
+  s.bind(1, cfg_.graph.key());
+  return s.step() ? s.i64(0) : 0;
 }
 
 CheckReport Session::check() {
@@ -451,10 +453,7 @@ CheckReport Session::check() {
       const std::string key = cfg_.graph.key();
       const long long docs = counts.documents;
       const long long in_graph = graph::graph_document_count(store(), key);
-      Stmt s(store().db(),
-             "SELECT count(*) FROM graph_docs WHERE backend = ? AND doc_id NOT IN (SELECT id FROM documents)");
-      s.bind(1, key);
-      const long long stale = s.step() ? s.i64(0) : 0;
+      const long long stale = graph_deleted_documents();
       auto g = graph_store()->stats();
       std::string detail = std::to_string(in_graph) + " of " + std::to_string(docs) + " documents in the graph (" +
                            key + "): " + std::to_string(g.entities) + " entities, " + std::to_string(g.relations) +

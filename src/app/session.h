@@ -277,8 +277,8 @@ class Session {
   /// Brings the graph in step with the store: with the LLM extractor when `llm` has a model, else
   /// the rule extractor; `add_documents` false only removes (delete).
   std::optional<graph::GraphSyncResult> sync_graph(LazyLlm* llm, const ProgressFn& progress, bool add_documents);
-  /// True when the graph still holds documents the store no longer has (a delete was killed).
-  bool graph_has_deleted_documents();
+  /// How many documents the graph still holds that the store no longer has (a killed delete).
+  long long graph_deleted_documents();
 
   Config cfg_;
   bool create_ = false;
