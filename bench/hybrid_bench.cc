@@ -55,6 +55,7 @@
 #include <numeric>
 #include <queue>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <unordered_map>
@@ -71,6 +72,7 @@
 #include "index/searcher.h"
 #include "index/vector_index.h"
 #include "index/vector_store.h"
+#include "index/xapian_lexical.h"
 #include "store/sqlite_util.h"
 #include "store/store.h"
 
@@ -126,6 +128,12 @@ int64_t file_size_or0(const fs::path& p) {
 json store_files(const std::string& dir) {
   json j;
   for (const char* f : {"mmkg.db", "mmkg.db-wal", "vectors.idx"}) j[f] = file_size_or0(fs::path(dir) / f);
+  int64_t lex = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(mmkg::lexical_index_path(dir), ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    if (it->is_regular_file(ec)) lex += static_cast<int64_t>(it->file_size(ec));
+  j["lexical.xapian"] = lex;
   return j;
 }
 
@@ -135,6 +143,7 @@ json store_files(const std::string& dir) {
                "usage: mmkg_hybrid_bench build --store DIR --chunks N [--chunks-per-doc 100] [--words 150]\n"
                "                         [--vocab-dir DIR] [--zipf S] [--seed S] [--recall-queries Q] [--hnsw-threshold T]\n"
                "                         [--json OUT]\n"
+               "       mmkg_hybrid_bench lexical --store DIR   (rebuild only the Xapian lexical index)\n"
                "       mmkg_hybrid_bench search --store DIR [--queries 300] [--warmup 20] [-k 10] [--seed S]\n"
                "                         [--embedder SPEC] [--max-pass-seconds S] [--json OUT]\n",
                msg.c_str());
@@ -156,7 +165,7 @@ Args parse_args(int argc, char** argv) {
   if (argc < 2) usage("missing command (build or search)");
   Args a;
   a.cmd = argv[1];
-  if (a.cmd != "build" && a.cmd != "search") usage("unknown command " + a.cmd);
+  if (a.cmd != "build" && a.cmd != "search" && a.cmd != "lexical") usage("unknown command " + a.cmd);
   for (int i = 2; i < argc; ++i) {
     std::string s = argv[i];
     auto val = [&]() -> std::string {
@@ -367,6 +376,20 @@ json index_quality(mmkg::Store& store, const std::string& model, int dim, mmkg::
                    "the hardest case for HNSW)"}};
 }
 
+// The Xapian lexical index, built from scratch as `mmkg ingest` builds it once a store reaches
+// its threshold.
+json build_lexical(mmkg::Store& store) {
+  fs::remove_all(mmkg::lexical_index_path(store.dir()));
+  auto t_lex = Clock::now();
+  mmkg::LexicalIndexStatus lst = mmkg::update_lexical_index(store, store.generation(), {}, {});
+  double lex_s = secs_since(t_lex);
+  std::fprintf(stderr, "mmkg_hybrid_bench: lexical index: %s (%lld chunks) in %.1f s\n", lst.action.c_str(),
+               static_cast<long long>(lst.chunks), lex_s);
+  return {{"action", lst.action}, {"reason", lst.reason}, {"chunks", lst.chunks},
+          {"threshold", mmkg::lexical_index_threshold()}, {"build_seconds", lex_s},
+          {"bytes", store_files(store.dir())["lexical.xapian"]}, {"memory_after", mem_now()}};
+}
+
 int cmd_build(const Args& a) {
   if (fs::exists(a.store)) usage(a.store + " exists; build writes a fresh store (remove it first)");
   json out = {{"phase", "build"}, {"store", a.store}, {"chunks_requested", a.chunks}};
@@ -481,6 +504,8 @@ int cmd_build(const Args& a) {
                static_cast<long long>(index->size()), build_s);
 
   out["index_quality"] = index_quality(*store, model, dim, *index, a.recall_queries, a.seed);
+
+  out["lexical_index"] = build_lexical(*store);
   out["files_bytes"] = store_files(a.store);
   out["memory_peak"] = mem_now();
   out["seconds_total"] = secs_since(t_all);
@@ -537,8 +562,8 @@ std::pair<std::vector<std::string>, std::vector<std::string>> sample_queries(mmk
   return {keywords, phrases};
 }
 
-json run_set(mmkg::Searcher& searcher, mmkg::Embedder& emb, const std::string& name,
-             const std::vector<std::string>& queries, const Args& a) {
+json run_set(mmkg::Searcher& searcher, mmkg::Embedder& emb, mmkg::Store& store, mmkg::XapianLexical* lexical,
+             const std::string& name, const std::vector<std::string>& queries, const Args& a) {
   json res = {{"set", name}, {"queries", queries.size()},
               {"examples", std::vector<std::string>(queries.begin(), queries.begin() + std::min<size_t>(5, queries.size()))}};
   const int warm = std::min<int>(a.warmup, static_cast<int>(queries.size()));
@@ -556,6 +581,48 @@ json run_set(mmkg::Searcher& searcher, mmkg::Embedder& emb, const std::string& n
     }
     res["embed"] = summary(ms);
     res["embed"]["truncated"] = ms.size() < queries.size();
+  }
+  // BM25 straight from FTS5 (what every store used before the Xapian index), side by side with
+  // the Searcher's BM25 (Xapian when the store has a fresh index), and how many of FTS5's top k
+  // the Searcher's list shares.
+  {
+    std::vector<double> ms;
+    double shared = 0;
+    size_t compared = 0, by_xapian = 0;
+    auto pass0 = Clock::now();
+    mmkg::SearchOptions opt;
+    opt.mode = mmkg::SearchMode::Bm25;
+    opt.k = a.k;
+    for (auto& q : queries) {
+      mmkg::LexicalOptions lo;
+      lo.k = a.k;
+      auto t0 = Clock::now();
+      auto f = mmkg::bm25_match(store, mmkg::fts_query(q), lo);
+      ms.push_back(ms_since(t0));
+      std::string served;
+      mmkg::LexicalOptions xo;
+      xo.k = a.k;
+      xo.index = lexical;
+      auto x = mmkg::bm25_match(store, mmkg::fts_query(q), xo, &served);
+      by_xapian += served == "xapian";
+      if (!f.empty()) {
+        std::set<std::string> ids;
+        for (auto& h : f) ids.insert(h.chunk_id);
+        size_t n = 0;
+        for (auto& h : x) n += ids.count(h.chunk_id);
+        shared += static_cast<double>(n) / static_cast<double>(f.size());
+        ++compared;
+      }
+      if (a.pass_seconds > 0 && secs_since(pass0) > a.pass_seconds) break;
+    }
+    json s = summary(ms);
+    s["truncated"] = ms.size() < queries.size();
+    res["bm25_fts5"] = s;
+    res["bm25_served_by_xapian"] = by_xapian;
+    res["bm25_top_k_shared_with_fts5"] = compared ? shared / static_cast<double>(compared) : 0.0;
+    std::fprintf(stderr, "mmkg_hybrid_bench: %-8s fts5   p50 %8.3f ms  p99 %8.3f ms  (xapian served %zu, shared %.3f)\n",
+                 name.c_str(), s["p50_ms"].get<double>(), s["p99_ms"].get<double>(), by_xapian,
+                 res["bm25_top_k_shared_with_fts5"].get<double>());
   }
   for (auto mode : {mmkg::SearchMode::Bm25, mmkg::SearchMode::Dense, mmkg::SearchMode::Hybrid}) {
     mmkg::SearchOptions opt;
@@ -618,8 +685,11 @@ int cmd_search(const Args& a) {
 
   auto [keywords, phrases] = sample_queries(*store, a.queries, a.seed);
   json sets = json::array();
-  sets.push_back(run_set(searcher, *emb, "keywords", keywords, a));
-  sets.push_back(run_set(searcher, *emb, "phrases", phrases, a));
+  // A second reader of the lexical index for the side-by-side comparison.
+  auto lexical = mmkg::XapianLexical::open(a.store);
+  out["lexical_index"] = lexical ? "xapian" : "none";
+  sets.push_back(run_set(searcher, *emb, *store, lexical.get(), "keywords", keywords, a));
+  sets.push_back(run_set(searcher, *emb, *store, lexical.get(), "phrases", phrases, a));
   out["sets"] = sets;
   out["memory_peak"] = mem_now();
   write_json(a.json_out, out);
@@ -632,6 +702,12 @@ int cmd_search(const Args& a) {
 int main(int argc, char** argv) {
   Args a = parse_args(argc, argv);
   try {
+    if (a.cmd == "lexical") {  // rebuild only the lexical index of a built store
+      auto store = mmkg::Store::open(a.store);
+      json out = build_lexical(*store);
+      std::printf("%s\n", out.dump().c_str());
+      return 0;
+    }
     return a.cmd == "build" ? cmd_build(a) : cmd_search(a);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mmkg_hybrid_bench: %s\n", e.what());

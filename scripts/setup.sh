@@ -17,6 +17,8 @@ APT_PKGS=(
   # embeddings and vectors: OpenBLAS (SGEMM), FAISS (static, needs LAPACK), hnswlib (HNSW, header-only),
   # libcurl (HTTP backends)
   libopenblas-dev liblapack-dev libfaiss-dev libhnswlib-dev libcurl4-openssl-dev
+  # lexical search at scale: Xapian (top-k BM25 of stores above 20,000 chunks)
+  libxapian-dev
   # knowledge graph: Leiden communities (igraph), parts of speech for term extraction (WordNet)
   libigraph-dev wordnet-base
   # OCR of figure images: Tesseract with its English data, Leptonica to decode and clean images

@@ -42,7 +42,7 @@ json ingest_json(const IngestReport& rep) {
           {"skipped_links", links},
           {"embedder", rep.embedder.empty() ? json(nullptr) : json(rep.embedder)}, {"embedded", r.embedded},
           {"embed_reused", r.embed_reused}, {"embed_seconds", r.embed_seconds},
-          {"vector_index", r.vector_index}, {"seconds", r.seconds},
+          {"vector_index", r.vector_index}, {"lexical_index", r.lexical_index}, {"seconds", r.seconds},
           {"graph", rep.graph ? graph_sync_json(*rep.graph) : json(nullptr)}};
 }
 

@@ -16,6 +16,7 @@
 #include "index/searcher.h"
 #include "index/vector_backend.h"
 #include "index/vector_store.h"
+#include "index/xapian_lexical.h"
 #include "llm/chat_model.h"
 #include "llm/llm_config.h"
 #include "llm/local_server.h"
@@ -336,6 +337,14 @@ RemoveReport Session::remove(const std::vector<std::string>& docs) {
     } catch (const Error&) {
     }
   }
+  // And the lexical index of a large store (left stale on failure: search then uses FTS5, and
+  // the next write syncs it).
+  if (!removed.empty()) {
+    try {
+      update_lexical_index(store(), gen_before, {}, removed);
+    } catch (const Error&) {
+    }
+  }
   // A delete only removes from the graph: building pending documents is ingest's work.
   // A delete killed between the store and the graph left deleted documents in the graph: any
   // delete (even of nothing) finishes that, so re-running the command completes it.
@@ -438,6 +447,35 @@ CheckReport Session::check() {
       if (missing) detail += "; " + std::to_string(missing) + " without a vector (the next ingest computes them)";
       if (st.rebuilt) detail += "; the index file was rebuilt (" + st.reason + ")";
       add("vectors", ok, detail);
+    }
+  }
+  {  // the Xapian lexical index of a large store against the chunks; search uses FTS5 whenever
+     // it is missing, unreadable or behind the store, so only a disagreement at the store's own
+     // generation is a fault
+    const std::string path = lexical_index_path(store().dir());
+    std::string why;
+    auto index = XapianLexical::open(store().dir(), &why);
+    if (!std::filesystem::exists(path)) {
+      add("lexical", true, "no lexical index: FTS5 serves BM25 (the index is built from " +
+                               std::to_string(lexical_index_threshold()) + " chunks on)");
+    } else if (!index) {
+      add("lexical", true, why + "; FTS5 serves BM25 until the next ingest or delete rebuilds it");
+    } else if (const int64_t g = index->generation(); g != store().generation()) {
+      add("lexical", true, "the lexical index is behind the store (generation " + std::to_string(g) + ", store " +
+                               std::to_string(store().generation()) +
+                               "); FTS5 serves BM25 until the next ingest or delete syncs it");
+    } else {
+      std::vector<std::pair<int64_t, std::string>> chunks;
+      {
+        Stmt s(store().db(), "SELECT rowid, id FROM chunks ORDER BY rowid");
+        while (s.step()) chunks.emplace_back(s.i64(0), s.text(1));
+      }
+      const bool same = index->entries() == chunks;
+      add("lexical", same,
+          same ? "the lexical index matches the " + std::to_string(chunks.size()) + " chunks"
+               : "the lexical index (" + std::to_string(index->size()) + " chunks) does not match the " +
+                     std::to_string(chunks.size()) + " chunks; remove STORE/lexical.xapian and the next ingest "
+                     "rebuilds it");
     }
   }
   {  // files nothing refers to: what a killed write left (the next ingest removes them)

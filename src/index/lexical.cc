@@ -1,7 +1,12 @@
 #include "index/lexical.h"
 
 #include <cmath>
+#include <optional>
+#include <unordered_map>
 #include <unordered_set>
+
+#include "index/lexical_query.h"
+#include "index/xapian_lexical.h"
 
 #include "text/words.h"
 #include "store/sqlite_util.h"
@@ -35,9 +40,47 @@ std::vector<SearchHit> bm25_search(Store& store, std::string_view query, const L
   return bm25_match(store, fts_query(query), opt);
 }
 
-std::vector<SearchHit> bm25_match(Store& store, const std::string& match, const LexicalOptions& opt) {
+namespace {
+
+// The top opt.k from the Xapian index, when it can answer (see LexicalOptions::index): hits
+// with FTS5's snippet of each chunk; nullopt otherwise.
+std::optional<std::vector<SearchHit>> xapian_match(Store& store, const std::string& match, const LexicalOptions& opt) {
+  if (!opt.index || opt.heading_weight != 2.0 || opt.text_weight != 1.0 || opt.context_weight != 1.0)
+    return std::nullopt;
+  auto q = parse_lexical_query(match);
+  if (!q || opt.index->generation() != store.generation()) return std::nullopt;
+  std::vector<XapianLexical::Hit> found;
+  if (!opt.index->search(*q, opt.k, found)) return std::nullopt;
+  std::vector<int64_t> rowids;
+  for (auto& f : found) rowids.push_back(f.rowid);
+  std::unordered_map<int64_t, StoredChunk> chunks;
+  for (auto& c : store.chunks_by_rowid(rowids)) chunks.emplace(c.rowid, std::move(c));
+  Stmt snip(store.db(), "SELECT snippet(chunks_fts, 1, '«', '»', '…', 24) FROM chunks_fts "
+                        "WHERE chunks_fts MATCH ? AND rowid = ?");
   std::vector<SearchHit> out;
+  for (auto& f : found) {
+    auto it = chunks.find(f.rowid);
+    if (it == chunks.end() || it->second.chunk.id != f.chunk_id) continue;  // written since: skip
+    SearchHit h = hit_from_chunk(it->second, f.score);
+    snip.reset();
+    snip.bind(1, match).bind(2, f.rowid);
+    if (snip.step()) h.snippet = snip.text(0);
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<SearchHit> bm25_match(Store& store, const std::string& match, const LexicalOptions& opt,
+                                  std::string* served_by) {
+  std::vector<SearchHit> out;
+  if (served_by) *served_by = "fts5";
   if (match.empty() || opt.k <= 0) return out;
+  if (auto hits = xapian_match(store, match, opt)) {
+    if (served_by) *served_by = "xapian";
+    return std::move(*hits);
+  }
   std::string rank = "bm25(chunks_fts, " + std::to_string(opt.heading_weight) + ", " +
                      std::to_string(opt.text_weight) + ", " + std::to_string(opt.context_weight) + ")";
   Stmt s(store.db(),
@@ -70,18 +113,33 @@ std::vector<SearchHit> bm25_match(Store& store, const std::string& match, const 
   return out;
 }
 
-TermStats::TermStats(Store& store) : store_(store) {
+TermStats::TermStats(Store& store, XapianLexical* index) : store_(store) {
+  if (!index) {
+    own_ = XapianLexical::open(store.dir());
+    index = own_.get();
+  }
+  if (index && index->generation() == store.generation()) {
+    index_ = index;
+    n_ = index_->size();
+    return;
+  }
   Stmt s(store.db(), "SELECT count(*) FROM chunks");
   if (s.step()) n_ = s.i64(0);
 }
+
+TermStats::~TermStats() = default;
 
 double TermStats::idf(const std::string& word) {
   int64_t df = 0;
   auto w = words(word);
   if (!w.empty()) {
-    Stmt s(store_.db(), "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?");
-    s.bind(1, "\"" + w[0] + "\"");
-    if (s.step()) df = s.i64(0);
+    if (index_) {
+      df = index_->term_freq(stem(w[0]));
+    } else {
+      Stmt s(store_.db(), "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?");
+      s.bind(1, "\"" + w[0] + "\"");
+      if (s.step()) df = s.i64(0);
+    }
   }
   double n = static_cast<double>(n_);
   return std::log(1.0 + (n - static_cast<double>(df) + 0.5) / (static_cast<double>(df) + 0.5));

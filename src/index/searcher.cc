@@ -15,6 +15,7 @@
 #include "embed/embedder.h"
 #include "index/vector_backend.h"
 #include "index/vector_store.h"
+#include "index/xapian_lexical.h"
 #include "store/store.h"
 
 namespace mmkg {
@@ -162,7 +163,7 @@ std::vector<SearchHit> Searcher::search(std::string_view query, const SearchOpti
 
 std::vector<SearchHit> Searcher::search_match(const std::string& match, std::string_view text,
                                               const SearchOptions& opt) {
-  LexicalOptions lo;
+  LexicalOptions lo = lexical_options(store_);
   if (opt.mode == SearchMode::Bm25 || (opt.mode == SearchMode::Hybrid && !ensure_dense())) {
     lo.k = opt.k;
     return bm25_match(store_, match, lo);
@@ -191,7 +192,7 @@ std::vector<SearchHit> Searcher::pool(Store& store, std::string_view text, std::
   if (method == Fusion::Zscore && opt.proximity_list) {
     // The third list: every candidate's proximity to the question (text/proximity.h), what
     // neither BM25 (words anywhere in the chunk) nor the chunk vector (its whole meaning) sees.
-    TermStats stats(store);
+    TermStats stats(store, lexical_options(store).index);
     const ProximityScorer proximity(text, stats);
     FusionList& near = lists.emplace_back();
     for (size_t i = 0; i < all.size(); ++i) near.emplace_back(i, proximity.score(all[i].text, all[i].doc, all[i].heading_path));
@@ -314,7 +315,7 @@ std::vector<SearchHit> Searcher::fused_list(const std::string& text, const Searc
       if (docs->count(h.doc_id) && out.size() < static_cast<size_t>(opt.candidates)) out.push_back(std::move(h));
     return out;
   };
-  LexicalOptions lo;
+  LexicalOptions lo = lexical_options(store_);
   lo.k = depth;
   return fuse(store_, text, within(bm25_match(store_, fts_query(text), lo)), within(dense(text, depth)), deep);
 }
@@ -322,7 +323,22 @@ std::vector<SearchHit> Searcher::fused_list(const std::string& text, const Searc
 Store& Searcher::reader(size_t i) {
   if (i == 0) return store_;
   while (readers_.size() < i) readers_.push_back(Store::open(store_.dir(), false));
+  if (lexical_.size() < readers_.size() + 1) lexical_.resize(readers_.size() + 1);
   return *readers_[i - 1];
+}
+
+LexicalOptions Searcher::lexical_options(Store& s) {
+  // The slot of this connection (0: the main store): each thread of search_many uses only its
+  // own, and reader() sizes the vector before the threads start.
+  size_t i = 0;
+  while (i < readers_.size() && readers_[i].get() != &s) ++i;
+  const size_t slot = &s == &store_ ? 0 : i + 1;
+  if (lexical_.size() <= slot) lexical_.resize(slot + 1);
+  // A store without the index may get one from a later ingest (mmkg serve): look again.
+  if (!lexical_[slot]) lexical_[slot] = XapianLexical::open(store_.dir());
+  LexicalOptions lo;
+  lo.index = lexical_[slot].get();
+  return lo;
 }
 
 std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<SearchQuery>& queries,
@@ -331,7 +347,7 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
   std::vector<std::vector<SearchHit>> out(n);
   auto match_of = [](const SearchQuery& q) { return q.match.empty() ? fts_query(q.text) : q.match; };
   auto lexical = [&](Store& s, const SearchQuery& q, int k) {
-    LexicalOptions lo;
+    LexicalOptions lo = lexical_options(s);
     lo.k = q.k > 0 ? q.k : k;
     return bm25_match(s, match_of(q), lo);
   };

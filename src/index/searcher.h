@@ -69,6 +69,8 @@ struct SearchQuery {
   bool decompose = false;
 };
 
+class XapianLexical;
+
 class Searcher {
  public:
   /// `embedder`: the session's embedder, loaded on the first dense search (not owned; its spec
@@ -145,6 +147,8 @@ class Searcher {
   bool decomposes(const SearchOptions& opt);
   bool ensure_dense();
   Store& reader(size_t i);  ///< i = 0: the main store; else a pooled read connection
+  /// Lexical options for a query through `s` (the main store or a reader()): its Xapian index.
+  LexicalOptions lexical_options(Store& s);
 
   Store& store_;
   LazyEmbedder& source_;
@@ -156,6 +160,8 @@ class Searcher {
   VectorBackend* remote_ = nullptr;
   bool allow_stale_ = false, stale_ = false;
   std::vector<std::unique_ptr<Store>> readers_;  ///< extra connections for parallel queries
+  /// The Xapian lexical index (large stores), one reader per connection: [0] for store_.
+  std::vector<std::unique_ptr<XapianLexical>> lexical_;
 };
 
 }  // namespace mmkg

@@ -14,6 +14,7 @@
 #include "core/hash.h"
 #include "embed/embedder.h"
 #include "index/vector_store.h"
+#include "index/xapian_lexical.h"
 #include "ingest/figures.h"
 #include "ingest/parser.h"
 #include "store/store.h"
@@ -368,6 +369,19 @@ std::string update_index(Store& store, Embedder& emb, int64_t gen_before, const 
   return vs.updated ? "updated" : (vs.rebuilt ? "rebuilt: " + vs.reason : "");
 }
 
+// Brings the Xapian lexical index of a large store up to date; says what happened to it ("built:
+// why", "updated", "synced: why", "" when the store has none). A failure leaves it stale (search
+// uses FTS5 meanwhile) and is reported, not thrown: the documents are stored.
+std::string update_lexical(Store& store, int64_t gen_before, const std::vector<int64_t>& added,
+                           const std::vector<int64_t>& removed) {
+  try {
+    LexicalIndexStatus st = update_lexical_index(store, gen_before, added, removed);
+    return st.reason.empty() ? st.action : st.action + ": " + st.reason;
+  } catch (const Error& e) {
+    return std::string("stale: ") + e.what();
+  }
+}
+
 // The folder each file was found under: the deepest folder named on the command line that
 // contains it. Images a document links to must lie inside it, so `mmkg ingest docs/` lets
 // docs/a/page.md show docs/img/x.png, and nothing outside docs/. A file named by itself gets ""
@@ -410,6 +424,7 @@ IngestResult ingest(Store& store, const std::vector<std::string>& paths, const I
     backfill_embeddings(store, *opt.embedder, res, w.added);
     res.vector_index = update_index(store, *opt.embedder, gen_before, w.added, w.removed);
   }
+  res.lexical_index = update_lexical(store, gen_before, w.added, w.removed);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }

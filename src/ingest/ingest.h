@@ -56,6 +56,7 @@ struct IngestResult {
   int64_t embed_reused = 0;   ///< chunk embeddings reused from the store (same text seen before)
   double embed_seconds = 0;   ///< time spent computing embeddings
   std::string vector_index;   ///< what happened to the vector index ("updated", "rebuilt: why", "")
+  std::string lexical_index;  ///< what happened to the Xapian lexical index ("built: why", "updated", "synced: why", "")
   std::vector<FileError> failed;
   std::vector<FileError> warnings;
   std::vector<FileError> skipped_links;  ///< symlinks leading out of an ingested folder, not followed

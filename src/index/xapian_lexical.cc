@@ -1,0 +1,348 @@
+#include "index/xapian_lexical.h"
+
+#include <unistd.h>
+#include <xapian.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <unordered_map>
+
+#include "core/error.h"
+#include "store/sqlite_util.h"
+#include "store/store.h"
+#include "text/words.h"
+
+namespace fs = std::filesystem;
+
+namespace mmkg {
+
+namespace {
+
+constexpr const char* kFormat = "mmkg-lexical-1";  // bump when the terms change
+constexpr Xapian::valueno kChunkIdSlot = 0;
+constexpr Xapian::termcount kHeadingWdf = 2;  // LexicalOptions::heading_weight
+constexpr size_t kMaxTerm = 240;              // Xapian refuses terms above 245 bytes
+
+// BM25 as FTS5's bm25() computes it (k1 1.2, b 0.75, no length floor); k3 1 leaves query-side
+// term frequency out (our expressions name each term once).
+Xapian::BM25Weight bm25() { return Xapian::BM25Weight(1.2, 0, 1, 0.75, 0); }
+
+// Stems with a per-build cache: a corpus has far fewer distinct words than words.
+class StemCache {
+ public:
+  const std::string& operator()(const std::string& w) {
+    auto it = cache_.find(w);
+    if (it != cache_.end()) return it->second;
+    if (cache_.size() > 1000000) cache_.clear();
+    return cache_.emplace(w, stem(w)).first->second;
+  }
+
+ private:
+  std::unordered_map<std::string, std::string> cache_;
+};
+
+std::string bigram(const std::string& a, const std::string& b) { return "B" + a + " " + b; }
+
+void index_column(Xapian::Document& doc, const std::string& text, Xapian::termcount wdf, StemCache& stems) {
+  const std::string* prev = nullptr;
+  for (const auto& w : words(text)) {
+    const std::string& t = stems(w);
+    const bool content = !is_stopword(w);
+    if (t.size() <= kMaxTerm) {
+      doc.add_term(t, wdf);
+      if (prev && content) {
+        std::string b = bigram(*prev, t);
+        if (b.size() <= kMaxTerm) doc.add_term(b, wdf);
+      }
+    }
+    prev = content && t.size() <= kMaxTerm ? &t : nullptr;
+  }
+}
+
+Xapian::Document chunk_document(const std::string& id, const std::string& heading, const std::string& text,
+                                const std::string& context, StemCache& stems) {
+  Xapian::Document doc;
+  doc.add_value(kChunkIdSlot, id);
+  index_column(doc, heading, kHeadingWdf, stems);
+  index_column(doc, text, 1, stems);
+  index_column(doc, context, 1, stems);
+  return doc;
+}
+
+// Adds (or replaces) the chunks with these row ids, read from the store; all chunks when `rowids`
+// is null. Returns how many were written.
+int64_t add_chunks(Xapian::WritableDatabase& db, Store& store, const std::vector<int64_t>* rowids) {
+  StemCache stems;
+  int64_t n = 0;
+  auto add_rows = [&](Stmt& s) {
+    while (s.step()) {
+      const int64_t rowid = s.i64(0);
+      if (rowid <= 0 || rowid > static_cast<int64_t>(UINT32_MAX))
+        throw IOError("chunk row id " + std::to_string(rowid) + " does not fit a Xapian document id");
+      db.replace_document(static_cast<Xapian::docid>(rowid),
+                          chunk_document(s.text(1), s.text(2), s.text(3), s.text(4), stems));
+      ++n;
+    }
+  };
+  const char* sql = "SELECT rowid, id, heading_path, text, context FROM chunks";
+  if (!rowids) {
+    Stmt s(store.db(), std::string(sql) + " ORDER BY rowid");
+    add_rows(s);
+    return n;
+  }
+  Stmt s(store.db(), std::string(sql) + " WHERE rowid = ?");
+  for (int64_t r : *rowids) {
+    s.reset();
+    s.bind(1, r);
+    add_rows(s);
+  }
+  return n;
+}
+
+void remove_chunks(Xapian::WritableDatabase& db, const std::vector<int64_t>& rowids) {
+  for (int64_t r : rowids) {
+    if (r <= 0 || r > static_cast<int64_t>(UINT32_MAX)) continue;
+    try {
+      db.delete_document(static_cast<Xapian::docid>(r));
+    } catch (const Xapian::DocNotFoundError&) {
+    }
+  }
+}
+
+std::vector<std::pair<int64_t, std::string>> index_entries(const Xapian::Database& db) {
+  std::vector<std::pair<int64_t, std::string>> out;
+  out.reserve(db.get_doccount());
+  for (auto it = db.valuestream_begin(kChunkIdSlot); it != db.valuestream_end(kChunkIdSlot); ++it)
+    out.emplace_back(static_cast<int64_t>(it.get_docid()), *it);
+  return out;
+}
+
+// Makes the index hold exactly the chunks table: removes what it has that the store does not
+// (or holds under another chunk id: a reused row id), adds what it lacks.
+void sync(Xapian::WritableDatabase& db, Store& store) {
+  auto have = index_entries(db);  // by docid (value streams iterate in docid order)
+  std::vector<std::pair<int64_t, std::string>> want;
+  {
+    Stmt s(store.db(), "SELECT rowid, id FROM chunks ORDER BY rowid");
+    while (s.step()) want.emplace_back(s.i64(0), s.text(1));
+  }
+  std::vector<int64_t> drop, add;
+  size_t i = 0, j = 0;
+  while (i < have.size() || j < want.size()) {
+    if (j == want.size() || (i < have.size() && have[i].first < want[j].first)) {
+      drop.push_back(have[i++].first);
+    } else if (i == have.size() || want[j].first < have[i].first) {
+      add.push_back(want[j++].first);
+    } else {
+      if (have[i].second != want[j].second) add.push_back(want[j].first);  // replace_document
+      ++i, ++j;
+    }
+  }
+  remove_chunks(db, drop);
+  add_chunks(db, store, &add);
+}
+
+int64_t chunk_count(Store& store) {
+  Stmt s(store.db(), "SELECT count(*) FROM chunks");
+  return s.step() ? s.i64(0) : 0;
+}
+
+// Builds the index from scratch beside `path` and moves it into place. A kill leaves either no
+// index (search uses FTS5; the next write builds it) or a whole one.
+int64_t build(Store& store, const std::string& path) {
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  int64_t n = 0;
+  {
+    Xapian::WritableDatabase db(tmp, Xapian::DB_CREATE_OR_OVERWRITE);
+    n = add_chunks(db, store, nullptr);
+    db.set_metadata("format", kFormat);
+    db.set_metadata("generation", std::to_string(store.generation()));
+    db.commit();
+    db.close();
+  }
+  fs::remove_all(path, ec);
+  fs::rename(tmp, path, ec);
+  if (ec) throw IOError("cannot move the lexical index into place (" + path + "): " + ec.message());
+  return n;
+}
+
+// Folders of builds whose writer died (the caller holds the write lock, so none is live).
+void remove_dead_builds(const std::string& path) {
+  const fs::path p(path);
+  const std::string prefix = p.filename().string() + ".tmp";
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(p.parent_path(), ec); !ec && it != fs::directory_iterator();
+       it.increment(ec))
+    if (it->path().filename().string().rfind(prefix, 0) == 0) fs::remove_all(it->path(), ec);
+}
+
+std::optional<Xapian::Query> to_query(const LexNode& n) {
+  switch (n.kind) {
+    case LexNode::Kind::Phrase:
+      if (n.terms.size() == 1) return Xapian::Query(n.terms[0]);
+      if (n.terms.size() == 2 && !is_stopword(n.words[0]) && !is_stopword(n.words[1]))
+        return Xapian::Query(bigram(n.terms[0], n.terms[1]));
+      return std::nullopt;  // a longer phrase, or one with a stop word: FTS5 (it has positions)
+    case LexNode::Kind::Or:
+    case LexNode::Kind::And: {
+      std::vector<Xapian::Query> parts;
+      for (const auto& c : n.children) {
+        auto q = to_query(c);
+        if (!q) return std::nullopt;
+        parts.push_back(std::move(*q));
+      }
+      return Xapian::Query(n.kind == LexNode::Kind::Or ? Xapian::Query::OP_OR : Xapian::Query::OP_AND,
+                           parts.begin(), parts.end());
+    }
+    case LexNode::Kind::Near:
+      return std::nullopt;  // positions are FTS5's
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string lexical_index_path(const std::string& store_dir) {
+  return (fs::path(store_dir) / "lexical.xapian").string();
+}
+
+int64_t lexical_index_threshold() {
+  if (const char* t = std::getenv("MMKG_LEXICAL_THRESHOLD"); t && *t) return std::atoll(t);
+  return 20000;
+}
+
+struct XapianLexical::Impl {
+  Xapian::Database db;
+};
+
+XapianLexical::XapianLexical(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+XapianLexical::~XapianLexical() = default;
+
+std::unique_ptr<XapianLexical> XapianLexical::open(const std::string& store_dir, std::string* why) {
+  const std::string path = lexical_index_path(store_dir);
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) {
+    if (why) *why = "no lexical index";
+    return nullptr;
+  }
+  try {
+    auto impl = std::make_unique<Impl>();
+    impl->db = Xapian::Database(path);
+    if (impl->db.get_metadata("format") != kFormat) {
+      if (why) *why = "lexical index of another format (" + impl->db.get_metadata("format") + ")";
+      return nullptr;
+    }
+    return std::unique_ptr<XapianLexical>(new XapianLexical(std::move(impl)));
+  } catch (const Xapian::Error& e) {
+    if (why) *why = "cannot open the lexical index: " + e.get_description();
+    return nullptr;
+  }
+}
+
+int64_t XapianLexical::generation() {
+  try {
+    impl_->db.reopen();
+    std::string g = impl_->db.get_metadata("generation");
+    return g.empty() ? -1 : std::stoll(g);
+  } catch (const std::exception&) {
+    return -1;
+  } catch (const Xapian::Error&) {
+    return -1;
+  }
+}
+
+bool XapianLexical::search(const LexNode& q, int k, std::vector<Hit>& out) {
+  out.clear();
+  auto query = to_query(q);
+  if (!query) return false;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      Xapian::Enquire enq(impl_->db);
+      enq.set_query(*query);
+      enq.set_weighting_scheme(bm25());
+      enq.set_docid_order(Xapian::Enquire::DONT_CARE);
+      Xapian::MSet m = enq.get_mset(0, static_cast<Xapian::doccount>(std::max(0, k)));
+      for (auto it = m.begin(); it != m.end(); ++it)
+        out.push_back({static_cast<int64_t>(*it), it.get_document().get_value(kChunkIdSlot), it.get_weight()});
+      return true;
+    } catch (const Xapian::DatabaseModifiedError&) {
+      out.clear();
+      impl_->db.reopen();  // a writer committed twice during the read: read the new revision
+    } catch (const Xapian::Error&) {
+      out.clear();
+      return false;
+    }
+  }
+  return false;
+}
+
+int64_t XapianLexical::size() { return static_cast<int64_t>(impl_->db.get_doccount()); }
+
+int64_t XapianLexical::term_freq(const std::string& term) {
+  try {
+    return static_cast<int64_t>(impl_->db.get_termfreq(term));
+  } catch (const Xapian::Error&) {
+    return 0;
+  }
+}
+
+std::vector<std::pair<int64_t, std::string>> XapianLexical::entries() { return index_entries(impl_->db); }
+
+LexicalIndexStatus update_lexical_index(Store& store, int64_t gen_before, const std::vector<int64_t>& added,
+                                        const std::vector<int64_t>& removed) {
+  LexicalIndexStatus st;
+  if (store.read_only()) return st;
+  const std::string path = lexical_index_path(store.dir());
+  remove_dead_builds(path);
+  std::error_code ec;
+  try {
+    if (!fs::is_directory(path, ec)) {
+      const int64_t n = chunk_count(store);
+      if (n < lexical_index_threshold()) return st;
+      st.action = "built";
+      st.reason = std::to_string(n) + " chunks, threshold " + std::to_string(lexical_index_threshold());
+      st.chunks = build(store, path);
+      return st;
+    }
+    std::string broken;
+    try {
+      Xapian::WritableDatabase db(path, Xapian::DB_OPEN);
+      if (db.get_metadata("format") != kFormat) {
+        broken = "lexical index of another format";
+      } else {
+        const std::string have = db.get_metadata("generation");
+        if (have == std::to_string(gen_before)) {
+          remove_chunks(db, removed);
+          add_chunks(db, store, &added);
+          st.action = "updated";
+        } else {
+          sync(db, store);
+          st.action = "synced";
+          st.reason = "the index was at generation " + (have.empty() ? std::string("?") : have) +
+                      ", the store at " + std::to_string(gen_before);
+        }
+        db.set_metadata("generation", std::to_string(store.generation()));
+        db.commit();
+        st.chunks = static_cast<int64_t>(db.get_doccount());
+        return st;
+      }
+    } catch (const Xapian::DatabaseCorruptError& e) {
+      broken = "corrupt lexical index: " + e.get_msg();
+    } catch (const Xapian::DatabaseOpeningError& e) {
+      broken = "unreadable lexical index: " + e.get_msg();
+    }
+    st.action = "built";
+    st.reason = broken;
+    st.chunks = build(store, path);
+  } catch (const Xapian::Error& e) {
+    throw IOError("cannot update the lexical index " + path + ": " + e.get_description() +
+                  "; search uses the store's FTS5 index until the next ingest or delete rebuilds it");
+  }
+  return st;
+}
+
+}  // namespace mmkg
