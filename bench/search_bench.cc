@@ -2,7 +2,7 @@
 // start and store opening do not dominate, as they would with one `mmkg search` per query).
 //
 //   mmkg_search_bench --store DIR [--queries FILE] [--sampled N] [--seed S] [-k K]
-//                     [--warmup W] [--repeat R] [--json OUT]
+//                     [--warmup W] [--repeat R] [--json OUT] [--graph SPEC [--mode M] [--embedder E]]
 //
 // Two query sets, each timed and reported separately:
 //   sampled  N queries of 1-3 words drawn (fixed seed) from the stored chunk text itself, so they
@@ -11,12 +11,17 @@
 //            starting with '#' are skipped).
 // Every query is run through mmkg::bm25_search on one opened mmkg::Store; the time of each call
 // (including building the FTS5 expression, the query and copying out the hits) is recorded.
+// With --graph, every query goes through mmkg::Session::search instead, as `mmkg search --graph
+// SPEC --mode M` runs it (M bm25 or hybrid; a Neo4j graph's full-text and vector indexes serve
+// it when the session picks them, reported as lexical_backend and dense_backend).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <iostream>
 #include <numeric>
 #include <random>
@@ -25,6 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/session.h"
 #include "text/words.h"
 #include "index/lexical.h"
 #include "store/sqlite_util.h"
@@ -42,12 +48,14 @@ struct Args {
   int k = 10;
   int warmup = 20;
   int repeat = 1;
+  std::string graph, mode = "bm25", embedder = "native";  ///< --graph: through a Session
 };
 
 [[noreturn]] void usage(const char* msg) {
   std::fprintf(stderr,
                "mmkg_search_bench: %s\nusage: mmkg_search_bench --store DIR [--queries FILE] [--sampled N] "
-               "[--seed S] [-k K] [--warmup W] [--repeat R] [--json OUT]\n",
+               "[--seed S] [-k K] [--warmup W] [--repeat R] [--json OUT] [--graph SPEC [--mode bm25|hybrid] "
+               "[--embedder E]]\n",
                msg);
   std::exit(2);
 }
@@ -68,6 +76,9 @@ Args parse_args(int argc, char** argv) {
     else if (s == "-k") a.k = std::atoi(val().c_str());
     else if (s == "--warmup") a.warmup = std::atoi(val().c_str());
     else if (s == "--repeat") a.repeat = std::max(1, std::atoi(val().c_str()));
+    else if (s == "--graph") a.graph = val();
+    else if (s == "--mode") a.mode = val();
+    else if (s == "--embedder") a.embedder = val();
     else if (s == "-h" || s == "--help") usage("help");
     else usage(("unknown argument " + s).c_str());
   }
@@ -136,12 +147,12 @@ double percentile(std::vector<double> v, double p) {
   return v[rank - 1];
 }
 
-json run_set(mmkg::Store& store, const std::string& name, const std::vector<std::string>& queries, const Args& a) {
-  mmkg::LexicalOptions lo;
-  lo.k = a.k;
+/// One timed search: its hits.
+using SearchFn = std::function<std::vector<mmkg::SearchHit>(const std::string&)>;
+
+json run_set(const SearchFn& search, const std::string& name, const std::vector<std::string>& queries, const Args& a) {
   // Warm-up: page cache, SQLite page cache, statement compilation paths.
-  for (int i = 0; i < a.warmup && !queries.empty(); ++i)
-    (void)mmkg::bm25_search(store, queries[static_cast<size_t>(i) % queries.size()], lo);
+  for (int i = 0; i < a.warmup && !queries.empty(); ++i) (void)search(queries[static_cast<size_t>(i) % queries.size()]);
   std::vector<double> ms;
   ms.reserve(queries.size() * static_cast<size_t>(a.repeat));
   size_t empty = 0;
@@ -150,7 +161,7 @@ json run_set(mmkg::Store& store, const std::string& name, const std::vector<std:
   for (int r = 0; r < a.repeat; ++r) {
     for (const auto& q : queries) {
       auto t0 = Clock::now();
-      auto hits = mmkg::bm25_search(store, q, lo);
+      auto hits = search(q);
       auto t1 = Clock::now();
       ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
       if (r == 0) {
@@ -188,10 +199,36 @@ int main(int argc, char** argv) {
   try {
     auto store = mmkg::Store::open(a.store, false);
     auto st = store->stats();
+    mmkg::LexicalOptions lo;
+    lo.k = a.k;
+    SearchFn search = [&](const std::string& q) { return mmkg::bm25_search(*store, q, lo); };
+    std::unique_ptr<mmkg::Session> session;
+    std::string lexical = "fts5", dense;
+    if (!a.graph.empty()) {
+      mmkg::Config cfg;
+      cfg.store = a.store;
+      cfg.graph = mmkg::GraphBackend::parse(a.graph);
+      cfg.embedder = a.embedder;
+      session = mmkg::Session::open(cfg);
+      const mmkg::SearchMode mode = mmkg::parse_search_mode(a.mode);
+      search = [&, mode](const std::string& q) {
+        mmkg::SearchReport r = session->search({.query = q, .k = a.k, .mode = mode});
+        lexical = r.lexical_backend;
+        dense = r.dense_backend;
+        return r.hits;
+      };
+    }
     json sets = json::array();
-    if (a.sampled > 0) sets.push_back(run_set(*store, "sampled", sample_queries(*store, a.sampled, a.seed), a));
-    if (!a.queries.empty()) sets.push_back(run_set(*store, "file", read_queries(a.queries), a));
+    if (a.sampled > 0) sets.push_back(run_set(search, "sampled", sample_queries(*store, a.sampled, a.seed), a));
+    if (!a.queries.empty()) sets.push_back(run_set(search, "file", read_queries(a.queries), a));
     json out = {{"store", a.store}, {"documents", st.documents}, {"chunks", st.chunks}, {"sets", sets}};
+    if (session) {
+      out["mode"] = a.mode;
+      out["lexical_backend"] = lexical;
+      out["dense_backend"] = dense;
+      std::printf("mode %s, lexical_backend %s, dense_backend %s\n", a.mode.c_str(), lexical.c_str(),
+                  dense.empty() ? "-" : dense.c_str());
+    }
     std::printf("%-8s %8s %8s %8s %8s %8s %8s\n", "set", "queries", "p50 ms", "p90 ms", "p99 ms", "mean ms", "no-hit");
     for (auto& s : sets)
       std::printf("%-8s %8zu %8.3f %8.3f %8.3f %8.3f %8zu\n", s["set"].get<std::string>().c_str(),

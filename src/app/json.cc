@@ -66,7 +66,9 @@ json search_json(const SearchReport& r) {
                        {"boxes", page_boxes_json(h.boxes)}});
   }
   return {{"query", r.query}, {"mode", r.mode},
-          {"dense_backend", r.dense_backend.empty() ? json(nullptr) : json(r.dense_backend)}, {"results", results}};
+          {"dense_backend", r.dense_backend.empty() ? json(nullptr) : json(r.dense_backend)},
+          {"lexical_backend", r.lexical_backend.empty() ? json(nullptr) : json(r.lexical_backend)},
+          {"results", results}};
 }
 
 json ask_step_json(const StepRecord& step) { return step_json(step); }

@@ -14,6 +14,7 @@
 #include "embed/embedder.h"
 #include "graph/extract/extract_llm.h"
 #include "index/searcher.h"
+#include "index/lexical_backend.h"
 #include "index/vector_backend.h"
 #include "index/vector_store.h"
 #include "index/xapian_lexical.h"
@@ -25,22 +26,21 @@
 
 namespace mmkg {
 
-namespace {
-
-// The graph store's vector index (Neo4j) serving search's dense side.
-class GraphVectorBackend final : public VectorBackend {
+// The graph store's vector and full-text indexes (Neo4j) serving search's dense and lexical sides.
+class GraphSearchBackend final : public VectorBackend, public LexicalBackend {
  public:
-  explicit GraphVectorBackend(graph::GraphStore& g) : g_(g) {}
+  explicit GraphSearchBackend(graph::GraphStore& g) : g_(g) {}
   std::string name() const override { return g_.backend(); }
   std::vector<std::pair<std::string, double>> vector_search(const std::vector<float>& q, int k) override {
     return g_.vector_search(q, k);
+  }
+  std::vector<std::pair<std::string, double>> text_search(const std::string& match, int k) override {
+    return g_.text_search(match, k);
   }
 
  private:
   graph::GraphStore& g_;
 };
-
-}  // namespace
 
 std::string upload_extension(const std::string& name, std::string_view bytes) {
   const std::string format = detect_format(name, bytes);
@@ -102,15 +102,36 @@ Searcher& Session::searcher() {
   if (searcher_) return *searcher_;
   searcher_ = std::make_unique<Searcher>(store(), embedder(), cfg_.fusion);
   searcher_->allow_stale_index(accept_stale_index_);
-  // With the graph in Neo4j, Neo4j's vector index serves the dense side.
+  // With the graph in Neo4j, Neo4j's vector index serves the dense side, and its full-text index
+  // the lexical side once it holds every document's chunks (graph_text_unavailable).
   if (cfg_.graph.kind == GraphBackend::Kind::Neo4j) {
     graph::GraphStore* g = graph_store();
-    if (g && g->supports_vector_search()) {
-      vector_backend_ = std::make_unique<GraphVectorBackend>(*g);
-      searcher_->set_vector_backend(vector_backend_.get());
+    if (g) graph_search_ = std::make_unique<GraphSearchBackend>(*g);
+    if (g && g->supports_vector_search()) searcher_->set_vector_backend(graph_search_.get());
+    if (g && g->supports_text_search()) {
+      const std::string why = graph_text_unavailable(*g);
+      if (why.empty()) searcher_->set_lexical_backend(graph_search_.get());
+      // Chunk text an upgrade left behind is worth a warning; documents the graph has not got
+      // (yet, or with --extract none) are the user's choice: told with -v only.
+      else if (g->chunk_text_pending() || cfg_.verbose) warn(why + "; full-text search uses the store's FTS5 index");
     }
   }
   return *searcher_;
+}
+
+std::string Session::graph_text_unavailable(graph::GraphStore& g) {
+  if (g.chunk_text_pending())
+    return "the chunk nodes in Neo4j lack their text (an older mmkg stored them); run `mmkg ingest` once with the "
+           "same --graph to copy it";
+  graph::graph_document_count(store(), cfg_.graph.key());  // makes the bookkeeping table
+  Stmt s(store().db(),
+         "SELECT count(*) FROM documents WHERE id NOT IN (SELECT doc_id FROM graph_docs WHERE backend = ?)");
+  s.bind(1, cfg_.graph.key());
+  const long long missing = s.step() ? s.i64(0) : 0;
+  if (missing == 0) return "";
+  return std::to_string(missing) + " document" + (missing == 1 ? " is" : "s are") +
+         " not in the Neo4j graph yet (ingested with --extract none, or the graph build stopped); `mmkg ingest` "
+         "with the same --graph adds them";
 }
 
 graph::GraphStore* Session::graph_store() {
@@ -191,7 +212,7 @@ bool Session::refresh() {
   graph_context_tried_ = false;
   acronyms_.reset();
   searcher_.reset();
-  vector_backend_.reset();
+  graph_search_.reset();
   return had;
 }
 

@@ -29,7 +29,7 @@ class LazyEmbedder;
 class LocalModelServer;
 class Searcher;
 class TermStats;
-class VectorBackend;
+class GraphSearchBackend;
 struct LazyLlm;
 
 // ---- requests and reports
@@ -77,6 +77,7 @@ struct SearchReport {
   std::string query;
   std::string mode;           ///< the mode that ran ("bm25" when hybrid fell back)
   std::string dense_backend;  ///< "faiss", "neo4j"; empty for bm25
+  std::string lexical_backend;  ///< "fts5", "neo4j"; empty for dense
   std::vector<SearchHit> hits;
 };
 
@@ -279,6 +280,9 @@ class Session {
   std::optional<graph::GraphSyncResult> sync_graph(LazyLlm* llm, const ProgressFn& progress, bool add_documents);
   /// How many documents the graph still holds that the store no longer has (a killed delete).
   long long graph_deleted_documents();
+  /// Empty when the graph store's full-text index can serve search's lexical side (its chunk
+  /// nodes have their text and it holds every document of the store); otherwise why not.
+  std::string graph_text_unavailable(graph::GraphStore& g);
 
   Config cfg_;
   bool create_ = false;
@@ -286,7 +290,8 @@ class Session {
   std::unique_ptr<LazyEmbedder> embedder_;
   std::unique_ptr<Searcher> searcher_;
   std::unique_ptr<graph::GraphStore> graph_;
-  std::unique_ptr<VectorBackend> vector_backend_;
+  /// The Neo4j graph's indexes serving search (a VectorBackend and a LexicalBackend).
+  std::unique_ptr<GraphSearchBackend> graph_search_;
   bool graph_context_tried_ = false;
   std::unique_ptr<GraphContext> graph_context_;
   std::unique_ptr<graph::AcronymExpander> acronyms_;

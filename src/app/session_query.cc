@@ -45,6 +45,7 @@ SearchReport Session::search(const SearchRequest& req) {
   for (SearchHit& h : rep.hits)
     if (h.page_start > 0) h.boxes = h.rowid > 0 ? store().chunk_boxes(h.rowid) : store().chunk_boxes(h.chunk_id);
   if (rep.mode != "bm25") rep.dense_backend = s.dense_backend();
+  if (rep.mode != "dense") rep.lexical_backend = s.lexical_backend();
   return rep;
 }
 

@@ -43,7 +43,7 @@ void add_common(CLI::App* a, Common& c) {
       ->check(CLI::IsMember({"auto", "zscore", "relative", "rrf"}));
   a->add_option("--graph", c.graph,
                 "where the knowledge graph lives: sqlite (in the store), neo4j://USER:PASS@HOST:PORT[/DB] "
-                "(Neo4j HTTP port), or none (env MMKG_GRAPH)")
+                "(Neo4j HTTP port; its vector and full-text indexes then serve search too), or none (env MMKG_GRAPH)")
       ->capture_default_str();
 }
 

@@ -13,6 +13,7 @@
 #include "text/question_shape.h"
 #include "text/words.h"
 #include "embed/embedder.h"
+#include "index/lexical_backend.h"
 #include "index/vector_backend.h"
 #include "index/vector_store.h"
 #include "index/xapian_lexical.h"
@@ -74,6 +75,29 @@ void Searcher::set_vector_backend(VectorBackend* backend) { remote_ = backend; }
 
 std::string Searcher::dense_backend() const { return remote_ ? remote_->name() : "faiss"; }
 
+std::string Searcher::lexical_backend() const { return lexical_remote_ ? lexical_remote_->name() : last_lexical_; }
+
+std::vector<SearchHit> Searcher::stored_hits(const std::vector<std::pair<std::string, double>>& ranked) {
+  std::vector<SearchHit> out;
+  for (const auto& [id, score] : ranked) {
+    auto c = store_.chunk(id);
+    if (!c) continue;  // the backend is ahead of this store: skip
+    out.push_back(hit_from_chunk(*c, score));
+  }
+  return out;
+}
+
+std::vector<SearchHit> Searcher::lexical(Store& store, const std::string& match, int k) {
+  if (match.empty() || k <= 0) return {};
+  if (lexical_remote_) return stored_hits(lexical_remote_->text_search(match, k));
+  LexicalOptions lo = lexical_options(store);
+  lo.k = k;
+  std::string served;
+  auto hits = bm25_match(store, match, lo, &served);
+  if (&store == &store_) last_lexical_ = served;  // the calling thread's connection only
+  return hits;
+}
+
 bool Searcher::ensure_dense() {
   if (tried_) return index_ != nullptr || (remote_ && embedder_);
   tried_ = true;
@@ -110,15 +134,7 @@ Embedder* Searcher::embedder() {
 
 std::vector<SearchHit> Searcher::dense(std::string_view text, int k) {
   std::vector<float> q = embedder_->embed({std::string(text)}, EmbedKind::Query);
-  if (remote_) {  // the graph store's vector index (Neo4j): chunk ids with cosines
-    std::vector<SearchHit> out;
-    for (const auto& [id, score] : remote_->vector_search(q, k)) {
-      auto c = store_.chunk(id);
-      if (!c) continue;  // the graph store is ahead of this store: skip
-      out.push_back(hit_from_chunk(*c, score));
-    }
-    return out;
-  }
+  if (remote_) return stored_hits(remote_->vector_search(q, k));  // Neo4j's index: chunk ids with cosines
   return dense_vec(store_, q.data(), k);
 }
 
@@ -163,17 +179,14 @@ std::vector<SearchHit> Searcher::search(std::string_view query, const SearchOpti
 
 std::vector<SearchHit> Searcher::search_match(const std::string& match, std::string_view text,
                                               const SearchOptions& opt) {
-  LexicalOptions lo = lexical_options(store_);
-  if (opt.mode == SearchMode::Bm25 || (opt.mode == SearchMode::Hybrid && !ensure_dense())) {
-    lo.k = opt.k;
-    return bm25_match(store_, match, lo);
-  }
+  if (opt.mode == SearchMode::Bm25 || (opt.mode == SearchMode::Hybrid && !ensure_dense()))
+    return lexical(store_, match, opt.k);
   if (!ensure_dense()) throw UsageError("dense search is not available: " + why_not_);
   if (opt.mode == SearchMode::Dense) return dense(text, opt.k);
 
   // Hybrid: fusion of both candidate lists.
-  lo.k = opt.candidates;
-  return finish(store_, pool(store_, text, bm25_match(store_, match, lo), dense(text, opt.candidates), opt), opt);
+  return finish(store_, pool(store_, text, lexical(store_, match, opt.candidates), dense(text, opt.candidates), opt),
+                opt);
 }
 
 std::vector<SearchHit> Searcher::fuse(Store& store, std::string_view text, std::vector<SearchHit> lex,
@@ -315,9 +328,7 @@ std::vector<SearchHit> Searcher::fused_list(const std::string& text, const Searc
       if (docs->count(h.doc_id) && out.size() < static_cast<size_t>(opt.candidates)) out.push_back(std::move(h));
     return out;
   };
-  LexicalOptions lo = lexical_options(store_);
-  lo.k = depth;
-  return fuse(store_, text, within(bm25_match(store_, fts_query(text), lo)), within(dense(text, depth)), deep);
+  return fuse(store_, text, within(lexical(store_, fts_query(text), depth)), within(dense(text, depth)), deep);
 }
 
 Store& Searcher::reader(size_t i) {
@@ -346,11 +357,7 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
   const size_t n = queries.size();
   std::vector<std::vector<SearchHit>> out(n);
   auto match_of = [](const SearchQuery& q) { return q.match.empty() ? fts_query(q.text) : q.match; };
-  auto lexical = [&](Store& s, const SearchQuery& q, int k) {
-    LexicalOptions lo = lexical_options(s);
-    lo.k = q.k > 0 ? q.k : k;
-    return bm25_match(s, match_of(q), lo);
-  };
+  auto lex = [&](Store& s, const SearchQuery& q, int k) { return lexical(s, match_of(q), q.k > 0 ? q.k : k); };
   // A question to decompose is searched as search() does it (its parts embedded one by one),
   // here on this thread; the batch below skips it.
   auto decomposed = [&](const SearchQuery& q) {
@@ -363,7 +370,7 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
     for (size_t i = 0; i < n; ++i) {
       if (done[i]) continue;
       if (queries[i].lexical_only) {
-        out[i] = lexical(store_, queries[i], opt.k);
+        out[i] = lex(store_, queries[i], opt.k);
       } else {
         out[i] = search_match(match_of(queries[i]), queries[i].text, opt);
       }
@@ -392,22 +399,30 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
     if (remote_) {
       for (size_t j = 0; j < dense_q.size(); ++j) {
         std::vector<float> q(qvecs.begin() + static_cast<long>(j * dim), qvecs.begin() + static_cast<long>((j + 1) * dim));
-        for (const auto& [id, score] : remote_->vector_search(q, depth)) {
-          auto c = store_.chunk(id);
-          if (c) remote_hits[dense_q[j]].push_back(hit_from_chunk(*c, score));
-        }
+        remote_hits[dense_q[j]] = stored_hits(remote_->vector_search(q, depth));
       }
     }
   }
   std::vector<const float*> qvec_of(n, nullptr);
   for (size_t j = 0; j < dense_q.size(); ++j) qvec_of[dense_q[j]] = qvecs.data() + j * dim;
+  // The lexical backend (Neo4j), if any, is asked here too, from this thread: each query's list
+  // as deep as the work below takes it (the query's own k or opt.k alone, the candidates fused).
+  std::vector<std::vector<SearchHit>> remote_lex(n);
+  auto alone = [&](size_t i) { return queries[i].lexical_only || !qvec_of[i]; };
+  if (lexical_remote_)
+    for (size_t i = 0; i < n; ++i)
+      if (!done[i] && (alone(i) || opt.mode == SearchMode::Hybrid))
+        remote_lex[i] = lex(store_, queries[i], alone(i) ? opt.k : opt.candidates);
+  auto lex_of = [&](Store& s, size_t i, int k) {
+    return lexical_remote_ ? std::move(remote_lex[i]) : lex(s, queries[i], k);
+  };
 
   // The per-query work, on up to `parallel` threads with a store connection each.
   auto one = [&](Store& s, size_t i) {
     const SearchQuery& q = queries[i];
     if (done[i]) return;
-    if (q.lexical_only || !qvec_of[i]) {
-      out[i] = lexical(s, q, opt.k);
+    if (alone(i)) {
+      out[i] = lex_of(s, i, opt.k);
       return;
     }
     std::vector<SearchHit> den = remote_ ? std::move(remote_hits[i]) : dense_vec(s, qvec_of[i], depth);
@@ -416,7 +431,7 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
       out[i] = std::move(den);
       return;
     }
-    out[i] = finish(s, pool(s, q.text, lexical(s, q, opt.candidates), std::move(den), opt), opt);
+    out[i] = finish(s, pool(s, q.text, lex_of(s, i, opt.candidates), std::move(den), opt), opt);
   };
   size_t threads = parallel > 0 ? static_cast<size_t>(parallel)
                                 : std::max<size_t>(1, std::thread::hardware_concurrency());

@@ -17,6 +17,7 @@ namespace mmkg {
 class Store;
 class Embedder;
 class LazyEmbedder;
+class LexicalBackend;
 class VectorBackend;
 class VectorIndex;
 
@@ -109,6 +110,14 @@ class Searcher {
   void set_vector_backend(VectorBackend* backend);
   /// "faiss" or the backend serving dense search ("neo4j").
   std::string dense_backend() const;
+  /// Serve the lexical side from another full-text index (Neo4j's) instead of the store's FTS5
+  /// index: every BM25 list of search(), search_match() and search_many() comes from it, its
+  /// chunk ids read from the store (ids the store lacks are skipped). Call before the first
+  /// search; nullptr: FTS5. Not owned.
+  void set_lexical_backend(LexicalBackend* backend) { lexical_remote_ = backend; }
+  /// The backend serving lexical search ("neo4j"), else who answered the last BM25 query through
+  /// the main connection: "xapian" (the store's fresh Xapian index) or "fts5".
+  std::string lexical_backend() const;
   /// Use an older generation's vector index file as it is instead of rebuilding it (see
   /// open_vector_index); call before the first dense search. For readers while a writer is
   /// about to save the index.
@@ -118,6 +127,12 @@ class Searcher {
 
  private:
   std::vector<SearchHit> dense(std::string_view text, int k);
+  /// The lexical list of an FTS5 expression, k deep: from the lexical backend when one is set
+  /// (this thread only, its hits read through the main store), else BM25 through `store`.
+  std::vector<SearchHit> lexical(Store& store, const std::string& match, int k);
+  /// The hits of a backend's (chunk id, score) list, read from the main store; ids it lacks
+  /// (the backend is ahead of this store) are skipped.
+  std::vector<SearchHit> stored_hits(const std::vector<std::pair<std::string, double>>& ranked);
   /// The FAISS neighbours of a ready query vector, read through `store`.
   std::vector<SearchHit> dense_vec(Store& store, const float* q, int k);
   /// Hybrid fusion of two candidate lists for the question `text` + near-duplicate removal
@@ -158,10 +173,12 @@ class Searcher {
   Embedder* embedder_ = nullptr;
   std::unique_ptr<VectorIndex> index_;
   VectorBackend* remote_ = nullptr;
+  LexicalBackend* lexical_remote_ = nullptr;
   bool allow_stale_ = false, stale_ = false;
   std::vector<std::unique_ptr<Store>> readers_;  ///< extra connections for parallel queries
   /// The Xapian lexical index (large stores), one reader per connection: [0] for store_.
   std::vector<std::unique_ptr<XapianLexical>> lexical_;
+  std::string last_lexical_ = "fts5";  ///< who answered the last BM25 query on store_: fts5, xapian
 };
 
 }  // namespace mmkg

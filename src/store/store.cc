@@ -143,16 +143,6 @@ CREATE TABLE chunk_boxes(
 ) WITHOUT ROWID;
 )SQL";
 
-// What the FTS "context" column holds for a document's chunks: its file name without the
-// extension, with separators turned into spaces ("attention_wiki.txt" → "attention wiki"), and
-// its title.
-std::string document_context(const std::string& name, const std::string& title) {
-  std::string stem = name.substr(0, name.rfind('.'));
-  for (auto& ch : stem)
-    if (ch == '_' || ch == '-' || ch == '.') ch = ' ';
-  return title.empty() || title == stem ? stem : stem + " | " + title;
-}
-
 std::string now_utc() { return utc_now_iso(); }
 
 DocumentRecord read_doc(Stmt& s) {
@@ -196,6 +186,13 @@ const char* kChunkSelect =
     "FROM chunks c JOIN documents d ON d.id = c.doc_id LEFT JOIN figures f ON f.id = c.figure_id AND c.figure_id != '' ";
 
 }  // namespace
+
+std::string document_context(const std::string& name, const std::string& title) {
+  std::string stem = name.substr(0, name.rfind('.'));
+  for (auto& ch : stem)
+    if (ch == '_' || ch == '-' || ch == '.') ch = ' ';
+  return title.empty() || title == stem ? stem : stem + " | " + title;
+}
 
 std::unique_ptr<Store> Store::open(const std::string& dir, bool create) {
   std::error_code ec;

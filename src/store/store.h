@@ -44,6 +44,11 @@ struct StoredChunk {
   std::string figure_kind;   ///< a figure's chunk: "figure" or "table"; empty for text chunks
 };
 
+/// What the full-text index's "context" column holds for a document's chunks: its file name
+/// without the extension, separators turned into spaces ("attention_wiki.txt" → "attention
+/// wiki"), and its title ("attention wiki | Attention (machine learning)").
+std::string document_context(const std::string& name, const std::string& title);
+
 /// A figure or table as stored (Figure::png is not loaded: the image is a file, figure_path()).
 struct StoredFigure {
   Figure figure;

@@ -199,6 +199,56 @@ def test_neo4j_vector_index_serves_dense_search(tmp_path, neo4j):
     neo4j.query("MATCH (n) DETACH DELETE n")
 
 
+SEARCHES = [  # (query, a word every one of the first five hits holds)
+    ("multi-head attention", "head"),
+    ("scaled dot-product attention", "dot"),
+    ("positional encoding of the tokens", "position"),
+    ("softmax overflow", "softmax"),
+    ("attention wiki", "attention"),
+]
+
+
+def search(store, query, *extra, mode="bm25", k=5):
+    r = run("search", query, "--mode", mode, "-k", k, "--json", *extra, store=store)
+    assert r.rc == 0, r
+    return r.json()
+
+
+def test_neo4j_full_text_index_serves_lexical_search(tmp_path, neo4j):
+    """With the graph in Neo4j, chunk text goes to a Neo4j full-text index that serves the lexical
+    side of search: the same search tests pass with FTS5 (graph in SQLite) and with Neo4j, and a
+    deleted document's chunks leave Neo4j's index."""
+    neo4j.query("MATCH (n) DETACH DELETE n")
+    st = tmp_path / "store"
+    assert run("ingest", CORPUS, "--graph", neo4j.spec, store=st).rc == 0
+    assert neo4j.query("MATCH (c:Chunk) WHERE c.text IS NULL RETURN count(c)")[0][0] == 0
+    chunks = run("stats", "--json", store=st).json()["chunks"]
+    assert neo4j.query("MATCH (c:Chunk) RETURN count(c)")[0][0] == chunks
+    backends = {"fts5": ("--graph", "sqlite"), "neo4j": ("--graph", neo4j.spec)}
+    assert run("ingest", CORPUS, store=st).rc == 0  # the SQLite graph too, for the fts5 runs
+    top = {}
+    for name, flags in backends.items():
+        for query, word in SEARCHES:
+            j = search(st, query, *flags)
+            assert j["lexical_backend"] == name and j["dense_backend"] is None, j
+            hits = j["results"]
+            assert len(hits) == 5, (name, query, hits)
+            assert all(word in h["text"].lower() for h in hits), (name, query)
+            assert [h["rank"] for h in hits] == [1, 2, 3, 4, 5]
+            assert all(a["score"] >= b["score"] for a, b in zip(hits, hits[1:])), (name, query)
+            top[name, query] = [h["chunk_id"] for h in hits]
+    for query, _ in SEARCHES:  # two BM25s over the same chunks: mostly the same passages
+        assert len(set(top["fts5", query]) & set(top["neo4j", query])) >= 2, (query, top)
+    wiki = search(st, "attention wiki", *backends["neo4j"], k=10)["results"]
+    assert any(h["doc"] == "attention_wiki.txt" for h in wiki), wiki
+    assert run("delete", "attention_wiki.txt", "--graph", neo4j.spec, store=st).rc == 0
+    assert neo4j.query("MATCH (c:Chunk {doc_id: $d}) RETURN count(c)", {"d": wiki[0]["doc_id"]})[0][0] == 0
+    hits = search(st, "attention wiki", *backends["neo4j"], k=50)
+    assert hits["lexical_backend"] == "neo4j" and hits["results"], hits
+    assert all(h["doc"] != "attention_wiki.txt" for h in hits["results"]), hits
+    neo4j.query("MATCH (n) DETACH DELETE n")
+
+
 def test_figures_are_nodes_linked_to_the_entities_they_depict(tmp_path, neo4j):
     """A PDF figure becomes a figure node linked to the entities its caption names: in
     `graph entity --json`, in every export, in Neo4j, and gone when its document is deleted."""

@@ -141,6 +141,23 @@ std::vector<ChunkExtraction> extract_document(Store& store, Extractor& ex, const
   return out;
 }
 
+// The chunk nodes of one document's `chunks`, for a graph store that keeps them (Neo4j): the text
+// the store's FTS5 index holds for each, and its cached vector of `vector_model` when there is one.
+std::vector<ChunkNode> chunk_nodes(Store& store, const DocumentRecord& doc, const std::vector<StoredChunk>& chunks,
+                                   const std::string& vector_model) {
+  std::vector<std::string> texts;
+  for (const auto& c : chunks) texts.push_back(c.chunk.text);
+  std::vector<std::vector<float>> vecs;
+  if (!vector_model.empty()) vecs = store.cached_embeddings(vector_model, texts);
+  const std::string context = document_context(doc.name, doc.title);
+  std::vector<ChunkNode> nodes;
+  for (size_t k = 0; k < chunks.size(); ++k) {
+    const Chunk& c = chunks[k].chunk;
+    nodes.push_back({c.id, c.doc_id, k < vecs.size() ? vecs[k] : std::vector<float>{}, c.heading_path, c.text, context});
+  }
+  return nodes;
+}
+
 FigureNode figure_node(const StoredFigure& sf) {
   const Figure& f = sf.figure;
   return FigureNode{f.id, sf.doc_id, sf.chunk_id, f.table ? "table" : "figure", f.label, f.caption, f.page, {}};
@@ -277,6 +294,18 @@ GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor
   for (const auto& d : docs)
     if (opt.add_documents && (!in_graph.count(d.id) || stale.count(d.id))) todo.push_back(&d);
 
+  // Chunk nodes an older mmkg wrote to Neo4j lack their text (schema version 4): written here for
+  // the documents the graph keeps (those in `todo` get theirs below), then the store is told.
+  const bool keeps_chunks = !same_db && (graph.supports_vector_search() || graph.supports_text_search());
+  if (keeps_chunks && opt.add_documents && graph.chunk_text_pending()) {
+    auto tw = Clock::now();
+    for (const auto& d : docs)
+      if (in_graph.count(d.id) && !stale.count(d.id))
+        graph.upsert_chunks(chunk_nodes(store, d, store.chunks_of(d.id), opt.vector_model));
+    graph.chunk_text_restored();
+    res.write_seconds += since(tw);
+  }
+
   TermStats stats(store);
   std::unordered_map<std::string, double> idf_cache;
   auto idf = [&](const std::string& w) {
@@ -332,16 +361,7 @@ GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor
         tx.commit();
       } else {
         graph.upsert(delta);
-        if (graph.supports_vector_search()) {
-          std::vector<ChunkNode> nodes;
-          std::vector<std::string> texts;
-          for (const auto& c : chunks) texts.push_back(c.chunk.text);
-          std::vector<std::vector<float>> vecs;
-          if (!opt.vector_model.empty()) vecs = store.cached_embeddings(opt.vector_model, texts);
-          for (size_t k = 0; k < chunks.size(); ++k)
-            nodes.push_back({chunks[k].chunk.id, chunks[k].chunk.doc_id, k < vecs.size() ? vecs[k] : std::vector<float>{}});
-          graph.upsert_chunks(nodes);
-        }
+        if (keeps_chunks) graph.upsert_chunks(chunk_nodes(store, doc, chunks, opt.vector_model));
         if (last) mark(doc.id, true);
       }
       res.write_seconds += since(tw);

@@ -15,11 +15,15 @@ struct sqlite3;
 
 namespace mmkg::graph {
 
-/// A chunk as the graph store sees it (Neo4j keeps chunk nodes, with vectors, for dense search).
+/// A chunk as the graph store sees it (Neo4j keeps chunk nodes, with their vectors and text, for
+/// dense and full-text search).
 struct ChunkNode {
   std::string id;
   std::string doc_id;
-  std::vector<float> vector;  ///< may be empty
+  std::vector<float> vector;  ///< may be empty: a stored node keeps the vector it has
+  /// What the store's FTS5 index holds for the chunk (index/lexical.h): its heading path, its
+  /// text, and its document's context (document_context(), store/store.h).
+  std::string heading_path, text, context;
 };
 
 class GraphStore {
@@ -79,13 +83,31 @@ class GraphStore {
   /// True when upsert_chunks/vector_search are backed by an index (Neo4j). SQLite returns false:
   /// the mmkg store's FAISS index serves dense search there.
   virtual bool supports_vector_search() const { return false; }
-  /// Adds or replaces chunk nodes (and their vectors). Removed by remove_document.
+  /// Adds or replaces chunk nodes (their vectors and text). Removed by remove_document.
   virtual void upsert_chunks(const std::vector<ChunkNode>& /*chunks*/) {}
   /// The k chunks nearest to `query` by cosine: (chunk id, cosine in [-1, 1]), best first.
   virtual std::vector<std::pair<std::string, double>> vector_search(const std::vector<float>& /*query*/,
                                                                     int /*k*/) {
     return {};
   }
+
+  // ---- chunk text (Neo4j's full-text index serves the lexical side of search as well)
+
+  /// True when upsert_chunks keeps the chunks' text in a full-text index that text_search
+  /// queries (Neo4j). SQLite returns false: the mmkg store's FTS5 index serves it there.
+  virtual bool supports_text_search() const { return false; }
+  /// The k chunks that best match `match`, an FTS5 MATCH expression of the subset mmkg builds
+  /// (see fts5_to_lucene, graph/stores/lucene_query.h): (chunk id, score, higher is better),
+  /// best first. Throws UsageError for FTS5 syntax outside that subset.
+  virtual std::vector<std::pair<std::string, double>> text_search(const std::string& /*match*/, int /*k*/) {
+    return {};
+  }
+  /// True while chunk nodes an older mmkg stored lack their text (a Neo4j graph of schema
+  /// version 3 or older): text_search misses them until the next graph sync writes it
+  /// (sync_graph, then chunk_text_restored()).
+  virtual bool chunk_text_pending() { return false; }
+  /// Every chunk node now has its text (sync_graph has written it).
+  virtual void chunk_text_restored() {}
 };
 
 /// The SQLite backend on an open mmkg database (tables created on first use, versioned).

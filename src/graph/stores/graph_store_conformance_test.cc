@@ -463,6 +463,62 @@ TEST_P(GraphStoreConformance, ChunkVectorsAreSearchableAndRemovedWithTheirDocume
   EXPECT_FALSE(g().entity("a"));
 }
 
+ChunkNode text_chunk(const std::string& id, const std::string& doc, const std::string& heading,
+                     const std::string& text, const std::string& context = "") {
+  return ChunkNode{id, doc, {}, heading, text, context};
+}
+
+std::vector<std::string> hit_ids(const std::vector<std::pair<std::string, double>>& hits) {
+  std::vector<std::string> out;
+  for (const auto& h : hits) out.push_back(h.first);
+  return out;
+}
+
+TEST_P(GraphStoreConformance, ChunkTextIsSearchableAndRemovedWithItsDocument) {
+  if (!g().supports_text_search()) {
+    g().upsert_chunks({text_chunk("c1", "d1", "", "The platypus lays eggs.")});
+    EXPECT_TRUE(g().text_search("\"platypus\"", 3).empty()) << "without text support the search is empty";
+    return;  // the mmkg store's FTS5 index serves lexical search for this backend
+  }
+  EXPECT_TRUE(g().text_search("\"platypus\"", 3).empty()) << "no text yet";
+  g().upsert({{ent("a", "A")}, {men("a", "d1c1", "d1")}, {}});  // the node made by a mention first
+  g().upsert_chunks({text_chunk("d1c1", "d1", "Mammals", "The platypus lays eggs, though it is a mammal.", "monotremes"),
+                     text_chunk("d1c2", "d1", "Echidna", "It has spines and a long snout.", "monotremes"),
+                     text_chunk("d2c1", "d2", "Spines", "Hedgehogs curl up; an echidna does not.", "garden animals"),
+                     text_chunk("d2c2", "d2", "", "Birds lay eggs in nests (\"real\" ones).", "garden animals"),
+                     ChunkNode{"d2c3", "d2", {1, 0, 0, 0}}});
+  EXPECT_EQ(hit_ids(g().text_search("\"platypus\"", 5)), (std::vector<std::string>{"d1c1"}));
+  // Stemmed as FTS5's porter tokenizer stems: "laying" finds "lays" and "lay".
+  auto eggs = hit_ids(g().text_search("\"laying\"", 5));
+  std::sort(eggs.begin(), eggs.end());
+  EXPECT_EQ(eggs, (std::vector<std::string>{"d1c1", "d2c2"}));
+  // The heading is searched too ("echidna" is d1c2's heading, in d2c1's text); best first.
+  auto echidna = g().text_search("\"echidna\"", 5);
+  auto found = hit_ids(echidna);
+  std::sort(found.begin(), found.end());
+  ASSERT_EQ(found, (std::vector<std::string>{"d1c2", "d2c1"}));
+  EXPECT_GE(echidna[0].second, echidna[1].second);
+  EXPECT_GT(echidna[1].second, 0.0) << "scores are positive, higher is better";
+  // The document context, AND, NEAR, phrases and characters Lucene would read as syntax.
+  EXPECT_EQ(hit_ids(g().text_search("\"monotremes\" AND \"snout\"", 5)), (std::vector<std::string>{"d1c2"}));
+  EXPECT_EQ(hit_ids(g().text_search("NEAR(\"eggs\" \"platypus\", 2)", 5)), (std::vector<std::string>{"d1c1"}));
+  EXPECT_TRUE(g().text_search("NEAR(\"platypus\" \"mammal\", 2)", 5).empty()) << "5 words apart";
+  EXPECT_EQ(hit_ids(g().text_search("\"garden animals\" NOT \"birds\"", 5)), (std::vector<std::string>{"d2c1"}));
+  EXPECT_EQ(hit_ids(g().text_search("\"\"\"real\"\" ones)\" OR \"curl: up*\"", 5)).size(), 2u);
+  EXPECT_EQ(g().text_search("\"eggs\" OR \"spines\" OR \"snout\"", 2).size(), 2u) << "k";
+  EXPECT_THROW(g().text_search("heading_path: \"eggs\"", 5), UsageError);
+  EXPECT_TRUE(g().text_search("", 5).empty());
+  // Replacing a chunk's text; its vector stays when the new node gives none.
+  g().upsert_chunks({text_chunk("d1c1", "d1", "Mammals", "Platypuses hunt under water.", "monotremes")});
+  EXPECT_TRUE(g().text_search("\"eggs\" AND \"platypus\"", 5).empty());
+  EXPECT_EQ(hit_ids(g().text_search("\"water\"", 5)), (std::vector<std::string>{"d1c1"}));
+  g().upsert_chunks({text_chunk("d2c3", "d2", "", "Vectors and words.")});
+  EXPECT_EQ(hit_ids(g().vector_search({1, 0, 0, 0}, 1)), (std::vector<std::string>{"d2c3"}));
+  g().remove_document("d1");
+  EXPECT_TRUE(g().text_search("\"water\" OR \"snout\" OR \"monotremes\"", 5).empty());
+  EXPECT_EQ(hit_ids(g().text_search("\"echidna\"", 5)), (std::vector<std::string>{"d2c1"}));
+}
+
 INSTANTIATE_TEST_SUITE_P(GraphStore, GraphStoreConformance, ::testing::Values("sqlite", "neo4j"),
                          [](const auto& info) { return info.param; });
 
@@ -531,7 +587,7 @@ TEST(GraphStoreSqlite, MigratesAVersion1GraphKeepingItsRelations) {
   auto g = make_sqlite_graph_store(store->db());
   Stmt v(store->db(), "SELECT value FROM graph_meta WHERE key = 'schema_version'");
   ASSERT_TRUE(v.step());
-  EXPECT_EQ(v.text(0), "3") << "migrated to the current version";
+  EXPECT_EQ(v.text(0), "4") << "migrated to the current version";
   auto r = find_rel(*g, "a", "b", "uses");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->description, "");
@@ -625,6 +681,29 @@ TEST_F(GraphStoreNeo4j, WrongDatabaseAndNewerSchemaAreRefusedClearly) {
   EXPECT_THROW(make_neo4j_graph_store(url_), UsageError);
   c.run("MATCH (m:MmkgGraphMeta {key: 'graph'}) SET m.schema_version = 1");
   EXPECT_NO_THROW(make_neo4j_graph_store(url_));
+}
+
+TEST_F(GraphStoreNeo4j, AVersion3GraphWithChunkNodesWaitsForTheirText) {
+  auto g = make_neo4j_graph_store(url_);
+  g->clear();
+  EXPECT_FALSE(g->chunk_text_pending());
+  Neo4jClient c(parse_neo4j_url(url_));
+  c.run("DROP INDEX mmkg_chunk_text IF EXISTS");
+  c.run("CREATE (:Chunk {id: 'old1', doc_id: 'd1'})");  // what version 3 stored: no text
+  c.run("MATCH (m:MmkgGraphMeta {key: 'graph'}) SET m.schema_version = 3");
+  g = make_neo4j_graph_store(url_);
+  EXPECT_EQ(c.run("MATCH (m:MmkgGraphMeta {key: 'graph'}) RETURN m.schema_version").rows[0][0], 4);
+  EXPECT_EQ(c.run("SHOW INDEXES YIELD name, type WHERE name = 'mmkg_chunk_text' RETURN type").rows[0][0], "FULLTEXT");
+  EXPECT_TRUE(g->chunk_text_pending());
+  EXPECT_TRUE(make_neo4j_graph_store(url_)->chunk_text_pending()) << "remembered in the graph";
+  g->upsert_chunks({ChunkNode{"old1", "d1", {}, "", "The platypus lays eggs.", ""}});
+  g->chunk_text_restored();
+  EXPECT_FALSE(make_neo4j_graph_store(url_)->chunk_text_pending());
+  EXPECT_EQ(hit_ids(g->text_search("\"platypus\"", 3)), (std::vector<std::string>{"old1"}));
+  // A version 3 graph without chunk nodes has nothing to wait for.
+  g->clear();
+  c.run("MATCH (m:MmkgGraphMeta {key: 'graph'}) SET m.schema_version = 3");
+  EXPECT_FALSE(make_neo4j_graph_store(url_)->chunk_text_pending());
 }
 
 }  // namespace

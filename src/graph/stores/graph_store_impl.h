@@ -12,9 +12,11 @@ namespace mmkg::graph::detail {
 /// Schema version of the graph tables (SQLite) and graph meta node (Neo4j).
 /// 1: first version. 2: relations have a description (graph_relations.description in SQLite,
 /// REL.description in Neo4j). 3: figure and table nodes linked to the entities they depict
-/// (graph_figures and graph_depicts in SQLite, :Figure and DEPICTS in Neo4j). Older graphs are
-/// migrated on open.
-inline constexpr int kGraphSchemaVersion = 3;
+/// (graph_figures and graph_depicts in SQLite, :Figure and DEPICTS in Neo4j). 4: Neo4j's chunk
+/// nodes carry their text (heading_path, text, context) in the full-text index mmkg_chunk_text,
+/// which can serve search's lexical side; nothing changes in SQLite (the store's FTS5 index
+/// holds the text there). Older graphs are migrated on open.
+inline constexpr int kGraphSchemaVersion = 4;
 
 /// One evidence sentence with the share of the relation weight it carries.
 struct WeightedEvidence {

@@ -4,19 +4,27 @@
 // Model:
 //   (:Entity {id, name, type, description, score, aliases: [surface forms]})
 //   (:Alias {key, entity_id})                 one per distinct name_key() of an entity's aliases
-//   (:Entity)-[:MENTIONED_IN {count, surface, doc_id}]->(:Chunk {id, doc_id, embedding?})
+//   (:Entity)-[:MENTIONED_IN {count, surface, doc_id}]->(:Chunk {id, doc_id, embedding?, heading_path,
+//                                                               text, context})
+//       a chunk's text as the store's FTS5 index holds it, since schema version 4
 //   (:Entity)-[:REL {type, weight, description, ev_chunks, ev_docs, ev_sentences, ev_weights}]->(:Entity)
 //       evidence as parallel lists; ev_weights[i] is the share of `weight` evidence i brought;
 //       description since schema version 2 (absent on older relations, read as "")
 //   (:Community {id, level, title, summary, chunk_ids})-[:HAS {pos}]->(:Entity)
 //   (:Figure {id, doc_id, chunk_id, kind, label, caption, page})-[:DEPICTS {pos}]->(:Entity)
 //   (:Figure)-[:IN_CHUNK]->(:Chunk)           its own chunk, when it has one (schema version 3)
-//   (:MmkgGraphMeta {key: 'graph', schema_version})
+//   (:MmkgGraphMeta {key: 'graph', schema_version, chunk_text_pending?})
 // Documents have no node of their own here: a document is the doc_id property of its chunks,
 // mentions, evidence and figures, and remove_document works through that property.
 // Constraints: unique Entity.id, Chunk.id, Community.id, Figure.id; indexes on Alias.key,
 // Alias.entity_id, Chunk.doc_id, Figure.doc_id, MENTIONED_IN.doc_id; vector index
-// mmkg_chunk_embedding (cosine) on Chunk.embedding, created when the first vectors arrive.
+// mmkg_chunk_embedding (cosine) on Chunk.embedding, created when the first vectors arrive;
+// full-text index mmkg_chunk_text on Chunk.heading_path, text and context (schema version 4).
+// Its analyzer is "english" (Lucene's EnglishAnalyzer: standard tokenizer, lower case, English
+// stop words, Porter stemmer), the nearest Neo4j has to the store's FTS5 tokenizer (`porter
+// unicode61`): stemming is what matters for recall ("rises" finds "rise"); the stop words it drops
+// cost little, since fts_query leaves them out of the query anyway (but NEAR("x" "is", 2) becomes
+// "x" alone). It does not fold diacritics as FTS5's remove_diacritics does.
 //
 // Each statement is its own transaction: an upsert or remove_document that fails half-way
 // leaves the batches before the failure applied.
@@ -25,6 +33,7 @@
 #include "core/error.h"
 #include "graph/model/graph_store.h"
 #include "graph/stores/graph_store_impl.h"
+#include "graph/stores/lucene_query.h"
 #include "graph/stores/neo4j_query.h"
 
 namespace mmkg::graph {
@@ -34,6 +43,14 @@ namespace {
 using nlohmann::json;
 
 const char* kVectorIndex = "mmkg_chunk_embedding";
+const char* kTextIndex = "mmkg_chunk_text";
+// The fields of the full-text index, weighed alike. Not FTS5's column weights (heading 2,
+// LexicalOptions): FTS5 scores a chunk's columns as one text, while Lucene scores each field on
+// its own, so its length normalisation already favours a match in the short heading; a boost of
+// 2 on top cost recall on both dev sets (docs/BENCHMARKS.md, "Neo4j full-text search").
+const std::vector<LuceneField> kTextFields = {{"heading_path", 1.0}, {"text", 1.0}, {"context", 1.0}};
+// Lucene's maxClauseCount is 1024 field phrases (measured on Neo4j 5.26); a little below it.
+constexpr size_t kMaxTextClauses = 1000;
 
 const char* kUpsertEntities = R"(
 UNWIND $rows AS row
@@ -227,6 +244,7 @@ class Neo4jGraphStore final : public GraphStore {
       if (r.rows.empty() || num(r.rows[0][0]) == 0) break;
     }
     db_.run("DROP INDEX " + std::string(kVectorIndex) + " IF EXISTS");
+    if (text_pending_) chunk_text_restored();  // no chunk node is left to lack its text
     vector_dim_ = 0;
     vector_awaited_ = false;
   }
@@ -395,13 +413,39 @@ RETURN c.id AS id, c.level AS level, c.title, c.summary, c.chunk_ids, members OR
     for (const auto& c : chunks) {
       json v = json::array();
       for (float x : c.vector) v.push_back(static_cast<double>(x));
-      rows.push_back({{"id", c.id}, {"doc", c.doc_id}, {"v", std::move(v)}});
+      rows.push_back({{"id", c.id}, {"doc", c.doc_id}, {"v", std::move(v)}, {"h", c.heading_path}, {"t", c.text},
+                      {"x", c.context}});
     }
     run_batched(R"(
 UNWIND $rows AS row
 MERGE (c:Chunk {id: row.id})
-SET c.doc_id = row.doc, c.embedding = CASE WHEN size(row.v) > 0 THEN row.v ELSE null END)",
+SET c.doc_id = row.doc, c.embedding = CASE WHEN size(row.v) > 0 THEN row.v ELSE c.embedding END,
+    c.heading_path = row.h, c.text = row.t, c.context = row.x)",
                 rows);
+  }
+
+  bool supports_text_search() const override { return true; }
+
+  std::vector<std::pair<std::string, double>> text_search(const std::string& match, int k) override {
+    const std::string q = fts5_to_lucene(match, kTextFields, kMaxTextClauses);
+    if (q.empty() || k <= 0) return {};
+    if (!text_awaited_) {  // the index made by ensure_schema may still be populating
+      db_.run("CALL db.awaitIndexes(300)");
+      text_awaited_ = true;
+    }
+    auto r = db_.run(
+        "CALL db.index.fulltext.queryNodes($index, $q, {limit: $k}) YIELD node, score RETURN node.id, score",
+        {{"index", kTextIndex}, {"q", q}, {"k", k}});
+    std::vector<std::pair<std::string, double>> out;
+    for (const auto& row : r.rows) out.emplace_back(str(row[0]), num(row[1]));
+    return out;
+  }
+
+  bool chunk_text_pending() override { return text_pending_; }
+
+  void chunk_text_restored() override {
+    db_.run("MATCH (m:MmkgGraphMeta {key: 'graph'}) REMOVE m.chunk_text_pending");
+    text_pending_ = false;
   }
 
   std::vector<std::pair<std::string, double>> vector_search(const std::vector<float>& query, int k) override {
@@ -438,9 +482,11 @@ SET c.doc_id = row.doc, c.embedding = CASE WHEN size(row.v) > 0 THEN row.v ELSE 
   }
 
   void ensure_schema() {
-    auto meta = db_.run("OPTIONAL MATCH (m:MmkgGraphMeta {key: 'graph'}) RETURN m.schema_version");
+    auto meta = db_.run("OPTIONAL MATCH (m:MmkgGraphMeta {key: 'graph'}) RETURN m.schema_version, m.chunk_text_pending");
+    bool older = false;
     if (!meta.rows.empty() && meta.rows[0][0].is_number()) {
       const int v = meta.rows[0][0].get<int>();
+      text_pending_ = meta.rows[0][1].is_boolean() && meta.rows[0][1].get<bool>();
       if (v > detail::kGraphSchemaVersion)
         throw UsageError("the graph in Neo4j at " + db_.target().shown + " has schema version " +
                          std::to_string(v) + ", this mmkg understands up to " +
@@ -448,6 +494,10 @@ SET c.doc_id = row.doc, c.embedding = CASE WHEN size(row.v) > 0 THEN row.v ELSE 
       if (v == detail::kGraphSchemaVersion) return;
       // 1 → 2 needs no data change: REL.description is read with coalesce(…, ''). 2 → 3 neither:
       // a graph without Figure nodes has no figures; their constraint and index are made below.
+      // 3 → 4: the full-text index is made below; the text of the chunk nodes already stored
+      // comes from the mmkg store, which this graph store cannot read: chunk_text_pending until
+      // the next graph sync writes it (sync_graph).
+      older = v < 4;
     }
     for (const char* s : {
              "CREATE CONSTRAINT mmkg_entity_id IF NOT EXISTS FOR (e:Entity) REQUIRE e.id IS UNIQUE",
@@ -459,11 +509,14 @@ SET c.doc_id = row.doc, c.embedding = CASE WHEN size(row.v) > 0 THEN row.v ELSE 
              "CREATE INDEX mmkg_chunk_doc IF NOT EXISTS FOR (c:Chunk) ON (c.doc_id)",
              "CREATE INDEX mmkg_figure_doc IF NOT EXISTS FOR (f:Figure) ON (f.doc_id)",
              "CREATE INDEX mmkg_mention_doc IF NOT EXISTS FOR ()-[m:MENTIONED_IN]-() ON (m.doc_id)",
+             "CREATE FULLTEXT INDEX mmkg_chunk_text IF NOT EXISTS FOR (c:Chunk) ON EACH [c.heading_path, c.text, "
+             "c.context] OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: false}}",
          })
       db_.run(s);
     db_.run("CALL db.awaitIndexes(300)");
-    db_.run("MERGE (m:MmkgGraphMeta {key: 'graph'}) SET m.schema_version = $v",
-            {{"v", detail::kGraphSchemaVersion}});
+    if (older && !db_.run("MATCH (c:Chunk) WHERE c.text IS NULL RETURN 1 LIMIT 1").rows.empty()) text_pending_ = true;
+    db_.run("MERGE (m:MmkgGraphMeta {key: 'graph'}) SET m.schema_version = $v, m.chunk_text_pending = $p",
+            {{"v", detail::kGraphSchemaVersion}, {"p", text_pending_ ? json(true) : json(nullptr)}});
   }
 
   // Dimension of the existing vector index, 0 when there is none.
@@ -515,6 +568,8 @@ SET c.doc_id = row.doc, c.embedding = CASE WHEN size(row.v) > 0 THEN row.v ELSE 
   Neo4jClient db_;
   size_t vector_dim_ = 0;
   bool vector_awaited_ = false;
+  bool text_awaited_ = false;
+  bool text_pending_ = false;  ///< chunk nodes of an older mmkg lack their text (schema version 4)
 };
 
 }  // namespace
