@@ -9,12 +9,14 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <unordered_set>
 
 #include "core/error.h"
 #include "core/hash.h"
 #include "embed/embedder.h"
 #include "index/vector_store.h"
 #include "index/xapian_lexical.h"
+#include "ingest/embed_stage.h"
 #include "ingest/figures.h"
 #include "ingest/parser.h"
 #include "store/store.h"
@@ -25,46 +27,6 @@ namespace mmkg {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Embedding batches: large enough to keep both cores busy, small enough to report progress.
-constexpr size_t kEmbedBatch = 256;
-
-// Embeds one batch of texts as documents, timing and counting it in `res`; one vector per text.
-std::vector<std::vector<float>> embed_batch(Embedder& emb, const std::vector<std::string>& texts,
-                                            IngestResult& res) {
-  auto t0 = std::chrono::steady_clock::now();
-  std::vector<std::vector<float>> out = embed_rows(emb, texts, EmbedKind::Document);
-  res.embed_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  res.embedded += static_cast<int64_t>(texts.size());
-  return out;
-}
-
-// Fills the chunks' vectors: reused from the store where the same text was embedded before,
-// computed otherwise.
-void embed_chunks(Store& store, Embedder& emb, std::vector<Chunk>& chunks, IngestResult& res,
-                  const std::function<void(int64_t, int64_t)>& on_batch) {
-  std::vector<std::string> texts;
-  for (auto& c : chunks) texts.push_back(c.text);
-  auto cached = store.cached_embeddings(emb.id(), texts);
-  std::vector<std::string> todo;
-  std::vector<size_t> where;
-  for (size_t i = 0; i < chunks.size(); ++i) {
-    if (cached[i].size() == static_cast<size_t>(emb.dim())) {
-      chunks[i].vector = std::move(cached[i]);
-      ++res.embed_reused;
-    } else {
-      todo.push_back(chunks[i].text);
-      where.push_back(i);
-    }
-  }
-  for (size_t b = 0; b < todo.size(); b += kEmbedBatch) {
-    size_t e = std::min(todo.size(), b + kEmbedBatch);
-    std::vector<std::string> part(todo.begin() + static_cast<std::ptrdiff_t>(b), todo.begin() + static_cast<std::ptrdiff_t>(e));
-    auto vecs = embed_batch(emb, part, res);
-    for (size_t k = b; k < e; ++k) chunks[where[k]].vector = std::move(vecs[k - b]);
-    if (on_batch) on_batch(static_cast<int64_t>(e), static_cast<int64_t>(todo.size()));
-  }
-}
 
 // What a worker produces for one file.
 struct Parsed {
@@ -229,27 +191,58 @@ class ParsePool {
   std::vector<std::thread> pool_;
 };
 
-// The writer's side of one ingest: where results, progress and the changed chunk rows go.
+// The progress of one ingest, reported by the writer after each file and by the embedding stage
+// after each batch: one snapshot, one callback at a time.
+class Progress {
+ public:
+  Progress(const ProgressFn& fn, size_t files_total, std::chrono::steady_clock::time_point t0) : fn_(fn), t0_(t0) {
+    p_.files_total = files_total;
+  }
+  /// `files_done` files done, `path` the last one; pages and bytes so far from `res`.
+  void file(size_t files_done, const IngestResult& res, const std::string& path) {
+    if (!fn_) return;
+    std::lock_guard lk(mu_);
+    p_.files_done = files_done;
+    p_.pages = res.pages;
+    p_.bytes = res.bytes;
+    p_.current = path;
+    emit();
+  }
+  /// `done` of the `queued` chunk texts handed to the embedding stage are embedded.
+  void embedded(int64_t done, int64_t queued) {
+    if (!fn_) return;
+    std::lock_guard lk(mu_);
+    done_ = done;
+    queued_ = queued;
+    emit();
+  }
+
+ private:
+  void emit() {
+    p_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    const bool pending = done_ < queued_;  // embedding shown only while some is left
+    p_.embed_done = pending ? done_ : 0;
+    p_.embed_total = pending ? queued_ : 0;
+    fn_(p_);
+  }
+
+  const ProgressFn& fn_;
+  const std::chrono::steady_clock::time_point t0_;
+  std::mutex mu_;
+  IngestProgress p_;
+  int64_t done_ = 0, queued_ = 0;
+};
+
+// The writer's side of one ingest: where results, progress, texts to embed and the changed
+// chunk rows go.
 struct Writer {
   Store& store;
   const IngestOptions& opt;
-  const ProgressFn& progress;
   IngestResult& res;
-  std::chrono::steady_clock::time_point t0;
-  size_t files_total = 0;
+  Progress& progress;
+  EmbedStage* stage = nullptr;          // with an embedder: embeds what the writer commits
+  std::unordered_set<uint64_t> queued;  // hashes of the texts handed to the stage in this ingest
   std::vector<int64_t> added, removed;  // chunk rowids, for the vector index
-
-  /// A progress snapshot: `files_done` files done, `current` the file at hand.
-  IngestProgress snapshot(size_t files_done, const std::string& current) const {
-    IngestProgress pr;
-    pr.files_done = files_done;
-    pr.files_total = files_total;
-    pr.pages = res.pages;
-    pr.bytes = res.bytes;
-    pr.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    pr.current = current;
-    return pr;
-  }
 };
 
 DocumentRecord record_of(const Parsed& p) {
@@ -264,21 +257,43 @@ DocumentRecord record_of(const Parsed& p) {
   return d;
 }
 
-// Embeds and stores new document i (replacing `prev`, its earlier version at the same path). A
-// document the store refuses is reported in `failed`; a locked store or a full disk fails every
-// later document too, so those stop the batch.
-void store_document(Writer& w, size_t i, Parsed& p, const std::optional<DocumentRecord>& prev) {
+// Gives chunks the vectors the store already has for their texts (reused), before they are
+// committed.
+void reuse_vectors(Writer& w, std::vector<Chunk>& chunks) {
+  Embedder& emb = *w.opt.embedder;
+  std::vector<std::string> texts;
+  for (auto& c : chunks) texts.push_back(c.text);
+  auto cached = w.store.cached_embeddings(emb.id(), texts);
+  for (size_t i = 0; i < chunks.size(); ++i)
+    if (cached[i].size() == static_cast<size_t>(emb.dim())) {
+      chunks[i].vector = std::move(cached[i]);
+      ++w.res.embed_reused;
+    }
+}
+
+// The texts of committed chunks still without vectors, for the embedding stage: each text once
+// per ingest (a text already handed over counts as reused, as it would once embedded).
+std::vector<std::string> texts_to_embed(Writer& w, const std::vector<Chunk>& chunks) {
+  std::vector<std::string> out;
+  for (const auto& c : chunks) {
+    if (!c.vector.empty()) continue;
+    if (w.queued.insert(hash64(c.text)).second)
+      out.push_back(c.text);
+    else
+      ++w.res.embed_reused;
+  }
+  return out;
+}
+
+// Stores new document i (replacing `prev`, its earlier version at the same path) with the
+// vectors the store already has; returns the texts left to embed. A document the store refuses
+// is reported in `failed`; a locked store or a full disk fails every later document too, so
+// those stop the batch.
+std::vector<std::string> store_document(Writer& w, Parsed& p, const std::optional<DocumentRecord>& prev) {
   IngestResult& res = w.res;
   DocumentRecord d = record_of(p);
   try {
-    if (w.opt.embedder)
-      embed_chunks(w.store, *w.opt.embedder, p.chunks, res, [&](int64_t done, int64_t total) {
-        if (!w.progress || done == total) return;
-        IngestProgress pr = w.snapshot(i, p.path);
-        pr.embed_done = done;
-        pr.embed_total = total;
-        w.progress(pr);
-      });
+    if (w.opt.embedder) reuse_vectors(w, p.chunks);
     for (const auto& [key, value] : p.figure_stats.cache_new) w.store.cache_put(key, value);
     WriteResult wr = w.store.put_document(d, p.text, p.chunks,
                                           prev ? std::optional<std::string>(prev->id) : std::nullopt,
@@ -298,6 +313,7 @@ void store_document(Writer& w, size_t i, Parsed& p, const std::optional<Document
     res.describe_seconds += fs.describe_seconds;
     res.pages += p.doc.pages;
     res.bytes += p.bytes;
+    return w.stage ? texts_to_embed(w, p.chunks) : std::vector<std::string>{};
   } catch (const StoreLockedError&) {
     throw;
   } catch (const StoreFullError&) {
@@ -305,11 +321,13 @@ void store_document(Writer& w, size_t i, Parsed& p, const std::optional<Document
   } catch (const IOError& e) {
     res.failed.push_back({p.path, e.what()});
   }
+  return {};
 }
 
-// Writes parsed document i, unless it is already stored: unchanged at its path, or the same
+// Writes parsed document p, unless it is already stored: unchanged at its path, or the same
 // content under another path (then it is stored once, and its old version at this path goes).
-void write_document(Writer& w, size_t i, Parsed& p) {
+// Returns the texts left to embed.
+std::vector<std::string> write_document(Writer& w, Parsed& p) {
   IngestResult& res = w.res;
   for (auto& warning : p.doc.warnings) res.warnings.push_back({p.path, warning});
   for (auto& warning : p.figure_stats.warnings) res.warnings.push_back({p.path, warning});
@@ -327,37 +345,62 @@ void write_document(Writer& w, size_t i, Parsed& p) {
     ++res.skipped;
     res.warnings.push_back({p.path, "same content as " + same->path + "; stored once"});
   } else {
-    store_document(w, i, p, prev);
+    return store_document(w, p, prev);
   }
+  return {};
 }
 
-// Parses `files` on the pool and writes them in order, reporting progress after each file.
+// Parses `files` on the pool and writes them in order, reporting progress after each file and
+// handing what is left to embed to the embedding stage (which runs meanwhile).
 void write_all(Writer& w, const std::vector<std::string>& files, const std::vector<std::string>& roots) {
   ParsePool pool(w.store.dir(), files, roots, w.opt);
   for (size_t i = 0; i < files.size(); ++i) {
+    if (w.stage) w.stage->rethrow_store_error();
     Parsed p = pool.take(i);
+    std::vector<std::string> to_embed;
     if (!p.error.empty()) {
       w.res.failed.push_back({p.path, p.error});
     } else if (p.unchanged) {
       ++w.res.skipped;
     } else {
-      write_document(w, i, p);
+      to_embed = write_document(w, p);
     }
-    if (w.progress) w.progress(w.snapshot(i + 1, p.path));
+    w.progress.file(i + 1, w.res, p.path);
+    if (!to_embed.empty()) w.stage->add(std::move(to_embed));
   }
 }
 
-// Chunks stored without embeddings (by an older mmkg, or with --embedder none): embeds them and
-// adds their rowids to `added`.
-void backfill_embeddings(Store& store, Embedder& emb, IngestResult& res, std::vector<int64_t>& added) {
-  auto missing = store.chunks_without_vectors(emb.id());
-  for (size_t b = 0; b < missing.size(); b += kEmbedBatch) {
-    std::vector<std::string> texts;
-    for (size_t i = b; i < std::min(missing.size(), b + kEmbedBatch); ++i) {
-      texts.push_back(missing[i].second);
-      added.push_back(missing[i].first);
-    }
-    store.put_embeddings(emb.id(), texts, embed_batch(emb, texts, res));
+// Chunks stored without embeddings (by an older mmkg, with --embedder none, or by an ingest
+// killed before its embedding stage was done): embeds them and adds their rowids to `added`.
+void backfill_embeddings(Writer& w) {
+  Embedder& emb = *w.opt.embedder;
+  auto missing = w.store.chunks_without_vectors(emb.id());
+  if (missing.empty()) return;
+  std::vector<std::string> texts;
+  for (auto& [rowid, text] : missing) {
+    w.added.push_back(rowid);
+    texts.push_back(std::move(text));
+  }
+  EmbedCounts counts;
+  const auto total = static_cast<int64_t>(texts.size());
+  embed_and_store(w.store, emb, std::move(texts), counts,
+                  [&](size_t) { w.progress.embedded(counts.embedded, total); });
+  w.res.embedded += counts.embedded;
+  w.res.embed_seconds += counts.seconds;
+}
+
+// The embedding stage failed: the store's error as it is (it stops every writer), the embedder's
+// saying that the documents are stored and what the next ingest does about the `missing` chunks
+// without vectors.
+[[noreturn]] void throw_embed_error(const EmbedStage& stage, size_t missing) {
+  stage.rethrow_store_error();
+  try {
+    std::rethrow_exception(stage.error());
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& err) {
+    throw Error(std::string(err.what()) + " (the documents are stored and BM25 finds them; " +
+                std::to_string(missing) + " chunks are without vectors: the next ingest embeds them)");
   }
 }
 
@@ -418,10 +461,28 @@ IngestResult ingest(Store& store, const std::vector<std::string>& paths, const I
   res.ignored = list.ignored;
 
   const int64_t gen_before = store.generation();
-  Writer w{store, opt, progress, res, t0, list.files.size(), {}, {}};
+  Progress prog(progress, list.files.size(), t0);
+  std::unique_ptr<EmbedStage> stage;
+  if (opt.embedder)
+    stage = std::make_unique<EmbedStage>(store.dir(), *opt.embedder,
+                                         [&](int64_t done, int64_t queued) { prog.embedded(done, queued); });
+  Writer w{store, opt, res, prog, stage.get(), {}, {}, {}};
   write_all(w, list.files, ingest_roots(paths, list.files));
-  if (opt.embedder) {
-    backfill_embeddings(store, *opt.embedder, res, w.added);
+  if (stage) {
+    stage->finish();
+    const EmbedCounts c = stage->counts();
+    res.embedded += c.embedded;
+    res.embed_seconds += c.seconds;
+    if (stage->error()) {  // what was embedded goes into the index; the rest is the next ingest's
+      try {
+        update_index(store, *opt.embedder, gen_before, w.added, w.removed);
+      } catch (const Error&) {  // a stale index file is rebuilt on its next use
+      }
+      update_lexical(store, gen_before, w.added, w.removed);  // the documents are stored: index them
+      throw_embed_error(*stage, store.chunks_without_vectors(opt.embedder->id()).size());
+    }
+    stage.reset();
+    backfill_embeddings(w);
     res.vector_index = update_index(store, *opt.embedder, gen_before, w.added, w.removed);
   }
   res.lexical_index = update_lexical(store, gen_before, w.added, w.removed);

@@ -1,4 +1,5 @@
-// The ingest pipeline: files → parse → chunk → store, parallel parsing, one transaction per document.
+// The ingest pipeline: files → parse (parser threads) → chunk → store (one transaction per document,
+// searchable by BM25 once committed) → embed (its own thread, batches across documents).
 #pragma once
 
 #include <cstdint>
@@ -25,15 +26,17 @@ struct IngestOptions {
   bool follow_symlinks = false;  ///< also ingest what symlinks inside a folder lead to outside it
 };
 
-/// Snapshot passed to the progress callback after each file.
+/// Snapshot passed to the progress callback after each file and after each embedding batch (one
+/// call at a time, from the writer's thread or the embedding stage's).
 struct IngestProgress {
   size_t files_done = 0, files_total = 0;
   int64_t pages = 0;
   int64_t bytes = 0;
   double seconds = 0;
-  std::string current;  ///< path of the file just finished (or being embedded)
-  /// While a document's chunks are being embedded: how many of them are done, out of how many
-  /// (embed_total == 0 otherwise). Embedding a large document takes minutes.
+  std::string current;  ///< path of the file last finished
+  /// While committed chunks wait to be embedded: how many of those handed to the embedding stage
+  /// in this ingest are embedded, out of how many (embed_total == 0 when none waits). Embedding
+  /// runs behind the files: a large document's takes minutes.
   int64_t embed_done = 0, embed_total = 0;
 };
 
@@ -52,8 +55,8 @@ struct IngestResult {
   int64_t pages = 0;    ///< pages parsed
   int64_t bytes = 0;    ///< input bytes parsed
   int ignored = 0;      ///< unsupported files inside folders
-  int64_t embedded = 0;       ///< chunk embeddings computed
-  int64_t embed_reused = 0;   ///< chunk embeddings reused from the store (same text seen before)
+  int64_t embedded = 0;       ///< chunk embeddings computed (including the backfill of missing ones)
+  int64_t embed_reused = 0;   ///< chunks whose text was embedded before (stored, or earlier in this ingest)
   double embed_seconds = 0;   ///< time spent computing embeddings
   std::string vector_index;   ///< what happened to the vector index ("updated", "rebuilt: why", "")
   std::string lexical_index;  ///< what happened to the Xapian lexical index ("built: why", "updated", "synced: why", "")
@@ -74,7 +77,9 @@ int reader_revision(const std::string& format);
 std::string document_id(std::string_view bytes, const std::string& format);
 
 /// Ingests files and folders into `store`. Bad files are reported in `failed` and never stop
-/// the batch. Throws only for store-level failures (StoreFullError, StoreLockedError).
+/// the batch. Throws for store-level failures (StoreFullError, StoreLockedError), and, after
+/// every document is stored, when the embedder failed (the chunks it did not embed stay without
+/// vectors; the next ingest embeds them). The caller holds the store's write lock.
 IngestResult ingest(Store& store, const std::vector<std::string>& paths, const IngestOptions& opt,
                     const ProgressFn& progress = nullptr);
 

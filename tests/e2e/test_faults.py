@@ -107,6 +107,57 @@ def test_kill_during_re_embedding(tmp_path):
         assert full_dump(store) == expected, f"trial {trial}"
 
 
+def test_kill_while_the_embedding_stage_runs(tmp_path):
+    """Documents are committed before they are embedded (issue 15): killed once every document is
+    stored and searchable but not every chunk has its vector, the store checks clean, and the
+    re-run skips the documents and embeds exactly the chunks without vectors."""
+    import sqlite3
+    inputs = make_inputs(tmp_path / "in")
+    n_files = len(list(inputs.iterdir()))
+    store = tmp_path / "s"
+    # One embedding thread: the embedding stage runs well behind the writer.
+    e = dict(os.environ, **NATIVE, MMKG_EMBED_THREADS="1")
+    e.pop("MMKG_STORE", None)
+    p = subprocess.Popen([BIN, "ingest", str(inputs), "--store", str(store)], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, env=e)
+    caught = None
+    deadline = time.monotonic() + 120
+    while p.poll() is None and time.monotonic() < deadline and caught is None:
+        time.sleep(0.05)
+        if not (store / "mmkg.db").exists():
+            continue
+        try:
+            db = sqlite3.connect(f"file:{store / 'mmkg.db'}?mode=ro", uri=True, timeout=5)
+            docs = db.execute("SELECT count(*) FROM documents").fetchone()[0]
+            chunks, with_vec = db.execute(
+                "SELECT count(*), count(e.text_hash) FROM chunks c "
+                "LEFT JOIN embeddings e ON e.text_hash = c.text_hash").fetchone()
+            found = db.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'attention'").fetchone()[0]
+            db.close()
+        except sqlite3.OperationalError:  # the schema is being made
+            continue
+        if docs == n_files and with_vec < chunks:
+            p.send_signal(signal.SIGKILL)
+            caught = (chunks, with_vec, found)
+    p.kill()
+    p.wait()
+    assert caught, "the embedding stage was done before every document was committed"
+    assert caught[2] > 0, "BM25 finds the committed documents before their vectors"
+    checks = check_ok(store, "after a kill in the embedding stage")
+    db = sqlite3.connect(str(store / "mmkg.db"))
+    missing = db.execute("SELECT count(*) FROM chunks c WHERE NOT EXISTS "
+                         "(SELECT 1 FROM embeddings e WHERE e.text_hash = c.text_hash)").fetchone()[0]
+    db.close()
+    assert missing > 0 and f"{missing} without a vector" in checks["vectors"]["detail"], checks["vectors"]
+    r = run("ingest", inputs, "--json", store=store, env=NATIVE)
+    assert r.rc == 0, r
+    j = r.json()
+    assert j["documents"] == 0 and j["skipped"] == n_files, j
+    assert j["embedded"] == missing, j
+    checks = check_ok(store, "after the re-run")
+    assert "without a vector" not in checks["vectors"]["detail"], checks["vectors"]
+
+
 def test_kill_during_delete(tmp_path):
     inputs = make_inputs(tmp_path / "in")
     names = ["attention_papers.txt", "paper0.pdf", "attention_wiki.txt"]
