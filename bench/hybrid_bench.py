@@ -9,7 +9,8 @@ fresh process so that the peak memory (VmHWM) is per size and per phase:
      the sizes listed in --flat-sizes, default none, are built flat), measures its recall@10
      against an exact scan on random query vectors;
   2. `mmkg_hybrid_bench search`: opens the store with a Searcher (real native embedder), times query
-     embedding, BM25, dense and hybrid search (k = 10) over a few hundred queries.
+     embedding, BM25, dense and hybrid search (k = 10) over a few hundred queries, and BM25 straight
+     from FTS5 beside it (what BM25 cost before the Xapian index).
 Prints a Markdown report and writes the JSON results (--out). Stores are deleted afterwards unless
 --keep.
 """
@@ -88,6 +89,26 @@ def markdown(res):
                 cut = f" (n={st[m]['n']})" if st[m].get("truncated") else ""
                 cells.append(f"| {st[m]['p50_ms']:.2f} | {st[m]['p99_ms']:.2f}{cut}")
             L.append(f"| {human(s['chunks'])} | {st['set']} ({st['queries']}) " + " ".join(cells) + " |")
+    L.append("")
+    L.append("Lexical search: the Xapian index (built from 20,000 chunks on) against FTS5 on the same store, "
+             "side by side in one process (ms, k = 10; shared = mean share of FTS5's top 10 in Xapian's):")
+    L.append("")
+    L.append("| chunks | lexical index build s | lexical.xapian GB | query set | served by Xapian | FTS5 p50 | FTS5 p99 "
+             "| Xapian (bm25) p50 | Xapian p99 | shared |")
+    L.append("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|")
+    for s in res["sizes"]:
+        b, q = s.get("build"), s.get("search")
+        if not b or not q or "lexical_index" not in b:
+            continue
+        lx = b["lexical_index"]
+        for st in q["sets"]:
+            if "bm25_fts5" not in st:
+                continue
+            f, x = st["bm25_fts5"], st["bm25"]
+            cut = f" (n={f['n']})" if f.get("truncated") else ""
+            L.append(f"| {human(s['chunks'])} | {lx['build_seconds']:.1f} | {b['files_bytes'].get('lexical.xapian', 0) / 1e9:.2f} "
+                     f"| {st['set']} | {st['bm25_served_by_xapian']} | {f['p50_ms']:.2f} | {f['p99_ms']:.2f}{cut} "
+                     f"| {x['p50_ms']:.2f} | {x['p99_ms']:.2f} | {st['bm25_top_k_shared_with_fts5']:.2f} |")
     L.append("")
     return "\n".join(L)
 

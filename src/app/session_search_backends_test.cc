@@ -1,9 +1,12 @@
-// The same search tests against both lexical backends: the store's FTS5 index (graph in SQLite)
-// and the full-text index of a real Neo4j graph (--graph neo4j://..., started once per run by
+// The same search tests against every lexical backend: the store's FTS5 index (graph in SQLite),
+// the store's Xapian index (large stores; here forced with MMKG_LEXICAL_THRESHOLD=0) and the
+// full-text index of a real Neo4j graph (--graph neo4j://..., started once per run by
 // support/neo4j_server.h for the tests whose name says neo4j). Through the Session, as the CLI,
 // the server and eval search: search, search_many (ask's sub-queries, with the planner's NEAR
 // and AND expressions), hybrid fusion, and deletion.
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
@@ -45,6 +48,7 @@ class SessionSearchBackends : public ::testing::TestWithParam<std::string> {
     cfg_.store = dir_.str() + "/store";
     cfg_.embedder = "none";  // BM25 unless a test loads the model
     cfg_.warn = [this](const std::string& w) { warnings_.push_back(w); };
+    if (GetParam() == "xapian") ::setenv("MMKG_LEXICAL_THRESHOLD", "0", 1);
     if (neo4j()) {
       std::string url;
       MMKG_REQUIRE_NEO4J(url);
@@ -52,6 +56,8 @@ class SessionSearchBackends : public ::testing::TestWithParam<std::string> {
       cfg_.graph = GraphBackend::parse(url);
     }
   }
+
+  void TearDown() override { ::unsetenv("MMKG_LEXICAL_THRESHOLD"); }
 
   bool neo4j() const { return GetParam() == "neo4j"; }
 
@@ -68,7 +74,7 @@ class SessionSearchBackends : public ::testing::TestWithParam<std::string> {
   SearchReport search(Session& s, const std::string& q, SearchMode mode = SearchMode::Bm25, int k = 5) {
     SearchReport r = s.search({.query = q, .k = k, .mode = mode});
     if (mode != SearchMode::Dense) {
-      EXPECT_EQ(r.lexical_backend, neo4j() ? "neo4j" : "fts5") << q;
+      EXPECT_EQ(r.lexical_backend, GetParam()) << q;
     }
     return r;
   }
@@ -100,14 +106,14 @@ TEST_P(SessionSearchBackends, Bm25FindsThePassagesWithTheQuerysWords) {
   }
   EXPECT_TRUE(search(*s, "zeppelin").hits.empty());
   const nlohmann::json j = search_json(search(*s, "softmax"));
-  EXPECT_EQ(j["lexical_backend"], neo4j() ? "neo4j" : "fts5");
+  EXPECT_EQ(j["lexical_backend"], GetParam());
   EXPECT_TRUE(j["dense_backend"].is_null());
 }
 
 TEST_P(SessionSearchBackends, SearchManyAndItsThreadsGiveWhatOneByOneGives) {
   auto s = ingested();
   Searcher& searcher = s->searcher();
-  EXPECT_EQ(searcher.lexical_backend(), neo4j() ? "neo4j" : "fts5");
+  EXPECT_EQ(searcher.lexical_backend(), GetParam());
   const std::vector<SearchQuery> queries = {
       {.text = "softmax weights"},
       {.text = "moon", .match = "\"moon\" AND (\"tides\" OR \"oceans\")"},
@@ -184,7 +190,7 @@ TEST_P(SessionSearchBackends, HybridFusesTheBackendsLexicalList) {
   EXPECT_TRUE(search(*s, "moon", SearchMode::Dense).lexical_backend.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Lexical, SessionSearchBackends, ::testing::Values("fts5", "neo4j"),
+INSTANTIATE_TEST_SUITE_P(Lexical, SessionSearchBackends, ::testing::Values("fts5", "xapian", "neo4j"),
                          [](const auto& info) { return info.param; });
 
 // Without the whole store in the graph (ingested with --extract none), the Neo4j full-text index

@@ -55,22 +55,33 @@ std::optional<std::vector<SearchHit>> xapian_match(Store& store, const std::stri
   for (auto& f : found) rowids.push_back(f.rowid);
   std::unordered_map<int64_t, StoredChunk> chunks;
   for (auto& c : store.chunks_by_rowid(rowids)) chunks.emplace(c.rowid, std::move(c));
-  Stmt snip(store.db(), "SELECT snippet(chunks_fts, 1, '«', '»', '…', 24) FROM chunks_fts "
-                        "WHERE chunks_fts MATCH ? AND rowid = ?");
   std::vector<SearchHit> out;
   for (auto& f : found) {
     auto it = chunks.find(f.rowid);
     if (it == chunks.end() || it->second.chunk.id != f.chunk_id) continue;  // written since: skip
-    SearchHit h = hit_from_chunk(it->second, f.score);
-    snip.reset();
-    snip.bind(1, match).bind(2, f.rowid);
-    if (snip.step()) h.snippet = snip.text(0);
-    out.push_back(std::move(h));
+    out.push_back(hit_from_chunk(it->second, f.score));
+    out.back().snippet_pending = true;
   }
+  if (!opt.defer_snippets) fill_snippets(store, match, out);
   return out;
 }
 
 }  // namespace
+
+void fill_snippets(Store& store, const std::string& match, std::vector<SearchHit>& hits) {
+  std::optional<Stmt> snip;
+  for (auto& h : hits) {
+    if (!h.snippet_pending) continue;
+    h.snippet_pending = false;
+    if (match.empty()) continue;
+    if (!snip)
+      snip.emplace(store.db(), "SELECT snippet(chunks_fts, 1, '«', '»', '…', 24) FROM chunks_fts "
+                               "WHERE chunks_fts MATCH ? AND rowid = ?");
+    snip->reset();
+    snip->bind(1, match).bind(2, h.rowid);
+    if (snip->step()) h.snippet = snip->text(0);
+  }
+}
 
 std::vector<SearchHit> bm25_match(Store& store, const std::string& match, const LexicalOptions& opt,
                                   std::string* served_by) {

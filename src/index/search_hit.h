@@ -28,6 +28,9 @@ struct SearchHit {
   std::string figure_id;     ///< a figure's or table's own chunk: its id; empty for text
   std::string figure_label;  ///< "Figure 2" (empty when uncaptioned)
   std::string figure_kind;   ///< "figure" or "table"; empty for text
+  /// A hit of the Xapian lexical index whose FTS5 snippet is still to be made (a candidate of a
+  /// fused list gets it only if it is kept: fill_snippets in index/lexical.h).
+  bool snippet_pending = false;
   /// Where the chunk lies on its PDF pages (Chunk::boxes); filled by Session::search only.
   std::vector<PageBox> boxes;
   /// What the hit is: "text", "figure" or "table".

@@ -75,7 +75,13 @@ void Searcher::set_vector_backend(VectorBackend* backend) { remote_ = backend; }
 
 std::string Searcher::dense_backend() const { return remote_ ? remote_->name() : "faiss"; }
 
-std::string Searcher::lexical_backend() const { return lexical_remote_ ? lexical_remote_->name() : last_lexical_; }
+std::string Searcher::lexical_backend() {
+  if (lexical_remote_) return lexical_remote_->name();
+  if (!last_lexical_.empty()) return last_lexical_;
+  // No query yet: who would answer one.
+  XapianLexical* x = lexical_options(store_).index;
+  return x && x->generation() == store_.generation() ? "xapian" : "fts5";
+}
 
 std::vector<SearchHit> Searcher::stored_hits(const std::vector<std::pair<std::string, double>>& ranked) {
   std::vector<SearchHit> out;
@@ -87,11 +93,12 @@ std::vector<SearchHit> Searcher::stored_hits(const std::vector<std::pair<std::st
   return out;
 }
 
-std::vector<SearchHit> Searcher::lexical(Store& store, const std::string& match, int k) {
+std::vector<SearchHit> Searcher::lexical(Store& store, const std::string& match, int k, bool defer_snippets) {
   if (match.empty() || k <= 0) return {};
   if (lexical_remote_) return stored_hits(lexical_remote_->text_search(match, k));
   LexicalOptions lo = lexical_options(store);
   lo.k = k;
+  lo.defer_snippets = defer_snippets;
   std::string served;
   auto hits = bm25_match(store, match, lo, &served);
   if (&store == &store_) last_lexical_ = served;  // the calling thread's connection only
@@ -185,8 +192,10 @@ std::vector<SearchHit> Searcher::search_match(const std::string& match, std::str
   if (opt.mode == SearchMode::Dense) return dense(text, opt.k);
 
   // Hybrid: fusion of both candidate lists.
-  return finish(store_, pool(store_, text, lexical(store_, match, opt.candidates), dense(text, opt.candidates), opt),
-                opt);
+  auto hits = finish(store_, pool(store_, text, lexical(store_, match, opt.candidates, true), dense(text, opt.candidates), opt),
+                     opt);
+  fill_snippets(store_, match, hits);
+  return hits;
 }
 
 std::vector<SearchHit> Searcher::fuse(Store& store, std::string_view text, std::vector<SearchHit> lex,
@@ -313,7 +322,9 @@ std::vector<SearchHit> Searcher::search_parts(std::string_view question, const s
   std::vector<double> score;
   const std::vector<FusionList> part_lists(lists.begin() + 1, lists.end());
   const std::vector<size_t> order = fuse_parts(lists[0], part_lists, pool.hits.size(), score);
-  return finish(store_, pool.take(order, score), opt);
+  auto hits = finish(store_, pool.take(order, score), opt);
+  fill_snippets(store_, fts_query(question), hits);
+  return hits;
 }
 
 std::vector<SearchHit> Searcher::fused_list(const std::string& text, const SearchOptions& opt,
@@ -328,7 +339,7 @@ std::vector<SearchHit> Searcher::fused_list(const std::string& text, const Searc
       if (docs->count(h.doc_id) && out.size() < static_cast<size_t>(opt.candidates)) out.push_back(std::move(h));
     return out;
   };
-  return fuse(store_, text, within(lexical(store_, fts_query(text), depth)), within(dense(text, depth)), deep);
+  return fuse(store_, text, within(lexical(store_, fts_query(text), depth, true)), within(dense(text, depth)), deep);
 }
 
 Store& Searcher::reader(size_t i) {
@@ -357,7 +368,9 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
   const size_t n = queries.size();
   std::vector<std::vector<SearchHit>> out(n);
   auto match_of = [](const SearchQuery& q) { return q.match.empty() ? fts_query(q.text) : q.match; };
-  auto lex = [&](Store& s, const SearchQuery& q, int k) { return lexical(s, match_of(q), q.k > 0 ? q.k : k); };
+  auto lex = [&](Store& s, const SearchQuery& q, int k, bool defer = false) {
+    return lexical(s, match_of(q), q.k > 0 ? q.k : k, defer);
+  };
   // A question to decompose is searched as search() does it (its parts embedded one by one),
   // here on this thread; the batch below skips it.
   auto decomposed = [&](const SearchQuery& q) {
@@ -413,8 +426,8 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
     for (size_t i = 0; i < n; ++i)
       if (!done[i] && (alone(i) || opt.mode == SearchMode::Hybrid))
         remote_lex[i] = lex(store_, queries[i], alone(i) ? opt.k : opt.candidates);
-  auto lex_of = [&](Store& s, size_t i, int k) {
-    return lexical_remote_ ? std::move(remote_lex[i]) : lex(s, queries[i], k);
+  auto lex_of = [&](Store& s, size_t i, int k, bool defer = false) {
+    return lexical_remote_ ? std::move(remote_lex[i]) : lex(s, queries[i], k, defer);
   };
 
   // The per-query work, on up to `parallel` threads with a store connection each.
@@ -431,7 +444,8 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
       out[i] = std::move(den);
       return;
     }
-    out[i] = finish(s, pool(s, q.text, lex_of(s, i, opt.candidates), std::move(den), opt), opt);
+    out[i] = finish(s, pool(s, q.text, lex_of(s, i, opt.candidates, true), std::move(den), opt), opt);
+    fill_snippets(s, match_of(q), out[i]);
   };
   size_t threads = parallel > 0 ? static_cast<size_t>(parallel)
                                 : std::max<size_t>(1, std::thread::hardware_concurrency());

@@ -117,7 +117,7 @@ class Searcher {
   void set_lexical_backend(LexicalBackend* backend) { lexical_remote_ = backend; }
   /// The backend serving lexical search ("neo4j"), else who answered the last BM25 query through
   /// the main connection: "xapian" (the store's fresh Xapian index) or "fts5".
-  std::string lexical_backend() const;
+  std::string lexical_backend();
   /// Use an older generation's vector index file as it is instead of rebuilding it (see
   /// open_vector_index); call before the first dense search. For readers while a writer is
   /// about to save the index.
@@ -129,7 +129,8 @@ class Searcher {
   std::vector<SearchHit> dense(std::string_view text, int k);
   /// The lexical list of an FTS5 expression, k deep: from the lexical backend when one is set
   /// (this thread only, its hits read through the main store), else BM25 through `store`.
-  std::vector<SearchHit> lexical(Store& store, const std::string& match, int k);
+  /// `defer_snippets`: a candidate list for fusion (LexicalOptions::defer_snippets).
+  std::vector<SearchHit> lexical(Store& store, const std::string& match, int k, bool defer_snippets = false);
   /// The hits of a backend's (chunk id, score) list, read from the main store; ids it lacks
   /// (the backend is ahead of this store) are skipped.
   std::vector<SearchHit> stored_hits(const std::vector<std::pair<std::string, double>>& ranked);
@@ -178,7 +179,7 @@ class Searcher {
   std::vector<std::unique_ptr<Store>> readers_;  ///< extra connections for parallel queries
   /// The Xapian lexical index (large stores), one reader per connection: [0] for store_.
   std::vector<std::unique_ptr<XapianLexical>> lexical_;
-  std::string last_lexical_ = "fts5";  ///< who answered the last BM25 query on store_: fts5, xapian
+  std::string last_lexical_;  ///< who answered the last BM25 query on store_: fts5, xapian
 };
 
 }  // namespace mmkg

@@ -330,10 +330,8 @@ LexicalIndexStatus update_lexical_index(Store& store, int64_t gen_before, const 
         st.chunks = static_cast<int64_t>(db.get_doccount());
         return st;
       }
-    } catch (const Xapian::DatabaseCorruptError& e) {
-      broken = "corrupt lexical index: " + e.get_msg();
-    } catch (const Xapian::DatabaseOpeningError& e) {
-      broken = "unreadable lexical index: " + e.get_msg();
+    } catch (const Xapian::DatabaseError& e) {  // corrupt, truncated, of another version, ...
+      broken = std::string("unreadable lexical index (") + e.get_type() + ": " + e.get_msg() + ")";
     }
     st.action = "built";
     st.reason = broken;

@@ -112,6 +112,28 @@ TEST_F(XapianStore, BuildsAndAnswersWithSnippetsLikeFts5) {
   EXPECT_EQ(search("scores text", &served, 1).size(), 1u);
 }
 
+TEST_F(XapianStore, CandidateListsDeferTheirSnippetsToTheHitsKept) {
+  update_lexical_index(*store, store->generation(), {}, {});
+  index = XapianLexical::open(dir.str());
+  LexicalOptions lo;
+  lo.index = index.get();
+  lo.defer_snippets = true;
+  const std::string match = fts_query("softmax probabilities");
+  auto hits = bm25_match(*store, match, lo);
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_TRUE(hits[0].snippet_pending);
+  EXPECT_EQ(hits[0].snippet.find("«"), std::string::npos);  // the plain start of the chunk for now
+  fill_snippets(*store, match, hits);
+  EXPECT_FALSE(hits[0].snippet_pending);
+  EXPECT_NE(hits[0].snippet.find("«softmax»"), std::string::npos) << hits[0].snippet;
+  // Without deferral the snippet is made at once.
+  lo.defer_snippets = false;
+  hits = bm25_match(*store, match, lo);
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_FALSE(hits[0].snippet_pending);
+  EXPECT_NE(hits[0].snippet.find("«softmax»"), std::string::npos) << hits[0].snippet;
+}
+
 TEST_F(XapianStore, BelowTheThresholdThereIsNoIndex) {
   ::setenv("MMKG_LEXICAL_THRESHOLD", "5", 1);
   auto st = update_lexical_index(*store, store->generation(), {}, {});
