@@ -486,11 +486,7 @@ CheckReport Session::check() {
                                std::to_string(store().generation()) +
                                "); FTS5 serves BM25 until the next ingest or delete syncs it");
     } else {
-      std::vector<std::pair<int64_t, std::string>> chunks;
-      {
-        Stmt s(store().db(), "SELECT rowid, id FROM chunks ORDER BY rowid");
-        while (s.step()) chunks.emplace_back(s.i64(0), s.text(1));
-      }
+      const auto chunks = chunk_entries(store());
       const bool same = index->entries() == chunks;
       add("lexical", same,
           same ? "the lexical index matches the " + std::to_string(chunks.size()) + " chunks"

@@ -123,11 +123,7 @@ std::vector<std::pair<int64_t, std::string>> index_entries(const Xapian::Databas
 // (or holds under another chunk id: a reused row id), adds what it lacks.
 void sync(Xapian::WritableDatabase& db, Store& store) {
   auto have = index_entries(db);  // by docid (value streams iterate in docid order)
-  std::vector<std::pair<int64_t, std::string>> want;
-  {
-    Stmt s(store.db(), "SELECT rowid, id FROM chunks ORDER BY rowid");
-    while (s.step()) want.emplace_back(s.i64(0), s.text(1));
-  }
+  const auto want = chunk_entries(store);
   std::vector<int64_t> drop, add;
   size_t i = 0, j = 0;
   while (i < have.size() || j < want.size()) {
@@ -205,6 +201,13 @@ std::optional<Xapian::Query> to_query(const LexNode& n) {
 }
 
 }  // namespace
+
+std::vector<std::pair<int64_t, std::string>> chunk_entries(Store& store) {
+  std::vector<std::pair<int64_t, std::string>> out;
+  Stmt s(store.db(), "SELECT rowid, id FROM chunks ORDER BY rowid");
+  while (s.step()) out.emplace_back(s.i64(0), s.text(1));
+  return out;
+}
 
 std::string lexical_index_path(const std::string& store_dir) {
   return (fs::path(store_dir) / "lexical.xapian").string();

@@ -69,6 +69,9 @@ class XapianLexical {
   std::unique_ptr<Impl> impl_;
 };
 
+/// (row id, chunk id) of every chunk of the store, by row id: what a fresh index holds (entries()).
+std::vector<std::pair<int64_t, std::string>> chunk_entries(Store& store);
+
 struct LexicalIndexStatus {
   std::string action;  ///< "" (none: store below the threshold), "built", "updated", "synced"
   std::string reason;  ///< why it was built or synced
