@@ -4,7 +4,7 @@
 //                            [--vocab-dir examples/corpus] [--zipf 1.0] [--seed 1]
 //                            [--recall-queries 100] [--json OUT]
 //   mmkg_hybrid_bench search --store DIR [--queries 300] [--warmup 20] [-k 10] [--seed 7]
-//                            [--embedder native] [--json OUT]
+//                            [--embedder native] [--passes embed,fts5,bm25,dense,hybrid] [--json OUT]
 //
 // Run each phase in its own process (bench/hybrid_bench.py does): the peak memory figures
 // (VmHWM from /proc/self/status) are then per phase and per store size.
@@ -145,6 +145,7 @@ json store_files(const std::string& dir) {
                "                         [--json OUT]\n"
                "       mmkg_hybrid_bench lexical --store DIR   (rebuild only the Xapian lexical index)\n"
                "       mmkg_hybrid_bench search --store DIR [--queries 300] [--warmup 20] [-k 10] [--seed S]\n"
+               "                                [--passes embed,fts5,bm25,dense,hybrid]\n"
                "                         [--embedder SPEC] [--max-pass-seconds S] [--json OUT]\n",
                msg.c_str());
   std::exit(2);
@@ -159,6 +160,8 @@ struct Args {
   int64_t hnsw_threshold = 0;  ///< build: override VectorIndexOptions::hnsw_threshold (0 = default)
   unsigned seed = 1;
   bool seed_set = false;
+  std::string passes = "embed,fts5,bm25,dense,hybrid";  ///< search: which passes run (--passes)
+  bool runs(const std::string& pass) const { return ("," + passes + ",").find("," + pass + ",") != std::string::npos; }
 };
 
 Args parse_args(int argc, char** argv) {
@@ -187,6 +190,7 @@ Args parse_args(int argc, char** argv) {
     else if (s == "--hnsw-threshold") a.hnsw_threshold = std::max<int64_t>(0, std::atoll(val().c_str()));
     else if (s == "--max-pass-seconds") a.pass_seconds = std::max(0.0, std::atof(val().c_str()));
     else if (s == "--json") a.json_out = val();
+    else if (s == "--passes") a.passes = val();
     else usage("unknown argument " + s);
   }
   if (a.store.empty()) usage("--store is required");
@@ -568,7 +572,7 @@ json run_set(mmkg::Searcher& searcher, mmkg::Embedder& emb, mmkg::Store& store, 
               {"examples", std::vector<std::string>(queries.begin(), queries.begin() + std::min<size_t>(5, queries.size()))}};
   const int warm = std::min<int>(a.warmup, static_cast<int>(queries.size()));
   // Query embedding alone.
-  {
+  if (a.runs("embed")) {
     for (int i = 0; i < warm; ++i) emb.embed({queries[static_cast<size_t>(i)]}, mmkg::EmbedKind::Query);
     // (Query embedding does not depend on the store: no time limit needed for its warm-up.)
     std::vector<double> ms;
@@ -585,7 +589,7 @@ json run_set(mmkg::Searcher& searcher, mmkg::Embedder& emb, mmkg::Store& store, 
   // BM25 straight from FTS5 (what every store used before the Xapian index), side by side with
   // the Searcher's BM25 (Xapian when the store has a fresh index), and how many of FTS5's top k
   // the Searcher's list shares.
-  {
+  if (a.runs("fts5")) {
     std::vector<double> ms;
     double shared = 0;
     size_t compared = 0, by_xapian = 0;
@@ -625,6 +629,7 @@ json run_set(mmkg::Searcher& searcher, mmkg::Embedder& emb, mmkg::Store& store, 
                  res["bm25_top_k_shared_with_fts5"].get<double>());
   }
   for (auto mode : {mmkg::SearchMode::Bm25, mmkg::SearchMode::Dense, mmkg::SearchMode::Hybrid}) {
+    if (!a.runs(mmkg::search_mode_name(mode))) continue;
     mmkg::SearchOptions opt;
     opt.mode = mode;
     opt.k = a.k;

@@ -5,6 +5,7 @@
 // products, LayerNorm, softmax and GELU are fp32 in both.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -40,8 +41,14 @@ class BertEncoder {
   /// of `weights`, checking every shape against `config`. Throws Error on any mismatch. With
   /// Int8, the linear layers' weights are quantised and packed here (their fp32 copies dropped)
   /// and run by the kernel of int8::best_isa() as of construction.
+  ///
+  /// `calibration` (Int8 only, may be null or empty): token sequences run through the fp32 model
+  /// once before quantising, to measure each linear layer's inputs per channel (root mean square);
+  /// the int8 layers then smooth their inputs with those (PackedWeights::in_inv), which brings
+  /// the int8 vectors closer to fp32's. Without it the inputs are quantised as they come.
   BertEncoder(const BertConfig& config, const SafeTensors& weights,
-              BertPrecision precision = BertPrecision::Fp32);
+              BertPrecision precision = BertPrecision::Fp32,
+              const std::vector<std::vector<int32_t>>* calibration = nullptr);
 
   const BertConfig& config() const { return cfg_; }
   int dim() const { return cfg_.hidden_size; }
@@ -54,9 +61,17 @@ class BertEncoder {
   /// last hidden state to out[i * dim() ...]. Sequences are packed, not padded: each token attends
   /// only to the tokens of its own sequence, which is exactly what BERT's padding mask computes.
   /// Thread-safe (scratch memory is per call); BLAS threading is the caller's choice.
-  void embed_packed(const int32_t* ids, const int* lens, int n, float* out) const;
+  void embed_packed(const int32_t* ids, const int* lens, int n, float* out) const {
+    forward(ids, lens, n, out, nullptr);
+  }
 
  private:
+  /// Per layer, the inputs' root mean square per channel of its four linear layers (QKV, output,
+  /// FF1, FF2); forward() adds up squares, the constructor turns them into the RMS.
+  using InputRanges = std::vector<std::array<std::vector<float>, 4>>;
+  void forward(const int32_t* ids, const int* lens, int n, float* out, InputRanges* ranges) const;
+  /// Int8: quantises the four linear layers of every layer, smoothed by `ranges` when not null.
+  void quantise_layers(const InputRanges* ranges);
   struct Layer {
     std::vector<float> qkv_w, qkv_b;  // [3H, H] (query, key, value rows stacked), [3H]
     std::vector<float> out_w, out_b;  // [H, H], [H]

@@ -32,22 +32,23 @@ Isa detect_isa() {
   return Isa::Scalar;
 }
 
-// One row: range widened to include 0, scale = range / qmax, zero point rounded to an integer.
-// Written as plain loops over a fixed lane count so the clones vectorise.
-MMKG_SIMD_CLONES void quantise_row(const float* x, int k, int kp, int qmax, uint8_t* q,
+// One row of x[j] * cs[j]: range widened to include 0, scale = range / qmax, zero point rounded to
+// an integer. Written as plain loops over a fixed lane count so the clones vectorise.
+MMKG_SIMD_CLONES void quantise_row(const float* x, const float* cs, int k, int kp, int qmax, uint8_t* q,
                                    float* scale_out, int32_t* zero_out) {
   constexpr int kLanes = 16;
   float lo_l[kLanes] = {}, hi_l[kLanes] = {};
   int i = 0;
   for (; i + kLanes <= k; i += kLanes) {
     for (int j = 0; j < kLanes; ++j) {
-      lo_l[j] = std::min(lo_l[j], x[i + j]);
-      hi_l[j] = std::max(hi_l[j], x[i + j]);
+      const float v = x[i + j] * cs[i + j];
+      lo_l[j] = std::min(lo_l[j], v);
+      hi_l[j] = std::max(hi_l[j], v);
     }
   }
   float lo = 0, hi = 0;
   for (int j = 0; j < kLanes; ++j) lo = std::min(lo, lo_l[j]), hi = std::max(hi, hi_l[j]);
-  for (int t = i; t < k; ++t) lo = std::min(lo, x[t]), hi = std::max(hi, x[t]);
+  for (int t = i; t < k; ++t) lo = std::min(lo, x[t] * cs[t]), hi = std::max(hi, x[t] * cs[t]);
   const float range = hi - lo;
   if (!(range > 0) || !std::isfinite(range)) {  // all zero (or non-finite: codes of 0 are safe)
     *scale_out = 1.0f;
@@ -62,7 +63,7 @@ MMKG_SIMD_CLONES void quantise_row(const float* x, int k, int kp, int qmax, uint
   *scale_out = range / fq;
   *zero_out = zero;
   for (int t = 0; t < k; ++t) {
-    float v = std::min(std::max(x[t] * inv + zf, 0.0f), fq);
+    float v = std::min(std::max(x[t] * cs[t] * inv + zf, 0.0f), fq);
     q[t] = static_cast<uint8_t>(static_cast<int32_t>(v + 0.5f));
   }
   for (int t = k; t < kp; ++t) q[t] = static_cast<uint8_t>(zero);  // times zero weights
@@ -97,8 +98,20 @@ void clear_isa_override() { g_override = -1; }
 
 int activation_qmax(Isa) { return 255; }
 
-PackedWeights PackedWeights::quantise(const float* w, int n, int k, const float* bias, Isa isa) {
+PackedWeights PackedWeights::quantise(const float* w_in, int n, int k, const float* bias, Isa isa,
+                                      const float* smooth) {
   PackedWeights p;
+  std::vector<float> smoothed;
+  const float* w = w_in;
+  if (smooth) {
+    smoothed.assign(w_in, w_in + static_cast<size_t>(n) * k);
+    for (int r = 0; r < n; ++r) {
+      for (int c = 0; c < k; ++c) smoothed[static_cast<size_t>(r) * k + c] *= smooth[c];
+    }
+    w = smoothed.data();
+    p.in_inv.resize(static_cast<size_t>(k));
+    for (int c = 0; c < k; ++c) p.in_inv[static_cast<size_t>(c)] = 1.0f / smooth[c];
+  }
   p.n = n;
   p.k = k;
   p.kp = (k + 3) / 4 * 4;
@@ -146,7 +159,7 @@ int8_t PackedWeights::code(int row, int col) const {
                col % 4];
 }
 
-void quantise_rows(const float* x, int m, int k, int qmax, QuantRows& out) {
+void quantise_rows(const float* x, int m, int k, int qmax, QuantRows& out, const float* col_scale) {
   out.m = m;
   out.k = k;
   out.kp = (k + 3) / 4 * 4;
@@ -154,8 +167,11 @@ void quantise_rows(const float* x, int m, int k, int qmax, QuantRows& out) {
   if (out.data.size() < need) out.data.resize(need);
   if (out.scale.size() < static_cast<size_t>(m)) out.scale.resize(static_cast<size_t>(m));
   if (out.zero.size() < static_cast<size_t>(m)) out.zero.resize(static_cast<size_t>(m));
+  // Without column scales, scales of 1 (exact: the same codes as no scaling).
+  std::vector<float> ones(col_scale ? 0 : static_cast<size_t>(k), 1.0f);
+  const float* cs = col_scale ? col_scale : ones.data();
   for (int r = 0; r < m; ++r) {
-    quantise_row(x + static_cast<size_t>(r) * k, k, out.kp, qmax,
+    quantise_row(x + static_cast<size_t>(r) * k, cs, k, out.kp, qmax,
                  out.data.data() + static_cast<size_t>(r) * out.kp, &out.scale[static_cast<size_t>(r)],
                  &out.zero[static_cast<size_t>(r)]);
   }
@@ -203,7 +219,7 @@ void gemm(Isa isa, const QuantRows& a, const PackedWeights& w, float* c, bool ac
 
 void linear(Isa isa, const float* x, int m, const PackedWeights& w, float* y, bool accumulate,
             QuantRows& scratch) {
-  quantise_rows(x, m, w.k, activation_qmax(isa), scratch);
+  quantise_rows(x, m, w.k, activation_qmax(isa), scratch, w.in_inv.empty() ? nullptr : w.in_inv.data());
   gemm(isa, scratch, w, y, accumulate);
 }
 

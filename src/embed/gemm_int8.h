@@ -56,6 +56,11 @@ struct PackedWeights {
   std::vector<float> scale;  ///< [n_padded()] per-channel scale (0 for padding)
   std::vector<int32_t> sum;  ///< [n_padded()] sum over k of q, for the zero-point correction
   std::vector<float> bias;   ///< [n_padded()] (0 when none)
+  /// Input smoothing (empty when none): the packed codes are those of W[:, j] * s_j, and the
+  /// activations are multiplied by in_inv[j] = 1 / s_j before they are quantised, so the product
+  /// is unchanged while the activation channels with large values (and the weight columns with
+  /// small ones) share the quantisation error (SmoothQuant, Xiao et al. 2023).
+  std::vector<float> in_inv;
   /// The AVX2 kernel's layout, only when packed for Isa::Avx2: the same codes as int16, per panel,
   /// per group of 4 inputs, per 8 channels: 8 x (in0, in1) then 8 x (in2, in3), the pairs
   /// vpmaddwd multiplies and adds.
@@ -64,7 +69,9 @@ struct PackedWeights {
   int n_padded() const { return (n + kPanel - 1) / kPanel * kPanel; }
   bool empty() const { return n == 0; }
   /// Quantises and packs `w` ([n, k] row-major) for the kernel of `isa`; `bias` ([n]) may be null.
-  static PackedWeights quantise(const float* w, int n, int k, const float* bias, Isa isa);
+  /// `smooth` ([k], all > 0) may be null: the input smoothing factors s_j (see in_inv).
+  static PackedWeights quantise(const float* w, int n, int k, const float* bias, Isa isa,
+                                const float* smooth = nullptr);
   /// The int8 code of W[row, col] (from the packed layout).
   int8_t code(int row, int col) const;
 };
@@ -78,15 +85,18 @@ struct QuantRows {
   std::vector<int32_t> zero;   ///< [m]
 };
 
-/// Quantises x[m, k] (row-major) into `out` (its buffers are reused when large enough).
-void quantise_rows(const float* x, int m, int k, int qmax, QuantRows& out);
+/// Quantises x[m, k] (row-major) into `out` (its buffers are reused when large enough). With
+/// `col_scale` ([k]), each x[r, j] * col_scale[j] is quantised instead.
+void quantise_rows(const float* x, int m, int k, int qmax, QuantRows& out,
+                   const float* col_scale = nullptr);
 
 /// c[m, n] = dequant(a W^T) + bias, or c += that when `accumulate` (residual connections), using
 /// the kernel of `isa`. `a` comes from quantise_rows() with activation_qmax(isa), a.k == w.k, and
 /// `w` was packed for `isa`. Single-threaded.
 void gemm(Isa isa, const QuantRows& a, const PackedWeights& w, float* c, bool accumulate);
 
-/// quantise_rows() then gemm(): y[m, n] (+)= x[m, k] W^T + b. `scratch` holds the codes.
+/// quantise_rows() (with w.in_inv when set) then gemm(): y[m, n] (+)= x[m, k] W^T + b. `scratch`
+/// holds the codes.
 void linear(Isa isa, const float* x, int m, const PackedWeights& w, float* y, bool accumulate,
             QuantRows& scratch);
 

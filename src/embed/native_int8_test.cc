@@ -8,9 +8,12 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "embed/bert.h"
 #include "embed/embedder.h"
 #include "embed/gemm_int8.h"
 #include "embed/native_embedder.h"
+#include "embed/safetensors.h"
+#include "embed/wordpiece.h"
 #include "support/embed_fixtures.h"
 
 namespace mmkg {
@@ -135,6 +138,54 @@ TEST(NativeInt8, BatchEqualsSingleText) {
     const auto one = emb->embed({texts[i]}, EmbedKind::Query);
     for (size_t k = 0; k < 384; ++k) ASSERT_NEAR(one[k], batch[i * 384 + k], 1e-5) << "text " << i;
   }
+}
+
+// The calibrated encoder (input smoothing, BertEncoder's `calibration`) is closer to fp32 than the
+// plain one. Calibrated on a few texts, compared on the others. Measured on these 103 texts: mean
+// 1 - cosine 0.00104 calibrated against 0.00136 plain; on the vignettes' chunks (not in the
+// tests, calibrated with the built-in texts) the minimum cosine rose from 0.9911 to 0.9981.
+TEST(NativeInt8, CalibrationBringsVectorsCloserToFp32) {
+  MMKG_REQUIRE_MINILM(dir);
+  const std::filesystem::path root(dir);
+  const BertConfig cfg = BertConfig::from_file((root / "config.json").string());
+  const WordpieceTokenizer tok = WordpieceTokenizer::from_file((root / "vocab.txt").string(), 256, {});
+  const SafeTensors weights((root / "model.safetensors").string());
+  const auto texts = corpus_texts(4);
+  ASSERT_GE(texts.size(), 40u);
+  std::vector<std::vector<int32_t>> calibration;
+  std::vector<int32_t> ids;
+  std::vector<int> lens;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    auto t = tok.encode(texts[i]);
+    if (i % 16 == 0) {
+      calibration.push_back(std::move(t));
+    } else {
+      ids.insert(ids.end(), t.begin(), t.end());
+      lens.push_back(static_cast<int>(t.size()));
+    }
+  }
+  const int n = static_cast<int>(lens.size());
+  auto embed = [&](const BertEncoder& enc) {
+    std::vector<float> out(static_cast<size_t>(n) * 384);
+    enc.embed_packed(ids.data(), lens.data(), n, out.data());
+    return out;
+  };
+  const auto ref = embed(BertEncoder(cfg, weights, BertPrecision::Fp32));
+  const auto plain = embed(BertEncoder(cfg, weights, BertPrecision::Int8));
+  const auto smooth = embed(BertEncoder(cfg, weights, BertPrecision::Int8, &calibration));
+  auto mean_error = [&](const std::vector<float>& v) {
+    double sum = 0;
+    for (int i = 0; i < n; ++i) {
+      double c = 0;
+      for (size_t k = 0; k < 384; ++k) c += double(v[i * 384 + k]) * ref[i * 384 + k];
+      sum += 1 - c;
+    }
+    return sum / n;
+  };
+  const double e_plain = mean_error(plain), e_smooth = mean_error(smooth);
+  std::printf("[ int8    ] %d texts, mean 1 - cosine with fp32: %.5f plain, %.5f calibrated\n", n, e_plain, e_smooth);
+  EXPECT_LT(e_smooth, 0.85 * e_plain);
+  EXPECT_LT(e_smooth, 0.0013);
 }
 
 }  // namespace

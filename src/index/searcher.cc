@@ -356,8 +356,17 @@ LexicalOptions Searcher::lexical_options(Store& s) {
   while (i < readers_.size() && readers_[i].get() != &s) ++i;
   const size_t slot = &s == &store_ ? 0 : i + 1;
   if (lexical_.size() <= slot) lexical_.resize(slot + 1);
-  // A store without the index may get one from a later ingest (mmkg serve): look again.
-  if (!lexical_[slot]) lexical_[slot] = XapianLexical::open(store_.dir());
+  if (lexical_opened_at_.size() < lexical_.size()) lexical_opened_at_.resize(lexical_.size(), -1);
+  // A store without the index may get one from a later ingest (mmkg serve): look again. A handle
+  // behind the store may be on files another process has since replaced (a rebuild renames a new
+  // index into place, and an open handle keeps reading the old one): open the index afresh, once
+  // per store generation, so a stale handle never outlives the write that made it stale.
+  auto& handle = lexical_[slot];
+  const int64_t gen = s.generation();
+  if (!handle || (lexical_opened_at_[slot] != gen && handle->generation() != gen)) {
+    handle = XapianLexical::open(store_.dir());
+    lexical_opened_at_[slot] = gen;
+  }
   LexicalOptions lo;
   lo.index = lexical_[slot].get();
   return lo;

@@ -179,6 +179,8 @@ class Searcher {
   std::vector<std::unique_ptr<Store>> readers_;  ///< extra connections for parallel queries
   /// The Xapian lexical index (large stores), one reader per connection: [0] for store_.
   std::vector<std::unique_ptr<XapianLexical>> lexical_;
+  /// Per slot of lexical_: the store generation at which its handle was last (re)opened.
+  std::vector<int64_t> lexical_opened_at_;
   std::string last_lexical_;  ///< who answered the last BM25 query on store_: fts5, xapian
 };
 

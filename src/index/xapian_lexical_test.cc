@@ -12,6 +12,8 @@
 #include <set>
 
 #include "index/lexical.h"
+#include "index/searcher.h"
+#include "embed/embedder.h"
 #include "ingest/ingest.h"
 #include "store/sqlite_util.h"
 #include "store/store.h"
@@ -205,6 +207,35 @@ TEST_F(XapianStore, CorruptIndexIsNeverUsedAndIsRebuilt) {
   index.reset();
   EXPECT_EQ(search("softmax", &served).size(), 1u);
   EXPECT_EQ(served, "xapian");
+}
+
+// A long-lived Searcher (mmkg serve) keeps its index handle across writes by other processes.
+// When one of them replaces the index (a rebuild renames a new folder into place), the handle
+// still reads the old files; the Searcher must open the new index, not fall back to FTS5 until
+// it is restarted.
+TEST_F(XapianStore, ALongLivedSearcherFollowsARebuiltIndex) {
+  update_lexical_index(*store, store->generation(), {}, {});
+  LazyEmbedder none("none");
+  Searcher searcher(*store, none);
+  SearchOptions opt;
+  opt.mode = SearchMode::Bm25;
+  EXPECT_EQ(searcher.search("softmax", opt).size(), 1u);
+  EXPECT_EQ(searcher.lexical_backend(), "xapian");
+  // Another process: its own connection corrupts the index, adds a document and rebuilds.
+  {
+    auto other = Store::open(dir.str());
+    for (auto& f : fs::directory_iterator(lexical_index_path(dir.str()))) {
+      std::ofstream out(f.path(), std::ios::binary | std::ios::trunc);
+      out << "garbage";
+    }
+    const int64_t before = other->generation();
+    testing::put_text_document(*other, "d3", "/c/c.txt", {"Layer normalisation rescales the softmax inputs."});
+    auto st = update_lexical_index(*other, before, {}, {});
+    EXPECT_EQ(st.action, "built");
+  }
+  auto hits = searcher.search("softmax", opt);
+  EXPECT_EQ(hits.size(), 2u);
+  EXPECT_EQ(searcher.lexical_backend(), "xapian");
 }
 
 TEST_F(XapianStore, ExpressionsOutsideWhatItTakesGoToFts5) {
