@@ -2,8 +2,10 @@
 // session_query.cc, the graph commands in session_graph.cc.
 #include "app/session.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <unordered_set>
 
 #include "agents/graph_retriever.h"
 #include "app/llm_open.h"
@@ -457,15 +459,33 @@ CheckReport Session::check() {
     if (!emb) {
       add("vectors", true, "not checked: " + embedder().unavailable_reason());
     } else {
-      const size_t missing = store().chunks_without_vectors(emb->id()).size();
+      const auto without = store().chunks_without_vectors(emb->id());
+      const size_t missing = without.size();
       VectorIndexStatus st;
       auto index = open_vector_index(store(), emb->id(), emb->dim(), {}, &st);
       const long long chunks = counts.chunks;
       const long long indexed = index ? static_cast<long long>(index->size()) : 0;
-      const bool ok = indexed + static_cast<long long>(missing) == chunks;
+      // Not only the count: every id of the index must be a chunk that has a vector (a count can
+      // match while one row id is missing and another one is stale).
+      long long stray = 0;
+      if (index) {
+        std::vector<int64_t> rowids;
+        Stmt r(store().db(), "SELECT rowid FROM chunks ORDER BY rowid");
+        while (r.step()) rowids.push_back(r.i64(0));
+        std::unordered_set<int64_t> no_vector;
+        for (const auto& w : without) no_vector.insert(w.first);
+        for (int64_t id : index->ids()) {
+          stray += !std::binary_search(rowids.begin(), rowids.end(), id) || no_vector.count(id);
+        }
+      }
+      const bool ok = indexed + static_cast<long long>(missing) == chunks && stray == 0;
       std::string detail = std::to_string(indexed) + " of " + std::to_string(chunks) + " chunks in the vector index (" +
                            emb->id() + ")";
       if (missing) detail += "; " + std::to_string(missing) + " without a vector (the next ingest computes them)";
+      if (stray) {
+        detail += "; " + std::to_string(stray) + " ids in the index are not chunks with a vector (delete " +
+                  vector_index_path(store().dir()) + ": the next search rebuilds it)";
+      }
       if (st.rebuilt) detail += "; the index file was rebuilt (" + st.reason + ")";
       add("vectors", ok, detail);
     }

@@ -16,6 +16,8 @@
 #include "app/json.h"
 #include "core/error.h"
 #include "embed/embedder.h"
+#include "index/vector_index.h"
+#include "index/vector_store.h"
 #include "support/embed_fixtures.h"
 #include "support/image_fixtures.h"
 #include "support/scripted_http_server.h"
@@ -333,6 +335,47 @@ TEST(SessionRefresh, AReaderWithAStaleVectorIndexReadsItAgainOnceItIsSaved) {
   EXPECT_TRUE(reader->refresh());
   EXPECT_TRUE(dense_docs(*reader).count("b.md"));
   EXPECT_FALSE(reader->refresh());
+}
+
+// `mmkg check` compares the vector index's ids with the chunks, not only its size: an index that
+// lost one chunk's id and holds a stale one instead has the right count and must still fail.
+TEST(SessionCheck, AVectorIndexWithTheRightCountButAWrongIdFails) {
+  MMKG_REQUIRE_MINILM(model);
+  testing::TempDir tmp;
+  Config cfg;
+  cfg.store = tmp.file("store");
+  cfg.graph = GraphBackend::parse("none");
+  cfg.warn = [](const std::string&) {};
+  auto s = Session::open(cfg, true);
+  IngestRequest in;
+  in.paths = {tmp.write("a.md", "# Quokkas\n\nThe quokka is a small marsupial.\n\n## Diet\n\nIt eats leaves and grasses.\n")};
+  s->ingest(in);
+  CheckReport ok = s->check();
+  for (const auto& c : ok.checks) EXPECT_TRUE(c.ok) << c.name << ": " << c.detail;
+  // Rewrite the index file with the same tag (so it is taken as current): one id swapped.
+  const std::string path = vector_index_path(cfg.store);
+  VectorIndexOptions vo;
+  std::string tag;
+  auto index = load_vector_index(path, vo, &tag);
+  ASSERT_NE(index, nullptr);
+  auto ids = index->ids();
+  ASSERT_FALSE(ids.empty());
+  std::vector<float> v(384, 0.0f);
+  v[0] = 1.0f;
+  index->remove({ids[0]});
+  index->add({987654321}, v.data());
+  index->save(path, tag);
+  auto again = Session::open(cfg);
+  CheckReport bad = again->check();
+  EXPECT_FALSE(bad.ok);
+  bool seen = false;
+  for (const auto& c : bad.checks) {
+    if (c.name != "vectors") continue;
+    seen = true;
+    EXPECT_FALSE(c.ok);
+    EXPECT_NE(c.detail.find("1 ids in the index are not chunks with a vector"), std::string::npos) << c.detail;
+  }
+  EXPECT_TRUE(seen);
 }
 
 }  // namespace

@@ -103,7 +103,7 @@ class FlatIndex final : public IndexBackend {
   void live_vectors(std::vector<int64_t>* ids, std::vector<float>* vecs) const override {
     const float* xb = static_cast<const faiss::IndexFlat*>(idx_.index)->get_xb();
     ids->assign(idx_.id_map.begin(), idx_.id_map.end());
-    vecs->assign(xb, xb + static_cast<size_t>(idx_.ntotal) * dim_);
+    if (vecs) vecs->assign(xb, xb + static_cast<size_t>(idx_.ntotal) * dim_);
   }
 
   void save(const std::string& path, const std::string& tag) const override {

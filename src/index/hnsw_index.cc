@@ -257,12 +257,15 @@ class HnswIndex final : public IndexBackend {
   void live_vectors(std::vector<int64_t>* ids, std::vector<float>* vecs) const override {
     const size_t d = static_cast<size_t>(opt_.dim);
     ids->clear();
-    vecs->clear();
     ids->reserve(size());
-    vecs->reserve(size() * d);
+    if (vecs) {
+      vecs->clear();
+      vecs->reserve(size() * d);
+    }
     for (tableint i = 0; i < g_->cur_element_count; ++i) {
       if (g_->isMarkedDeleted(i)) continue;
       ids->push_back(static_cast<int64_t>(g_->getExternalLabel(i)));
+      if (!vecs) continue;
       const float* v = reinterpret_cast<const float*>(g_->getDataByInternalId(i));
       vecs->insert(vecs->end(), v, v + d);
     }

@@ -16,7 +16,13 @@ namespace mmkg {
 class IndexBackend : public VectorIndex {
  public:
   /// Every live (id, vector), in no particular order: to move the vectors to another backend.
+  /// `vecs` may be null (the ids alone).
   virtual void live_vectors(std::vector<int64_t>* ids, std::vector<float>* vecs) const = 0;
+  std::vector<int64_t> ids() const override {
+    std::vector<int64_t> out;
+    live_vectors(&out, nullptr);
+    return out;
+  }
 };
 
 std::unique_ptr<IndexBackend> make_flat_index(int dim);

@@ -70,6 +70,7 @@ class SwitchingVectorIndex final : public VectorIndex {
 
   std::vector<std::pair<int64_t, float>> search(const float* query, int k) const override { return b_->search(query, k); }
   int64_t size() const override { return b_->size(); }
+  std::vector<int64_t> ids() const override { return b_->ids(); }
   int dim() const override { return opt_.dim; }
   std::string kind() const override { return b_->kind(); }
   void save(const std::string& path, const std::string& tag) const override { b_->save(path, tag); }

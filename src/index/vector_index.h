@@ -40,6 +40,8 @@ class VectorIndex {
   /// Top-k (id, cosine) for one query vector, best first.
   virtual std::vector<std::pair<int64_t, float>> search(const float* query, int k) const = 0;
   virtual int64_t size() const = 0;
+  /// Every id in the index, in no particular order (`mmkg check` compares them with the store).
+  virtual std::vector<int64_t> ids() const = 0;
   virtual int dim() const = 0;
   /// "flat" or "hnsw".
   virtual std::string kind() const = 0;
