@@ -286,11 +286,8 @@ TEST_F(SessionTest, VisionModelIntoANewStoreThenCachedOnReingest) {
 namespace mmkg {
 namespace {
 
-// A reader that accepted an older vector index file (the server's readers while its writer is
-// about to save the index) reads it again on the next refresh, even with nothing else changed.
-TEST(SessionRefresh, AReaderWithAStaleVectorIndexReadsItAgainOnceItIsSaved) {
-  MMKG_REQUIRE_MINILM(model);
-  testing::TempDir tmp;
+// A store in `tmp` with the native embedder and no graph, holding one small markdown file.
+Config native_store(testing::TempDir& tmp) {
   Config cfg;
   cfg.store = tmp.file("store");
   cfg.graph = GraphBackend::parse("none");
@@ -299,6 +296,16 @@ TEST(SessionRefresh, AReaderWithAStaleVectorIndexReadsItAgainOnceItIsSaved) {
   IngestRequest in;
   in.paths = {tmp.write("a.md", "# Quokkas\n\nThe quokka is a small marsupial on Rottnest Island.\n")};
   writer->ingest(in);
+  return cfg;
+}
+
+// A reader that accepted an older vector index file (the server's readers while its writer is
+// about to save the index) reads it again on the next refresh, even with nothing else changed.
+TEST(SessionRefresh, AReaderWithAStaleVectorIndexReadsItAgainOnceItIsSaved) {
+  MMKG_REQUIRE_MINILM(model);
+  testing::TempDir tmp;
+  const Config cfg = native_store(tmp);
+  auto writer = Session::open(cfg);
 
   // A document written with its vectors but without the index update: the file is now stale.
   Embedder* emb = writer->embedder().get();
@@ -342,14 +349,8 @@ TEST(SessionRefresh, AReaderWithAStaleVectorIndexReadsItAgainOnceItIsSaved) {
 TEST(SessionCheck, AVectorIndexWithTheRightCountButAWrongIdFails) {
   MMKG_REQUIRE_MINILM(model);
   testing::TempDir tmp;
-  Config cfg;
-  cfg.store = tmp.file("store");
-  cfg.graph = GraphBackend::parse("none");
-  cfg.warn = [](const std::string&) {};
-  auto s = Session::open(cfg, true);
-  IngestRequest in;
-  in.paths = {tmp.write("a.md", "# Quokkas\n\nThe quokka is a small marsupial.\n\n## Diet\n\nIt eats leaves and grasses.\n")};
-  s->ingest(in);
+  const Config cfg = native_store(tmp);
+  auto s = Session::open(cfg);
   CheckReport ok = s->check();
   for (const auto& c : ok.checks) EXPECT_TRUE(c.ok) << c.name << ": " << c.detail;
   // Rewrite the index file with the same tag (so it is taken as current): one id swapped.
