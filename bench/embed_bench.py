@@ -109,7 +109,10 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 2, help="torch threads (default: all cores)")
     ap.add_argument("--batch-sizes", default="32,8,128",
                     help="sentence-transformers batch sizes; the goal is judged against 32, its default")
-    ap.add_argument("--ingest-runs", type=int, default=3)
+    ap.add_argument("--ingest-runs", type=int, default=3, help="0: no ingest runs")
+    ap.add_argument("--native-specs", default="native",
+                    help="comma-separated --embedder specs run by mmkg_embed_bench (e.g. native:int8,native:fp32); "
+                         "the first is the 'native' the ratios are taken for")
     ap.add_argument("--envs", default="asis,unset",
                     help="asis: the environment as it is; unset: without OPENBLAS_CORETYPE")
     ap.add_argument("--out", required=True)
@@ -149,9 +152,13 @@ def main():
         for name, env in envs.items():
             runs = res["runs"].setdefault(name, {})
             native_dump = os.path.join(work, f"native-{name}.f32")
-            runs["native"], _ = run_json([args.embed_bench, "--store", store, "--repeat", str(args.repeat),
-                                          "--warmup", "1", "--dump", native_dump], env,
-                                         f"{name}: native ({args.embed_bench})")
+            for i, spec in enumerate(args.native_specs.split(",")):
+                key = "native" if i == 0 else spec
+                runs[key], _ = run_json([args.embed_bench, "--store", store, "--embedder", spec, "--repeat",
+                                         str(args.repeat), "--warmup", "1", "--dump",
+                                         native_dump if i == 0 else os.path.join(work, f"{spec}-{name}.f32")], env,
+                                        f"{name}: {spec} ({args.embed_bench})")
+                runs[key]["spec"] = spec
             for b in [int(x) for x in args.batch_sizes.split(",")]:
                 st_dump = os.path.join(work, f"st-{name}-{b}.f32")
                 key = f"sentence_transformers_b{b}"
@@ -174,7 +181,7 @@ def main():
             runs["ratio_vs_st_default"] = runs["native"]["tokens_per_s"] / default["tokens_per_s"]
             runs["ratio_vs_st_best"] = runs["native"]["tokens_per_s"] / best["tokens_per_s"]
 
-        for name, env in envs.items():
+        for name, env in envs.items() if args.ingest_runs > 0 else []:
             rows = []
             for i in range(args.ingest_runs):
                 s = os.path.join(work, f"ingest-{name}-{i}")
@@ -212,7 +219,8 @@ def main():
         for k, v in runs.items():
             if not isinstance(v, dict) or "tokens_per_s" not in v:
                 continue
-            who = "mmkg native" if k == "native" else f"sentence-transformers (batch {v['batch_size']}, {v['torch_threads']} threads)"
+            who = (f"mmkg {v['spec']}" if "spec" in v else
+                   f"sentence-transformers (batch {v['batch_size']}, {v['torch_threads']} threads)")
             cos = f"{v['cosine_vs_native']['min']:.5f}" if "cosine_vs_native" in v else "–"
             L.append(f"| {label} | {who} | {v['median_seconds']:.2f} | {v['tokens_per_s']:,.0f} "
                      f"| {nat['tokens_per_s'] / v['tokens_per_s']:.2f}x | {cos} |")
