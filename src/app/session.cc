@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <unordered_set>
+#include <iterator>
 
 #include "agents/graph_retriever.h"
 #include "app/llm_open.h"
@@ -469,14 +469,17 @@ CheckReport Session::check() {
       // match while one row id is missing and another one is stale).
       long long stray = 0;
       if (index) {
-        std::vector<int64_t> rowids;
+        std::vector<int64_t> with_vector;  // chunk row ids minus `without` (both by row id)
         Stmt r(store().db(), "SELECT rowid FROM chunks ORDER BY rowid");
-        while (r.step()) rowids.push_back(r.i64(0));
-        std::unordered_set<int64_t> no_vector;
-        for (const auto& w : without) no_vector.insert(w.first);
-        for (int64_t id : index->ids()) {
-          stray += !std::binary_search(rowids.begin(), rowids.end(), id) || no_vector.count(id);
+        for (auto w = without.begin(); r.step();) {
+          const int64_t id = r.i64(0);
+          while (w != without.end() && w->first < id) ++w;
+          if (w == without.end() || w->first != id) with_vector.push_back(id);
         }
+        std::vector<int64_t> ids = index->ids(), extra;
+        std::sort(ids.begin(), ids.end());
+        std::set_difference(ids.begin(), ids.end(), with_vector.begin(), with_vector.end(), std::back_inserter(extra));
+        stray = static_cast<long long>(extra.size());
       }
       const bool ok = indexed + static_cast<long long>(missing) == chunks && stray == 0;
       std::string detail = std::to_string(indexed) + " of " + std::to_string(chunks) + " chunks in the vector index (" +

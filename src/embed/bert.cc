@@ -268,7 +268,7 @@ namespace {
 // 0.99850; a = 0.7: 0.9929 / 0.99885.
 constexpr float kSmoothAlpha = 0.5f;
 
-// The smoothing factors of W[n, k] for inputs whose channel j reaches |x| = range[j].
+// The smoothing factors of W[n, k] for inputs whose channel j has root mean square range[j].
 std::vector<float> smoothing(const std::vector<float>& w, int64_t n, int64_t k, const std::vector<float>& range) {
   std::vector<float> wmax(static_cast<size_t>(k), 0.0f), s(static_cast<size_t>(k), 1.0f);
   for (int64_t r = 0; r < n; ++r) {
