@@ -300,10 +300,7 @@ IngestReport Session::ingest(const IngestRequest& req) {
     // A model folder named by the user that does not load is a wrong setting: refused before
     // anything is written. The bundled model missing, or an embedding server that is down (a
     // later ingest backfills), only costs the dense side, with a warning.
-    // (native:int8 / native:fp32 name only a precision: the bundled model, as native.)
-    const bool names_folder = cfg_.embedder.rfind("native:", 0) == 0 && cfg_.embedder != "native:int8" &&
-                              cfg_.embedder != "native:fp32";
-    if (!opt.embedder && names_folder)
+    if (!opt.embedder && embedder_spec_names_folder(cfg_.embedder))
       throw UsageError("--embedder " + cfg_.embedder + ": " + embedder().unavailable_reason() +
                        "; give the folder of a sentence-transformers model, native for the bundled "
                        "all-MiniLM-L6-v2, or none for BM25 only");

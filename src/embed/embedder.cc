@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include "core/error.h"
 #include "embed/http_embedder.h"
@@ -44,16 +45,21 @@ bool looks_like_precision(const std::string& s) {
 }
 
 // The part of a spec after "native:": [PRECISION[:FOLDER]] or FOLDER. A folder literally named
-// fp32 or int8 is given as ./fp32.
-std::unique_ptr<Embedder> make_native_from_spec(const std::string& spec, const std::string& arg) {
+// fp32 or int8 is given as ./fp32. An empty dir is the bundled all-MiniLM-L6-v2.
+struct NativeSpec {
   NativeEmbedderOptions opts;
+  std::string dir;
+};
+
+NativeSpec parse_native_spec(const std::string& spec, const std::string& arg) {
+  NativeSpec out;
   const size_t colon = arg.find(':');
   const std::string head = arg.substr(0, colon);
-  std::string dir = arg;
+  out.dir = arg;
   if (head == "fp32" || head == "int8") {
-    opts.precision = head == "fp32" ? NativePrecision::Fp32 : NativePrecision::Int8;
-    dir = colon == std::string::npos ? "" : arg.substr(colon + 1);
-    if (colon != std::string::npos && dir.empty()) {
+    out.opts.precision = head == "fp32" ? NativePrecision::Fp32 : NativePrecision::Int8;
+    out.dir = colon == std::string::npos ? "" : arg.substr(colon + 1);
+    if (colon != std::string::npos && out.dir.empty()) {
       throw UsageError("embedder spec \"" + spec + "\" needs a folder after the last colon; use native:" + head +
                        " or native:" + head + ":/path");
     }
@@ -62,22 +68,36 @@ std::unique_ptr<Embedder> make_native_from_spec(const std::string& spec, const s
                      "\"; the native embedder runs fp32 or int8 (native:fp32, native:int8, "
                      "native:int8:/path), or give a model folder");
   }
-  return make_native_embedder(dir, opts);  // empty dir: the bundled all-MiniLM-L6-v2, found on disk
+  return out;
+}
+
+// Splits a spec into its scheme and the rest ("native:int8" -> "native", "int8").
+std::pair<std::string, std::string> split_scheme(const std::string& spec) {
+  const size_t colon = spec.find(':');
+  return {spec.substr(0, colon), colon == std::string::npos ? "" : spec.substr(colon + 1)};
 }
 
 }  // namespace
 
-std::unique_ptr<Embedder> make_embedder(const std::string& spec) {
-  const size_t colon = spec.find(':');
-  const std::string scheme = spec.substr(0, colon);
-  const std::string arg = colon == std::string::npos ? "" : spec.substr(colon + 1);
+bool embedder_spec_names_folder(const std::string& spec) {
+  const auto [scheme, arg] = split_scheme(spec);
+  if (scheme != "native" || arg.empty()) return false;
+  try {
+    return !parse_native_spec(spec, arg).dir.empty();
+  } catch (const UsageError&) {
+    return false;  // not a folder: make_embedder() says what is wrong with it
+  }
+}
 
+std::unique_ptr<Embedder> make_embedder(const std::string& spec) {
+  const auto [scheme, arg] = split_scheme(spec);
   if (scheme == "native") {
-    if (colon != std::string::npos && arg.empty()) {
+    if (spec.size() > scheme.size() && arg.empty()) {
       throw UsageError("embedder spec \"native:\" needs a folder or a precision; use native, native:int8, "
                        "native:fp32 or native:/path");
     }
-    return make_native_from_spec(spec, arg);
+    const NativeSpec ns = parse_native_spec(spec, arg);
+    return make_native_embedder(ns.dir, ns.opts);  // empty dir: the bundled model, found on disk
   }
   if (scheme == "http" || scheme == "https" || spec == "openai" || spec.rfind("openai#", 0) == 0) {
     return make_http_embedder(parse_http_embedder_spec(spec));

@@ -44,6 +44,11 @@ double dot(const std::vector<float>& a, const std::vector<float>& b);
 /// Throws UsageError for an unknown spec and Error when the model cannot be loaded.
 std::unique_ptr<Embedder> make_embedder(const std::string& spec);
 
+/// Whether `spec` names a model folder of the user's (native:/path, native:int8:/path), as opposed
+/// to the bundled model (native, native:fp32, native:int8) or a server. Such a folder failing to
+/// load is a wrong setting; the bundled model missing is not.
+bool embedder_spec_names_folder(const std::string& spec);
+
 /// An embedder chosen by spec and built on first use, so that a command that never embeds (BM25
 /// search, stats) never loads a model. One per session, shared by search, the graph's entity
 /// names and the verifier. Thread-safe.

