@@ -1,148 +1,49 @@
 #include "index/lexical_query.h"
 
-#include <cctype>
-#include <cstdlib>
-
+#include "text/fts5_query.h"
 #include "text/words.h"
 
 namespace mmkg {
 
 namespace {
 
-// A recursive-descent parser over the expression's bytes. FTS5 precedence: AND (explicit or by
-// juxtaposition) binds tighter than OR.
-class Parser {
- public:
-  explicit Parser(const std::string& s) : s_(s) {}
-
-  std::optional<LexNode> parse() {
-    auto n = or_expr();
-    skip_ws();
-    if (!n || i_ != s_.size()) return std::nullopt;
-    return n;
-  }
-
- private:
-  void skip_ws() {
-    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
-  }
-  bool keyword(const char* kw) {
-    skip_ws();
-    size_t n = std::char_traits<char>::length(kw);
-    if (s_.compare(i_, n, kw) != 0) return false;
-    size_t e = i_ + n;
-    if (e < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[e])) || s_[e] == '_')) return false;
-    i_ = e;
-    return true;
-  }
-  bool peek(char c) {
-    skip_ws();
-    return i_ < s_.size() && s_[i_] == c;
-  }
-
-  static LexNode combine(LexNode::Kind kind, std::vector<LexNode> parts) {
-    if (parts.size() == 1) return std::move(parts[0]);
-    LexNode n;
-    n.kind = kind;
-    n.children = std::move(parts);
-    return n;
-  }
-
-  std::optional<LexNode> or_expr() {
-    std::vector<LexNode> parts;
-    do {
-      auto a = and_expr();
-      if (!a) return std::nullopt;
-      parts.push_back(std::move(*a));
-    } while (keyword("OR"));
-    return combine(LexNode::Kind::Or, std::move(parts));
-  }
-
-  std::optional<LexNode> and_expr() {
-    std::vector<LexNode> parts;
-    for (;;) {
-      auto p = primary();
-      if (!p) return std::nullopt;
-      parts.push_back(std::move(*p));
-      if (keyword("AND")) continue;
-      skip_ws();
-      // Juxtaposition is an implicit AND; anything else ends this operand.
-      if (i_ < s_.size() && (s_[i_] == '"' || s_[i_] == '(' || s_.compare(i_, 4, "NEAR") == 0)) continue;
-      break;
-    }
-    return combine(LexNode::Kind::And, std::move(parts));
-  }
-
-  std::optional<LexNode> primary() {
-    skip_ws();
-    if (i_ >= s_.size()) return std::nullopt;
-    if (s_[i_] == '"') return phrase();
-    if (s_[i_] == '(') {
-      ++i_;
-      auto n = or_expr();
-      if (!n || !peek(')')) return std::nullopt;
-      ++i_;
+// The parsed expression with its phrases tokenised and stemmed as the index stores them; nullopt
+// for a phrase with no words (FTS5 then decides what it means).
+std::optional<LexNode> analyse(const Fts5Node& f) {
+  LexNode n;
+  switch (f.kind) {
+    case Fts5Node::Kind::Phrase:
+      n.kind = LexNode::Kind::Phrase;
+      n.words = words(f.text);
+      if (n.words.empty()) return std::nullopt;
+      for (auto& w : n.words) n.terms.push_back(stem(w));
       return n;
-    }
-    if (keyword("NEAR")) return near();
-    return std::nullopt;  // bare words, NOT, column filters, '^', '*', ...: not in the subset
+    case Fts5Node::Kind::And: n.kind = LexNode::Kind::And; break;
+    case Fts5Node::Kind::Or: n.kind = LexNode::Kind::Or; break;
+    case Fts5Node::Kind::Not: n.kind = LexNode::Kind::Not; break;
+    case Fts5Node::Kind::Near:
+      n.kind = LexNode::Kind::Near;
+      n.near = f.near;
+      break;
   }
-
-  std::optional<LexNode> phrase() {
-    ++i_;  // opening quote
-    std::string text;
-    for (;;) {
-      if (i_ >= s_.size()) return std::nullopt;
-      if (s_[i_] == '"') {
-        if (i_ + 1 < s_.size() && s_[i_ + 1] == '"') {
-          text += '"';
-          i_ += 2;
-          continue;
-        }
-        ++i_;
-        break;
-      }
-      text += s_[i_++];
-    }
-    if (i_ < s_.size() && s_[i_] == '*') return std::nullopt;  // prefix query
-    LexNode n;
-    n.words = words(text);
-    if (n.words.empty()) return std::nullopt;
-    for (auto& w : n.words) n.terms.push_back(stem(w));
-    return n;
+  for (const auto& c : f.children) {
+    auto a = analyse(c);
+    if (!a) return std::nullopt;
+    n.children.push_back(std::move(*a));
   }
-
-  std::optional<LexNode> near() {
-    if (!peek('(')) return std::nullopt;
-    ++i_;
-    LexNode n;
-    n.kind = LexNode::Kind::Near;
-    while (peek('"')) {
-      auto p = phrase();
-      if (!p) return std::nullopt;
-      n.children.push_back(std::move(*p));
-    }
-    if (peek(',')) {
-      ++i_;
-      skip_ws();
-      size_t start = i_;
-      while (i_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[i_]))) ++i_;
-      if (start == i_) return std::nullopt;
-      n.near = std::atoi(s_.substr(start, i_ - start).c_str());
-    }
-    if (!peek(')') || n.children.empty()) return std::nullopt;
-    ++i_;
-    if (n.children.size() == 1) return std::move(n.children[0]);
-    return n;
-  }
-
-  const std::string& s_;
-  size_t i_ = 0;
-};
+  return n;
+}
 
 }  // namespace
 
-std::optional<LexNode> parse_lexical_query(const std::string& match) { return Parser(match).parse(); }
+std::optional<LexNode> parse_lexical_query(const std::string& match) {
+  try {
+    auto tree = parse_fts5_query(match);
+    return tree ? analyse(*tree) : std::nullopt;
+  } catch (const Fts5SyntaxError&) {
+    return std::nullopt;  // outside the subset: FTS5 itself answers (or reports the error)
+  }
+}
 
 std::string to_string(const LexNode& n) {
   auto quoted = [](const LexNode& p) {
@@ -158,10 +59,11 @@ std::string to_string(const LexNode& n) {
       return s + ", " + std::to_string(n.near) + ")";
     }
     case LexNode::Kind::Or:
-    case LexNode::Kind::And: {
+    case LexNode::Kind::And:
+    case LexNode::Kind::Not: {
+      const char* op = n.kind == LexNode::Kind::Or ? " OR " : n.kind == LexNode::Kind::And ? " AND " : " NOT ";
       std::string s = "(";
-      for (size_t i = 0; i < n.children.size(); ++i)
-        s += (i ? (n.kind == LexNode::Kind::Or ? " OR " : " AND ") : "") + to_string(n.children[i]);
+      for (size_t i = 0; i < n.children.size(); ++i) s += (i ? op : "") + to_string(n.children[i]);
       return s + ")";
     }
   }

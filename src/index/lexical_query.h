@@ -1,7 +1,7 @@
-// The lexical query language as a tree: the subset of FTS5's MATCH syntax that mmkg writes
-// (fts_query(), the planner): quoted phrases, OR, AND (also implicit, by juxtaposition),
-// parentheses and NEAR(phrase phrase ..., N). Parsed once so that an index other than FTS5 (the
-// Xapian index of large stores, xapian_lexical.h) answers the same expressions.
+// The lexical query language as the index sees it: the FTS5 expression parsed by
+// text/fts5_query.h (phrases, AND, OR, NOT, parentheses, NEAR) with each phrase's words
+// tokenised and stemmed as the index stores them, so that an index other than FTS5 (the Xapian
+// index of large stores, xapian_lexical.h) answers the same expressions.
 #pragma once
 
 #include <memory>
@@ -12,19 +12,19 @@
 namespace mmkg {
 
 struct LexNode {
-  enum class Kind { Phrase, Or, And, Near };
+  enum class Kind { Phrase, Or, And, Not, Near };
   Kind kind = Kind::Phrase;
   /// Phrase: its words as the index stores them (words(), lower-cased, stemmed; stop words kept).
   std::vector<std::string> terms;
   /// Phrase: its words before stemming (whether each is a stop word).
   std::vector<std::string> words;
-  std::vector<LexNode> children;  ///< Or, And: operands; Near: its phrases
+  std::vector<LexNode> children;  ///< Or, And: operands; Not: {kept, excluded}; Near: its phrases
   int near = 10;                  ///< Near: most tokens allowed between the phrases (FTS5's N)
 };
 
-/// Parses an FTS5 MATCH expression of the subset above. Returns nullopt for anything else (NOT,
-/// column filters, prefix queries, '^', unbalanced quotes or parentheses) and for an expression
-/// with no words: the caller then uses FTS5 itself, which knows the whole language.
+/// Parses an FTS5 MATCH expression of the subset above. Returns nullopt for anything else (column
+/// filters, prefix queries, '^', unbalanced quotes or parentheses), for an empty expression and
+/// for a phrase with no words: the caller then uses FTS5 itself, which knows the whole language.
 std::optional<LexNode> parse_lexical_query(const std::string& match);
 
 /// The expression back in FTS5 syntax (for messages and tests).

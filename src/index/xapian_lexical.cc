@@ -184,15 +184,18 @@ std::optional<Xapian::Query> to_query(const LexNode& n) {
         return Xapian::Query(bigram(n.terms[0], n.terms[1]));
       return std::nullopt;  // a longer phrase, or one with a stop word: FTS5 (it has positions)
     case LexNode::Kind::Or:
-    case LexNode::Kind::And: {
+    case LexNode::Kind::And:
+    case LexNode::Kind::Not: {  // Not: {kept, excluded}, ranked by the kept side only, as FTS5
       std::vector<Xapian::Query> parts;
       for (const auto& c : n.children) {
         auto q = to_query(c);
         if (!q) return std::nullopt;
         parts.push_back(std::move(*q));
       }
-      return Xapian::Query(n.kind == LexNode::Kind::Or ? Xapian::Query::OP_OR : Xapian::Query::OP_AND,
-                           parts.begin(), parts.end());
+      const auto op = n.kind == LexNode::Kind::Or    ? Xapian::Query::OP_OR
+                      : n.kind == LexNode::Kind::And ? Xapian::Query::OP_AND
+                                                     : Xapian::Query::OP_AND_NOT;
+      return Xapian::Query(op, parts.begin(), parts.end());
     }
     case LexNode::Kind::Near:
       return std::nullopt;  // positions are FTS5's

@@ -44,11 +44,14 @@ TEST(LexicalQuery, ParsesTheSubsetMmkgWrites) {
   EXPECT_EQ(n->children[0].near, 2);
   // Escaped quotes inside a phrase.
   EXPECT_EQ(parse_lexical_query("\"say \"\"hi\"\"\"")->words, (std::vector<std::string>{"say", "hi"}));
+  // NOT (tighter than AND), barewords and FTS5's '+' phrase join.
+  EXPECT_EQ(to_string(*parse_lexical_query("\"a1\" NOT \"b1\" \"c1\"")), "((\"a1\" NOT \"b1\") AND \"c1\")");
+  EXPECT_EQ(to_string(*parse_lexical_query("Attention OR \"multi\" + head")), "(\"attention\" OR \"multi head\")");
 }
 
 TEST(LexicalQuery, RefusesWhatIsNotInTheSubset) {
-  for (const char* bad : {"", "attention", "\"a\" NOT \"b\"", "heading_path : \"x\"", "\"pre\"*", "^\"x\"",
-                          "\"unclosed", "(\"a\" OR \"b\"", "NEAR(\"a\" \"b\", x)", "\"?!\"", "\"a\" OR"})
+  for (const char* bad : {"", "  ", "heading_path : \"x\"", "\"pre\"*", "^\"x\"", "\"unclosed",
+                          "(\"a\" OR \"b\"", "NEAR(\"a\" \"b\", x)", "\"?!\"", "\"a\" OR", "\"a\" NOT"})
     EXPECT_FALSE(parse_lexical_query(bad)) << bad;
 }
 
@@ -258,6 +261,15 @@ TEST_F(XapianStore, ExpressionsOutsideWhatItTakesGoToFts5) {
   EXPECT_EQ(served, "xapian");
   EXPECT_TRUE(bm25_match(*store, "\"root square\"", lo, &served).empty());
   EXPECT_EQ(served, "xapian");
+  // NOT and barewords: Xapian, with the rows FTS5 gives.
+  for (const char* q : {"\"scores\" NOT \"softmax\"", "scores NOT (softmax OR gardening)", "text NOT scores"}) {
+    std::set<std::string> x, f;
+    for (auto& h : bm25_match(*store, q, lo, &served)) x.insert(h.chunk_id);
+    EXPECT_EQ(served, "xapian") << q;
+    for (auto& h : bm25_match(*store, q, LexicalOptions{})) f.insert(h.chunk_id);
+    EXPECT_EQ(x, f) << q;
+    EXPECT_FALSE(x.empty()) << q;
+  }
   // Other column weights than the index was built with.
   lo.heading_weight = 5;
   bm25_match(*store, "\"softmax\"", lo, &served);

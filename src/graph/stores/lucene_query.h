@@ -1,6 +1,7 @@
 // FTS5 MATCH expressions (what mmkg's lexical search is written in, index/lexical.h) translated
 // into Lucene query syntax, for Neo4j's full-text index (db.index.fulltext.queryNodes), so that the
-// same query runs against either index.
+// same query runs against either index. The expression is parsed by text/fts5_query.h, as for
+// the Xapian index; this file only writes Lucene.
 //
 // The subset translated, with what it becomes:
 //   "multi head" or bareword       "multi head"        a phrase (every term is quoted, so that
