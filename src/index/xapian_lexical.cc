@@ -218,7 +218,7 @@ std::string lexical_index_path(const std::string& store_dir) {
 
 int64_t lexical_index_threshold() {
   if (const char* t = std::getenv("MMKG_LEXICAL_THRESHOLD"); t && *t) return std::atoll(t);
-  return 20000;
+  return 5000;
 }
 
 struct XapianLexical::Impl {
