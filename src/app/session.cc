@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <iterator>
+#include <optional>
+#include <utility>
 
 #include "agents/graph_retriever.h"
 #include "app/llm_open.h"
@@ -451,6 +453,12 @@ CheckReport Session::check() {
                 "WHERE chunk_rowid NOT IN (SELECT rowid FROM chunks)\"`)";
     add("chunks", orphans == 0 && stray_boxes == 0, detail);
   }
+  // The chunks' (row id, id) by row id, read once for the vector and lexical checks.
+  std::optional<std::vector<std::pair<int64_t, std::string>>> chunk_rows_cache;
+  auto chunk_rows = [&]() -> const std::vector<std::pair<int64_t, std::string>>& {
+    if (!chunk_rows_cache) chunk_rows_cache = chunk_entries(store());
+    return *chunk_rows_cache;
+  };
   if (!embedder().disabled()) {  // embeddings and the vector index (derived from them)
     Embedder* emb = embedder().get();
     if (!emb) {
@@ -467,9 +475,8 @@ CheckReport Session::check() {
       long long stray = 0;
       if (index) {
         std::vector<int64_t> with_vector;  // chunk row ids minus `without` (both by row id)
-        Stmt r(store().db(), "SELECT rowid FROM chunks ORDER BY rowid");
-        for (auto w = without.begin(); r.step();) {
-          const int64_t id = r.i64(0);
+        auto w = without.begin();
+        for (const auto& [id, chunk_id] : chunk_rows()) {
           while (w != without.end() && w->first < id) ++w;
           if (w == without.end() || w->first != id) with_vector.push_back(id);
         }
@@ -506,7 +513,7 @@ CheckReport Session::check() {
                                std::to_string(store().generation()) +
                                "); FTS5 serves BM25 until the next ingest or delete syncs it");
     } else {
-      const auto chunks = chunk_entries(store());
+      const auto& chunks = chunk_rows();
       const bool same = index->entries() == chunks;
       add("lexical", same,
           same ? "the lexical index matches the " + std::to_string(chunks.size()) + " chunks"
