@@ -143,7 +143,7 @@ json store_files(const std::string& dir) {
                "usage: mmkg_hybrid_bench build --store DIR --chunks N [--chunks-per-doc 100] [--words 150]\n"
                "                         [--vocab-dir DIR] [--zipf S] [--seed S] [--recall-queries Q] [--hnsw-threshold T]\n"
                "                         [--json OUT]\n"
-               "       mmkg_hybrid_bench lexical --store DIR   (rebuild only the Xapian lexical index)\n"
+               "       mmkg_hybrid_bench lexical --store DIR [--threads N] [--json OUT]  (rebuild only the lexical index)\n"
                "       mmkg_hybrid_bench search --store DIR [--queries 300] [--warmup 20] [-k 10] [--seed S]\n"
                "                                [--passes embed,fts5,bm25,dense,hybrid]\n"
                "                         [--embedder SPEC] [--max-pass-seconds S] [--json OUT]\n",
@@ -158,6 +158,7 @@ struct Args {
   double zipf = 1.0;
   double pass_seconds = 0;  ///< search: stop a pass once it has taken this long (0 = never)
   int64_t hnsw_threshold = 0;  ///< build: override VectorIndexOptions::hnsw_threshold (0 = default)
+  int lexical_threads = 0;     ///< build, lexical: threads of the lexical index build (0 = automatic)
   unsigned seed = 1;
   bool seed_set = false;
   std::string passes = "embed,fts5,bm25,dense,hybrid";  ///< search: which passes run (--passes)
@@ -190,6 +191,7 @@ Args parse_args(int argc, char** argv) {
     else if (s == "--hnsw-threshold") a.hnsw_threshold = std::max<int64_t>(0, std::atoll(val().c_str()));
     else if (s == "--max-pass-seconds") a.pass_seconds = std::max(0.0, std::atof(val().c_str()));
     else if (s == "--json") a.json_out = val();
+    else if (s == "--threads") a.lexical_threads = std::max(0, std::atoi(val().c_str()));
     else if (s == "--passes") a.passes = val();
     else usage("unknown argument " + s);
   }
@@ -382,15 +384,15 @@ json index_quality(mmkg::Store& store, const std::string& model, int dim, mmkg::
 
 // The Xapian lexical index, built from scratch as `mmkg ingest` builds it once a store reaches
 // its threshold.
-json build_lexical(mmkg::Store& store) {
+json build_lexical(mmkg::Store& store, int threads) {
   fs::remove_all(mmkg::lexical_index_path(store.dir()));
   auto t_lex = Clock::now();
-  mmkg::LexicalIndexStatus lst = mmkg::update_lexical_index(store, store.generation(), {}, {});
+  mmkg::LexicalIndexStatus lst = mmkg::update_lexical_index(store, store.generation(), {}, {}, threads);
   double lex_s = secs_since(t_lex);
   std::fprintf(stderr, "mmkg_hybrid_bench: lexical index: %s (%lld chunks) in %.1f s\n", lst.action.c_str(),
                static_cast<long long>(lst.chunks), lex_s);
   return {{"action", lst.action}, {"reason", lst.reason}, {"chunks", lst.chunks},
-          {"threshold", mmkg::lexical_index_threshold()}, {"build_seconds", lex_s},
+          {"threshold", mmkg::lexical_index_threshold()}, {"build_seconds", lex_s}, {"threads_requested", threads},
           {"bytes", store_files(store.dir())["lexical.xapian"]}, {"memory_after", mem_now()}};
 }
 
@@ -509,7 +511,7 @@ int cmd_build(const Args& a) {
 
   out["index_quality"] = index_quality(*store, model, dim, *index, a.recall_queries, a.seed);
 
-  out["lexical_index"] = build_lexical(*store);
+  out["lexical_index"] = build_lexical(*store, a.lexical_threads);
   out["files_bytes"] = store_files(a.store);
   out["memory_peak"] = mem_now();
   out["seconds_total"] = secs_since(t_all);
@@ -709,7 +711,7 @@ int main(int argc, char** argv) {
   try {
     if (a.cmd == "lexical") {  // rebuild only the lexical index of a built store
       auto store = mmkg::Store::open(a.store);
-      json out = build_lexical(*store);
+      json out = build_lexical(*store, a.lexical_threads);
       std::printf("%s\n", out.dump().c_str());
       return 0;
     }

@@ -1,12 +1,17 @@
 #include "index/xapian_lexical.h"
 
+#include <sqlite3.h>
 #include <unistd.h>
 #include <xapian.h>
 
 #include <algorithm>
+#include <climits>
+#include <exception>
+#include <memory>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <thread>
 #include <unordered_map>
 
 #include "core/error.h"
@@ -71,9 +76,11 @@ Xapian::Document chunk_document(const std::string& id, const std::string& headin
   return doc;
 }
 
-// Adds (or replaces) the chunks with these row ids, read from the store; all chunks when `rowids`
-// is null. Returns how many were written.
-int64_t add_chunks(Xapian::WritableDatabase& db, Store& store, const std::vector<int64_t>* rowids) {
+// Adds (or replaces) the chunks with these row ids, read through `db_conn`; all chunks when
+// `rowids` is null, or those with lo <= rowid < hi when `range` is given. Returns how many were
+// written.
+int64_t add_chunks(Xapian::WritableDatabase& db, sqlite3* db_conn, const std::vector<int64_t>* rowids,
+                   const std::pair<int64_t, int64_t>* range = nullptr) {
   StemCache stems;
   int64_t n = 0;
   auto add_rows = [&](Stmt& s) {
@@ -88,11 +95,12 @@ int64_t add_chunks(Xapian::WritableDatabase& db, Store& store, const std::vector
   };
   const char* sql = "SELECT rowid, id, heading_path, text, context FROM chunks";
   if (!rowids) {
-    Stmt s(store.db(), std::string(sql) + " ORDER BY rowid");
+    Stmt s(db_conn, std::string(sql) + (range ? " WHERE rowid >= ? AND rowid < ?" : "") + " ORDER BY rowid");
+    if (range) s.bind(1, range->first), s.bind(2, range->second);
     add_rows(s);
     return n;
   }
-  Stmt s(store.db(), std::string(sql) + " WHERE rowid = ?");
+  Stmt s(db_conn, std::string(sql) + " WHERE rowid = ?");
   for (int64_t r : *rowids) {
     s.reset();
     s.bind(1, r);
@@ -137,7 +145,7 @@ void sync(Xapian::WritableDatabase& db, Store& store) {
     }
   }
   remove_chunks(db, drop);
-  add_chunks(db, store, &add);
+  add_chunks(db, store.db(), &add);
 }
 
 int64_t chunk_count(Store& store) {
@@ -145,20 +153,111 @@ int64_t chunk_count(Store& store) {
   return s.step() ? s.i64(0) : 0;
 }
 
+// Chunks per shard below which a build stays on one thread. Two shards already halve the build at
+// 5,000 chunks (1.8 s -> 0.85 s; 20,000: 7.3 s -> 4.2 s; docs/BENCHMARKS.md, "Lexical index
+// build on several cores"); below a few thousand chunks a build takes under a second anyway.
+constexpr int64_t kMinShardChunks = 2500;
+
+// Threads for a build of n chunks: one per kMinShardChunks, at most one per core (and 16).
+int build_threads(int64_t n) {
+  const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<int>(std::clamp<int64_t>(n / kMinShardChunks, 1, std::min<int64_t>(cores, 16)));
+}
+
+// The row ids that cut the chunks into `parts` ranges of about equal count: [b0, b1), [b1, b2), ...
+// with b0 = 0 and the last bound past the largest row id.
+std::vector<int64_t> shard_bounds(Store& store, int64_t n, int parts) {
+  std::vector<int64_t> b{0};
+  Stmt s(store.db(), "SELECT rowid FROM chunks ORDER BY rowid LIMIT 1 OFFSET ?");
+  for (int i = 1; i < parts; ++i) {
+    s.reset();
+    s.bind(1, n * i / parts);
+    if (s.step()) b.push_back(s.i64(0));
+  }
+  b.push_back(INT64_MAX);
+  return b;
+}
+
 // Builds the index from scratch beside `path` and moves it into place. A kill leaves either no
 // index (search uses FTS5; the next write builds it) or a whole one.
-int64_t build(Store& store, const std::string& path) {
+//
+// Xapian has one writer per database, and most of a build's time is that writer (2/3 of it in
+// `perf`, the rest our tokenising and stemming). A large store is therefore built as one shard per
+// core, each by its own thread over its own range of row ids through its own read-only SQLite
+// connection (the caller holds the write lock and has committed, so every connection reads the
+// same rows), and the shards are merged by Xapian's compactor keeping the document ids
+// (DBCOMPACT_NO_RENUMBER: the ranges do not overlap). The merged index answers exactly as a
+// single-writer one (test XapianStore.AShardedBuildAnswersAsASingleWriterBuild).
+int64_t build(Store& store, const std::string& path, int threads) {
   const std::string tmp = path + ".tmp" + std::to_string(::getpid());
   std::error_code ec;
   fs::remove_all(tmp, ec);
   int64_t n = 0;
-  {
+  if (threads <= 1) {
     Xapian::WritableDatabase db(tmp, Xapian::DB_CREATE_OR_OVERWRITE);
-    n = add_chunks(db, store, nullptr);
+    n = add_chunks(db, store.db(), nullptr);
     db.set_metadata("format", kFormat);
     db.set_metadata("generation", std::to_string(store.generation()));
     db.commit();
     db.close();
+  } else {  // sharded
+    fs::create_directories(tmp);
+    const std::string db_file = (fs::path(store.dir()) / "mmkg.db").string();
+    const std::vector<int64_t> bounds = shard_bounds(store, chunk_count(store), threads);
+    const size_t shards = bounds.size() - 1;
+    std::vector<int64_t> counts(shards, 0);
+    std::vector<std::exception_ptr> errors(shards);
+    std::vector<std::thread> workers;
+    for (size_t i = 0; i < shards; ++i) {
+      workers.emplace_back([&, i] {
+        try {
+          sqlite3* conn = nullptr;
+          if (sqlite3_open_v2(db_file.c_str(), &conn, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+            std::string why = conn ? sqlite3_errmsg(conn) : "out of memory";
+            sqlite3_close(conn);
+            throw IOError("cannot read " + db_file + " for the lexical index: " + why);
+          }
+          std::unique_ptr<sqlite3, int (*)(sqlite3*)> guard(conn, sqlite3_close);
+          sqlite3_busy_timeout(conn, 10000);
+          Xapian::WritableDatabase db((fs::path(tmp) / ("shard" + std::to_string(i))).string(),
+                                      Xapian::DB_CREATE_OR_OVERWRITE);
+          const std::pair<int64_t, int64_t> range{bounds[i], bounds[i + 1]};
+          counts[i] = add_chunks(db, conn, nullptr, &range);
+          db.commit();
+          db.close();
+        } catch (const Xapian::Error& e) {
+          errors[i] = std::make_exception_ptr(IOError("lexical index shard: " + e.get_description()));
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      });
+    }
+    for (auto& w : workers) w.join();
+    for (auto& e : errors)
+      if (e) std::rethrow_exception(e);
+    Xapian::Database all;
+    for (size_t i = 0; i < shards; ++i) {
+      if (counts[i] == 0) continue;  // an empty shard has no document id range to keep
+      all.add_database(Xapian::Database((fs::path(tmp) / ("shard" + std::to_string(i))).string()));
+      n += counts[i];
+    }
+    const std::string merged = (fs::path(tmp) / "merged").string();
+    if (n > 0) {
+      all.compact(merged, Xapian::DBCOMPACT_NO_RENUMBER);
+      all.close();
+    }
+    {
+      Xapian::WritableDatabase db(merged, Xapian::DB_CREATE_OR_OPEN);
+      db.set_metadata("format", kFormat);
+      db.set_metadata("generation", std::to_string(store.generation()));
+      db.commit();
+      db.close();
+    }
+    fs::remove_all(path, ec);
+    fs::rename(merged, path, ec);
+    if (ec) throw IOError("cannot move the lexical index into place (" + path + "): " + ec.message());
+    fs::remove_all(tmp, ec);
+    return n;
   }
   fs::remove_all(path, ec);
   fs::rename(tmp, path, ec);
@@ -299,7 +398,7 @@ int64_t XapianLexical::term_freq(const std::string& term) {
 std::vector<std::pair<int64_t, std::string>> XapianLexical::entries() { return index_entries(impl_->db); }
 
 LexicalIndexStatus update_lexical_index(Store& store, int64_t gen_before, const std::vector<int64_t>& added,
-                                        const std::vector<int64_t>& removed) {
+                                        const std::vector<int64_t>& removed, int threads) {
   LexicalIndexStatus st;
   if (store.read_only()) return st;
   const std::string path = lexical_index_path(store.dir());
@@ -311,7 +410,7 @@ LexicalIndexStatus update_lexical_index(Store& store, int64_t gen_before, const 
       if (n < lexical_index_threshold()) return st;
       st.action = "built";
       st.reason = std::to_string(n) + " chunks, threshold " + std::to_string(lexical_index_threshold());
-      st.chunks = build(store, path);
+      st.chunks = build(store, path, threads > 0 ? threads : build_threads(n));
       return st;
     }
     std::string broken;
@@ -323,7 +422,7 @@ LexicalIndexStatus update_lexical_index(Store& store, int64_t gen_before, const 
         const std::string have = db.get_metadata("generation");
         if (have == std::to_string(gen_before)) {
           remove_chunks(db, removed);
-          add_chunks(db, store, &added);
+          add_chunks(db, store.db(), &added);
           st.action = "updated";
         } else {
           sync(db, store);
@@ -341,7 +440,7 @@ LexicalIndexStatus update_lexical_index(Store& store, int64_t gen_before, const 
     }
     st.action = "built";
     st.reason = broken;
-    st.chunks = build(store, path);
+    st.chunks = build(store, path, threads > 0 ? threads : build_threads(chunk_count(store)));
   } catch (const Xapian::Error& e) {
     throw IOError("cannot update the lexical index " + path + ": " + e.get_description() +
                   "; search uses the store's FTS5 index until the next ingest or delete rebuilds it");

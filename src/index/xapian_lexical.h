@@ -85,8 +85,9 @@ struct LexicalIndexStatus {
 /// else compares it with the chunks table and applies the difference ("synced"), and builds it
 /// when the store has reached lexical_index_threshold() chunks and has none ("built"). Call with
 /// the store's write lock held. Throws IOError when the index cannot be written; the store stays
-/// correct (search uses FTS5 while the index is stale).
+/// correct (search uses FTS5 while the index is stale). A build runs on `threads` threads (0: one
+/// per 2,500 chunks, at most one per core), each writing a shard; the shards are then merged.
 LexicalIndexStatus update_lexical_index(Store& store, int64_t gen_before, const std::vector<int64_t>& added,
-                                        const std::vector<int64_t>& removed);
+                                        const std::vector<int64_t>& removed, int threads = 0);
 
 }  // namespace mmkg

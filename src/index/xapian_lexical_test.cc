@@ -139,6 +139,56 @@ TEST_F(XapianStore, CandidateListsDeferTheirSnippetsToTheHitsKept) {
   EXPECT_NE(hits[0].snippet.find("«softmax»"), std::string::npos) << hits[0].snippet;
 }
 
+// A build on several threads writes one shard each and merges them: the index must hold the
+// same chunks under the same document ids and rank with the same BM25 statistics.
+TEST_F(XapianStore, AShardedBuildAnswersAsASingleWriterBuild) {
+  testing::put_text_document(*store, "d3", "/c/c.txt",
+                             {"Attention scores and softmax again, with dropout.", "Tomatoes need scores of sun."});
+  auto results = [&](int threads) {
+    fs::remove_all(lexical_index_path(dir.str()));
+    auto st = update_lexical_index(*store, store->generation(), {}, {}, threads);
+    EXPECT_EQ(st.action, "built");
+    EXPECT_EQ(st.chunks, 6);
+    index = XapianLexical::open(dir.str());
+    EXPECT_TRUE(index);
+    if (!index) return std::vector<std::string>{};
+    EXPECT_EQ(index->generation(), store->generation());
+    EXPECT_EQ(index->entries(), chunk_entries(*store));
+    std::vector<std::string> out;
+    for (const char* q : {"scores", "softmax dropout", "attention scores", "tomatoes", "scores NOT softmax"}) {
+      std::string served;
+      for (auto& h : search(q, &served)) out.push_back(std::string(q) + " " + h.chunk_id + " " + std::to_string(h.score));
+      EXPECT_EQ(served, "xapian") << q;
+    }
+    index.reset();
+    return out;
+  };
+  const auto single = results(1);
+  ASSERT_FALSE(single.empty());
+  EXPECT_EQ(results(3), single);
+  EXPECT_EQ(results(8), single) << "more threads than chunks: empty shards";
+  // The merged index takes incremental writes as a single-writer one does.
+  const int64_t gen = store->generation();
+  WriteResult wr = store->put_document(testing::document_at("d4", "/c/d.txt", "text"), "",
+                                       testing::text_chunks("d4", {"Layer normalisation keeps activations stable."}, 0),
+                                       std::nullopt);
+  EXPECT_EQ(update_lexical_index(*store, gen, wr.added_rowids, wr.removed_rowids).action, "updated");
+  const int64_t g2 = store->generation();
+  WriteResult del;
+  store->delete_document("d1", &del);
+  EXPECT_EQ(update_lexical_index(*store, g2, {}, del.removed_rowids).action, "updated");
+  EXPECT_EQ(indexed_ids(), chunk_ids());
+  std::string served;
+  auto hits = search("normalisation", &served);
+  EXPECT_EQ(served, "xapian");
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0].doc_id, "d4");
+  EXPECT_TRUE(search("probability", &served).empty()) << "d1's chunk is gone";
+  // No shard or temporary folder is left beside the index.
+  for (auto& e : fs::directory_iterator(dir.str()))
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+}
+
 TEST_F(XapianStore, BelowTheThresholdThereIsNoIndex) {
   ::setenv("MMKG_LEXICAL_THRESHOLD", "5", 1);
   auto st = update_lexical_index(*store, store->generation(), {}, {});
