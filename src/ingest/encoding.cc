@@ -10,6 +10,8 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/error.h"
 
@@ -279,6 +281,13 @@ DecodedText decode_text(std::string_view b) {
   // 6. High bytes but not one well-formed UTF-8 sequence: a legacy 8-bit file. windows-1252 is
   // a superset of Latin-1's printable range and the most common such encoding by far.
   return convert("windows-1252", "windows-1252", b, b.size() + b.size() / 4);
+}
+
+std::string decode_text_file(std::string_view bytes, std::vector<std::string>& warnings) {
+  DecodedText dec = decode_text(bytes);
+  if (dec.text.find_first_not_of(" \t\n\f\v") == std::string::npos) throw InputError("empty file (no text)");
+  if (dec.encoding == "windows-1252") warnings.push_back("not UTF-8; decoded as windows-1252 (Latin-1)");
+  return std::move(dec.text);
 }
 
 }  // namespace mmkg

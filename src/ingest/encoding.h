@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mmkg {
 
@@ -15,6 +16,11 @@ struct DecodedText {
 /// Throws InputError for binary data ("binary content, not text") and for files that mix valid
 /// multi-byte UTF-8 with invalid sequences (names the byte offset).
 DecodedText decode_text(std::string_view bytes);
+
+/// The text of a text-format file (plain text, Markdown, HTML): decode_text(), InputError "empty
+/// file (no text)" when it holds only white space, and in `warnings` the note that a file that is
+/// not UTF-8 was read as windows-1252.
+std::string decode_text_file(std::string_view bytes, std::vector<std::string>& warnings);
 
 /// True if `s` is entirely valid UTF-8 (no overlongs, no surrogates).
 bool is_valid_utf8(std::string_view s);

@@ -452,17 +452,12 @@ class HtmlParser final : public Parser {
 
   using Parser::parse;
   ParsedDocument parse(const std::string& path, std::string_view bytes, const ParseContext& ctx) const override {
-    DecodedText dec = decode_text(bytes);
-    if (dec.text.find_first_not_of(" \t\n\f\v") == std::string::npos)
-      throw InputError("empty file (no text)");
-
     ParsedDocument doc;
     doc.format = "html";
-    if (dec.encoding == "windows-1252")
-      doc.warnings.push_back("not UTF-8; decoded as windows-1252 (Latin-1)");
+    const std::string text = decode_text_file(bytes, doc.warnings);
 
     std::vector<ImageRef> images;
-    const HtmlTitles t = html_blocks(dec.text, doc, ctx.figures ? &images : nullptr);
+    const HtmlTitles t = html_blocks(text, doc, ctx.figures ? &images : nullptr);
     if (doc.blocks.empty())
       throw InputError("no readable text in HTML (only markup, scripts or navigation)");
     add_file_figures(path, ctx, images, doc);

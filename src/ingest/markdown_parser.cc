@@ -281,18 +281,13 @@ class MarkdownParser final : public Parser {
 
   using Parser::parse;
   ParsedDocument parse(const std::string& path, std::string_view bytes, const ParseContext& ctx) const override {
-    DecodedText dec = decode_text(bytes);
-    if (dec.text.find_first_not_of(" \t\n\f\v") == std::string::npos)
-      throw InputError("empty file (no text)");
-
     ParsedDocument doc;
     doc.format = "markdown";
-    if (dec.encoding == "windows-1252")
-      doc.warnings.push_back("not UTF-8; decoded as windows-1252 (Latin-1)");
+    const std::string text = decode_text_file(bytes, doc.warnings);
 
     std::string fm_title;
-    const size_t skip = front_matter(dec.text, fm_title);
-    std::string_view body = std::string_view(dec.text).substr(skip);
+    const size_t skip = front_matter(text, fm_title);
+    std::string_view body = std::string_view(text).substr(skip);
     NodePtr root(cmark_parse_document(body.data(), body.size(), CMARK_OPT_DEFAULT));
     if (!root) throw InputError("cannot parse Markdown (out of memory?)");
 

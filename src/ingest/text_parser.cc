@@ -522,15 +522,9 @@ class TextParser final : public Parser {
 
   using Parser::parse;
   ParsedDocument parse(const std::string& path, std::string_view bytes, const ParseContext& ctx) const override {
-    DecodedText dec = decode_text(bytes);
-    const std::string& text = dec.text;
-    if (text.find_first_not_of(" \t\n\f\v") == std::string::npos)
-      throw InputError("empty file (no text)");
-
     ParsedDocument doc;
     doc.format = "text";
-    if (dec.encoding == "windows-1252")
-      doc.warnings.push_back("not UTF-8; decoded as windows-1252 (Latin-1)");
+    const std::string text = decode_text_file(bytes, doc.warnings);
 
     Builder builder(doc);
     std::string_view first_line;
