@@ -79,15 +79,18 @@ def test_kill_during_ingest_with_embeddings_and_graph(tmp_path):
     full = timed(["ingest", inputs], ref, NATIVE)
     expected = full_dump(ref)
     rnd = random.Random(15)
-    kills = 0
-    for trial in range(4):
+    kills = trial = 0
+    # A kill drawn late in the reference run's time misses a run that goes faster than the
+    # reference did (the machine's load changed): trials go on until four kills have landed.
+    while trial < 4 or (kills < 4 and trial < 10):
         store = tmp_path / f"k{trial}"
         kills += killed_runs(["ingest", inputs], store, rnd, full, NATIVE)
         r = run("ingest", inputs, "--json", store=store, env=NATIVE)
         assert r.rc == 0, r
         assert full_dump(store) == expected, f"trial {trial}"
         assert check_ok(store, "after the re-run")["files"]["detail"] == "no leftover files"
-    assert kills >= 4, "the kills must land while ingest runs"
+        trial += 1
+    assert kills >= 4, f"the kills must land while ingest runs: {kills} in {trial} trials"
 
 
 def test_kill_during_re_embedding(tmp_path):
