@@ -5,6 +5,8 @@
 //                            [--recall-queries 100] [--json OUT]
 //   mmkg_hybrid_bench search --store DIR [--queries 300] [--warmup 20] [-k 10] [--seed 7]
 //                            [--embedder native] [--passes embed,fts5,bm25,dense,hybrid] [--json OUT]
+//   mmkg_hybrid_bench lexical --store DIR [--threads N] [--json OUT]
+//                            rebuilds only the Xapian lexical index, on N threads (0: automatic)
 //
 // Run each phase in its own process (bench/hybrid_bench.py does): the peak memory figures
 // (VmHWM from /proc/self/status) are then per phase and per store size.
@@ -713,6 +715,7 @@ int main(int argc, char** argv) {
       auto store = mmkg::Store::open(a.store);
       json out = build_lexical(*store, a.lexical_threads);
       std::printf("%s\n", out.dump().c_str());
+      write_json(a.json_out, out);
       return 0;
     }
     return a.cmd == "build" ? cmd_build(a) : cmd_search(a);
