@@ -1,7 +1,9 @@
-"""Helpers shared by the benchmark drivers: machine description and load average."""
+"""Helpers shared by the benchmark and evaluation drivers: machine description, load average, and
+matching a dev-set evidence quote in a chunk as `mmkg eval` does."""
 import json
 import os
 import platform
+import re
 import subprocess
 
 
@@ -37,3 +39,27 @@ def write_results(res, path):
     with open(path, "w") as f:
         json.dump(res, f, indent=2)
         f.write("\n")
+
+
+_WS = re.compile(r"[ \t\n\r\f\v]+")
+
+
+def collapse_ws(s):
+    """Runs of ASCII white space as one space, trimmed (text/words.cc, collapse_ws)."""
+    return _WS.sub(" ", s).strip()
+
+
+def evidence_in(text, quote):
+    """Whether a chunk's text holds an evidence quote, as `mmkg eval` decides (src/eval/eval.cc,
+    evidence_in): the whole quote, or for a quote over 60 bytes its first or last 60 bytes."""
+    c, q = collapse_ws(text), collapse_ws(quote)
+    if not q:
+        return False
+    if q in c:
+        return True
+    b = q.encode()
+    if len(b) <= 60:
+        return False
+    head = b[:60].decode("utf-8", "ignore")
+    tail = b[-60:].decode("utf-8", "ignore")
+    return head in c or tail in c

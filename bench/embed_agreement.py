@@ -24,6 +24,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchutil import evidence_in  # noqa: E402
+
 DEPTH = 20  # ranks fetched for the tie analysis (the 10th / 11th boundary and beyond)
 
 
@@ -32,20 +35,6 @@ def top(binary, store, spec, question, k):
     out = subprocess.run([binary, "search", question, "--store", store, "--embedder", spec, "--mode", "dense",
                           "-k", str(k), "--json"], capture_output=True, text=True, check=True)
     return [(r["chunk_id"], r["score"], r["text"]) for r in json.loads(out.stdout)["results"]]
-
-
-def collapse_ws(s):
-    return " ".join(s.split())
-
-
-def evidence_in(text, quote):
-    """As mmkg eval matches a quote (src/eval/eval.cc, evidence_in)."""
-    c, q = collapse_ws(text), collapse_ws(quote)
-    if not q:
-        return False
-    if q in c:
-        return True
-    return len(q) > 60 and (q[:60] in c or q[-60:] in c)
 
 
 def decisions(hits, evidence, n_evidence):

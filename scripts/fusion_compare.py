@@ -17,30 +17,12 @@ import argparse
 import json
 import math
 import os
-import re
 import subprocess
 import sys
 from collections import defaultdict
 
-WS = re.compile(r"[ \t\n\r\f\v]+")
-
-
-def collapse(s):
-    return WS.sub(" ", s).strip()
-
-
-def evidence_in(text, quote):
-    c, q = collapse(text), collapse(quote)
-    if not q:
-        return False
-    if q in c:
-        return True
-    if len(q.encode()) <= 60:
-        return False
-    b = q.encode()
-    head = b[:60].decode("utf-8", "ignore")
-    tail = b[-60:].decode("utf-8", "ignore")
-    return head in c or tail in c
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+from benchutil import evidence_in  # noqa: E402
 
 
 def search(binary, store, query, mode, extra):
