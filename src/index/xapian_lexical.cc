@@ -178,90 +178,93 @@ std::vector<int64_t> shard_bounds(Store& store, int64_t n, int parts) {
   return b;
 }
 
+// Writes the n chunks into one shard per thread under `dir`, each thread over its own range of
+// row ids through its own read-only SQLite connection, and merges the shards into `out` keeping
+// the document ids. Returns the chunks written.
+int64_t build_sharded(Store& store, int64_t n, int threads, const std::string& dir, const std::string& out) {
+  fs::create_directories(dir);
+  const std::string db_file = (fs::path(store.dir()) / "mmkg.db").string();
+  const std::vector<int64_t> bounds = shard_bounds(store, n, threads);
+  const size_t shards = bounds.size() - 1;
+  auto shard_path = [&](size_t i) { return (fs::path(dir) / ("shard" + std::to_string(i))).string(); };
+  std::vector<int64_t> counts(shards, 0);
+  std::vector<std::exception_ptr> errors(shards);
+  std::vector<std::thread> workers;
+  for (size_t i = 0; i < shards; ++i) {
+    workers.emplace_back([&, i] {
+      try {
+        sqlite3* conn = nullptr;
+        if (sqlite3_open_v2(db_file.c_str(), &conn, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+          std::string why = conn ? sqlite3_errmsg(conn) : "out of memory";
+          sqlite3_close(conn);
+          throw IOError("cannot read " + db_file + " for the lexical index: " + why);
+        }
+        std::unique_ptr<sqlite3, int (*)(sqlite3*)> guard(conn, sqlite3_close);
+        sqlite3_busy_timeout(conn, 10000);
+        Xapian::WritableDatabase db(shard_path(i), Xapian::DB_CREATE_OR_OVERWRITE);
+        const std::pair<int64_t, int64_t> range{bounds[i], bounds[i + 1]};
+        counts[i] = add_chunks(db, conn, nullptr, &range);
+        db.commit();
+        db.close();
+      } catch (const Xapian::Error& e) {
+        errors[i] = std::make_exception_ptr(IOError("lexical index shard: " + e.get_description()));
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  Xapian::Database all;
+  int64_t written = 0;
+  for (size_t i = 0; i < shards; ++i) {
+    if (counts[i] == 0) continue;  // an empty shard has no document id range to keep
+    all.add_database(Xapian::Database(shard_path(i)));
+    written += counts[i];
+  }
+  if (written > 0) all.compact(out, Xapian::DBCOMPACT_NO_RENUMBER);
+  return written;
+}
+
 // Builds the index from scratch beside `path` and moves it into place. A kill leaves either no
 // index (search uses FTS5; the next write builds it) or a whole one.
 //
 // Xapian has one writer per database, and most of a build's time is that writer (2/3 of it in
 // `perf`, the rest our tokenising and stemming). A large store is therefore built as one shard per
-// core, each by its own thread over its own range of row ids through its own read-only SQLite
-// connection (the caller holds the write lock and has committed, so every connection reads the
-// same rows), and the shards are merged by Xapian's compactor keeping the document ids
+// core (build_sharded; the caller holds the write lock and has committed, so every connection
+// reads the same rows), and the shards are merged by Xapian's compactor keeping the document ids
 // (DBCOMPACT_NO_RENUMBER: the ranges do not overlap). The merged index answers exactly as a
-// single-writer one (test XapianStore.AShardedBuildAnswersAsASingleWriterBuild).
+// single-writer one (test XapianStore.AShardedBuildAnswersAsASingleWriterBuild). `threads` 0:
+// build_threads() of the store's chunks.
 int64_t build(Store& store, const std::string& path, int threads) {
   const std::string tmp = path + ".tmp" + std::to_string(::getpid());
   std::error_code ec;
   fs::remove_all(tmp, ec);
+  const int64_t rows = threads == 1 ? 0 : chunk_count(store);
+  if (threads <= 0) threads = build_threads(rows);
+  // What is moved into place: the single writer's database, or the shards' merge inside tmp.
+  const std::string ready = threads > 1 ? (fs::path(tmp) / "merged").string() : tmp;
   int64_t n = 0;
-  if (threads <= 1) {
+  if (threads > 1) {
+    n = build_sharded(store, rows, threads, tmp, ready);
+  } else {
     Xapian::WritableDatabase db(tmp, Xapian::DB_CREATE_OR_OVERWRITE);
     n = add_chunks(db, store.db(), nullptr);
+    db.commit();
+    db.close();
+  }
+  {  // the metadata that makes it this store's index (on a fresh database when no chunk was written)
+    Xapian::WritableDatabase db(ready, Xapian::DB_CREATE_OR_OPEN);
     db.set_metadata("format", kFormat);
     db.set_metadata("generation", std::to_string(store.generation()));
     db.commit();
     db.close();
-  } else {  // sharded
-    fs::create_directories(tmp);
-    const std::string db_file = (fs::path(store.dir()) / "mmkg.db").string();
-    const std::vector<int64_t> bounds = shard_bounds(store, chunk_count(store), threads);
-    const size_t shards = bounds.size() - 1;
-    std::vector<int64_t> counts(shards, 0);
-    std::vector<std::exception_ptr> errors(shards);
-    std::vector<std::thread> workers;
-    for (size_t i = 0; i < shards; ++i) {
-      workers.emplace_back([&, i] {
-        try {
-          sqlite3* conn = nullptr;
-          if (sqlite3_open_v2(db_file.c_str(), &conn, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-            std::string why = conn ? sqlite3_errmsg(conn) : "out of memory";
-            sqlite3_close(conn);
-            throw IOError("cannot read " + db_file + " for the lexical index: " + why);
-          }
-          std::unique_ptr<sqlite3, int (*)(sqlite3*)> guard(conn, sqlite3_close);
-          sqlite3_busy_timeout(conn, 10000);
-          Xapian::WritableDatabase db((fs::path(tmp) / ("shard" + std::to_string(i))).string(),
-                                      Xapian::DB_CREATE_OR_OVERWRITE);
-          const std::pair<int64_t, int64_t> range{bounds[i], bounds[i + 1]};
-          counts[i] = add_chunks(db, conn, nullptr, &range);
-          db.commit();
-          db.close();
-        } catch (const Xapian::Error& e) {
-          errors[i] = std::make_exception_ptr(IOError("lexical index shard: " + e.get_description()));
-        } catch (...) {
-          errors[i] = std::current_exception();
-        }
-      });
-    }
-    for (auto& w : workers) w.join();
-    for (auto& e : errors)
-      if (e) std::rethrow_exception(e);
-    Xapian::Database all;
-    for (size_t i = 0; i < shards; ++i) {
-      if (counts[i] == 0) continue;  // an empty shard has no document id range to keep
-      all.add_database(Xapian::Database((fs::path(tmp) / ("shard" + std::to_string(i))).string()));
-      n += counts[i];
-    }
-    const std::string merged = (fs::path(tmp) / "merged").string();
-    if (n > 0) {
-      all.compact(merged, Xapian::DBCOMPACT_NO_RENUMBER);
-      all.close();
-    }
-    {
-      Xapian::WritableDatabase db(merged, Xapian::DB_CREATE_OR_OPEN);
-      db.set_metadata("format", kFormat);
-      db.set_metadata("generation", std::to_string(store.generation()));
-      db.commit();
-      db.close();
-    }
-    fs::remove_all(path, ec);
-    fs::rename(merged, path, ec);
-    if (ec) throw IOError("cannot move the lexical index into place (" + path + "): " + ec.message());
-    fs::remove_all(tmp, ec);
-    return n;
   }
   fs::remove_all(path, ec);
-  fs::rename(tmp, path, ec);
+  fs::rename(ready, path, ec);
   if (ec) throw IOError("cannot move the lexical index into place (" + path + "): " + ec.message());
+  fs::remove_all(tmp, ec);  // the shards (nothing when tmp itself was moved)
   return n;
 }
 
@@ -410,7 +413,7 @@ LexicalIndexStatus update_lexical_index(Store& store, int64_t gen_before, const 
       if (n < lexical_index_threshold()) return st;
       st.action = "built";
       st.reason = std::to_string(n) + " chunks, threshold " + std::to_string(lexical_index_threshold());
-      st.chunks = build(store, path, threads > 0 ? threads : build_threads(n));
+      st.chunks = build(store, path, threads);
       return st;
     }
     std::string broken;
@@ -440,7 +443,7 @@ LexicalIndexStatus update_lexical_index(Store& store, int64_t gen_before, const 
     }
     st.action = "built";
     st.reason = broken;
-    st.chunks = build(store, path, threads > 0 ? threads : build_threads(chunk_count(store)));
+    st.chunks = build(store, path, threads);
   } catch (const Xapian::Error& e) {
     throw IOError("cannot update the lexical index " + path + ": " + e.get_description() +
                   "; search uses the store's FTS5 index until the next ingest or delete rebuilds it");
