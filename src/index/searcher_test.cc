@@ -84,6 +84,28 @@ TEST(SearchMany, Bm25EqualsOneByOne) {
   }
 }
 
+// Each thread of search_many uses its own connection and lexical handle; a fresh Searcher (as
+// `mmkg serve` makes after every write) sizes them before its threads start. Growing them from
+// the threads raced: an ask failed with std::bad_alloc. Many fresh searchers on many threads.
+TEST(SearchMany, FreshSearchersOnManyThreadsAgreeWithOneByOne) {
+  testing::TempDir dir;
+  auto store = make_store(dir.str(), nullptr);
+  LazyEmbedder none("none");
+  SearchOptions o;
+  o.mode = SearchMode::Bm25;
+  o.k = 5;
+  std::vector<SearchQuery> qs;
+  for (int r = 0; r < 3; ++r) qs.insert(qs.end(), kQueries.begin(), kQueries.end());
+  Searcher ref(*store, none);
+  const auto want = ref.search_many(qs, o, 1);
+  for (int round = 0; round < 150; ++round) {
+    Searcher s(*store, none);
+    const auto got = s.search_many(qs, o, 8);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < qs.size(); ++i) expect_same(got[i], want[i], "round " + std::to_string(round));
+  }
+}
+
 TEST(SearchMany, HybridAndDenseEqualOneByOne) {
   MMKG_REQUIRE_MINILM(model);
   testing::TempDir dir;
