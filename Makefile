@@ -4,7 +4,7 @@ STORE ?= $(BUILD_DIR)/demo-store
 PYTHON ?= python3
 QUESTION ?= what is attention?
 
-.PHONY: all setup setup-demo configure build build-demo ui test unit e2e browser demo bench clean
+.PHONY: all setup setup-demo configure build build-demo ui test unit e2e browser tsan demo bench clean
 
 all: build
 
@@ -40,6 +40,10 @@ e2e: build
 # $(BUILD_DIR)/test-artifacts/browser.
 browser: build
 	MMKG_BIN=$(abspath $(BUILD_DIR))/mmkg node tests/browser/ui_test.mjs $(BUILD_DIR)/test-artifacts/browser
+
+# The threaded unit suites under ThreadSanitizer, in build-tsan (not part of `make test`).
+tsan: setup
+	bash scripts/tsan.sh build-tsan
 
 # Re-configure: a build dir first configured by `make demo` (no GoogleTest then) finds it now.
 test: setup

@@ -16,13 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/simd.h"
 #include "embed/safetensors.h"
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define MMKG_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define MMKG_SIMD_CLONES
-#endif
 
 namespace mmkg {
 namespace {

@@ -8,12 +8,8 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/simd.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define MMKG_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define MMKG_SIMD_CLONES
-#endif
 
 namespace mmkg::int8 {
 namespace {

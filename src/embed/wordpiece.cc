@@ -17,6 +17,7 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "text/unicode.h"
 
 namespace mmkg {
 namespace {
@@ -164,10 +165,10 @@ void fold_segment(std::u32string& seg, const WordpieceOptions& opts) {
     return;
   }
   UErrorCode status = U_ZERO_ERROR;
-  const icu::Normalizer2* nfd = icu::Normalizer2::getNFDInstance(status);
+  const icu::Normalizer2* nfd = nfd_normalizer();
   icu::UnicodeString src = icu::UnicodeString::fromUTF32(
       reinterpret_cast<const UChar32*>(seg.data()), static_cast<int32_t>(seg.size()));
-  icu::UnicodeString dec = U_SUCCESS(status) ? nfd->normalize(src, status) : src;
+  icu::UnicodeString dec = nfd ? nfd->normalize(src, status) : src;
   if (U_FAILURE(status)) dec = src;
   seg.clear();
   for (int32_t i = 0; i < dec.length(); i = dec.moveIndex32(i, 1)) {

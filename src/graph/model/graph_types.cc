@@ -5,15 +5,16 @@
 #include <unicode/unistr.h>
 
 #include "text/lexicon.h"
+#include "text/unicode.h"
 
 namespace mmkg::graph {
 
 std::string name_key(std::string_view name) {
   // Fold case and accents with ICU: NFD, drop nonspacing marks, lower-case.
   UErrorCode err = U_ZERO_ERROR;
-  const icu::Normalizer2* nfd = icu::Normalizer2::getNFDInstance(err);
+  const icu::Normalizer2* nfd = nfd_normalizer();
   icu::UnicodeString u = icu::UnicodeString::fromUTF8(icu::StringPiece(name.data(), static_cast<int32_t>(name.size())));
-  icu::UnicodeString d = U_SUCCESS(err) ? nfd->normalize(u, err) : u;
+  icu::UnicodeString d = nfd ? nfd->normalize(u, err) : u;
   if (U_FAILURE(err)) d = u;
   icu::UnicodeString folded;
   for (int32_t i = 0; i < d.length();) {
