@@ -94,10 +94,15 @@ bool init_engine(tesseract::TessBaseAPI& api) {
 }
 
 // This thread's engine, loaded on first use (~0.1 s); nullptr when English cannot be loaded.
+// Engines load one at a time: Init writes Tesseract's global parameters (debug_file above, and any
+// global one the language's config sets), which every engine shares, so two threads loading at
+// once wrote the same strings together (`make tsan`, OcrThreads.FourThreadsReadTheSameText).
 tesseract::TessBaseAPI* thread_engine() {
   thread_local std::unique_ptr<tesseract::TessBaseAPI> api;
   thread_local bool failed = false;
   if (!api && !failed) {
+    static std::mutex loading;
+    std::lock_guard<std::mutex> one_at_a_time(loading);
     auto a = std::make_unique<tesseract::TessBaseAPI>();
     if (init_engine(*a))
       api = std::move(a);
