@@ -346,11 +346,10 @@ std::vector<SearchHit> Searcher::fused_list(const std::string& text, const Searc
 Store& Searcher::reader(size_t i) {
   if (i == 0) return store_;
   // Only the calling thread (before search_many starts its threads) grows these: the threads
-  // then index them, never resize them (a resize from two threads at once corrupted the vectors:
+  // then index them, never resize them (a resize from two threads at once corrupted the vector:
   // an ask through `mmkg serve` failed with std::bad_alloc).
   while (readers_.size() < i) readers_.push_back(Store::open(store_.dir(), false));
   if (lexical_.size() < readers_.size() + 1) lexical_.resize(readers_.size() + 1);
-  if (lexical_opened_at_.size() < lexical_.size()) lexical_opened_at_.resize(lexical_.size(), -1);
   return *readers_[i - 1];
 }
 
@@ -360,24 +359,22 @@ LexicalOptions Searcher::lexical_options(Store& s) {
   size_t i = 0;
   while (i < readers_.size() && readers_[i].get() != &s) ++i;
   const size_t slot = &s == &store_ ? 0 : i + 1;
-  if (slot > 0 && slot >= lexical_opened_at_.size())
-    throw std::logic_error("Searcher: a reader connection was used before reader() opened it");
-  if (slot == 0 && lexical_.empty()) {  // the main store, on the calling thread
-    lexical_.resize(1);
-    lexical_opened_at_.resize(1, -1);
+  if (slot >= lexical_.size()) {
+    if (slot > 0) throw std::logic_error("Searcher: a reader connection was used before reader() opened it");
+    lexical_.resize(1);  // the main store, on the calling thread
   }
   // A store without the index may get one from a later ingest (mmkg serve): look again. A handle
   // behind the store may be on files another process has since replaced (a rebuild renames a new
   // index into place, and an open handle keeps reading the old one): open the index afresh, once
   // per store generation, so a stale handle never outlives the write that made it stale.
-  auto& handle = lexical_[slot];
+  LexicalSlot& ls = lexical_[slot];
   const int64_t gen = s.generation();
-  if (!handle || (lexical_opened_at_[slot] != gen && handle->generation() != gen)) {
-    handle = XapianLexical::open(store_.dir());
-    lexical_opened_at_[slot] = gen;
+  if (!ls.handle || (ls.opened_at != gen && ls.handle->generation() != gen)) {
+    ls.handle = XapianLexical::open(store_.dir());
+    ls.opened_at = gen;
   }
   LexicalOptions lo;
-  lo.index = lexical_[slot].get();
+  lo.index = ls.handle.get();
   return lo;
 }
 

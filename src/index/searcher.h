@@ -178,9 +178,11 @@ class Searcher {
   bool allow_stale_ = false, stale_ = false;
   std::vector<std::unique_ptr<Store>> readers_;  ///< extra connections for parallel queries
   /// The Xapian lexical index (large stores), one reader per connection: [0] for store_.
-  std::vector<std::unique_ptr<XapianLexical>> lexical_;
-  /// Per slot of lexical_: the store generation at which its handle was last (re)opened.
-  std::vector<int64_t> lexical_opened_at_;
+  struct LexicalSlot {
+    std::unique_ptr<XapianLexical> handle;
+    int64_t opened_at = -1;  ///< the store generation at which `handle` was last (re)opened
+  };
+  std::vector<LexicalSlot> lexical_;
   std::string last_lexical_;  ///< who answered the last BM25 query on store_: fts5, xapian
 };
 
