@@ -10,7 +10,6 @@
 #include "core/error.h"
 #include "core/simd.h"
 
-
 namespace mmkg::int8 {
 namespace {
 

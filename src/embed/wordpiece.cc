@@ -9,7 +9,6 @@
 //   5. [CLS] pieces [SEP], truncated to max_tokens (first max_tokens - 2 pieces kept).
 #include "embed/wordpiece.h"
 
-#include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
 
@@ -164,12 +163,8 @@ void fold_segment(std::u32string& seg, const WordpieceOptions& opts) {
     }
     return;
   }
-  UErrorCode status = U_ZERO_ERROR;
-  const icu::Normalizer2* nfd = nfd_normalizer();
-  icu::UnicodeString src = icu::UnicodeString::fromUTF32(
-      reinterpret_cast<const UChar32*>(seg.data()), static_cast<int32_t>(seg.size()));
-  icu::UnicodeString dec = nfd ? nfd->normalize(src, status) : src;
-  if (U_FAILURE(status)) dec = src;
+  const icu::UnicodeString dec = nfd(icu::UnicodeString::fromUTF32(
+      reinterpret_cast<const UChar32*>(seg.data()), static_cast<int32_t>(seg.size())));
   seg.clear();
   for (int32_t i = 0; i < dec.length(); i = dec.moveIndex32(i, 1)) {
     UChar32 c = dec.char32At(i);

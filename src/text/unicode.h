@@ -1,13 +1,14 @@
-// Shared ICU objects.
+// Unicode normalisation shared by the tokenizer and the graph's name keys.
 #pragma once
 
-#include <unicode/normalizer2.h>
+#include <unicode/unistr.h>
 
 namespace mmkg {
 
-/// ICU's NFD normaliser, or nullptr when ICU cannot load its data. Fetched once, through a C++
+/// The NFD form of `s` (canonical decomposition: accents as separate combining marks), or `s`
+/// itself when ICU cannot load its normaliser data. The normaliser is fetched once, through a C++
 /// function-local static: ICU's own once-initialisation is thread-safe too, but its atomics are
 /// inside libicuuc, so ThreadSanitizer (`make tsan`) saw its first use from two threads as a race.
-const icu::Normalizer2* nfd_normalizer();
+icu::UnicodeString nfd(const icu::UnicodeString& s);
 
 }  // namespace mmkg

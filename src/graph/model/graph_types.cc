@@ -1,6 +1,5 @@
 #include "graph/model/graph_types.h"
 
-#include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
 
@@ -11,11 +10,8 @@ namespace mmkg::graph {
 
 std::string name_key(std::string_view name) {
   // Fold case and accents with ICU: NFD, drop nonspacing marks, lower-case.
-  UErrorCode err = U_ZERO_ERROR;
-  const icu::Normalizer2* nfd = nfd_normalizer();
-  icu::UnicodeString u = icu::UnicodeString::fromUTF8(icu::StringPiece(name.data(), static_cast<int32_t>(name.size())));
-  icu::UnicodeString d = nfd ? nfd->normalize(u, err) : u;
-  if (U_FAILURE(err)) d = u;
+  const icu::UnicodeString d =
+      nfd(icu::UnicodeString::fromUTF8(icu::StringPiece(name.data(), static_cast<int32_t>(name.size()))));
   icu::UnicodeString folded;
   for (int32_t i = 0; i < d.length();) {
     UChar32 c = d.char32At(i);
