@@ -46,12 +46,12 @@ tsan: setup
 	bash scripts/tsan.sh build-tsan
 
 # Re-configure: a build dir first configured by `make demo` (no GoogleTest then) finds it now.
+# Every suite runs even when one fails; scripts/run_tests.sh names all failures at the end and
+# exits non-zero when any suite failed.
 test: setup
 	cmake -S . -B $(BUILD_DIR) -G Ninja
 	$(MAKE) build
-	$(MAKE) unit
-	$(MAKE) e2e
-	$(MAKE) browser
+	BUILD_DIR=$(BUILD_DIR) PYTHON=$(PYTHON) bash scripts/run_tests.sh unit e2e browser
 
 demo: setup-demo build-demo
 	rm -rf $(STORE)

@@ -1,12 +1,13 @@
 // BERT encoder forward pass (see bert.h). Activations are row-major [tokens, features] for all
-// sequences of a batch packed back to back; every matrix product is one cblas_sgemm, or for the
-// linear layers in int8 one int8::linear call. Biases and residuals are folded into the GEMMs
-// (fp32: C is pre-filled, beta = 1; int8: in the kernel's epilogue). The element-wise kernels
+// sequences of a batch packed back to back; every matrix product is one f32::gemm call, or for the
+// linear layers in int8 one int8::linear call. Biases and residuals are folded into the kernels'
+// epilogues. None of it looks at more than one token row (linear layers, element-wise kernels) or
+// one sequence (attention, pooling) at a time, which is what makes a vector independent of its
+// batch. Built with -ffp-contract=off (CMakeLists.txt), so the element-wise kernels' AVX-512 and
+// AVX2 clones round alike. The element-wise kernels
 // (LayerNorm, softmax, GELU) are written in fixed 16-lane blocks so the compiler vectorises them,
 // and compiled for AVX-512, AVX2 and baseline x86-64 (target_clones, chosen at load time).
 #include "embed/bert.h"
-
-#include <cblas.h>
 
 #include <algorithm>
 #include <bit>
@@ -128,23 +129,6 @@ MMKG_SIMD_CLONES void layernorm_rows(float* xs, int rows, int h, const float* g,
   }
 }
 
-// C[r, :] = bias (+ C[r, :] when `accumulate`), for the rows of a [rows, n] matrix.
-void add_bias_rows(float* c, int rows, int n, const float* bias, bool accumulate) {
-  for (int r = 0; r < rows; ++r) {
-    float* row = c + static_cast<size_t>(r) * n;
-    if (accumulate) {
-      for (int k = 0; k < n; ++k) row[k] += bias[k];
-    } else {
-      std::memcpy(row, bias, sizeof(float) * static_cast<size_t>(n));
-    }
-  }
-}
-
-// C[m, n] += A[m, k] * W[n, k]^T  (W in PyTorch's [out, in] layout).
-void gemm_acc(const float* a, int m, int k, const float* w, int n, float* c) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, a, k, w, k, 1.0f, c, n);
-}
-
 int get_int(const nlohmann::json& j, const char* key, const std::string& path) {
   if (!j.contains(key) || !j[key].is_number_integer() || j[key].get<int64_t>() <= 0 ||
       j[key].get<int64_t>() > (1 << 24)) {
@@ -196,9 +180,7 @@ BertConfig BertConfig::from_file(const std::string& path) {
   return c;
 }
 
-BertEncoder::BertEncoder(const BertConfig& config, const SafeTensors& w, BertPrecision precision,
-                         const std::vector<std::vector<int32_t>>* calibration)
-    : cfg_(config), precision_(BertPrecision::Fp32), isa_(int8::best_isa()) {
+void BertEncoder::load(const SafeTensors& w, bool linear_weights) {
   const int64_t H = cfg_.hidden_size, I = cfg_.intermediate_size;
   word_emb_ = w.load_floats("embeddings.word_embeddings.weight", {cfg_.vocab_size, H});
   pos_emb_ = w.load_floats("embeddings.position_embeddings.weight", {cfg_.max_position, H});
@@ -209,26 +191,53 @@ BertEncoder::BertEncoder(const BertConfig& config, const SafeTensors& w, BertPre
   for (int l = 0; l < cfg_.num_layers; ++l) {
     const std::string p = "encoder.layer." + std::to_string(l) + ".";
     Layer& L = layers_[static_cast<size_t>(l)];
-    for (const char* part : {"query", "key", "value"}) {
-      auto wt = w.load_floats(p + "attention.self." + part + ".weight", {H, H});
-      auto bs = w.load_floats(p + "attention.self." + part + ".bias", {H});
-      L.qkv_w.insert(L.qkv_w.end(), wt.begin(), wt.end());
-      L.qkv_b.insert(L.qkv_b.end(), bs.begin(), bs.end());
+    auto linear = [&](Linear& lin, const std::string& name, int64_t n, int64_t k) {
+      if (!linear_weights) return;
+      lin.w = w.load_floats(p + name + ".weight", {n, k});
+      lin.b = w.load_floats(p + name + ".bias", {n});
+    };
+    if (linear_weights) {
+      for (const char* part : {"query", "key", "value"}) {
+        auto wt = w.load_floats(p + "attention.self." + part + ".weight", {H, H});
+        auto bs = w.load_floats(p + "attention.self." + part + ".bias", {H});
+        L.qkv.w.insert(L.qkv.w.end(), wt.begin(), wt.end());
+        L.qkv.b.insert(L.qkv.b.end(), bs.begin(), bs.end());
+      }
     }
-    L.out_w = w.load_floats(p + "attention.output.dense.weight", {H, H});
-    L.out_b = w.load_floats(p + "attention.output.dense.bias", {H});
+    linear(L.out, "attention.output.dense", H, H);
     L.ln1_g = w.load_floats(p + "attention.output.LayerNorm.weight", {H});
     L.ln1_b = w.load_floats(p + "attention.output.LayerNorm.bias", {H});
-    L.ff1_w = w.load_floats(p + "intermediate.dense.weight", {I, H});
-    L.ff1_b = w.load_floats(p + "intermediate.dense.bias", {I});
-    L.ff2_w = w.load_floats(p + "output.dense.weight", {H, I});
-    L.ff2_b = w.load_floats(p + "output.dense.bias", {H});
+    linear(L.ff1, "intermediate.dense", I, H);
+    linear(L.ff2, "output.dense", H, I);
     L.ln2_g = w.load_floats(p + "output.LayerNorm.weight", {H});
     L.ln2_b = w.load_floats(p + "output.LayerNorm.bias", {H});
   }
+}
+
+void BertEncoder::pack_layers(bool keep_raw) {
+  const int H = cfg_.hidden_size, I = cfg_.intermediate_size;
+  auto pack = [keep_raw](Linear& lin, int n, int k) {
+    f32::pack_rows(lin.w.data(), n, k, k, lin.wf);
+    if (!keep_raw) std::vector<float>().swap(lin.w);
+  };
+  for (Layer& L : layers_) {
+    pack(L.qkv, 3 * H, H);
+    pack(L.out, H, H);
+    pack(L.ff1, I, H);
+    pack(L.ff2, H, I);
+  }
+}
+
+BertEncoder::BertEncoder(const BertConfig& config, const SafeTensors& w, BertPrecision precision,
+                         const std::vector<std::vector<int32_t>>* calibration)
+    : cfg_(config), precision_(BertPrecision::Fp32), isa_(int8::best_isa()), f32_isa_(f32::best_isa()) {
+  load(w, true);
+  const bool calibrate = precision == BertPrecision::Int8 && calibration && !calibration->empty();
+  // Int8 calibrates with the fp32 layers, then quantises the raw weights.
+  if (precision == BertPrecision::Fp32 || calibrate) pack_layers(/*keep_raw=*/calibrate);
   if (precision == BertPrecision::Int8) {
+    const int64_t H = cfg_.hidden_size;
     InputRanges ranges;
-    const bool calibrate = calibration && !calibration->empty();
     if (calibrate) {  // an fp32 pass (precision_ is still Fp32) that records the input ranges
       std::vector<int32_t> ids;
       std::vector<int> lens;
@@ -249,6 +258,42 @@ BertEncoder::BertEncoder(const BertConfig& config, const SafeTensors& w, BertPre
     quantise_layers(calibrate ? &ranges : nullptr);
     precision_ = BertPrecision::Int8;
   }
+}
+
+BertEncoder::BertEncoder(const BertConfig& config, const SafeTensors& w, Int8Layers quantised)
+    : cfg_(config), precision_(BertPrecision::Int8), isa_(int8::best_isa()), f32_isa_(f32::best_isa()) {
+  if (quantised.isa != isa_) {
+    throw Error(std::string("int8 layers packed for the ") + int8::isa_name(quantised.isa) + " kernel, not " +
+                int8::isa_name(isa_));
+  }
+  if (quantised.layers.size() != static_cast<size_t>(cfg_.num_layers)) {
+    throw Error("int8 layers: " + std::to_string(quantised.layers.size()) + " layers, the model has " +
+                std::to_string(cfg_.num_layers));
+  }
+  load(w, false);
+  const int H = cfg_.hidden_size, I = cfg_.intermediate_size;
+  const int shapes[4][2] = {{3 * H, H}, {H, H}, {I, H}, {H, I}};
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    Layer& L = layers_[l];
+    Linear* lins[4] = {&L.qkv, &L.out, &L.ff1, &L.ff2};
+    for (int q = 0; q < 4; ++q) {
+      int8::PackedWeights& pw = quantised.layers[l][static_cast<size_t>(q)];
+      if (pw.n != shapes[q][0] || pw.k != shapes[q][1]) {
+        throw Error("int8 layers: layer " + std::to_string(l) + " has a " + std::to_string(pw.n) + " x " +
+                    std::to_string(pw.k) + " matrix where the model has " + std::to_string(shapes[q][0]) +
+                    " x " + std::to_string(shapes[q][1]));
+      }
+      lins[q]->wq = std::move(pw);
+    }
+  }
+}
+
+Int8Layers BertEncoder::int8_layers() const {
+  Int8Layers out;
+  out.isa = isa_;
+  if (precision_ != BertPrecision::Int8) return out;
+  for (const Layer& L : layers_) out.layers.push_back({L.qkv.wq, L.out.wq, L.ff1.wq, L.ff2.wq});
+  return out;
 }
 
 namespace {
@@ -286,34 +331,32 @@ void BertEncoder::quantise_layers(const InputRanges* ranges) {
   const int64_t H = cfg_.hidden_size, I = cfg_.intermediate_size;
   for (size_t l = 0; l < layers_.size(); ++l) {
     Layer& L = layers_[l];
-    auto quantise = [&](std::vector<float>& wt, std::vector<float>& b, int64_t n, int64_t k, int which) {
+    auto quantise = [&](Linear& lin, int64_t n, int64_t k, int which) {
       std::vector<float> s;
-      if (ranges) s = smoothing(wt, n, k, (*ranges)[l][static_cast<size_t>(which)]);
-      auto q = int8::PackedWeights::quantise(wt.data(), static_cast<int>(n), static_cast<int>(k), b.data(), isa_,
-                                             s.empty() ? nullptr : s.data());
-      std::vector<float>().swap(wt);
-      std::vector<float>().swap(b);
-      return q;
+      if (ranges) s = smoothing(lin.w, n, k, (*ranges)[l][static_cast<size_t>(which)]);
+      lin.wq = int8::PackedWeights::quantise(lin.w.data(), static_cast<int>(n), static_cast<int>(k), lin.b.data(),
+                                             isa_, s.empty() ? nullptr : s.data());
+      std::vector<float>().swap(lin.w);
+      std::vector<float>().swap(lin.b);
+      lin.wf = f32::Packed{};
     };
     // Measured (vignette chunks, minimum cosine with fp32, before smoothing): all four in int8
     // 0.9911; keeping one in fp32 gives 0.9961 (QKV), 0.9920 (output), 0.9951 (FF1), 0.9970
     // (FF2): the error is spread over all four, so all four are int8.
-    L.qkv_q = quantise(L.qkv_w, L.qkv_b, 3 * H, H, 0);
-    L.out_q = quantise(L.out_w, L.out_b, H, H, 1);
-    L.ff1_q = quantise(L.ff1_w, L.ff1_b, I, H, 2);
-    L.ff2_q = quantise(L.ff2_w, L.ff2_b, H, I, 3);
+    quantise(L.qkv, 3 * H, H, 0);
+    quantise(L.out, H, H, 1);
+    quantise(L.ff1, I, H, 2);
+    quantise(L.ff2, H, I, 3);
   }
 }
 
-void BertEncoder::linear(const float* x, int rows, int k, const std::vector<float>& w,
-                         const std::vector<float>& b, const int8::PackedWeights& wq, int n, float* y,
-                         bool accumulate, int8::QuantRows& scratch) const {
+void BertEncoder::linear(const float* x, int rows, const Linear& l, float* y, bool accumulate,
+                         int8::QuantRows& scratch) const {
   if (precision_ == BertPrecision::Int8) {
-    int8::linear(isa_, x, rows, wq, y, accumulate, scratch);
+    int8::linear(isa_, x, rows, l.wq, y, accumulate, scratch);
     return;
   }
-  add_bias_rows(y, rows, n, b.data(), accumulate);
-  gemm_acc(x, rows, k, w.data(), n, y);
+  f32::gemm(f32_isa_, x, rows, l.wf.k, l.wf, y, l.wf.n, {.alpha = 1.0f, .bias = l.b.data(), .accumulate = accumulate});
 }
 
 void BertEncoder::forward(const int32_t* ids, const int* lens, int n, float* out, InputRanges* ranges) const {
@@ -333,6 +376,7 @@ void BertEncoder::forward(const int32_t* ids, const int* lens, int n, float* out
   std::vector<float> x(t * H), qkv(t * 3 * H), ctx(t * H), ff(t * I);
   std::vector<float> scores(static_cast<size_t>(max_len) * max_len);
   int8::QuantRows qscratch;  // int8: the activation codes of the current linear layer
+  f32::Packed keys, values;  // one sequence's keys and values of one head, packed
 
   // Embeddings: word + position + token type 0, then LayerNorm.
   for (int s = 0, row = 0; s < n; ++s) {
@@ -361,7 +405,7 @@ void BertEncoder::forward(const int32_t* ids, const int* lens, int n, float* out
     const Layer& L = layers_[li];
     record(li, 0, x.data(), H);
     // Q, K, V in one product: qkv[T, 3H] = x W_qkv^T + b.
-    linear(x.data(), T, H, L.qkv_w, L.qkv_b, L.qkv_q, 3 * H, qkv.data(), false, qscratch);
+    linear(x.data(), T, L.qkv, qkv.data(), false, qscratch);
     // Scaled dot-product attention, per sequence and head.
     for (int s = 0, off = 0; s < n; off += lens[s], ++s) {
       const int l = lens[s];
@@ -369,24 +413,24 @@ void BertEncoder::forward(const int32_t* ids, const int* lens, int n, float* out
         const float* q = &qkv[static_cast<size_t>(off) * 3 * H + static_cast<size_t>(h) * D];
         const float* k = q + H;
         const float* v = q + 2 * H;
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, l, l, D, scale, q, 3 * H, k, 3 * H,
-                    0.0f, scores.data(), l);
+        f32::pack_rows(k, l, D, 3 * H, keys);
+        f32::gemm(f32_isa_, q, l, 3 * H, keys, scores.data(), l, {.alpha = scale});
         softmax_rows(scores.data(), l, l);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, l, D, l, 1.0f, scores.data(), l, v,
-                    3 * H, 0.0f, &ctx[static_cast<size_t>(off) * H + static_cast<size_t>(h) * D],
-                    H);
+        f32::pack_transposed(v, l, D, 3 * H, values);
+        f32::gemm(f32_isa_, scores.data(), l, l, values, &ctx[static_cast<size_t>(off) * H + static_cast<size_t>(h) * D],
+                  H, {});
       }
     }
     // Output projection + bias + residual, LayerNorm.
     record(li, 1, ctx.data(), H);
-    linear(ctx.data(), T, H, L.out_w, L.out_b, L.out_q, H, x.data(), true, qscratch);
+    linear(ctx.data(), T, L.out, x.data(), true, qscratch);
     layernorm_rows(x.data(), T, H, L.ln1_g.data(), L.ln1_b.data(), cfg_.layer_norm_eps);
     // Feed-forward: GELU(x W1^T + b1) W2^T + b2 + x, LayerNorm.
     record(li, 2, x.data(), H);
-    linear(x.data(), T, H, L.ff1_w, L.ff1_b, L.ff1_q, I, ff.data(), false, qscratch);
+    linear(x.data(), T, L.ff1, ff.data(), false, qscratch);
     gelu_inplace(ff.data(), t * I);
     record(li, 3, ff.data(), I);
-    linear(ff.data(), T, I, L.ff2_w, L.ff2_b, L.ff2_q, H, x.data(), true, qscratch);
+    linear(ff.data(), T, L.ff2, x.data(), true, qscratch);
     layernorm_rows(x.data(), T, H, L.ln2_g.data(), L.ln2_b.data(), cfg_.layer_norm_eps);
   }
 

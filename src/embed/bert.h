@@ -1,8 +1,10 @@
 // BERT encoder forward pass on the CPU with mean pooling and L2 normalisation: the
 // sentence-transformers recipe of all-MiniLM-L6-v2 and other BERT-family sentence models (absolute
-// positions, post-LayerNorm, exact GELU). The linear layers run in fp32 (OpenBLAS SGEMM) or in
-// int8 (gemm_int8.h: per-channel int8 weights, per-token uint8 activations); the attention
-// products, LayerNorm, softmax and GELU are fp32 in both.
+// positions, post-LayerNorm, exact GELU). The linear layers run in fp32 (gemm_f32.h) or in int8
+// (gemm_int8.h: per-channel int8 weights, per-token uint8 activations); the attention products
+// (gemm_f32.h), LayerNorm, softmax and GELU are fp32 in both. Every step works on one token row or
+// one sequence at a time, with kernels whose result for a row does not depend on the others, so a
+// text's vector is the same bits whatever it is batched with and however many threads run.
 #pragma once
 
 #include <array>
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "embed/gemm_f32.h"
 #include "embed/gemm_int8.h"
 
 namespace mmkg {
@@ -35,6 +38,14 @@ struct BertConfig {
 /// Arithmetic of the linear layers (the four per-layer weight matrices).
 enum class BertPrecision { Fp32, Int8 };
 
+/// The int8 form of an encoder's linear layers, per layer QKV, output, FF1, FF2 (quantised,
+/// smoothed and packed for one int8::Isa): what the int8 constructor computes from the fp32
+/// weights and a calibration pass, and what int8_cache.h stores so a later process skips that.
+struct Int8Layers {
+  int8::Isa isa = int8::Isa::Scalar;
+  std::vector<std::array<int8::PackedWeights, 4>> layers;
+};
+
 class BertEncoder {
  public:
   /// Copies the weights named by Hugging Face's BertModel (with or without a "bert." prefix) out
@@ -49,12 +60,21 @@ class BertEncoder {
   BertEncoder(const BertConfig& config, const SafeTensors& weights,
               BertPrecision precision = BertPrecision::Fp32,
               const std::vector<std::vector<int32_t>>* calibration = nullptr);
+  /// Int8 from layers computed earlier (int8_layers() of an encoder of the same model and code,
+  /// for the kernel of int8::best_isa()): no fp32 copy of the linear weights, no calibration.
+  /// Throws Error when a shape or the kernel does not match.
+  BertEncoder(const BertConfig& config, const SafeTensors& weights, Int8Layers quantised);
+
+  /// Int8 only: the quantised linear layers (to cache them).
+  Int8Layers int8_layers() const;
 
   const BertConfig& config() const { return cfg_; }
   int dim() const { return cfg_.hidden_size; }
   BertPrecision precision() const { return precision_; }
   /// The int8 kernel in use (meaningful with Int8 only).
   int8::Isa int8_isa() const { return isa_; }
+  /// The fp32 kernel of the attention products (and of the linear layers with Fp32).
+  f32::Isa f32_isa() const { return f32_isa_; }
 
   /// Encodes `n` sequences stored back to back in `ids` (lens[i] ids each, every one
   /// <= max_position, all < vocab_size) and writes each sequence's mean-pooled, L2-normalised
@@ -70,26 +90,36 @@ class BertEncoder {
   /// FF1, FF2); forward() adds up squares, the constructor turns them into the RMS.
   using InputRanges = std::vector<std::array<std::vector<float>, 4>>;
   void forward(const int32_t* ids, const int* lens, int n, float* out, InputRanges* ranges) const;
+  /// The embeddings and LayerNorm parameters; with `linear_weights`, also the fp32 linear layers
+  /// (raw, in the *_w fields), else only the shapes are checked.
+  void load(const SafeTensors& w, bool linear_weights);
+  /// Packs the raw linear weights for gemm_f32, dropping the raw copies unless `keep_raw`.
+  void pack_layers(bool keep_raw);
   /// Int8: quantises the four linear layers of every layer, smoothed by `ranges` when not null.
   void quantise_layers(const InputRanges* ranges);
+  /// One linear layer: its fp32 weight [n, k] (raw until packed or quantised), packed for
+  /// gemm_f32 (Fp32, and Int8's calibration pass), bias [n], and int8 form (Int8; bias included).
+  struct Linear {
+    std::vector<float> w, b;
+    f32::Packed wf;
+    int8::PackedWeights wq;
+  };
   struct Layer {
-    std::vector<float> qkv_w, qkv_b;  // [3H, H] (query, key, value rows stacked), [3H]
-    std::vector<float> out_w, out_b;  // [H, H], [H]
+    Linear qkv;                       // [3H, H] (query, key, value rows stacked)
+    Linear out;                       // [H, H]
     std::vector<float> ln1_g, ln1_b;  // attention output LayerNorm
-    std::vector<float> ff1_w, ff1_b;  // [I, H], [I]
-    std::vector<float> ff2_w, ff2_b;  // [H, I], [H]
+    Linear ff1;                       // [I, H]
+    Linear ff2;                       // [H, I]
     std::vector<float> ln2_g, ln2_b;  // output LayerNorm
-    // Int8 only: the four linear layers quantised (bias included); their fp32 weights are empty.
-    int8::PackedWeights qkv_q, out_q, ff1_q, ff2_q;
   };
 
-  // y[T, n] (+)= x[T, k] W^T + b, W given in both precisions (one of them empty).
-  void linear(const float* x, int rows, int k, const std::vector<float>& w, const std::vector<float>& b,
-              const int8::PackedWeights& wq, int n, float* y, bool accumulate, int8::QuantRows& scratch) const;
+  // y[T, n] (+)= x[T, k] W^T + b in the encoder's precision.
+  void linear(const float* x, int rows, const Linear& l, float* y, bool accumulate, int8::QuantRows& scratch) const;
 
   BertConfig cfg_;
   BertPrecision precision_ = BertPrecision::Fp32;
   int8::Isa isa_ = int8::Isa::Scalar;
+  f32::Isa f32_isa_ = f32::Isa::Scalar;
   std::vector<float> word_emb_, pos_emb_, type_emb_, emb_ln_g_, emb_ln_b_;
   std::vector<Layer> layers_;
 };

@@ -3,17 +3,15 @@
 #include "embed/gemm_int8.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 
 #include "core/error.h"
 #include "core/simd.h"
+#include "embed/isa_choice.h"
 
 namespace mmkg::int8 {
 namespace {
-
-std::atomic<int> g_override{-1};
 
 Isa detect_isa() {
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -75,21 +73,17 @@ const char* isa_name(Isa isa) {
   return "scalar";
 }
 
-bool isa_supported(Isa isa) { return static_cast<int>(isa) <= static_cast<int>(detect_isa()); }
-
-Isa best_isa() {
-  const int o = g_override.load();
-  if (o >= 0) return static_cast<Isa>(o);
-  static const Isa detected = detect_isa();
-  return detected;
+namespace {
+IsaChoice<Isa>& choice() {
+  static IsaChoice<Isa> c(detect_isa, isa_name, "int8");
+  return c;
 }
+}  // namespace
 
-void set_isa_override(Isa isa) {
-  if (!isa_supported(isa)) throw Error(std::string("int8 kernel ") + isa_name(isa) + " not supported by this CPU");
-  g_override = static_cast<int>(isa);
-}
-
-void clear_isa_override() { g_override = -1; }
+bool isa_supported(Isa isa) { return choice().supported(isa); }
+Isa best_isa() { return choice().best(); }
+void set_isa_override(Isa isa) { choice().set_override(isa); }
+void clear_isa_override() { choice().clear_override(); }
 
 int activation_qmax(Isa) { return 255; }
 

@@ -1,13 +1,13 @@
 // The native embedder (see native_embedder.h): model discovery, loading, and batched multi-threaded
 // inference. Texts are tokenised, sorted by length and grouped into batches of at most
-// `batch_tokens` tokens; each batch is packed (no padding) and run by one worker thread with
-// single-threaded OpenBLAS, workers taking batches from a shared counter. Measured on the 2-vCPU
-// development machine (400 chunks of ~1000 characters) against the reverse, one batch at a time
-// with 2 OpenBLAS threads: as fast or slightly faster (2959 vs 2923 tokens/s with OpenBLAS's AVX2
-// kernels, 5132 vs 5002 with its AVX-512 ones), and the element-wise kernels run in parallel too.
+// `batch_tokens` tokens; each batch is packed (no padding) and run by one worker thread (the
+// encoder's kernels are single-threaded), workers taking batches from a shared counter. Which
+// worker runs which batch follows thread timing, and which texts share a batch follows the other
+// texts of the call; neither changes a vector (bert.h). Measured with OpenBLAS on the 2-vCPU
+// development machine (400 chunks of ~1000 characters) against one batch at a time with 2 OpenBLAS
+// threads: as fast or slightly faster, and the element-wise kernels run in parallel too.
 #include "embed/native_embedder.h"
 
-#include <cblas.h>
 #include <glob.h>
 
 #include <algorithm>
@@ -24,6 +24,7 @@
 
 #include "core/error.h"
 #include "embed/bert.h"
+#include "embed/int8_cache.h"
 #include "embed/safetensors.h"
 #include "embed/wordpiece.h"
 
@@ -147,27 +148,40 @@ class NativeEmbedder : public Embedder {
     {
       SafeTensors weights((root / "model.safetensors").string());
       const BertPrecision precision = resolve(opts_.precision);
-      std::vector<std::vector<int32_t>> calibration;
-      if (precision == BertPrecision::Int8) {
-        for (std::string_view text : calibration_texts()) calibration.push_back(tokenizer_->encode(text));
+      std::string cache_key, cache_path;
+      if (precision == BertPrecision::Int8 && opts_.cache_dir != "none") {
+        const std::string cache_dir = opts_.cache_dir.empty() ? default_cache_dir() : opts_.cache_dir;
+        if (!cache_dir.empty()) {
+          cache_key = int8_cache_key(dir, int8::best_isa());
+          cache_path = int8_cache_path(cache_dir, cache_key);
+          if (auto layers = read_int8_cache(cache_path, cache_key)) {
+            encoder_ = std::make_unique<BertEncoder>(cfg, weights, std::move(*layers));
+            int8_cached_ = true;
+          }
+        }
       }
-      encoder_ = std::make_unique<BertEncoder>(cfg, weights, precision, &calibration);
+      if (!encoder_) {
+        std::vector<std::vector<int32_t>> calibration;
+        if (precision == BertPrecision::Int8) {
+          for (std::string_view text : calibration_texts()) calibration.push_back(tokenizer_->encode(text));
+        }
+        encoder_ = std::make_unique<BertEncoder>(cfg, weights, precision, &calibration);
+        // A cache that cannot be written (read-only folder, full disk) only costs the next start.
+        if (!cache_path.empty()) write_int8_cache(cache_path, cache_key, encoder_->int8_layers());
+      }
     }  // the mapping is released here; the encoder holds its own copy
     name_ = native_model_name(dir);
     if (opts_.threads <= 0) opts_.threads = default_threads();
     if (opts_.batch_tokens < max_len) opts_.batch_tokens = max_len;
-    static std::once_flag blas_once;
-    std::call_once(blas_once, [&] {
-      // Parallelism comes from our workers; OpenBLAS threads would oversubscribe the cores.
-      if (opts_.threads > 1) openblas_set_num_threads(1);
-    });
   }
 
   // The same for both precisions: their vectors are interchangeable (NativePrecision).
   std::string id() const override { return "native:" + name_; }
   std::string describe() const override {
-    if (encoder_->precision() == BertPrecision::Fp32) return id() + " (fp32)";
-    return id() + " (int8, " + int8::isa_name(encoder_->int8_isa()) + ")";
+    if (encoder_->precision() == BertPrecision::Fp32) {
+      return id() + " (fp32, " + f32::isa_name(encoder_->f32_isa()) + ")";
+    }
+    return id() + " (int8, " + int8::isa_name(encoder_->int8_isa()) + (int8_cached_ ? ", cached" : "") + ")";
   }
   int dim() const override { return encoder_->dim(); }
 
@@ -251,6 +265,7 @@ class NativeEmbedder : public Embedder {
   std::string name_;
   std::unique_ptr<WordpieceTokenizer> tokenizer_;
   std::unique_ptr<BertEncoder> encoder_;
+  bool int8_cached_ = false;  // the int8 layers came from the disk cache
 };
 
 }  // namespace

@@ -14,7 +14,7 @@ namespace mmkg {
 /// searched with the other.
 enum class NativePrecision {
   Auto,  ///< Int8 where the CPU has an int8 kernel (AVX2 or AVX-512 VNNI), else Fp32
-  Fp32,  ///< OpenBLAS SGEMM
+  Fp32,  ///< fp32 kernels (gemm_f32.h)
   Int8,  ///< int8 weights and activations (gemm_int8.h); the scalar kernel on CPUs without AVX2
 };
 
@@ -29,6 +29,9 @@ struct NativeEmbedderOptions {
   /// Upper bound on the tokens of one batch (texts are sorted by length and packed, not padded).
   int batch_tokens = 2048;
   NativePrecision precision = NativePrecision::Auto;
+  /// Int8: the folder of the quantised layers' cache (int8_cache.h); "" = default_cache_dir(),
+  /// "none" = no cache (calibrate and quantise at every load).
+  std::string cache_dir{};
 };
 
 /// Loads the sentence-transformers folder `model_dir` (config.json, model.safetensors, vocab.txt,

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -58,23 +59,27 @@ TEST(NativeEmbedder, MatchesSentenceTransformers) {
               ref.size(), min_cos, 1.0 - min_cos, worst.c_str());
 }
 
+// Bit for bit, for both precisions: a text's vector does not depend on its batch-mates, the batch
+// size or the number of threads (embed_determinism_test.cc does the same at random under load).
 TEST(NativeEmbedder, BatchEqualsSingleText) {
   MMKG_REQUIRE_MINILM(dir);
-  auto emb = make_native_embedder(dir, {.threads = 2, .batch_tokens = 512});
   auto texts = texts_of(testing::load_minilm_reference());
-  auto batch = emb->embed(texts, EmbedKind::Document);
-  double max_diff = 0;
-  for (size_t i = 0; i < texts.size(); ++i) {
-    auto one = emb->embed({texts[i]}, EmbedKind::Query);
-    ASSERT_EQ(one.size(), 384u);
-    for (int k = 0; k < 384; ++k) max_diff = std::max(max_diff, double(std::fabs(one[k] - batch[i * 384 + k])));
+  for (NativePrecision precision : {NativePrecision::Fp32, NativePrecision::Int8}) {
+    auto emb = make_native_embedder(dir, {.threads = 2, .batch_tokens = 512, .precision = precision});
+    auto batch = emb->embed(texts, EmbedKind::Document);
+    for (size_t i = 0; i < texts.size(); ++i) {
+      auto one = emb->embed({texts[i]}, EmbedKind::Query);
+      ASSERT_EQ(one.size(), 384u);
+      EXPECT_EQ(std::memcmp(one.data(), &batch[i * 384], 384 * sizeof(float)), 0)
+          << native_precision_name(precision) << " text " << i;
+    }
+    // One worker thread and one big batch give the same vectors too.
+    auto emb1 = make_native_embedder(dir, {.threads = 1, .batch_tokens = 100000, .precision = precision});
+    auto batch1 = emb1->embed(texts, EmbedKind::Document);
+    ASSERT_EQ(batch1.size(), batch.size());
+    EXPECT_EQ(std::memcmp(batch1.data(), batch.data(), batch.size() * sizeof(float)), 0)
+        << native_precision_name(precision);
   }
-  EXPECT_LT(max_diff, 1e-5);
-  std::printf("[ minilm  ] batch vs single: max |diff| %.3g\n", max_diff);
-  // One worker thread and big batches give the same vectors too.
-  auto emb1 = make_native_embedder(dir, {.threads = 1, .batch_tokens = 100000});
-  auto batch1 = emb1->embed(texts, EmbedKind::Document);
-  for (size_t i = 0; i < batch.size(); ++i) ASSERT_NEAR(batch[i], batch1[i], 1e-5);
 }
 
 TEST(NativeEmbedder, EmptyInputs) {
@@ -138,19 +143,7 @@ TEST(NativeEmbedder, DISABLED_Throughput) {
     std::ifstream in(p);
     texts = nlohmann::json::parse(in).get<std::vector<std::string>>();
   } else {
-    auto corpus = std::filesystem::path(__FILE__).parent_path() / "../../examples/corpus";
-    std::vector<std::filesystem::path> files;
-    for (const auto& e : std::filesystem::directory_iterator(corpus)) files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) {
-      std::ifstream in(f);
-      std::string w, cur;
-      while (in >> w) {
-        if (cur.size() + w.size() + 1 > 1000 && !cur.empty()) texts.push_back(cur), cur.clear();
-        cur += (cur.empty() ? "" : " ") + w;
-      }
-      if (!cur.empty()) texts.push_back(cur);
-    }
+    texts = testing::corpus_chunks();
   }
   size_t n = 400;
   if (const char* e = std::getenv("MMKG_EMBED_BENCH_N")) n = std::strtoul(e, nullptr, 10);

@@ -1,4 +1,5 @@
 """Dense and hybrid retrieval with the native embedder, and the vector index's life cycle."""
+import json
 import os
 import shutil
 
@@ -95,3 +96,48 @@ def test_delete_removes_vectors(dense_store, tmp_path):
         hits = run("search", "attention mechanism wiki", "--mode", mode, "-k", "50", "--json", *NATIVE,
                    store=store).json()["results"]
         assert hits and all(h["doc"] != "attention_wiki.txt" for h in hits)
+
+
+def test_int8_cache_across_processes(dense_store, tmp_path):
+    """The int8 encoder's cache (src/embed/int8_cache.h) between real processes: four searches
+    started at once on an empty cache folder all succeed with the same ranking and scores, and
+    leave one whole cache file and no temporary file; a later search reads it ("cached" in -v's
+    embedder line) and ranks the same; a corrupt file is rebuilt."""
+    import subprocess
+    from conftest import BIN
+    cache = tmp_path / "cache"
+    env = dict(os.environ, MMKG_CACHE_DIR=str(cache), MMKG_EMBEDDER="native:int8")
+    env.pop("MMKG_STORE", None)
+    cmd = [BIN, "search", "scaled dot-product attention", "--mode", "dense", "--json", "-v", "--store", str(dense_store)]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                              stdin=subprocess.DEVNULL) for _ in range(4)]
+    outs = [p.communicate(timeout=300) + (p.returncode,) for p in procs]
+    for out, err, rc in outs:
+        assert rc == 0, err
+    ranked = [[(h["chunk_id"], h["score"]) for h in json.loads(out)["results"]] for out, _, _ in outs]
+    assert ranked[0] and all(r == ranked[0] for r in ranked), ranked
+    files = sorted(p.name for p in cache.iterdir())
+    assert len(files) == 1 and files[0].startswith("int8-") and files[0].endswith(".bin"), files
+
+    # A later process reads the file: ingest -v names the embedder, "(int8, KERNEL, cached)".
+    doc = tmp_path / "note.txt"
+    doc.write_text("Scaled dot-product attention divides the scores by the square root of the key size.\n")
+    ingest = [BIN, "ingest", str(doc), "-v", "--json", "--no-progress"]
+    r = subprocess.run(ingest + ["--store", str(tmp_path / "s1")], capture_output=True, text=True, env=env,
+                       stdin=subprocess.DEVNULL, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "(int8, " in r.stderr and "cached)" in r.stderr, r.stderr
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert [(h["chunk_id"], h["score"]) for h in json.loads(r.stdout)["results"]] == ranked[0]
+
+    # A corrupt file is refused, the layers computed again, and the file rewritten.
+    (cache / files[0]).write_bytes(b"garbage")
+    r = subprocess.run(ingest + ["--store", str(tmp_path / "s2")], capture_output=True, text=True, env=env,
+                       stdin=subprocess.DEVNULL, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "(int8, " in r.stderr and "cached" not in r.stderr, r.stderr
+    assert (cache / files[0]).stat().st_size > 1_000_000
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert [(h["chunk_id"], h["score"]) for h in json.loads(r.stdout)["results"]] == ranked[0]

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -33,6 +34,26 @@ inline std::vector<ReferenceText> load_minilm_reference() {
                    t.at("embedding").get<std::vector<float>>()});
   }
   return out;
+}
+
+/// Every examples/corpus file (in name order) cut at word boundaries into texts of at most ~1000
+/// characters, each file's last, shorter piece included.
+inline std::vector<std::string> corpus_chunks() {
+  auto corpus = std::filesystem::path(__FILE__).parent_path() / "../../examples/corpus";
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(corpus)) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::vector<std::string> texts;
+  for (const auto& f : files) {
+    std::ifstream in(f);
+    std::string w, cur;
+    while (in >> w) {
+      if (cur.size() + w.size() + 1 > 1000 && !cur.empty()) texts.push_back(cur), cur.clear();
+      cur += (cur.empty() ? "" : " ") + w;
+    }
+    if (!cur.empty()) texts.push_back(cur);
+  }
+  return texts;
 }
 
 /// The all-MiniLM-L6-v2 folder, or "" (and the reason in `why`) when it is not installed.

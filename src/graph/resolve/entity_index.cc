@@ -7,7 +7,8 @@
 // first; a match inside an accepted longer one is dropped ("multi-head attention" suppresses
 // "attention"). Question words left uncovered then go to the embedder: runs of content words and
 // their sub-phrases (up to 4 words) are embedded and compared with every entity name vector
-// (one sgemm); cosine >= 0.80 links.
+// (one product by embed/gemm_f32.h, whose cosines do not depend on how many phrases are compared
+// at once); cosine >= 0.80 links.
 //
 // Fuzzy matching models typing errors, not meaning: the two keys have the same number of words and
 // every differing word has >= 5 letters, no digits ("GPT 3" is not a typo of "GPT 4"), the same
@@ -19,7 +20,6 @@
 // the keys are too common to select with and are not used for candidate generation; and only
 // phrases with a word no key contains are tried (a typo makes an unknown word).
 // link() and lookup() only read the index: they are thread-safe when the EmbedNames is.
-#include <cblas.h>
 
 #include <algorithm>
 #include <cmath>
@@ -27,6 +27,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "embed/gemm_f32.h"
 #include "text/words.h"
 #include "graph/resolve/acronym.h"
 #include "text/lexicon.h"
@@ -275,9 +276,7 @@ class MemoryEntityIndex : public EntityIndex {
     if (found.empty() && dim_ > 0) {
       std::vector<std::vector<float>> v = embed_({name});
       if (v.size() == 1 && static_cast<int>(v[0].size()) == dim_) {
-        std::vector<float> scores(ents_.size());
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, static_cast<int>(ents_.size()), dim_, 1.f, vectors_.data(), dim_,
-                    v[0].data(), 1, 0.f, scores.data(), 1);
+        std::vector<float> scores = cosines(v[0].data(), 1);
         for (int i = 0; i < static_cast<int>(scores.size()); ++i)
           if (scores[i] >= kEmbedMin && embedding_allowed(key, ents_[i].key))
             found.push_back({0, 0, i, "embedding", scores[i], 3});
@@ -416,17 +415,16 @@ class MemoryEntityIndex : public EntityIndex {
     std::vector<float> qm(static_cast<size_t>(p) * dim_, 0.f);
     for (int i = 0; i < p; ++i)
       std::copy_n(q[i].begin(), std::min<size_t>(q[i].size(), dim_), qm.begin() + static_cast<size_t>(i) * dim_);
-    std::vector<float> scores(static_cast<size_t>(p) * ne);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, p, ne, dim_, 1.f, qm.data(), dim_, vectors_.data(), dim_, 0.f,
-                scores.data(), ne);
+    const std::vector<float> scores = cosines(qm.data(), p);  // [ne, p]
     std::vector<Match> found;
     for (int i = 0; i < p; ++i) {
-      const float* row = scores.data() + static_cast<size_t>(i) * ne;
+      auto score = [&](int k) { return scores[static_cast<size_t>(k) * p + i]; };
       const std::string pkey = name_key(phrases[i]);
       int best = -1;
       for (int k = 0; k < ne; ++k)
-        if (row[k] >= kEmbedMin && (best < 0 || row[k] > row[best]) && embedding_allowed(pkey, ents_[k].key)) best = k;
-      if (best >= 0) found.push_back({spans[i].first, spans[i].second, best, "embedding", row[best], 3});
+        if (score(k) >= kEmbedMin && (best < 0 || score(k) > score(best)) && embedding_allowed(pkey, ents_[k].key))
+          best = k;
+      if (best >= 0) found.push_back({spans[i].first, spans[i].second, best, "embedding", score(best), 3});
     }
     // Longest first (spans are sorted so), then better cosine; no overlaps among these.
     std::stable_sort(found.begin(), found.end(), [](const Match& a, const Match& b) {
@@ -441,6 +439,15 @@ class MemoryEntityIndex : public EntityIndex {
       for (int i = m.begin; i < m.end; ++i) taken[i] = true;
       accepted.push_back(m);
     }
+  }
+
+  // The cosine of every entity name vector with each of the p vectors q[p, dim_]: [entities, p].
+  std::vector<float> cosines(const float* q, int p) const {
+    f32::Packed qp;
+    f32::pack_rows(q, p, dim_, dim_, qp);
+    std::vector<float> out(ents_.size() * static_cast<size_t>(p));
+    f32::gemm(f32::best_isa(), vectors_.data(), static_cast<int>(ents_.size()), dim_, qp, out.data(), p, {});
+    return out;
   }
 
   EmbedNames embed_;

@@ -1,0 +1,248 @@
+// The int8 layers' disk cache (see int8_cache.h).
+#include "embed/int8_cache.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+#include <type_traits>
+
+#include "core/hash.h"
+
+#ifndef MMKG_ENCODER_CODE_HASH  // set by CMakeLists.txt from the encoder's sources
+#define MMKG_ENCODER_CODE_HASH MMKG_VERSION
+#endif
+
+namespace mmkg {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kMagic[8] = {'M', 'M', 'K', 'G', 'I', 'N', 'T', '8'};
+constexpr uint32_t kFormatVersion = 1;
+
+// Hashes a file's bytes (memory-mapped) into `h`; a missing file adds a marker instead.
+void hash_file(Hasher& h, const fs::path& p) {
+  const std::string name = p.filename().string();
+  h.update(name);
+  int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    h.update(std::string_view("\0missing", 8));
+    return;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+    void* m = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m != MAP_FAILED) {
+      h.update(std::string_view(static_cast<const char*>(m), static_cast<size_t>(st.st_size)));
+      ::munmap(m, static_cast<size_t>(st.st_size));
+    } else {
+      h.update(std::string_view("\0unmappable", 11));
+    }
+  }
+  ::close(fd);
+}
+
+class Writer {
+ public:
+  void bytes(const void* p, size_t n) { buf_.append(static_cast<const char*>(p), n); }
+  template <typename T>
+  void pod(T v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    bytes(&v, sizeof v);
+  }
+  template <typename T>
+  void array(const std::vector<T>& v) {
+    pod<uint64_t>(v.size());
+    bytes(v.data(), v.size() * sizeof(T));
+  }
+  std::string& buf() { return buf_; }
+
+ private:
+  std::string buf_;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view s) : s_(s) {}
+  bool bytes(void* p, size_t n) {
+    if (n > s_.size() - pos_) return false;
+    std::memcpy(p, s_.data() + pos_, n);
+    pos_ += n;
+    return true;
+  }
+  template <typename T>
+  bool pod(T& v) {
+    return bytes(&v, sizeof v);
+  }
+  template <typename T>
+  bool array(std::vector<T>& v) {
+    uint64_t n = 0;
+    if (!pod(n) || n > (s_.size() - pos_) / sizeof(T)) return false;
+    v.resize(static_cast<size_t>(n));
+    return bytes(v.data(), v.size() * sizeof(T));
+  }
+
+ private:
+  std::string_view s_;
+  size_t pos_ = 0;
+};
+
+void set(std::string* why, std::string msg) {
+  if (why) *why = std::move(msg);
+}
+
+// Keeps the newest kKeepInt8CacheFiles int8 cache files of `dir` (by modification time).
+void prune(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> files;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("int8-", 0) != 0 || e.path().extension() != ".bin") continue;
+    files.emplace_back(fs::last_write_time(e.path(), ec), e.path());
+  }
+  if (files.size() <= static_cast<size_t>(kKeepInt8CacheFiles)) return;
+  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = kKeepInt8CacheFiles; i < files.size(); ++i) fs::remove(files[i].second, ec);
+}
+
+}  // namespace
+
+std::string default_cache_dir() {
+  if (const char* d = std::getenv("MMKG_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return (fs::path(x) / "mmkg").string();
+  if (const char* h = std::getenv("HOME"); h && *h) return (fs::path(h) / ".cache" / "mmkg").string();
+  return "";
+}
+
+std::string int8_cache_key(const std::string& model_dir, int8::Isa isa) {
+  Hasher h;
+  const fs::path root(model_dir);
+  for (const char* f : {"config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json"}) {
+    hash_file(h, root / f);
+  }
+  return std::string("model=") + h.hex() + ";code=" + MMKG_ENCODER_CODE_HASH + ";compiler=" +
+         hash_hex(__VERSION__) + ";isa=" + int8::isa_name(isa) + ";format=" + std::to_string(kFormatVersion);
+}
+
+std::string int8_cache_path(const std::string& dir, const std::string& key) {
+  return (fs::path(dir) / ("int8-" + hash_hex(key) + ".bin")).string();
+}
+
+std::optional<Int8Layers> read_int8_cache(const std::string& path, const std::string& key, std::string* why) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    set(why, "no cache file " + path);
+    return std::nullopt;
+  }
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (s.size() < sizeof kMagic + 8 + 8 || std::memcmp(s.data(), kMagic, sizeof kMagic) != 0) {
+    set(why, path + " is not an int8 cache file");
+    return std::nullopt;
+  }
+  uint64_t stored = 0;
+  std::memcpy(&stored, s.data() + s.size() - 8, 8);
+  const std::string_view body(s.data(), s.size() - 8);
+  if (hash64(body) != stored) {
+    set(why, path + " is truncated or corrupt (checksum)");
+    return std::nullopt;
+  }
+  Reader r(body.substr(sizeof kMagic));
+  uint32_t version = 0, key_len = 0, isa = 0, count = 0;
+  std::string stored_key;
+  if (!r.pod(version) || version != kFormatVersion || !r.pod(key_len)) {
+    set(why, path + ": another format version");
+    return std::nullopt;
+  }
+  stored_key.resize(key_len);
+  if (!r.bytes(stored_key.data(), key_len) || stored_key != key) {
+    set(why, path + " was written for another model, code version or kernel");
+    return std::nullopt;
+  }
+  if (!r.pod(isa) || isa > static_cast<uint32_t>(int8::Isa::Avx512Vnni) || !r.pod(count) || count > 4096) {
+    set(why, path + ": bad header");
+    return std::nullopt;
+  }
+  Int8Layers out;
+  out.isa = static_cast<int8::Isa>(isa);
+  out.layers.resize(count);
+  for (auto& layer : out.layers) {
+    for (auto& w : layer) {
+      if (!r.pod(w.n) || !r.pod(w.k) || !r.pod(w.kp) || !r.array(w.data) || !r.array(w.scale) ||
+          !r.array(w.sum) || !r.array(w.bias) || !r.array(w.in_inv) || !r.array(w.wide)) {
+        set(why, path + ": a matrix is cut short");
+        return std::nullopt;
+      }
+      const size_t np = static_cast<size_t>(w.n_padded()), kp = static_cast<size_t>(w.kp);
+      const bool ok = w.n > 0 && w.k > 0 && w.kp == (w.k + 3) / 4 * 4 && w.data.size() == np * kp &&
+                      w.scale.size() == np && w.sum.size() == np && w.bias.size() == np &&
+                      (w.in_inv.empty() || w.in_inv.size() == static_cast<size_t>(w.k)) &&
+                      (w.wide.empty() || w.wide.size() == np * kp);
+      if (!ok) {
+        set(why, path + ": a matrix has inconsistent sizes");
+        return std::nullopt;
+      }
+    }
+  }
+  return out;
+}
+
+bool write_int8_cache(const std::string& path, const std::string& key, const Int8Layers& layers, std::string* why) {
+  Writer w;
+  w.bytes(kMagic, sizeof kMagic);
+  w.pod<uint32_t>(kFormatVersion);
+  w.pod<uint32_t>(static_cast<uint32_t>(key.size()));
+  w.bytes(key.data(), key.size());
+  w.pod<uint32_t>(static_cast<uint32_t>(layers.isa));
+  w.pod<uint32_t>(static_cast<uint32_t>(layers.layers.size()));
+  for (const auto& layer : layers.layers) {
+    for (const auto& m : layer) {
+      w.pod(m.n);
+      w.pod(m.k);
+      w.pod(m.kp);
+      w.array(m.data);
+      w.array(m.scale);
+      w.array(m.sum);
+      w.array(m.bias);
+      w.array(m.in_inv);
+      w.array(m.wide);
+    }
+  }
+  w.pod<uint64_t>(hash64(w.buf()));
+
+  const fs::path target(path);
+  std::error_code ec;
+  fs::create_directories(target.parent_path(), ec);
+  // A name no other writer uses: the process id, the thread and a random number.
+  std::random_device rd;
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
+                          std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()) % 100000) + "." +
+                          std::to_string(rd() % 1000000);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out || !out.write(w.buf().data(), static_cast<std::streamsize>(w.buf().size())) || !out.flush()) {
+      out.close();
+      fs::remove(tmp, ec);
+      set(why, "cannot write " + tmp);
+      return false;
+    }
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    set(why, "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
+    fs::remove(tmp, ec);
+    return false;
+  }
+  prune(target.parent_path());
+  return true;
+}
+
+}  // namespace mmkg
