@@ -180,7 +180,7 @@ BertConfig BertConfig::from_file(const std::string& path) {
   return c;
 }
 
-void BertEncoder::load(const SafeTensors& w, bool linear_weights) {
+void BertEncoder::load(const SafeTensors& w, LinearLoad linear) {
   const int64_t H = cfg_.hidden_size, I = cfg_.intermediate_size;
   word_emb_ = w.load_floats("embeddings.word_embeddings.weight", {cfg_.vocab_size, H});
   pos_emb_ = w.load_floats("embeddings.position_embeddings.weight", {cfg_.max_position, H});
@@ -191,35 +191,38 @@ void BertEncoder::load(const SafeTensors& w, bool linear_weights) {
   for (int l = 0; l < cfg_.num_layers; ++l) {
     const std::string p = "encoder.layer." + std::to_string(l) + ".";
     Layer& L = layers_[static_cast<size_t>(l)];
-    auto linear = [&](Linear& lin, const std::string& name, int64_t n, int64_t k) {
-      if (!linear_weights) return;
-      lin.w = w.load_floats(p + name + ".weight", {n, k});
-      lin.b = w.load_floats(p + name + ".bias", {n});
-    };
-    if (linear_weights) {
-      for (const char* part : {"query", "key", "value"}) {
-        auto wt = w.load_floats(p + "attention.self." + part + ".weight", {H, H});
-        auto bs = w.load_floats(p + "attention.self." + part + ".bias", {H});
-        L.qkv.w.insert(L.qkv.w.end(), wt.begin(), wt.end());
-        L.qkv.b.insert(L.qkv.b.end(), bs.begin(), bs.end());
+    // One linear layer from one or more stacked tensors [n, k] each (QKV: three), with biases.
+    auto load_linear = [&](Linear& lin, const std::vector<std::string>& names, int64_t n, int64_t k) {
+      if (linear == LinearLoad::None) return;
+      std::vector<std::vector<float>> copies;
+      std::vector<const float*> parts;
+      for (const auto& name : names) {
+        const float* view = linear == LinearLoad::Packed ? w.view_floats(p + name + ".weight", {n, k}) : nullptr;
+        if (!view) view = copies.emplace_back(w.load_floats(p + name + ".weight", {n, k})).data();
+        parts.push_back(view);
+        auto b = w.load_floats(p + name + ".bias", {n});
+        lin.b.insert(lin.b.end(), b.begin(), b.end());
       }
-    }
-    linear(L.out, "attention.output.dense", H, H);
+      if (linear == LinearLoad::Packed) {  // straight from the file's mapping when it can be
+        f32::pack_stacked(parts, static_cast<int>(n), static_cast<int>(k), lin.wf);
+      } else {
+        for (const float* part : parts) lin.w.insert(lin.w.end(), part, part + n * k);
+      }
+    };
+    load_linear(L.qkv, {"attention.self.query", "attention.self.key", "attention.self.value"}, H, H);
+    load_linear(L.out, {"attention.output.dense"}, H, H);
     L.ln1_g = w.load_floats(p + "attention.output.LayerNorm.weight", {H});
     L.ln1_b = w.load_floats(p + "attention.output.LayerNorm.bias", {H});
-    linear(L.ff1, "intermediate.dense", I, H);
-    linear(L.ff2, "output.dense", H, I);
+    load_linear(L.ff1, {"intermediate.dense"}, I, H);
+    load_linear(L.ff2, {"output.dense"}, H, I);
     L.ln2_g = w.load_floats(p + "output.LayerNorm.weight", {H});
     L.ln2_b = w.load_floats(p + "output.LayerNorm.bias", {H});
   }
 }
 
-void BertEncoder::pack_layers(bool keep_raw) {
+void BertEncoder::pack_layers() {
   const int H = cfg_.hidden_size, I = cfg_.intermediate_size;
-  auto pack = [keep_raw](Linear& lin, int n, int k) {
-    f32::pack_rows(lin.w.data(), n, k, k, lin.wf);
-    if (!keep_raw) std::vector<float>().swap(lin.w);
-  };
+  auto pack = [](Linear& lin, int n, int k) { f32::pack_rows(lin.w.data(), n, k, k, lin.wf); };
   for (Layer& L : layers_) {
     pack(L.qkv, 3 * H, H);
     pack(L.out, H, H);
@@ -231,10 +234,11 @@ void BertEncoder::pack_layers(bool keep_raw) {
 BertEncoder::BertEncoder(const BertConfig& config, const SafeTensors& w, BertPrecision precision,
                          const std::vector<std::vector<int32_t>>* calibration)
     : cfg_(config), precision_(BertPrecision::Fp32), isa_(int8::best_isa()), f32_isa_(f32::best_isa()) {
-  load(w, true);
   const bool calibrate = precision == BertPrecision::Int8 && calibration && !calibration->empty();
-  // Int8 calibrates with the fp32 layers, then quantises the raw weights.
-  if (precision == BertPrecision::Fp32 || calibrate) pack_layers(/*keep_raw=*/calibrate);
+  // Fp32 packs the weights as it reads them; int8 quantises the raw weights, after calibrating
+  // with fp32 layers packed from them.
+  load(w, precision == BertPrecision::Fp32 ? LinearLoad::Packed : LinearLoad::Raw);
+  if (calibrate) pack_layers();
   if (precision == BertPrecision::Int8) {
     const int64_t H = cfg_.hidden_size;
     InputRanges ranges;
@@ -270,7 +274,7 @@ BertEncoder::BertEncoder(const BertConfig& config, const SafeTensors& w, Int8Lay
     throw Error("int8 layers: " + std::to_string(quantised.layers.size()) + " layers, the model has " +
                 std::to_string(cfg_.num_layers));
   }
-  load(w, false);
+  load(w, LinearLoad::None);
   const int H = cfg_.hidden_size, I = cfg_.intermediate_size;
   const int shapes[4][2] = {{3 * H, H}, {H, H}, {I, H}, {H, I}};
   for (size_t l = 0; l < layers_.size(); ++l) {

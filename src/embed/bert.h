@@ -90,11 +90,13 @@ class BertEncoder {
   /// FF1, FF2); forward() adds up squares, the constructor turns them into the RMS.
   using InputRanges = std::vector<std::array<std::vector<float>, 4>>;
   void forward(const int32_t* ids, const int* lens, int n, float* out, InputRanges* ranges) const;
-  /// The embeddings and LayerNorm parameters; with `linear_weights`, also the fp32 linear layers
-  /// (raw, in the *_w fields), else only the shapes are checked.
-  void load(const SafeTensors& w, bool linear_weights);
-  /// Packs the raw linear weights for gemm_f32, dropping the raw copies unless `keep_raw`.
-  void pack_layers(bool keep_raw);
+  /// What load() does with the linear layers' weights: leaves them (Int8 from cached layers),
+  /// copies them raw into Linear::w (to quantise), or packs them for gemm_f32 into Linear::wf.
+  enum class LinearLoad { None, Raw, Packed };
+  /// The embeddings, the LayerNorm parameters and, as `linear` says, the linear layers.
+  void load(const SafeTensors& w, LinearLoad linear);
+  /// Packs the raw linear weights for gemm_f32 (Int8's calibration pass), keeping the raw ones.
+  void pack_layers();
   /// Int8: quantises the four linear layers of every layer, smoothed by `ranges` when not null.
   void quantise_layers(const InputRanges* ranges);
   /// One linear layer: its fp32 weight [n, k] (raw until packed or quantised), packed for

@@ -34,18 +34,26 @@ void size_for(Packed& out, int n, int k) {
   if (out.data.size() < need) out.data.resize(need);
 }
 
-// Packs W[n, k] whose element (j, p) is at(j, p); the panels' padding columns are zero.
-template <typename At>
-void pack(Packed& out, int n, int k, At at) {
+// Packs W[n, k] whose row j (k values in order) starts at row(j); the panels' padding columns are
+// zero. A panel's kPanel rows are read side by side (kPanel streams), and each of its k groups of
+// kPanel values written at once: measured 2x faster than one row at a time.
+template <typename Row>
+void pack(Packed& out, int n, int k, Row row) {
   size_for(out, n, k);
   const int panels = out.n_padded() / kPanel;
+  static const float kZeros[1] = {0.0f};
   for (int pn = 0; pn < panels; ++pn) {
     float* dst = out.data.data() + static_cast<size_t>(pn) * kPanel * static_cast<size_t>(k);
     const int j0 = pn * kPanel, cols = std::min(kPanel, n - j0);
+    const float* src[kPanel];
+    size_t step[kPanel];  // 1 for a row, 0 for a padding column (reads the one zero)
+    for (int j = 0; j < kPanel; ++j) {
+      src[j] = j < cols ? row(j0 + j) : kZeros;
+      step[j] = j < cols ? 1 : 0;
+    }
     for (int p = 0; p < k; ++p) {
       float* d = dst + static_cast<size_t>(p) * kPanel;
-      for (int j = 0; j < cols; ++j) d[j] = at(j0 + j, p);
-      for (int j = cols; j < kPanel; ++j) d[j] = 0.0f;
+      for (int j = 0; j < kPanel; ++j) d[j] = src[j][step[j] * static_cast<size_t>(p)];
     }
   }
 }
@@ -67,11 +75,26 @@ void set_isa_override(Isa isa) { choice().set_override(isa); }
 void clear_isa_override() { choice().clear_override(); }
 
 void pack_rows(const float* w, int n, int k, int ldw, Packed& out) {
-  pack(out, n, k, [&](int j, int p) { return w[static_cast<size_t>(j) * ldw + p]; });
+  pack(out, n, k, [&](int j) { return w + static_cast<size_t>(j) * ldw; });
+}
+
+void pack_stacked(const std::vector<const float*>& parts, int rows, int k, Packed& out) {
+  pack(out, static_cast<int>(parts.size()) * rows, k,
+       [&](int j) { return parts[static_cast<size_t>(j / rows)] + static_cast<size_t>(j % rows) * k; });
 }
 
 void pack_transposed(const float* v, int k, int n, int ldv, Packed& out) {
-  pack(out, n, k, [&](int j, int p) { return v[static_cast<size_t>(p) * ldv + j]; });
+  size_for(out, n, k);
+  const int panels = out.n_padded() / kPanel;
+  for (int pn = 0; pn < panels; ++pn) {
+    float* dst = out.data.data() + static_cast<size_t>(pn) * kPanel * static_cast<size_t>(k);
+    const int j0 = pn * kPanel, cols = std::min(kPanel, n - j0);
+    for (int p = 0; p < k; ++p) {
+      float* d = dst + static_cast<size_t>(p) * kPanel;
+      std::memcpy(d, v + static_cast<size_t>(p) * ldv + j0, sizeof(float) * static_cast<size_t>(cols));
+      std::fill(d + cols, d + kPanel, 0.0f);
+    }
+  }
 }
 
 // The reference: one row and one panel at a time, kPanel running sums, one fma per term.

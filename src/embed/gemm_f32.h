@@ -48,6 +48,9 @@ struct Packed {
 /// Packs W[n, k] given row by row: W[j, p] = w[j * ldw + p] (a PyTorch [out, in] weight matrix, or
 /// a sequence's keys). `out`'s buffer is reused when large enough.
 void pack_rows(const float* w, int n, int k, int ldw, Packed& out);
+/// Packs W[parts.size() * rows, k] given as row blocks stacked: rows [i * rows, (i + 1) * rows) are
+/// those of parts[i] (row-major, k per row), e.g. the query, key and value weights as one matrix.
+void pack_stacked(const std::vector<const float*>& parts, int rows, int k, Packed& out);
 /// Packs W[n, k] given as its transpose: W[j, p] = v[p * ldv + j] (a sequence's values).
 void pack_transposed(const float* v, int k, int n, int ldv, Packed& out);
 

@@ -101,18 +101,18 @@ void set(std::string* why, std::string msg) {
   if (why) *why = std::move(msg);
 }
 
-// Keeps the newest kKeepInt8CacheFiles int8 cache files of `dir` (by modification time).
-void prune(const fs::path& dir) {
+// Keeps the newest `keep` files of `dir` named PREFIX*EXT (by modification time).
+void prune(const fs::path& dir, const std::string& prefix, const std::string& ext, size_t keep) {
   std::error_code ec;
   std::vector<std::pair<fs::file_time_type, fs::path>> files;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.rfind("int8-", 0) != 0 || e.path().extension() != ".bin") continue;
+    if (name.rfind(prefix, 0) != 0 || e.path().extension() != ext) continue;
     files.emplace_back(fs::last_write_time(e.path(), ec), e.path());
   }
-  if (files.size() <= static_cast<size_t>(kKeepInt8CacheFiles)) return;
+  if (files.size() <= keep) return;
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (size_t i = kKeepInt8CacheFiles; i < files.size(); ++i) fs::remove(files[i].second, ec);
+  for (size_t i = keep; i < files.size(); ++i) fs::remove(files[i].second, ec);
 }
 
 }  // namespace
@@ -124,14 +124,60 @@ std::string default_cache_dir() {
   return "";
 }
 
-std::string int8_cache_key(const std::string& model_dir, int8::Isa isa) {
-  Hasher h;
-  const fs::path root(model_dir);
-  for (const char* f : {"config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json"}) {
-    hash_file(h, root / f);
+namespace {
+
+// The files' identity as the kernel sees it: any change to a file's bytes changes its ctime (which
+// no program can set back), and replacing it changes the inode.
+std::string identity(const fs::path& root, const char* const* files, size_t count) {
+  std::string id = fs::absolute(root).lexically_normal().string();
+  for (size_t i = 0; i < count; ++i) {
+    struct stat st {};
+    const fs::path p = root / files[i];
+    if (::stat(p.c_str(), &st) != 0) {
+      id += "|" + std::string(files[i]) + ":missing";
+      continue;
+    }
+    id += "|" + std::string(files[i]) + ":" + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" +
+          std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) +
+          ":" + std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
   }
-  return std::string("model=") + h.hex() + ";code=" + MMKG_ENCODER_CODE_HASH + ";compiler=" +
-         hash_hex(__VERSION__) + ";isa=" + int8::isa_name(isa) + ";format=" + std::to_string(kFormatVersion);
+  return id;
+}
+
+}  // namespace
+
+std::string model_files_hash(const std::string& model_dir, const std::string& cache_dir) {
+  static const char* const kFiles[] = {"config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json"};
+  const fs::path root(model_dir);
+  // Hashing the files (90 MB for all-MiniLM-L6-v2) takes ~17 ms, more than the rest of a cached
+  // load: the hash is kept in the cache folder under the files' identity and trusted while that
+  // identity holds.
+  fs::path memo;
+  if (!cache_dir.empty()) {
+    memo = fs::path(cache_dir) / ("model-" + hash_hex(identity(root, kFiles, std::size(kFiles))) + ".hash");
+    std::ifstream in(memo);
+    std::string h;
+    if (in >> h && h.size() == 16) return h;
+  }
+  Hasher h;
+  for (const char* f : kFiles) hash_file(h, root / f);
+  const std::string hex = h.hex();
+  if (!memo.empty()) {
+    std::error_code ec;
+    fs::create_directories(memo.parent_path(), ec);
+    const std::string tmp = memo.string() + ".tmp." + std::to_string(::getpid());
+    if (std::ofstream(tmp) << hex << "\n") {
+      if (::rename(tmp.c_str(), memo.c_str()) != 0) fs::remove(tmp, ec);
+    }
+    prune(memo.parent_path(), "model-", ".hash", 16);
+  }
+  return hex;
+}
+
+std::string int8_cache_key(const std::string& model_dir, int8::Isa isa, const std::string& cache_dir) {
+  return std::string("model=") + model_files_hash(model_dir, cache_dir) + ";code=" + MMKG_ENCODER_CODE_HASH +
+         ";compiler=" + hash_hex(__VERSION__) + ";isa=" + int8::isa_name(isa) + ";format=" +
+         std::to_string(kFormatVersion);
 }
 
 std::string int8_cache_path(const std::string& dir, const std::string& key) {
@@ -139,12 +185,26 @@ std::string int8_cache_path(const std::string& dir, const std::string& key) {
 }
 
 std::optional<Int8Layers> read_int8_cache(const std::string& path, const std::string& key, std::string* why) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0) {
+    if (fd >= 0) ::close(fd);
     set(why, "no cache file " + path);
     return std::nullopt;
   }
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t size = static_cast<size_t>(st.st_size);
+  void* map = size > 0 ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+  ::close(fd);
+  if (map == MAP_FAILED) {
+    set(why, path + " is empty or cannot be mapped");
+    return std::nullopt;
+  }
+  struct Unmap {
+    void* p;
+    size_t n;
+    ~Unmap() { ::munmap(p, n); }
+  } unmap{map, size};
+  const std::string_view s(static_cast<const char*>(map), size);
   if (s.size() < sizeof kMagic + 8 + 8 || std::memcmp(s.data(), kMagic, sizeof kMagic) != 0) {
     set(why, path + " is not an int8 cache file");
     return std::nullopt;
@@ -241,7 +301,7 @@ bool write_int8_cache(const std::string& path, const std::string& key, const Int
     fs::remove(tmp, ec);
     return false;
   }
-  prune(target.parent_path());
+  prune(target.parent_path(), "int8-", ".bin", kKeepInt8CacheFiles);
   return true;
 }
 

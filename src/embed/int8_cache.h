@@ -9,7 +9,8 @@
 //   then u64 XXH3 of every byte before it.
 // The key names what the layers were computed from (the model files' hash, the encoder code's
 // hash, the kernel); a file whose key, size or checksum is not as expected is ignored and rebuilt.
-// Writers write a private temporary file and rename it into place, so two processes building the
+// The folder also remembers the model files' hash (model_files_hash). Writers write a private
+// temporary file and rename it into place, so two processes building the
 // same cache at once each leave a whole file and a reader never sees half of one.
 #pragma once
 
@@ -24,10 +25,15 @@ namespace mmkg {
 /// none of these is set.
 std::string default_cache_dir();
 
-/// The key of the int8 layers of the model in `model_dir` for the kernel `isa`: a hash of the
-/// model's files (config.json, model.safetensors, vocab.txt, tokenizer_config.json), the hash of
-/// the encoder's source code taken at build time, the compiler, and the kernel.
-std::string int8_cache_key(const std::string& model_dir, int8::Isa isa);
+/// 16 hex digits of XXH3 over the model's files (config.json, model.safetensors, vocab.txt,
+/// tokenizer_config.json). With a `cache_dir`, the hash is remembered there (model-*.hash) under
+/// the files' identity (path, device, inode, size, mtime, ctime), so it is computed once per
+/// version of the files.
+std::string model_files_hash(const std::string& model_dir, const std::string& cache_dir = "");
+
+/// The key of the int8 layers of the model in `model_dir` for the kernel `isa`: the model files'
+/// hash, the hash of the encoder's source code taken at build time, the compiler, and the kernel.
+std::string int8_cache_key(const std::string& model_dir, int8::Isa isa, const std::string& cache_dir = "");
 
 /// The file that holds the layers of `key` inside `dir`.
 std::string int8_cache_path(const std::string& dir, const std::string& key);

@@ -28,10 +28,14 @@ const std::vector<std::string> kTexts = {
     "To renew the certificate, run certbot renew from cron twice a day.",
     "The table lists the estimates and their standard errors."};
 
-std::vector<std::string> cache_files(const std::string& dir) {
+// The files of `dir` whose name starts with `prefix` (the int8 layers by default).
+std::vector<std::string> cache_files(const std::string& dir, const std::string& prefix = "int8-") {
   std::vector<std::string> out;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) out.push_back(e.path().filename().string());
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) == 0) out.push_back(name);
+  }
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -51,6 +55,9 @@ TEST(Int8Cache, SecondLoadReadsItAndGivesTheSameVectors) {
   EXPECT_EQ(files[0].rfind("int8-", 0), 0u);
   const std::string key = int8_cache_key(dir, int8::best_isa());
   EXPECT_EQ(fs::path(int8_cache_path(cache, key)).filename().string(), files[0]);
+  // Beside it, the model files' hash under their identity, and no temporary file.
+  EXPECT_EQ(cache_files(cache, "model-").size(), 1u);
+  EXPECT_EQ(cache_files(cache, "").size(), 2u);
 
   auto cached = int8_embedder(dir, cache);
   EXPECT_NE(cached->describe().find("cached"), std::string::npos) << cached->describe();
@@ -126,6 +133,32 @@ TEST(Int8Cache, KeyFollowsTheModelFiles) {
   EXPECT_NE(int8_cache_key(dir, int8::Isa::Scalar), int8_cache_key(dir, int8::Isa::Avx2));
 }
 
+// The model files' hash is remembered under their identity, and recomputed when a file changes.
+TEST(Int8Cache, ModelHashIsRememberedUntilAFileChanges) {
+  MMKG_REQUIRE_MINILM(dir);
+  testing::TempDir tmp;
+  const std::string copy = tmp.file("model");
+  fs::create_directories(copy);
+  for (const char* f : {"config.json", "vocab.txt", "model.safetensors"}) fs::copy_file(fs::path(dir) / f, fs::path(copy) / f);
+  const std::string cache = tmp.file("cache");
+  const std::string h = model_files_hash(copy, cache);
+  EXPECT_EQ(h, model_files_hash(copy));  // the same as computed without a memo
+  const auto memos = cache_files(cache, "model-");
+  ASSERT_EQ(memos.size(), 1u);
+  // A memo is trusted while the identity holds: one planted by hand is believed.
+  std::ofstream(cache + "/" + memos[0], std::ios::trunc) << "0123456789abcdef\n";
+  EXPECT_EQ(model_files_hash(copy, cache), "0123456789abcdef");
+  // Writing to a file changes its identity (ctime), so its bytes are hashed again.
+  {
+    std::fstream f(fs::path(copy) / "config.json", std::ios::in | std::ios::out | std::ios::binary | std::ios::ate);
+    f << " ";
+  }
+  const std::string h2 = model_files_hash(copy, cache);
+  EXPECT_NE(h2, "0123456789abcdef");
+  EXPECT_NE(h2, h);
+  EXPECT_EQ(h2, model_files_hash(copy));
+}
+
 TEST(Int8Cache, UnwritableFolderOnlyCostsTheCache) {
   MMKG_REQUIRE_MINILM(dir);
   if (::geteuid() == 0) {
@@ -160,6 +193,7 @@ TEST(Int8Cache, ConcurrentWritersLeaveOneWholeFile) {
   }
   const auto files = cache_files(cache);
   ASSERT_EQ(files.size(), 1u) << files.size() << " files, first " << files.front();
+  EXPECT_EQ(cache_files(cache, "").size(), 2u) << "a temporary file left behind";
   EXPECT_TRUE(read_int8_cache(cache + "/" + files[0], int8_cache_key(dir, int8::best_isa())).has_value());
 }
 
@@ -174,7 +208,7 @@ TEST(Int8Cache, KeepsTheNewestFiles) {
     fs::last_write_time(path, fs::file_time_type::clock::now() - std::chrono::hours(100 - i));
   }
   tmp.write("notes.txt", "other files are left alone");
-  const auto files = cache_files(tmp.str());
+  const auto files = cache_files(tmp.str(), "");
   EXPECT_EQ(files.size(), static_cast<size_t>(kKeepInt8CacheFiles) + 1);
   for (int i = 3; i < kKeepInt8CacheFiles + 3; ++i) {
     const std::string key = "key" + std::to_string(i);

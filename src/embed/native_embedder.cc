@@ -152,7 +152,7 @@ class NativeEmbedder : public Embedder {
       if (precision == BertPrecision::Int8 && opts_.cache_dir != "none") {
         const std::string cache_dir = opts_.cache_dir.empty() ? default_cache_dir() : opts_.cache_dir;
         if (!cache_dir.empty()) {
-          cache_key = int8_cache_key(dir, int8::best_isa());
+          cache_key = int8_cache_key(dir, int8::best_isa(), cache_dir);
           cache_path = int8_cache_path(cache_dir, cache_key);
           if (auto layers = read_int8_cache(cache_path, cache_key)) {
             encoder_ = std::make_unique<BertEncoder>(cfg, weights, std::move(*layers));

@@ -166,14 +166,26 @@ const SafeTensors::Tensor* SafeTensors::find(const std::string& name) const {
   return nullptr;
 }
 
-std::vector<float> SafeTensors::load_floats(const std::string& name,
-                                            const std::vector<int64_t>& expected_shape) const {
+const SafeTensors::Tensor& SafeTensors::checked(const std::string& name, const std::vector<int64_t>& shape) const {
   const Tensor* t = find(name);
   if (!t) throw Error("safetensors file " + path_ + ": missing tensor " + name);
-  if (t->shape != expected_shape) {
-    throw Error("safetensors file " + path_ + ": tensor " + name + " has shape " +
-                shape_str(t->shape) + ", the model config needs " + shape_str(expected_shape));
+  if (t->shape != shape) {
+    throw Error("safetensors file " + path_ + ": tensor " + name + " has shape " + shape_str(t->shape) +
+                ", the model config needs " + shape_str(shape));
   }
+  return *t;
+}
+
+const float* SafeTensors::view_floats(const std::string& name, const std::vector<int64_t>& expected_shape) const {
+  const Tensor* t = &checked(name, expected_shape);
+  const unsigned char* p = data_ + t->begin;
+  if (t->dtype != "F32" || reinterpret_cast<uintptr_t>(p) % alignof(float) != 0) return nullptr;
+  return reinterpret_cast<const float*>(p);  // x86/ARM are little-endian, like the format
+}
+
+std::vector<float> SafeTensors::load_floats(const std::string& name,
+                                            const std::vector<int64_t>& expected_shape) const {
+  const Tensor* t = &checked(name, expected_shape);
   const unsigned char* p = data_ + t->begin;
   const size_t bytes = t->end - t->begin;
   std::vector<float> out;

@@ -41,7 +41,14 @@ class SafeTensors {
   std::vector<float> load_floats(const std::string& name,
                                  const std::vector<int64_t>& expected_shape) const;
 
+  /// Tensor `name` read in place, without a copy, when it is F32 and 4-byte aligned in the file
+  /// (valid while this object lives); else null, and load_floats() gives a copy. Shape checked as
+  /// load_floats() does.
+  const float* view_floats(const std::string& name, const std::vector<int64_t>& expected_shape) const;
+
  private:
+  /// The tensor `name` (see find) when it has `shape`; Error naming both otherwise.
+  const Tensor& checked(const std::string& name, const std::vector<int64_t>& shape) const;
   std::string path_;
   const unsigned char* map_ = nullptr;
   size_t size_ = 0;

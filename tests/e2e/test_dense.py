@@ -116,8 +116,10 @@ def test_int8_cache_across_processes(dense_store, tmp_path):
         assert rc == 0, err
     ranked = [[(h["chunk_id"], h["score"]) for h in json.loads(out)["results"]] for out, _, _ in outs]
     assert ranked[0] and all(r == ranked[0] for r in ranked), ranked
-    files = sorted(p.name for p in cache.iterdir())
-    assert len(files) == 1 and files[0].startswith("int8-") and files[0].endswith(".bin"), files
+    everything = sorted(p.name for p in cache.iterdir())
+    files = [f for f in everything if f.startswith("int8-")]
+    assert len(files) == 1 and files[0].endswith(".bin"), everything
+    assert all(f.startswith("model-") and f.endswith(".hash") for f in everything if f not in files), everything
 
     # A later process reads the file: ingest -v names the embedder, "(int8, KERNEL, cached)".
     doc = tmp_path / "note.txt"
