@@ -48,8 +48,6 @@ for suite in "${SUITES[@]}"; do
       ;;
   esac
   pass=${pass:-0}; fail=${fail:-0}
-  [ -z "$pass" ] && pass=0
-  [ -z "$fail" ] && fail=0
   if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then fail=1; failing="${failing}the suite exited with $rc;"; fi
   if [ "$rc" -eq 0 ] && [ "$pass" -eq 0 ]; then fail=1; failing="${failing}no test ran;"; fi
   total_pass=$((total_pass + pass))

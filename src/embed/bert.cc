@@ -3,10 +3,10 @@
 // linear layers in int8 one int8::linear call. Biases and residuals are folded into the kernels'
 // epilogues. None of it looks at more than one token row (linear layers, element-wise kernels) or
 // one sequence (attention, pooling) at a time, which is what makes a vector independent of its
-// batch. Built with -ffp-contract=off (CMakeLists.txt), so the element-wise kernels' AVX-512 and
-// AVX2 clones round alike. The element-wise kernels
-// (LayerNorm, softmax, GELU) are written in fixed 16-lane blocks so the compiler vectorises them,
-// and compiled for AVX-512, AVX2 and baseline x86-64 (target_clones, chosen at load time).
+// batch. The element-wise kernels (LayerNorm, softmax, GELU) are written in fixed 16-lane blocks
+// so the compiler vectorises them, and compiled for AVX-512, AVX2 and baseline x86-64
+// (target_clones, chosen at load time); the file is built with -ffp-contract=off
+// (CMakeLists.txt), so those clones round alike.
 #include "embed/bert.h"
 
 #include <algorithm>

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -30,26 +29,54 @@ namespace fs = std::filesystem;
 constexpr char kMagic[8] = {'M', 'M', 'K', 'G', 'I', 'N', 'T', '8'};
 constexpr uint32_t kFormatVersion = 1;
 
-// Hashes a file's bytes (memory-mapped) into `h`; a missing file adds a marker instead.
-void hash_file(Hasher& h, const fs::path& p) {
-  const std::string name = p.filename().string();
-  h.update(name);
-  int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    h.update(std::string_view("\0missing", 8));
-    return;
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && st.st_size > 0) {
-    void* m = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-    if (m != MAP_FAILED) {
-      h.update(std::string_view(static_cast<const char*>(m), static_cast<size_t>(st.st_size)));
-      ::munmap(m, static_cast<size_t>(st.st_size));
-    } else {
-      h.update(std::string_view("\0unmappable", 11));
+// A file mapped read-only for the life of the object (the pattern of safetensors.cc and
+// index/vector_file.cc, which throw where a cache only gives up); ok() is false when it is
+// missing, empty or cannot be mapped.
+class Mapping {
+ public:
+  explicit Mapping(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    exists_ = true;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+      void* m = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+      if (m != MAP_FAILED) {
+        data_ = std::string_view(static_cast<const char*>(m), static_cast<size_t>(st.st_size));
+      } else {
+        unmappable_ = true;
+      }
     }
+    ::close(fd);
   }
-  ::close(fd);
+  ~Mapping() {
+    if (!data_.empty()) ::munmap(const_cast<char*>(data_.data()), data_.size());
+  }
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  bool exists() const { return exists_; }
+  bool ok() const { return !data_.empty(); }
+  /// It has bytes, but mmap refused them.
+  bool unmappable() const { return unmappable_; }
+  std::string_view bytes() const { return data_; }
+
+ private:
+  bool exists_ = false;
+  bool unmappable_ = false;
+  std::string_view data_;
+};
+
+// Hashes a file's name and bytes into `h`; a missing file adds a marker instead.
+void hash_file(Hasher& h, const fs::path& p) {
+  h.update(p.filename().string());
+  const Mapping m(p.string());
+  if (!m.exists()) {
+    h.update(std::string_view("\0missing", 8));
+  } else if (m.unmappable()) {
+    h.update(std::string_view("\0unmappable", 11));
+  } else {
+    h.update(m.bytes());  // empty for an empty file
+  }
 }
 
 class Writer {
@@ -185,26 +212,16 @@ std::string int8_cache_path(const std::string& dir, const std::string& key) {
 }
 
 std::optional<Int8Layers> read_int8_cache(const std::string& path, const std::string& key, std::string* why) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  struct stat st {};
-  if (fd < 0 || ::fstat(fd, &st) != 0) {
-    if (fd >= 0) ::close(fd);
+  const Mapping map(path);
+  if (!map.exists()) {
     set(why, "no cache file " + path);
     return std::nullopt;
   }
-  const size_t size = static_cast<size_t>(st.st_size);
-  void* map = size > 0 ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-  ::close(fd);
-  if (map == MAP_FAILED) {
-    set(why, path + " is empty or cannot be mapped");
+  if (!map.ok()) {
+    set(why, path + (map.unmappable() ? " cannot be mapped" : " is empty"));
     return std::nullopt;
   }
-  struct Unmap {
-    void* p;
-    size_t n;
-    ~Unmap() { ::munmap(p, n); }
-  } unmap{map, size};
-  const std::string_view s(static_cast<const char*>(map), size);
+  const std::string_view s = map.bytes();
   if (s.size() < sizeof kMagic + 8 + 8 || std::memcmp(s.data(), kMagic, sizeof kMagic) != 0) {
     set(why, path + " is not an int8 cache file");
     return std::nullopt;
