@@ -1,8 +1,9 @@
 // Test-only: one Neo4j 5.26 server per test-binary run for the tests that need one.
 //
 // A gtest Environment that, when at least one selected test has "neo4j" in its name, uses
-// $MMKG_NEO4J_URL if set, else starts a fresh server with scripts/neo4j.sh (repository root
-// found from this file's path) and stops it when the run ends. Tests call require_neo4j():
+// $MMKG_NEO4J_URL if set, else the URL in the file $MMKG_NEO4J_URL_FILE (ctest's fixture, started
+// once per ctest run by scripts/neo4j_ctest.sh), else starts a fresh server with scripts/neo4j.sh
+// (repository root found from this file's path) and stops it when the run ends. Tests call require_neo4j():
 // without a server they FAIL loudly, unless MMKG_ALLOW_NO_NEO4J=1, which skips them under a
 // visible "NEO4J CONFORMANCE SUITE SKIPPED" banner.
 #pragma once
@@ -56,6 +57,16 @@ class Neo4jTestServer : public ::testing::Environment {
     if (!neo4j_tests_selected()) return;
     if (const char* u = std::getenv("MMKG_NEO4J_URL"); u && *u) {
       url_ = u;
+      return;
+    }
+    if (const char* f = std::getenv("MMKG_NEO4J_URL_FILE"); f && *f) {
+      std::ifstream in(f);
+      std::getline(in, url_);
+      if (url_.rfind("http", 0) != 0) {
+        url_.clear();
+        fail(std::string("no server URL in ") + f + ": ctest's fixture test neo4j_server_start did not start one " +
+             "(see `ctest -R neo4j_server_start -V`; build the launcher with `bash scripts/setup_neo4j.sh`)");
+      }
       return;
     }
     namespace fs = std::filesystem;
