@@ -46,11 +46,11 @@ struct Sentence {
   size_t cand;          // index into retrieval.context
   size_t pos;           // its place among the shown sentences of its chunk
   std::string text;
-  std::set<std::string> stems;
-  std::set<std::string> cov_stems;  // stems, with where the passage stands: what coverage counts
+  std::set<std::string> stems{};
+  std::set<std::string> cov_stems{};  // stems, with where the passage stands: what coverage counts
   double coverage = 0;  // IDF share of the question's terms present
-  std::vector<double> part_cov;  // the same share for each part's own terms
-  std::vector<double> part_def;  // how well it defines what each part asks to define (0 when none)
+  std::vector<double> part_cov{};  // the same share for each part's own terms
+  std::vector<double> part_def{};  // how well it defines what each part asks to define (0 when none)
   bool number = false;  // holds a number the question does not
   bool name = false;    // holds a name the question does not
   bool named_in_words = false;  // gives a name in words ("also known as X", "called X")
@@ -59,7 +59,7 @@ struct Sentence {
   bool lead_in = false; // ends with ':' (introduces an equation or a list): only an antecedent
   double definition = 0;
   double score = 0;     // for the question as a whole
-  std::string quote;    // the same sentence verbatim from the chunk (whitespace collapsed)
+  std::string quote{};    // the same sentence verbatim from the chunk (whitespace collapsed)
 };
 
 double jaccard(const std::set<std::string>& a, const std::set<std::string>& b) {

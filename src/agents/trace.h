@@ -104,7 +104,7 @@ struct OrchestrateStep {
   int rounds = 1;
   int answer_round = 1;
   int max_rounds = 1;
-  std::string stop;
+  std::string stop{};
 };
 
 /// A step's typed detail; monostate for a step that failed before reporting.

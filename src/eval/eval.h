@@ -65,27 +65,27 @@ struct RecallScore {
 /// The scores of one mode ("bm25", "hybrid+graph", ...).
 struct ModeScore {
   std::string unavailable;  ///< non-empty: the mode could not run (why)
-  RecallScore all;
-  std::map<std::string, RecallScore> by_type;
+  RecallScore all{};
+  std::map<std::string, RecallScore> by_type{};
   // "<primary>+rerank" only:
-  std::string reranker;
+  std::string reranker{};
   size_t rerank_top_n = 0;
   double rerank_weight = 0, rerank_ms_per_question = 0;
-  std::string last_fallback;
+  std::string last_fallback{};
 };
 
 /// One question's results.
 struct ItemScore {
   std::string id, type;
-  std::map<std::string, double> recall_at_10;        ///< per mode
-  std::map<std::string, std::optional<int>> first_rank;  ///< per mode: rank of the first evidence hit
+  std::map<std::string, double> recall_at_10{};      ///< per mode
+  std::map<std::string, std::optional<int>> first_rank{};  ///< per mode: rank of the first evidence hit
   // --answers only:
   bool answered = false;
   bool answer_correct = false;
-  std::string answer;
+  std::string answer{};
   size_t context_tokens = 0;
-  std::optional<double> context_evidence;       ///< share of evidence quotes in the context
-  std::optional<size_t> context_first_evidence;  ///< place of the first passage holding one
+  std::optional<double> context_evidence{};     ///< share of evidence quotes in the context
+  std::optional<size_t> context_first_evidence{};  ///< place of the first passage holding one
 };
 
 /// Means per question of the context the answers were written from (--answers).

@@ -60,7 +60,7 @@ struct SearchOptions {
 /// One query of a batch (search_many).
 struct SearchQuery {
   std::string text;   ///< free text: the dense side embeds it
-  std::string match;  ///< FTS5 expression for the lexical side; empty = fts_query(text)
+  std::string match{};  ///< FTS5 expression for the lexical side; empty = fts_query(text)
   /// BM25 only, whatever the mode (a definition sub-query's wide candidate set), with this k
   /// (0 = the options' k).
   bool lexical_only = false;

@@ -52,8 +52,8 @@ TEST(Chunker, RespectsTargetSizeAndNeverCutsWords) {
     EXPECT_LE(c.text.size(), 400u + 100u) << c.text;
     // Starts and ends at word boundaries.
     size_t s = static_cast<size_t>(c.start), e = static_cast<size_t>(c.end);
-    if (s > 0) EXPECT_TRUE(isspace(static_cast<unsigned char>(r.text[s - 1])) || ispunct(static_cast<unsigned char>(r.text[s - 1]))) << c.text;
-    if (e < r.text.size()) EXPECT_TRUE(isspace(static_cast<unsigned char>(r.text[e])) || ispunct(static_cast<unsigned char>(r.text[e - 1]))) << c.text;
+    if (s > 0) { EXPECT_TRUE(isspace(static_cast<unsigned char>(r.text[s - 1])) || ispunct(static_cast<unsigned char>(r.text[s - 1]))) << c.text; }
+    if (e < r.text.size()) { EXPECT_TRUE(isspace(static_cast<unsigned char>(r.text[e])) || ispunct(static_cast<unsigned char>(r.text[e - 1]))) << c.text; }
   }
 }
 

@@ -181,7 +181,7 @@ TEST_F(RerankStore, EveryBackendGivesOneScorePerPassage) {
   SearchHit empty_text;
   for (const char* spec : {"lexical", "embed", "llm", "lexical+embed"}) {
     auto r = make_reranker(spec, {&stats, &emb, model.get()});
-    for (const std::string q : {kQuestion, std::string("???"), std::string()}) {
+    for (const std::string& q : {kQuestion, std::string("???"), std::string()}) {
       std::string why;
       auto s = r->score(q, three, why);
       EXPECT_TRUE(s.size() == 3 || (s.empty() && !why.empty())) << spec << " '" << q << "': " << why;

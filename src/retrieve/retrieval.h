@@ -78,16 +78,16 @@ struct Candidate {
   size_t best_rank = 0, graph_rank = 0;
   bool vouched = false;          ///< heads a vouched graph list (RankedList::vouched)
   bool heads = false;            ///< heads a graph list that confirms (RankedList::confirms)
-  std::vector<int> subqueries;   ///< indices of the sub-queries that retrieved it
+  std::vector<int> subqueries{}; ///< indices of the sub-queries that retrieved it
   double rerank = 0;             ///< the reranker's score (0 when not reranked)
   /// What the context shows of the chunk: hit.text, or (trimmed to fit the budget) its best
   /// sentences in document order with "…" where text was left out. Set by the budget.
-  std::string text;
+  std::string text{};
   /// Trimmed: the byte ranges of hit.text shown (sentences, document order). Empty: all of it.
-  std::vector<std::pair<size_t, size_t>> shown;
+  std::vector<std::pair<size_t, size_t>> shown{};
   size_t tokens = 0;             ///< tokens of the passage as the model sees it
   /// Stems the question used to name this chunk (RankedList::where): "figure 3", "survival".
-  std::vector<std::string> where;
+  std::vector<std::string> where{};
   bool trimmed() const { return !shown.empty(); }
 };
 

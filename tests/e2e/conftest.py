@@ -40,6 +40,24 @@ def run(*args, store=None, timeout=600, env=None, prefix=()):
     return Result(p)
 
 
+def llama_servers(tag):
+    """Pids of the llama-cpp-python servers whose environment holds MMKG_TEST_TAG=tag: the ones
+    started by an mmkg the test ran with that tag (the server inherits mmkg's environment). Not
+    every such server on the machine: another test run may have its own up at the same time."""
+    found = set()
+    for d in pathlib.Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            if b"llama_cpp.server" not in (d / "cmdline").read_bytes():
+                continue
+            if f"MMKG_TEST_TAG={tag}".encode() in (d / "environ").read_bytes().split(b"\0"):
+                found.add(d.name)
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+    return found
+
+
 @pytest.fixture
 def store(tmp_path):
     return tmp_path / "store"

@@ -1,20 +1,16 @@
 """`mmkg ask --llm local`: mmkg starts llama-cpp-python with SmolLM2 on loopback, asks it, verifies
 its cited sentences against the passages, and stops the server afterwards."""
-import subprocess
+import uuid
 
-from conftest import CORPUS, run
-
-
-def llama_servers():
-    p = subprocess.run(["pgrep", "-f", "llama_cpp.server"], capture_output=True, text=True)
-    return set(p.stdout.split())
+from conftest import CORPUS, llama_servers, run
 
 
 def test_ask_local_model_answers_with_verified_citations(tmp_path):
     st = tmp_path / "store"
     assert run("ingest", CORPUS, store=st).rc == 0
-    before = llama_servers()
-    r = run("ask", "what is multi-head attention?", "--llm", "local", "--json", "-v", store=st, timeout=600)
+    tag = uuid.uuid4().hex  # marks the model server this command starts (test_server_llm.py checks it is inherited)
+    r = run("ask", "what is multi-head attention?", "--llm", "local", "--json", "-v", store=st, timeout=600,
+            env={"MMKG_TEST_TAG": tag})
     assert r.rc == 0, r
     j = r.json()
     synth = next(s for s in j["trace"] if s["step"] == "synthesize")
@@ -35,7 +31,7 @@ def test_ask_local_model_answers_with_verified_citations(tmp_path):
         assert verify["model_sentences"] >= 1
         assert verify["verified_sentences"] + verify["dropped"] == verify["model_sentences"]
     # the server was stopped with the command
-    assert llama_servers() <= before
+    assert llama_servers(tag) == set()
     # the same question again comes from the response cache (temperature 0)
     j2 = run("ask", "what is multi-head attention?", "--llm", "local", "--json", store=st, timeout=600).json()
     assert next(s for s in j2["trace"] if s["step"] == "synthesize")["cached"] is True

@@ -5,10 +5,11 @@ import concurrent.futures as cf
 import re
 import signal
 import subprocess
+import uuid
 
 import requests
 
-from conftest import BIN, CORPUS, run
+from conftest import BIN, CORPUS, llama_servers, run
 
 
 def children(pid):
@@ -16,17 +17,13 @@ def children(pid):
     return [l for l in p.stdout.splitlines() if "llama_cpp.server" in l]
 
 
-def llama_servers():
-    p = subprocess.run(["pgrep", "-f", "llama_cpp.server"], capture_output=True, text=True)
-    return set(p.stdout.split())
-
-
 def test_one_local_model_serves_every_request(tmp_path):
     st = tmp_path / "store"
     assert run("ingest", CORPUS, store=st).rc == 0
-    before = llama_servers()
+    tag = uuid.uuid4().hex  # marks the model server this mmkg starts: other runs may have theirs
     env = {k: v for k, v in __import__("os").environ.items() if k not in ("MMKG_STORE", "MMKG_LLM_BASE_URL")}
     env["MMKG_EMBEDDER"] = "none"
+    env["MMKG_TEST_TAG"] = tag
     out, err = tmp_path / "serve.out", tmp_path / "serve.err"
     with open(out, "wb") as o, open(err, "wb") as e:
         proc = subprocess.Popen([BIN, "serve", "--port", "0", "--store", str(st), "--llm", "local", "--workers", "2"],
@@ -63,4 +60,4 @@ def test_one_local_model_serves_every_request(tmp_path):
         proc.send_signal(signal.SIGTERM)
         rc = proc.wait(timeout=120)
     assert rc == 0, err.read_text()[-3000:]
-    assert llama_servers() <= before
+    assert llama_servers(tag) == set()

@@ -239,7 +239,7 @@ inline Pixels read_png(const std::string& png_bytes) {
   fz_var(buf);
   fz_var(img);
   fz_var(pix);
-  bool ok = true;
+  volatile bool ok = true;  // set in fz_catch, after a longjmp
   fz_try(ctx) {
     buf = fz_new_buffer_from_copied_data(ctx, reinterpret_cast<const unsigned char*>(png_bytes.data()), png_bytes.size());
     img = fz_new_image_from_buffer(ctx, buf);

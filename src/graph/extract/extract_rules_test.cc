@@ -75,7 +75,7 @@ void check_consistent(const ChunkExtraction& r, const std::string& text) {
     EXPECT_NE(text.find(x.sentence), std::string::npos) << x.sentence;
   }
   for (auto& t : r.terms)
-    if (!t.definition.empty()) EXPECT_NE(text.find(t.definition), std::string::npos);
+    if (!t.definition.empty()) { EXPECT_NE(text.find(t.definition), std::string::npos); }
 }
 
 TEST(ExtractRules, IdAndEmptyText) {
@@ -278,7 +278,7 @@ TEST(ExtractRules, HeadWordHyponymy) {
   EXPECT_FALSE(has_rel(r, "Achim Zeileis", "is_a", "Zeileis")) << dump(r);
   // the evidence is a statement, not the heading
   for (const auto& x : r.relations)
-    if (x.type == "is_a" && name_key(x.src) == "linear attention") EXPECT_EQ(x.sentence.find('#'), std::string::npos);
+    if (x.type == "is_a" && name_key(x.src) == "linear attention") { EXPECT_EQ(x.sentence.find('#'), std::string::npos); }
 }
 
 TEST(ExtractRules, PartOfUsesExtendsPatterns) {
@@ -299,7 +299,7 @@ TEST(ExtractRules, PartOfUsesExtendsPatterns) {
   EXPECT_TRUE(has_rel(r, "FlashAttention-2", "extends", "FlashAttention")) << dump(r);
   check_consistent(r, text);
   for (auto& x : r.relations)
-    if (x.type == "uses" && x.src == "RoPE") EXPECT_EQ(x.sentence, "RoPE relies on rotation matrices.");
+    if (x.type == "uses" && x.src == "RoPE") { EXPECT_EQ(x.sentence, "RoPE relies on rotation matrices."); }
 }
 
 TEST(ExtractRules, SoftwareAndComputationPatterns) {

@@ -37,7 +37,7 @@ struct RelationCandidate {
   std::string type;      ///< co_occurs | is_a | part_of | uses | extends | proposes | compared_with | ...
   std::string sentence;  ///< the evidence sentence, verbatim from the chunk
   double weight = 1;
-  std::string description;  ///< what the relation says, in words (LLM extraction); else empty
+  std::string description{};  ///< what the relation says, in words (LLM extraction); else empty
 };
 
 struct ChunkExtraction {

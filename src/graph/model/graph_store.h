@@ -23,7 +23,7 @@ struct ChunkNode {
   std::vector<float> vector;  ///< may be empty: a stored node keeps the vector it has
   /// What the store's FTS5 index holds for the chunk (index/lexical.h): its heading path, its
   /// text, and its document's context (document_context(), store/store.h).
-  std::string heading_path, text, context;
+  std::string heading_path{}, text{}, context{};
 };
 
 class GraphStore {

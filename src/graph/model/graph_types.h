@@ -51,7 +51,7 @@ struct Relation {
   /// What the relation says in words (LLM extraction), e.g. "BERT is pre-trained with masked
   /// language modelling"; empty for rule-based relations. Merged like an entity description:
   /// the first non-empty one stays.
-  std::string description;
+  std::string description{};
 };
 
 /// A Leiden community of entities with an extractive summary.

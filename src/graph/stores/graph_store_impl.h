@@ -30,7 +30,7 @@ struct RelationWrite {
   std::string src, dst, type;
   double weight = 0;
   std::vector<WeightedEvidence> evidence;
-  std::string description;  ///< the first non-empty description of the merged relations
+  std::string description{};  ///< the first non-empty description of the merged relations
 };
 
 /// True for the symmetric relation types (stored with src < dst).
