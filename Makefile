@@ -3,6 +3,8 @@ BUILD_DIR ?= build
 STORE ?= $(BUILD_DIR)/demo-store
 PYTHON ?= python3
 QUESTION ?= what is attention?
+# MMKG_WERROR=ON (set by .ci/run): the build fails on any compiler warning.
+CMAKE_FLAGS = $(if $(MMKG_WERROR),-DMMKG_WERROR=$(MMKG_WERROR))
 
 .PHONY: all setup setup-demo configure build build-demo ui test unit e2e browser tsan demo bench clean
 
@@ -17,7 +19,7 @@ setup-demo:
 	bash scripts/setup.sh demo
 
 configure:
-	@if [ ! -f $(BUILD_DIR)/build.ninja ]; then cmake -S . -B $(BUILD_DIR) -G Ninja; fi
+	@if [ ! -f $(BUILD_DIR)/build.ninja ]; then cmake -S . -B $(BUILD_DIR) -G Ninja $(CMAKE_FLAGS); fi
 
 build: configure ui
 	cmake --build $(BUILD_DIR)
@@ -49,7 +51,7 @@ tsan: setup
 # Every suite runs even when one fails; scripts/run_tests.sh names all failures at the end and
 # exits non-zero when any suite failed.
 test: setup
-	cmake -S . -B $(BUILD_DIR) -G Ninja
+	cmake -S . -B $(BUILD_DIR) -G Ninja $(CMAKE_FLAGS)
 	$(MAKE) build
 	BUILD_DIR=$(BUILD_DIR) PYTHON=$(PYTHON) bash scripts/run_tests.sh unit e2e browser
 
