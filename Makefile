@@ -6,7 +6,7 @@ QUESTION ?= what is attention?
 # MMKG_WERROR=ON (set by .ci/run): the build fails on any compiler warning.
 CMAKE_FLAGS = $(if $(MMKG_WERROR),-DMMKG_WERROR=$(MMKG_WERROR))
 
-.PHONY: all setup setup-demo configure build build-demo ui test unit e2e browser tsan demo bench clean
+.PHONY: all setup setup-demo configure build build-demo ui test unit e2e browser tsan demo bench eval clean
 
 all: build
 
@@ -42,6 +42,11 @@ e2e: build
 # $(BUILD_DIR)/test-artifacts/browser.
 browser: build
 	MMKG_BIN=$(abspath $(BUILD_DIR))/mmkg node tests/browser/ui_test.mjs $(BUILD_DIR)/test-artifacts/browser
+
+# The three dev sets of ../shared/eval (fetched, ingested once per build, scored together):
+# $(BUILD_DIR)/eval/eval-all.json and a table; see scripts/eval_all.sh for its variables.
+eval: build
+	BUILD_DIR=$(BUILD_DIR) bash scripts/eval_all.sh
 
 # The threaded unit suites under ThreadSanitizer, in build-tsan (not part of `make test`).
 tsan: setup

@@ -155,6 +155,7 @@ void score_answer(const QaItem& q, const AskResult& a, ItemScore& item, AnswerSu
   sums.correct += ok ? 1 : 0;
   item.answered = true;
   item.answer_correct = ok;
+  item.found = a.found;
   item.answer = a.answer;
   // citation precision: cited passages that contain one of the question's evidence quotes
   int cited = 0, with_evidence = 0;
@@ -166,6 +167,8 @@ void score_answer(const QaItem& q, const AskResult& a, ItemScore& item, AnswerSu
         break;
       }
   }
+  item.cited = cited;
+  item.cited_with_evidence = with_evidence;
   if (!q.evidence.empty() && cited) {
     sums.cited += cited;
     sums.cited_with_evidence += with_evidence;

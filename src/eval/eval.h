@@ -82,7 +82,9 @@ struct ItemScore {
   // --answers only:
   bool answered = false;
   bool answer_correct = false;
+  bool found = false;  ///< the answer says the documents answer it (AskResult::found)
   std::string answer{};
+  int cited = 0, cited_with_evidence = 0;  ///< citations, and those holding an evidence quote
   size_t context_tokens = 0;
   std::optional<double> context_evidence{};     ///< share of evidence quotes in the context
   std::optional<size_t> context_first_evidence{};  ///< place of the first passage holding one

@@ -34,7 +34,10 @@ json item_json(const ItemScore& it) {
   for (const auto& [mode, f] : it.first_rank) o["first_rank_" + mode] = f ? json(*f) : json(nullptr);
   if (it.answered) {
     o["answer_correct"] = it.answer_correct;
+    o["found"] = it.found;
     o["answer"] = it.answer;
+    o["citations"] = it.cited;
+    o["citations_with_evidence"] = it.cited_with_evidence;
     o["context_tokens"] = it.context_tokens;
     if (it.context_evidence) o["context_evidence"] = *it.context_evidence;
     if (it.context_evidence)

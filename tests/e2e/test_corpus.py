@@ -1,8 +1,10 @@
 """The sample corpus end to end: ingest, re-ingest, search, ask, stats, delete, eval."""
 import json
 import shutil
+import subprocess
+import sys
 
-from conftest import CORPUS, DEV_QA, run
+from conftest import CORPUS, DEV_QA, ROOT, run
 
 
 def test_ingest_then_reingest_is_skipped(store, tmp_path):
@@ -145,7 +147,7 @@ def test_eval_dev_set(corpus_store):
     assert none["reranker"] is None and "bm25+rerank" not in none["modes"]
 
 
-def test_eval_with_reranker_and_budget(corpus_store):
+def test_eval_with_reranker_and_budget(corpus_store, tmp_path):
     r = run("eval", DEV_QA, "--json", "--rerank", "lexical", "--answers", "--context-tokens", "1000",
             store=corpus_store)
     assert r.rc == 0, r
@@ -161,6 +163,28 @@ def test_eval_with_reranker_and_budget(corpus_store):
     assert cx["chars"] < cx["unbudgeted_chars"] and cx["evidence_recall"] >= 0.9, cx
     assert all(it["context_tokens"] <= 1000 for it in j["items"])
     assert j["answer_accuracy"] >= 0.35, j["answer_accuracy"]
+    # The items carry what the totals are made of: refusals and citations per question.
+    items = j["items"]
+    unans = [it for it in items if it["type"] == "unanswerable"]
+    assert unans and all(it["answer_correct"] == (not it["found"]) for it in unans)
+    answerable = [it for it in items if it["type"] != "unanswerable"]
+    cited = sum(it["citations"] for it in answerable)
+    assert cited > 0 and all(0 <= it["citations_with_evidence"] <= it["citations"] for it in items)
+    assert abs(sum(it["citations_with_evidence"] for it in answerable) / cited - j["citation_precision"]) < 1e-9
+    # scripts/eval_pool.py (make eval) pools such reports: one set pooled alone gives its own figures.
+    rep = tmp_path / "dev.json"
+    rep.write_text(r.out)
+    out = tmp_path / "pool.json"
+    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "eval_pool.py"), "--out", str(out), f"dev={rep}"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    pooled = json.loads(out.read_text())["pooled"]
+    assert abs(pooled["retrieval"]["bm25"]["recall_at_10"] - j["modes"]["bm25"]["recall_at_k"]["10"]) < 1e-9
+    assert abs(pooled["retrieval"]["bm25"]["mrr"] - j["modes"]["bm25"]["mrr"]) < 1e-9
+    assert abs(pooled["answers"]["accuracy"] - j["answer_accuracy"]) < 1e-9
+    assert abs(pooled["answers"]["citation_precision"] - j["citation_precision"]) < 1e-9
+    assert pooled["answers"]["answerable_refused"] == sum(1 for it in answerable if not it["found"])
+    assert "dev" in p.stdout and "pooled" in p.stdout
 
 
 def test_stats_json(corpus_store):
