@@ -14,7 +14,7 @@ for no reason but rounding; "at stake" is how much MRR / recall@10 such flips ca
 
   bench/embed_agreement.py QA.jsonl --a STORE_A:SPEC_A --b STORE_B:SPEC_B [--bin-b OTHER_MMKG] [--k 10]
 
-Example (docs/BENCHMARKS.md, "Native embedder: int8 vs fp32"):
+Example (bench/results/history/BENCHMARKS-journal-to-20261128.md, "Native embedder: int8 vs fp32"):
   bench/embed_agreement.py ../shared/eval/dev_vignettes_qa.jsonl \
       --a /tmp/v_fp32:native:fp32 --b /tmp/v_int8:native:int8
 """

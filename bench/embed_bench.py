@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Embedding throughput: mmkg's native embedder vs sentence-transformers, same model, same texts.
-Called by bench/run.sh; see docs/BENCHMARKS.md, "Dense and hybrid retrieval".
+Called by bench/run.sh; see bench/results/history/BENCHMARKS-journal-to-20261128.md, "Dense and hybrid retrieval".
 
 1. `mmkg ingest examples/corpus --embedder none` into a temporary store; the texts are that store's
    chunks (SQLite `chunks` table, by rowid).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fetches the real manual used by the figure benchmarks (docs/BENCHMARKS.md, "A manual with
+# Fetches the real manual used by the figure benchmarks (bench/results/history/BENCHMARKS-journal-to-20261128.md, "A manual with
 # screenshots"): the ExpEYES-17 user manual from Debian's expeyes-doc-en package, a 130-page
 # pdfTeX document whose 56 "Figure N.M:" figures are mostly a wiring schematic next to a
 # screenshot of the program, as raster images. Downloads the .deb with apt-get (no root, nothing

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Figure stage of `mmkg ingest` on one real document (docs/BENCHMARKS.md, "A manual with
+"""Figure stage of `mmkg ingest` on one real document (bench/results/history/BENCHMARKS-journal-to-20261128.md, "A manual with
 screenshots"): figures per second with OCR off and on, OCR's share of ingest time, and what an
 ingest of the same document costs the second time (OCR runs and vision-model calls).
 

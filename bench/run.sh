@@ -107,7 +107,7 @@ if [ "${BENCH_SKIP_EMBED:-0}" = "1" ]; then args+=(--skip-embed); fi
 "$PYTHON" "$ROOT/bench/bench.py" "${args[@]}"
 cp "$out" "$ROOT/bench/results/latest.json"
 
-# 5. Dense and hybrid retrieval (docs/BENCHMARKS.md, "Dense and hybrid retrieval").
+# 5. Dense and hybrid retrieval (bench/results/history/BENCHMARKS-journal-to-20261128.md, "Dense and hybrid retrieval").
 build_target() {  # build_target NAME BIN: builds a missing bench program when the build has it
   if [ ! -x "$2" ] && [ -f "$BUILD_DIR/build.ninja" ] && ninja -C "$BUILD_DIR" -t targets all 2>/dev/null | grep -q "^$1:"; then
     say "building $1"

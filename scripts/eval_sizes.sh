@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A dev set's scores at several chunk sizes, and their mean: a steadier yardstick than one size.
 # On the 48-question vignettes set a ±50-character change of --chunk-size moves hybrid R@10 by up
-# to 0.045 and answer accuracy by up to 3 questions (docs/EVAL.md, "Issue 13, session 5").
+# to 0.045 and answer accuracy by up to 3 questions (bench/results/history/EVAL-journal-to-20261128.md, "Issue 13, session 5").
 #
 #   scripts/eval_sizes.sh MMKG_BIN QA.jsonl DOCS_DIR WORK_DIR [SIZES...]   (default 950 1000 1050)
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Simulate the graph's bridge-entity hop offline (docs/EVAL.md, "Graph: multi-hop and broad
+"""Simulate the graph's bridge-entity hop offline (bench/results/history/EVAL-journal-to-20261128.md, "Graph: multi-hop and broad
 questions (issue 13, session 2)").
 
 For each question of a QA file: hybrid's top 50 (`mmkg search --json -k 50`, cached), the hop list

@@ -222,7 +222,7 @@ std::vector<RankedList> graph_lists(const GraphRetrieval& g) {
   // retrievers found, linked by the passage), so its head may take a slot although no sub-query
   // ranked it (RankedList::vouched); the bridge hop's head needs a sub-query's hit just below the
   // cut because entities shared with the first hits alone picked the evidence for one question in
-  // eight (docs/EVAL.md, "Graph: multi-hop and broad questions").
+  // eight (bench/results/history/EVAL-journal-to-20261128.md, "Graph: multi-hop and broad questions").
   if (!ctx->cross_refs().empty()) {
     RankedList refs{"graph: passages naming another found document", {}, 0.3};
     refs.vouched = true;

@@ -40,7 +40,7 @@ struct Config {
   /// or "none" (BM25 only). Checked by validate(); the model loads on first use.
   std::string embedder = "native";
   /// Hybrid search's fusion (--fusion zscore|relative|rrf; index/fusion.h). Unset (--fusion auto):
-  /// each use its measured best (docs/EVAL.md, "Retrieval: question decomposition"): z-score with
+  /// each use its measured best (bench/results/history/EVAL-journal-to-20261128.md, "Retrieval: question decomposition"): z-score with
   /// the question's parts for `search` and eval's retrieval rows, relative for `ask`'s sub-queries
   /// (the lexical reranker that follows them answers better after it).
   std::optional<Fusion> fusion;

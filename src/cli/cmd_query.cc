@@ -11,7 +11,7 @@ namespace {
 
 // The reranker ask and eval use unless --rerank says otherwise: lexical raised hybrid's MRR
 // 0.949 -> 0.978 and BM25's 0.918 -> 0.920..0.946 on the dev set, for about 3 ms a question, and
-// keeps more evidence in tight budgets (docs/EVAL.md, "Reranking and the token budget").
+// keeps more evidence in tight budgets (bench/results/history/EVAL-journal-to-20261128.md, "Reranking and the token budget").
 const char* const kDefaultRerank = "lexical";
 
 // "report.pdf, page 10, Figure 2" for a figure, "report.pdf, page 10, chunk 3f2a..." for text.

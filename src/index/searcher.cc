@@ -175,7 +175,7 @@ std::vector<SearchHit> Searcher::search(std::string_view query, const SearchOpti
   // (fuse_parts): a passage that answers one part well rises, one that only shares the topic
   // does not. Z-sum scores are on one scale across queries (standard deviations above each
   // query's own candidates), which the min-max scores of relative fusion are not: with relative
-  // fusion the parts cost dev_qa's multi-hop recall (docs/EVAL.md, "Retrieval: question
+  // fusion the parts cost dev_qa's multi-hop recall (bench/results/history/EVAL-journal-to-20261128.md, "Retrieval: question
   // decomposition").
   if (decomposes(opt)) {
     std::vector<std::string> parts;

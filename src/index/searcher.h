@@ -38,7 +38,7 @@ struct SearchOptions {
   double duplicate_cosine = 0.95;  ///< a hit this similar to a better one is dropped (MMR cut-off)
   /// Z-score fusion's third list, the question's proximity (text/proximity.h). Off when a lexical
   /// reranker scores the same proximity afterwards (ask's default): counted twice, it costs
-  /// answers (docs/EVAL.md, "proximity counted once").
+  /// answers (bench/results/history/EVAL-journal-to-20261128.md, "proximity counted once").
   bool proximity_list = true;
   /// Hybrid search() with z-score fusion: a multi-part question's parts are searched too and
   /// their pools summed with the question's (Searcher::search, fuse_parts). Off: one query.

@@ -154,7 +154,7 @@ int64_t chunk_count(Store& store) {
 }
 
 // Chunks per shard below which a build stays on one thread. Two shards already halve the build at
-// 5,000 chunks (1.8 s -> 0.85 s; 20,000: 7.3 s -> 4.2 s; docs/BENCHMARKS.md, "Lexical index
+// 5,000 chunks (1.8 s -> 0.85 s; 20,000: 7.3 s -> 4.2 s; bench/results/history/BENCHMARKS-journal-to-20261128.md, "Lexical index
 // build on several cores"); below a few thousand chunks a build takes under a second anyway.
 constexpr int64_t kMinShardChunks = 2500;
 

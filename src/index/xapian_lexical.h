@@ -36,7 +36,7 @@ class Store;
 std::string lexical_index_path(const std::string& store_dir);
 /// Chunks from which a store gets the index: MMKG_LEXICAL_THRESHOLD, else 5,000. The index answers
 /// faster at every size measured (2k-1M); below ~5k FTS5's hybrid queries are still under ~25 ms
-/// p50 and the index would add ~3.3 KB a chunk on disk for a few ms (docs/BENCHMARKS.md, "Where
+/// p50 and the index would add ~3.3 KB a chunk on disk for a few ms (bench/results/history/BENCHMARKS-journal-to-20261128.md, "Where
 /// the lexical index starts").
 int64_t lexical_index_threshold();
 

@@ -178,7 +178,7 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
   so.proximity_list = opt.fusion || !(opt.reranker && opt.reranker->scores_proximity());
   // Unless a fusion is chosen, the sub-queries fuse by relative scores: the answers written from
   // this ranking (after the lexical reranker) were better with it than with z-scores on both dev
-  // sets, while search ranks better with z-scores (docs/EVAL.md, "Retrieval: question
+  // sets, while search ranks better with z-scores (bench/results/history/EVAL-journal-to-20261128.md, "Retrieval: question
   // decomposition"). The planner's sub-queries are a decomposition of their own.
   if (opt.fusion) so.fusion = opt.fusion;
   else if (!searcher.fusion_chosen()) so.fusion = Fusion::Relative;
