@@ -413,7 +413,7 @@ class RuleExtractor final : public Extractor {
     std::map<std::tuple<int, int, std::string>, size_t> rel_index;
     auto add_rel = [&](int src, int dst, const std::string& type, size_t si) {
       if (src == dst) return;
-      if (type == "co_occurs" || type == "compared_with") {
+      if (symmetric_relation(type)) {
         if (lower_ascii(b.at(src).best()) > lower_ascii(b.at(dst).best())) std::swap(src, dst);
       }
       auto key = std::make_tuple(src, dst, type);

@@ -39,6 +39,10 @@ struct Mention {
   int count = 1;
 };
 
+/// True for the symmetric relation types, co_occurs and compared_with: a relation of one says the
+/// same read either way, so it is kept once, with src < dst (extraction, merging and the stores).
+inline bool symmetric_relation(std::string_view type) { return type == "co_occurs" || type == "compared_with"; }
+
 /// A typed edge between two entities. Identity: (src, dst, type). For the symmetric types
 /// co_occurs and compared_with, src < dst. `weight` = number of evidence sentences (co-occurrence
 /// strength; LLM-extracted relations also weigh 1 per sentence).

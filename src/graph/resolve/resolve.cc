@@ -126,8 +126,6 @@ bool lexically_compatible(const std::string& ka, const std::string& kb) {
 
 namespace {
 
-bool is_symmetric(const std::string& type) { return type == "co_occurs" || type == "compared_with"; }
-
 /// The type with the most votes (the first of equals in map order); `fallback` when none has a
 /// vote. With `specific_only`, "concept" does not compete (graph_types.h untyped).
 std::string most_voted_type(const std::map<std::string, int>& votes, bool specific_only, const std::string& fallback) {
@@ -525,7 +523,7 @@ class Resolver {
       for (const RelationCandidate& r : doc_[ci].relations) {
         std::string a = resolve_surface(r.src), b = resolve_surface(r.dst);
         if (a.empty() || b.empty() || a == b || r.type.empty()) continue;
-        if (is_symmetric(r.type) && b < a) std::swap(a, b);
+        if (symmetric_relation(r.type) && b < a) std::swap(a, b);
         double& w = rels[{a, b, r.type}][{ci, r.sentence}];
         w = std::max(w, r.weight);
         if (!r.description.empty()) descriptions.try_emplace({a, b, r.type}, r.description);

@@ -29,8 +29,6 @@ std::unique_ptr<GraphStore> make_graph_store(const std::string& spec, sqlite3* d
 
 namespace detail {
 
-bool symmetric_type(const std::string& type) { return type == "co_occurs" || type == "compared_with"; }
-
 std::vector<Entity> merge_entities(const std::vector<Entity>& in) {
   std::vector<Entity> out;
   std::unordered_map<std::string, size_t> at;
@@ -76,7 +74,7 @@ std::vector<RelationWrite> merge_relations(const std::vector<Relation>& in) {
   std::map<std::tuple<std::string, std::string, std::string>, size_t> at;
   for (const auto& r : in) {
     std::string src = r.src, dst = r.dst;
-    if (symmetric_type(r.type) && dst < src) std::swap(src, dst);
+    if (symmetric_relation(r.type) && dst < src) std::swap(src, dst);
     auto [it, fresh] = at.emplace(std::make_tuple(src, dst, r.type), out.size());
     if (fresh) out.push_back(RelationWrite{src, dst, r.type, 0, {}});
     RelationWrite& w = out[it->second];

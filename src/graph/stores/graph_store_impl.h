@@ -33,9 +33,6 @@ struct RelationWrite {
   std::string description{};  ///< the first non-empty description of the merged relations
 };
 
-/// True for the symmetric relation types (stored with src < dst).
-bool symmetric_type(const std::string& type);
-
 /// Entities merged by id within the delta (first-seen order), with the merge rules of GraphDelta;
 /// each entity's aliases deduplicated, its name included.
 std::vector<Entity> merge_entities(const std::vector<Entity>& in);
