@@ -2,7 +2,6 @@
 #include "embed/int8_cache.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 #include <type_traits>
 
 #include "core/hash.h"
+#include "core/mapped_file.h"
 
 #ifndef MMKG_ENCODER_CODE_HASH  // set by CMakeLists.txt from the encoder's sources
 #define MMKG_ENCODER_CODE_HASH MMKG_VERSION
@@ -29,50 +29,13 @@ namespace fs = std::filesystem;
 constexpr char kMagic[8] = {'M', 'M', 'K', 'G', 'I', 'N', 'T', '8'};
 constexpr uint32_t kFormatVersion = 1;
 
-// A file mapped read-only for the life of the object (the pattern of safetensors.cc and
-// index/vector_file.cc, which throw where a cache only gives up); ok() is false when it is
-// missing, empty or cannot be mapped.
-class Mapping {
- public:
-  explicit Mapping(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    exists_ = true;
-    struct stat st {};
-    if (::fstat(fd, &st) == 0 && st.st_size > 0) {
-      void* m = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-      if (m != MAP_FAILED) {
-        data_ = std::string_view(static_cast<const char*>(m), static_cast<size_t>(st.st_size));
-      } else {
-        unmappable_ = true;
-      }
-    }
-    ::close(fd);
-  }
-  ~Mapping() {
-    if (!data_.empty()) ::munmap(const_cast<char*>(data_.data()), data_.size());
-  }
-  Mapping(const Mapping&) = delete;
-  Mapping& operator=(const Mapping&) = delete;
-  bool exists() const { return exists_; }
-  bool ok() const { return !data_.empty(); }
-  /// It has bytes, but mmap refused them.
-  bool unmappable() const { return unmappable_; }
-  std::string_view bytes() const { return data_; }
-
- private:
-  bool exists_ = false;
-  bool unmappable_ = false;
-  std::string_view data_;
-};
-
 // Hashes a file's name and bytes into `h`; a missing file adds a marker instead.
 void hash_file(Hasher& h, const fs::path& p) {
   h.update(p.filename().string());
-  const Mapping m(p.string());
-  if (!m.exists()) {
+  const MappedFile m(p.string());
+  if (m.status() == MappedFile::Status::Missing) {
     h.update(std::string_view("\0missing", 8));
-  } else if (m.unmappable()) {
+  } else if (!m.ok()) {
     h.update(std::string_view("\0unmappable", 11));
   } else {
     h.update(m.bytes());  // empty for an empty file
@@ -212,13 +175,13 @@ std::string int8_cache_path(const std::string& dir, const std::string& key) {
 }
 
 std::optional<Int8Layers> read_int8_cache(const std::string& path, const std::string& key, std::string* why) {
-  const Mapping map(path);
-  if (!map.exists()) {
+  const MappedFile map(path);
+  if (map.status() == MappedFile::Status::Missing) {
     set(why, "no cache file " + path);
     return std::nullopt;
   }
-  if (!map.ok()) {
-    set(why, path + (map.unmappable() ? " cannot be mapped" : " is empty"));
+  if (!map.ok() || map.size() == 0) {
+    set(why, path + (map.ok() ? " is empty" : " cannot be mapped" + (map.error().empty() ? "" : " (" + map.error() + ")")));
     return std::nullopt;
   }
   const std::string_view s = map.bytes();

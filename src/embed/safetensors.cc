@@ -1,11 +1,6 @@
 // safetensors loader (see safetensors.h): mmap, strict header validation, F32/F16/BF16 -> float.
 #include "embed/safetensors.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <bit>
 #include <cerrno>
 #include <cstring>
@@ -65,91 +60,77 @@ float half_to_float(uint16_t h) {
 
 }  // namespace
 
-SafeTensors::SafeTensors(const std::string& path) : path_(path) {
+SafeTensors::SafeTensors(const std::string& path) : path_(path), file_(path) {
   auto fail = [&](const std::string& problem) -> Error {
     return Error("safetensors file " + path_ + ": " + problem);
   };
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw fail(std::string("cannot open (") + std::strerror(errno) + ")");
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw fail("not a regular file");
+  switch (file_.status()) {
+    case MappedFile::Status::Ok: break;
+    case MappedFile::Status::NotAFile: throw fail("not a regular file");
+    case MappedFile::Status::Missing:
+    case MappedFile::Status::Unreadable: throw fail("cannot open (" + file_.error() + ")");
+    case MappedFile::Status::Unmappable: throw fail("cannot mmap (" + file_.error() + ")");
   }
-  size_ = static_cast<size_t>(st.st_size);
-  if (size_ < 8) {
-    ::close(fd);
-    throw fail("truncated (" + std::to_string(size_) + " bytes, no header length)");
+  const auto* map = reinterpret_cast<const unsigned char*>(file_.data());
+  const size_t size = file_.size();
+  if (size < 8) throw fail("truncated (" + std::to_string(size) + " bytes, no header length)");
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | map[i];
+  if (n > kMaxHeader) throw fail("header length " + std::to_string(n) + " is implausible");
+  if (8 + n > size) {
+    throw fail("truncated (header of " + std::to_string(n) + " bytes, file of " +
+               std::to_string(size) + " bytes)");
   }
-  void* m = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (m == MAP_FAILED) throw fail(std::string("cannot mmap (") + std::strerror(errno) + ")");
-  map_ = static_cast<const unsigned char*>(m);
+  data_ = map + 8 + n;
+  const size_t data_size = size - 8 - n;
+  nlohmann::json header;
   try {
-    uint64_t n = 0;
-    for (int i = 7; i >= 0; --i) n = (n << 8) | map_[i];
-    if (n > kMaxHeader) throw fail("header length " + std::to_string(n) + " is implausible");
-    if (8 + n > size_) {
-      throw fail("truncated (header of " + std::to_string(n) + " bytes, file of " +
-                 std::to_string(size_) + " bytes)");
+    header = nlohmann::json::parse(map + 8, map + 8 + n);
+  } catch (const nlohmann::json::exception& e) {
+    throw fail(std::string("header is not valid JSON (") + e.what() + ")");
+  }
+  if (!header.is_object()) throw fail("header is not a JSON object");
+  for (const auto& [name, v] : header.items()) {
+    if (name == "__metadata__") continue;
+    auto bad = [&](const std::string& what) { return fail("tensor " + name + ": " + what); };
+    if (!v.is_object()) throw bad("entry is not an object");
+    Tensor t;
+    if (!v.contains("dtype") || !v["dtype"].is_string()) throw bad("no dtype");
+    t.dtype = v["dtype"].get<std::string>();
+    size_t esize = dtype_size(t.dtype);
+    if (esize == 0) throw bad("unknown dtype " + t.dtype);
+    if (!v.contains("shape") || !v["shape"].is_array()) throw bad("no shape");
+    uint64_t numel = 1;
+    for (const auto& d : v["shape"]) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0) throw bad("bad shape");
+      t.shape.push_back(d.get<int64_t>());
+      uint64_t dim = static_cast<uint64_t>(t.shape.back());
+      if (dim != 0 && numel > (uint64_t{1} << 48) / dim) throw bad("shape too large");
+      numel *= dim;
     }
-    data_ = map_ + 8 + n;
-    const size_t data_size = size_ - 8 - n;
-    nlohmann::json header;
-    try {
-      header = nlohmann::json::parse(map_ + 8, map_ + 8 + n);
-    } catch (const nlohmann::json::exception& e) {
-      throw fail(std::string("header is not valid JSON (") + e.what() + ")");
+    const auto& off = v.contains("data_offsets") ? v["data_offsets"] : nlohmann::json();
+    if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() ||
+        !off[1].is_number_unsigned()) {
+      throw bad("data_offsets must be two non-negative integers");
     }
-    if (!header.is_object()) throw fail("header is not a JSON object");
-    for (const auto& [name, v] : header.items()) {
-      if (name == "__metadata__") continue;
-      auto bad = [&](const std::string& what) { return fail("tensor " + name + ": " + what); };
-      if (!v.is_object()) throw bad("entry is not an object");
-      Tensor t;
-      if (!v.contains("dtype") || !v["dtype"].is_string()) throw bad("no dtype");
-      t.dtype = v["dtype"].get<std::string>();
-      size_t esize = dtype_size(t.dtype);
-      if (esize == 0) throw bad("unknown dtype " + t.dtype);
-      if (!v.contains("shape") || !v["shape"].is_array()) throw bad("no shape");
-      uint64_t numel = 1;
-      for (const auto& d : v["shape"]) {
-        if (!d.is_number_integer() || d.get<int64_t>() < 0) throw bad("bad shape");
-        t.shape.push_back(d.get<int64_t>());
-        uint64_t dim = static_cast<uint64_t>(t.shape.back());
-        if (dim != 0 && numel > (uint64_t{1} << 48) / dim) throw bad("shape too large");
-        numel *= dim;
-      }
-      const auto& off = v.contains("data_offsets") ? v["data_offsets"] : nlohmann::json();
-      if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() ||
-          !off[1].is_number_unsigned()) {
-        throw bad("data_offsets must be two non-negative integers");
-      }
-      uint64_t b = off[0].get<uint64_t>(), e = off[1].get<uint64_t>();
-      if (b > e || e > data_size) {
-        throw bad("data_offsets [" + std::to_string(b) + ", " + std::to_string(e) +
-                  "] out of range (data section is " + std::to_string(data_size) +
-                  " bytes; truncated file?)");
-      }
-      if (e - b != numel * esize) {
-        throw bad("data_offsets cover " + std::to_string(e - b) + " bytes but shape " +
-                  shape_str(t.shape) + " of " + t.dtype + " needs " +
-                  std::to_string(numel * esize));
-      }
-      t.begin = static_cast<size_t>(b);
-      t.end = static_cast<size_t>(e);
-      tensors_.emplace(name, std::move(t));
+    uint64_t b = off[0].get<uint64_t>(), e = off[1].get<uint64_t>();
+    if (b > e || e > data_size) {
+      throw bad("data_offsets [" + std::to_string(b) + ", " + std::to_string(e) +
+                "] out of range (data section is " + std::to_string(data_size) +
+                " bytes; truncated file?)");
     }
-  } catch (...) {
-    ::munmap(const_cast<unsigned char*>(map_), size_);
-    map_ = nullptr;
-    throw;
+    if (e - b != numel * esize) {
+      throw bad("data_offsets cover " + std::to_string(e - b) + " bytes but shape " +
+                shape_str(t.shape) + " of " + t.dtype + " needs " +
+                std::to_string(numel * esize));
+    }
+    t.begin = static_cast<size_t>(b);
+    t.end = static_cast<size_t>(e);
+    tensors_.emplace(name, std::move(t));
   }
 }
 
-SafeTensors::~SafeTensors() {
-  if (map_) ::munmap(const_cast<unsigned char*>(map_), size_);
-}
+SafeTensors::~SafeTensors() = default;
 
 std::vector<std::string> SafeTensors::names() const {
   std::vector<std::string> out;

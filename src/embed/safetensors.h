@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/mapped_file.h"
+
 namespace mmkg {
 
 class SafeTensors {
@@ -50,8 +52,7 @@ class SafeTensors {
   /// The tensor `name` (see find) when it has `shape`; Error naming both otherwise.
   const Tensor& checked(const std::string& name, const std::vector<int64_t>& shape) const;
   std::string path_;
-  const unsigned char* map_ = nullptr;
-  size_t size_ = 0;
+  MappedFile file_;  // the whole file, read in place
   const unsigned char* data_ = nullptr;  // start of the data section
   std::map<std::string, Tensor> tensors_;
 };

@@ -1,7 +1,6 @@
 #include "index/vector_file.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -109,46 +108,6 @@ void save(const std::string& path, uint32_t kind, int dim, uint64_t count, const
     ::fsync(dfd);
     ::close(dfd);
   }
-}
-
-Mapping::Mapping(const std::string& path, bool* missing) {
-  *missing = false;
-  const std::string what = "vector index " + path;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) {
-      *missing = true;
-      return;
-    }
-    throw IOError("cannot open " + what + ": " + errno_text());
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    std::string err = errno_text();
-    ::close(fd);
-    throw IOError("cannot stat " + what + ": " + err);
-  }
-  if (S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    throw IOError(what + " is a directory, not a file; delete it and rebuild the vector index");
-  }
-  size_ = static_cast<size_t>(st.st_size);
-  if (size_ > 0) {
-    void* m = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (m == MAP_FAILED) {
-      std::string err = errno_text();
-      ::close(fd);
-      throw IOError("cannot map " + what + " (" + std::to_string(size_) + " bytes): " + err);
-    }
-    ::madvise(m, size_, MADV_SEQUENTIAL);
-    map_ = m;
-    data_ = static_cast<const char*>(m);
-  }
-  ::close(fd);
-}
-
-Mapping::~Mapping() {
-  if (map_) ::munmap(map_, size_);
 }
 
 }  // namespace mmkg::vecfile

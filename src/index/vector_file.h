@@ -107,21 +107,4 @@ struct Loaded {
   std::function<void(const std::string&)> bad;
 };
 
-/// A whole file mapped read-only (no copy on the heap). Throws IOError for a file that cannot be
-/// read; `missing` is set (and nothing mapped) when it does not exist.
-class Mapping {
- public:
-  Mapping(const std::string& path, bool* missing);
-  ~Mapping();
-  Mapping(const Mapping&) = delete;
-  Mapping& operator=(const Mapping&) = delete;
-  const char* data() const { return data_; }
-  size_t size() const { return size_; }
-
- private:
-  const char* data_ = nullptr;
-  size_t size_ = 0;
-  void* map_ = nullptr;
-};
-
 }  // namespace mmkg::vecfile

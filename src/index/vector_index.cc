@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "core/mapped_file.h"
 #include "index/index_backend.h"
 #include "index/vector_file.h"
 
@@ -110,9 +111,15 @@ std::unique_ptr<VectorIndex> load_vector_index(const std::string& path, const Ve
                            "rebuilds a missing index from the store)";
   auto corrupt = [&](const std::string& why) -> void { throw IOError(what + " is corrupt (" + why + ")" + redo); };
 
-  bool missing = false;
-  vecfile::Mapping file(path, &missing);
-  if (missing) return nullptr;
+  const MappedFile file(path, /*sequential=*/true);  // no copy on the heap
+  switch (file.status()) {
+    case MappedFile::Status::Ok: break;
+    case MappedFile::Status::Missing: return nullptr;
+    case MappedFile::Status::NotAFile: throw IOError(what + " is not a regular file (a directory?)" + redo);
+    case MappedFile::Status::Unreadable: throw IOError("cannot read " + what + ": " + file.error());
+    case MappedFile::Status::Unmappable:
+      throw IOError("cannot map " + what + ": " + file.error());
+  }
   const char* data = file.data();
   const size_t size = file.size();
   if (size == 0) throw IOError(what + " is empty (truncated)" + redo);
