@@ -23,6 +23,7 @@ MappedFile::MappedFile(const std::string& path, bool sequential) {
     error_ = std::strerror(errno);
   } else if (!S_ISREG(st.st_mode)) {
     status_ = Status::NotAFile;
+    error_ = "not a regular file";
   } else if (st.st_size > 0) {
     const size_t size = static_cast<size_t>(st.st_size);
     void* m = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);

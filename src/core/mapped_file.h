@@ -29,7 +29,7 @@ class MappedFile {
 
   Status status() const { return status_; }
   bool ok() const { return status_ == Status::Ok; }
-  /// strerror of the failing call ("" when Ok or NotAFile).
+  /// Why it is not Ok: strerror of the failing call, or "not a regular file" ("" when Ok).
   const std::string& error() const { return error_; }
   std::string_view bytes() const { return bytes_; }
   const char* data() const { return bytes_.data(); }

@@ -44,6 +44,7 @@ TEST(MappedFile, MissingAndNotAFileAreToldApart) {
 
   const MappedFile folder(dir.str());
   EXPECT_EQ(folder.status(), MappedFile::Status::NotAFile);
+  EXPECT_EQ(folder.error(), "not a regular file");
   EXPECT_EQ(folder.size(), 0u);
 
   // A name through a file that is not a folder: open fails with ENOTDIR, not ENOENT.

@@ -180,8 +180,12 @@ std::optional<Int8Layers> read_int8_cache(const std::string& path, const std::st
     set(why, "no cache file " + path);
     return std::nullopt;
   }
-  if (!map.ok() || map.size() == 0) {
-    set(why, path + (map.ok() ? " is empty" : " cannot be mapped" + (map.error().empty() ? "" : " (" + map.error() + ")")));
+  if (!map.ok()) {
+    set(why, path + " cannot be mapped (" + map.error() + ")");
+    return std::nullopt;
+  }
+  if (map.size() == 0) {
+    set(why, path + " is empty");
     return std::nullopt;
   }
   const std::string_view s = map.bytes();

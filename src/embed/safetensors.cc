@@ -2,7 +2,6 @@
 #include "embed/safetensors.h"
 
 #include <bit>
-#include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
