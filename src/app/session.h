@@ -96,6 +96,8 @@ struct EvalRequest {
   std::vector<SearchMode> modes = {SearchMode::Bm25, SearchMode::Dense, SearchMode::Hybrid};
   std::string rerank = "lexical";  ///< scored as "<mode>+rerank" and used for answers
   AskOptions ask;                  ///< for answers; ask.retrieve holds the budget and the rerank settings
+  std::string features;            ///< file for the fitted ranker's training rows (EvalOptions::features)
+  bool cv = false;          ///< EvalOptions::cv
 };
 
 struct StatsReport {

@@ -1,7 +1,9 @@
 // Session: search, ask and evaluate.
 #include <algorithm>
+#include <fstream>
 
 #include "agents/graph_retriever.h"
+#include "core/error.h"
 #include "app/session.h"
 #include "embed/embedder.h"
 #include "index/lexical.h"
@@ -82,6 +84,20 @@ EvalReport Session::evaluate(const EvalRequest& req) {
   eo.retrieve = req.ask.retrieve;
   eo.retrieve.reranker = reranker.get();
   eo.expand = [this](const std::string& q) { return expand_query(q); };
+  eo.cv = req.cv;
+  std::ofstream features;
+  if (!req.features.empty()) {
+    if (s.fusion() != Fusion::Fitted)
+      throw UsageError("--features records the fitted fusion's candidates; add --fusion fitted");
+    if (std::string why = s.dense_unavailable_reason(); !why.empty())
+      throw UsageError("--features needs hybrid search, and dense retrieval is unavailable (" + why + ")");
+    features.open(req.features, std::ios::binary | std::ios::trunc);
+    if (!features) throw UsageError("cannot write " + req.features + " (--features); check the folder exists");
+    eo.features = &features;
+  }
+  if (req.cv && s.ranker().folds() == 0)
+    throw UsageError("--cv: the ranker model " + s.ranker().source() +
+                     " has no cross-validation folds; pass one scripts/train_ranker.py wrote (--ranker FILE)");
   return mmkg::evaluate(store(), s, req.items, eo);
 }
 

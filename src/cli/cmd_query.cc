@@ -175,6 +175,8 @@ Command add_eval(CLI::App& app, Common& c) {
     bool answers = false;
     std::string mode = "all";
     TeamFlags team;
+    std::string features;
+    bool cv = false;
   };
   auto f = std::make_shared<Flags>();
   cmd->add_option("qa", f->qa, "QA file (JSON lines)")->required()->check(CLI::ExistingFile);
@@ -183,8 +185,16 @@ Command add_eval(CLI::App& app, Common& c) {
   cmd->add_option("--mode", f->mode, "search mode to score: bm25, dense, hybrid or all")->capture_default_str()
       ->check(CLI::IsMember({"bm25", "dense", "hybrid", "all"}));
   add_team_options(cmd, f->team);
+  cmd->add_option("--features", f->features,
+                  "write each question's hybrid candidates with their fitted-ranker features and evidence "
+                  "labels to FILE (JSON lines; the input of scripts/train_ranker.py; needs --fusion fitted)");
+  cmd->add_flag("--cv", f->cv,
+                "score each question with the ranker fold model fitted without its documents (the "
+                "cross-validated figure; the model file's folds)");
   return {cmd, [&c, f]() {
             EvalRequest req;
+            req.features = f->features;
+            req.cv = f->cv;
             req.items = load_qa(f->qa);
             req.answers = f->answers;
             if (f->mode != "all") req.modes = {parse_search_mode(f->mode)};

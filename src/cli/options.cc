@@ -20,6 +20,7 @@ Config Common::config() const {
   cfg.store = store;
   cfg.embedder = embedder;
   if (fusion != "auto") cfg.fusion = parse_fusion(fusion);
+  cfg.ranker = ranker;
   cfg.graph = GraphBackend::parse(graph);
   cfg.llm = llm;
   cfg.verbose = verbose;
@@ -36,11 +37,16 @@ void add_common(CLI::App* a, Common& c) {
                 "(OpenAI-compatible server), none (env MMKG_EMBEDDER)")
       ->capture_default_str();
   a->add_option("--fusion", c.fusion,
-                "hybrid fusion: zscore (z-scores of BM25, dense and the question's terms within two sentences, "
+                "hybrid fusion: fitted (a logistic model over each candidate's BM25, dense, proximity, heading, "
+                "title and figure features; models/ranker.json), zscore (z-scores of BM25, dense and the question's terms within two sentences, "
                 "summed; a multi-part question's parts searched too), relative (min-max normalised BM25 and "
                 "dense, summed), rrf (reciprocal rank) or auto (zscore for search, relative for ask's sub-queries)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "zscore", "relative", "rrf"}));
+      ->check(CLI::IsMember({"auto", "fitted", "zscore", "relative", "rrf"}));
+  a->add_option("--ranker", c.ranker,
+                "the fitted fusion's model file (scripts/train_ranker.py writes one); default: the one built in "
+                "(models/ranker.json)")
+      ->check(CLI::ExistingFile);
   a->add_option("--graph", c.graph,
                 "where the knowledge graph lives: sqlite (in the store), neo4j://USER:PASS@HOST:PORT[/DB] "
                 "(Neo4j HTTP port; its vector and full-text indexes then serve search too), or none (env MMKG_GRAPH)")

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "agents/ask.h"
 #include "agents/graph_retriever.h"
@@ -54,10 +55,12 @@ bool evidence_in(const std::string& chunk_text, const std::string& quote) {
 namespace {
 
 using HitsFn = std::function<std::vector<SearchHit>(const std::string& question, int k)>;
+/// Called before each question's searches (the ranker's fold, the feature capture).
+using BeforeFn = std::function<void(const QaItem&)>;
 
 // Retrieval metrics of one search mode over the items with evidence.
 ModeScore score_mode(const HitsFn& search, const std::string& mode_name, const std::vector<QaItem>& items,
-                     EvalReport& rep) {
+                     EvalReport& rep, const BeforeFn& before) {
   const int kMax = 10;
   ModeScore m;
   auto add = [](RecallScore& s, double r5, double r10, double rr) {
@@ -69,6 +72,7 @@ ModeScore score_mode(const HitsFn& search, const std::string& mode_name, const s
   for (size_t qi = 0; qi < items.size(); ++qi) {
     const QaItem& q = items[qi];
     if (q.evidence.empty()) continue;
+    if (before) before(q);
     auto hits = search(q.question, kMax);
     int found5 = 0, found10 = 0, first = 0;
     for (const auto& ev : q.evidence) {
@@ -180,6 +184,27 @@ void score_answer(const QaItem& q, const AskResult& a, ItemScore& item, AnswerSu
 namespace {
 
 // The question alone as the plan: what `ask` ranks before sub-queries are added.
+// Writes a question's Fitted pool as one JSON line (EvalOptions::features): per candidate its
+// document, chunk, the evidence quotes it holds (indices into the question's) and its features.
+Searcher::PoolCapture feature_writer(std::ostream& out, const QaItem& q) {
+  return [&out, q](const std::vector<SearchHit>& pool, const std::vector<FeatureRow>& rows) {
+    nlohmann::json cands = nlohmann::json::array();
+    for (size_t i = 0; i < pool.size(); ++i) {
+      nlohmann::json holds = nlohmann::json::array();
+      for (size_t e = 0; e < q.evidence.size(); ++e)
+        if (evidence_in(pool[i].text, q.evidence[e].quote)) holds.push_back(e);
+      cands.push_back({{"doc", pool[i].doc}, {"chunk", pool[i].chunk_id}, {"evidence", holds},
+                       {"x", std::vector<double>(rows[i].begin(), rows[i].end())}});
+    }
+    std::vector<std::string> docs;
+    for (const auto& e : q.evidence) docs.push_back(e.doc);
+    nlohmann::json line = {{"id", q.id},          {"type", q.type},           {"question", q.question},
+                           {"evidence_docs", docs}, {"evidence", q.evidence.size()}, {"features", rank_feature_names()},
+                           {"candidates", cands}};
+    out << line.dump() << '\n';
+  };
+}
+
 QueryPlan plan_of(const std::string& q) {
   QueryPlan p;
   p.subqueries = {q};
@@ -188,7 +213,8 @@ QueryPlan plan_of(const std::string& q) {
 
 // <base>+graph: the base mode's hits fused with the graph's lists, by ask's code.
 ModeScore score_graph_mode(Store& store, Searcher& searcher, SearchMode base, GraphContext& graph,
-                           const std::vector<QaItem>& items, const std::string& name, EvalReport& rep) {
+                           const std::vector<QaItem>& items, const std::string& name, EvalReport& rep,
+                           const BeforeFn& before) {
   auto fn = [&](const std::string& q, int k) {
     RetrieveOptions ro;
     ro.mode = base;
@@ -199,12 +225,13 @@ ModeScore score_graph_mode(Store& store, Searcher& searcher, SearchMode base, Gr
     GraphRetrieval g = graph_retrieve(graph, q, {});
     return top_hits(rank_candidates(store, searcher, plan_of(q), ro, graph_lists(g)), k);
   };
-  return score_mode(fn, name, items, rep);
+  return score_mode(fn, name, items, rep, before);
 }
 
 // <base>+rerank: the base mode's candidates for the question, reranked by ask's code.
 ModeScore score_rerank_mode(Store& store, Searcher& searcher, SearchMode base, const RetrieveOptions& retrieve,
-                            const std::vector<QaItem>& items, const std::string& name, EvalReport& rep) {
+                            const std::vector<QaItem>& items, const std::string& name, EvalReport& rep,
+                            const BeforeFn& before) {
   double ms = 0;
   int calls = 0;
   std::string fallback;
@@ -222,7 +249,7 @@ ModeScore score_rerank_mode(Store& store, Searcher& searcher, SearchMode base, c
     if (!rr.fallback.empty()) fallback = rr.fallback;
     return top_hits(std::move(ranked), k);
   };
-  ModeScore m = score_mode(fn, name, items, rep);
+  ModeScore m = score_mode(fn, name, items, rep, before);
   m.reranker = retrieve.reranker->name();
   m.rerank_top_n = retrieve.rerank_top_n;
   m.rerank_weight = retrieve.rerank_weight;
@@ -233,7 +260,7 @@ ModeScore score_rerank_mode(Store& store, Searcher& searcher, SearchMode base, c
 
 // Answers every question with ask() and scores the answers and their contexts.
 void score_answers(Store& store, Searcher& searcher, const std::vector<QaItem>& items, const EvalOptions& opt,
-                   EvalReport& rep) {
+                   EvalReport& rep, const BeforeFn& before) {
   AskOptions ao = opt.ask;
   ao.graph = opt.graph;
   ao.chat = opt.chat;
@@ -242,8 +269,10 @@ void score_answers(Store& store, Searcher& searcher, const std::vector<QaItem>& 
   ao.expand = opt.expand;
   ao.retrieve.mode = rep.primary.empty() ? SearchMode::Bm25 : parse_search_mode(rep.primary);
   AnswerSums sums;
-  for (size_t qi = 0; qi < items.size(); ++qi)
+  for (size_t qi = 0; qi < items.size(); ++qi) {
+    before(items[qi]);
     score_answer(items[qi], ask(store, searcher, items[qi].question, ao), rep.items[qi], sums);
+  }
   const double n = static_cast<double>(items.size());
   rep.answer_accuracy = sums.correct / n;
   if (sums.cited) rep.citation_precision = static_cast<double>(sums.cited_with_evidence) / static_cast<double>(sums.cited);
@@ -269,28 +298,45 @@ EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>&
   if (opt.expand)
     for (auto& q : searched) q.question = opt.expand(q.question);
   const std::string unavailable = searcher.dense_unavailable_reason();
+  rep.fusion = fusion_name(searcher.fusion());
+  // --cv: each question's fold model, for every mode and its answer.
+  std::set<std::string> folded, unfolded;
+  BeforeFn before = [&](const QaItem& q) {
+    if (!opt.cv) return;
+    const LinearModel* m = searcher.ranker().fold_for(q.id);
+    (m ? folded : unfolded).insert(q.id);
+    searcher.set_fold_model(m);
+  };
   for (SearchMode m : opt.modes) {
     if (m != SearchMode::Bm25 && !unavailable.empty()) {
       rep.modes[search_mode_name(m)] = ModeScore{.unavailable = unavailable};
       continue;
     }
-    auto fn = [&searcher, m](const std::string& q, int k) {
+    const QaItem* current = nullptr;
+    auto fn = [&searcher, &opt, &current, m](const std::string& q, int k) {
       SearchOptions so;
       so.mode = m;
       so.k = k;
-      return searcher.search(q, so);
+      if (m == SearchMode::Hybrid && opt.features && current) searcher.capture_next_pool(feature_writer(*opt.features, *current));
+      auto hits = searcher.search(q, so);
+      searcher.capture_next_pool(nullptr);
+      return hits;
     };
-    rep.modes[search_mode_name(m)] = score_mode(fn, search_mode_name(m), searched, rep);
+    BeforeFn before_mode = [&](const QaItem& q) {
+      before(q);
+      current = &q;
+    };
+    rep.modes[search_mode_name(m)] = score_mode(fn, search_mode_name(m), searched, rep, before_mode);
   }
   SearchMode base = opt.modes.empty() ? SearchMode::Bm25 : opt.modes.back();
   if (base != SearchMode::Bm25 && !unavailable.empty()) base = SearchMode::Bm25;
   const std::string base_name = search_mode_name(base);
   if (opt.graph && !opt.modes.empty())
     rep.modes[base_name + "+graph"] =
-        score_graph_mode(store, searcher, base, *opt.graph, searched, base_name + "+graph", rep);
+        score_graph_mode(store, searcher, base, *opt.graph, searched, base_name + "+graph", rep, before);
   if (opt.retrieve.reranker && !opt.modes.empty())
     rep.modes[base_name + "+rerank"] =
-        score_rerank_mode(store, searcher, base, opt.retrieve, searched, base_name + "+rerank", rep);
+        score_rerank_mode(store, searcher, base, opt.retrieve, searched, base_name + "+rerank", rep, before);
 
   // The contract's top-level figures are those of the primary mode: the last one evaluated that
   // ran (hybrid by default; BM25 when dense retrieval is unavailable). Answers use that mode too.
@@ -300,7 +346,9 @@ EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>&
   }
   rep.llm = opt.chat ? opt.chat->id() : "";
   rep.reranker = opt.retrieve.reranker ? opt.retrieve.reranker->name() : "";
-  if (opt.answers && !items.empty()) score_answers(store, searcher, items, opt, rep);
+  if (opt.answers && !items.empty()) score_answers(store, searcher, items, opt, rep, before);
+  searcher.set_fold_model(nullptr);
+  if (opt.cv) rep.cv_folded = folded.size(), rep.cv_unfolded = unfolded.size();
   return rep;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <ostream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +55,13 @@ struct EvalOptions {
   RetrieveOptions retrieve;
   /// The question as retrieval reads it (AskOptions::expand), for every mode and for answers.
   std::function<std::string(const std::string&)> expand;
+  /// Fitted fusion (index/ranker.h): each question's hybrid pool with its feature rows and which
+  /// evidence quotes each candidate holds, one JSON line per question (the training data of
+  /// scripts/train_ranker.py). nullptr: none.
+  std::ostream* features = nullptr;
+  /// Fitted fusion: score every question (every mode, and its answers) with the model of the
+  /// cross-validation fold that held it out (FittedModel::fold_for), not the full model.
+  bool cv = false;
 };
 
 /// Recall and MRR of one question group.
@@ -106,6 +114,9 @@ struct EvalReport {
   std::optional<ContextScore> context;    ///< --answers
   std::string llm;                        ///< the model's id; empty: extractive
   std::string reranker;                   ///< empty: none
+  std::string fusion;                     ///< hybrid's fusion ("fitted", "zscore", ...)
+  /// --cv: questions scored by a fold's model, and those no fold held out (full model).
+  std::optional<size_t> cv_folded, cv_unfolded;
   std::vector<ItemScore> items;
 };
 

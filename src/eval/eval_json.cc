@@ -65,6 +65,9 @@ json eval_json(const EvalReport& r) {
   out["citation_precision"] = r.citation_precision ? json(*r.citation_precision) : json(nullptr);
   out["llm"] = r.llm.empty() ? json(nullptr) : json(r.llm);
   out["reranker"] = r.reranker.empty() ? json(nullptr) : json(r.reranker);
+  out["fusion"] = r.fusion.empty() ? json(nullptr) : json(r.fusion);
+  if (r.cv_folded)
+    out["cv"] = {{"folded", *r.cv_folded}, {"unfolded", r.cv_unfolded.value_or(0)}};
   if (r.context) {
     const ContextScore& c = *r.context;
     out["context"] = {{"max_context_tokens", c.max_context_tokens},

@@ -12,6 +12,7 @@ Fusion parse_fusion(const std::string& s) {
   if (s == "zscore") return Fusion::Zscore;
   if (s == "relative") return Fusion::Relative;
   if (s == "rrf") return Fusion::Rrf;
+  if (s == "fitted") return Fusion::Fitted;
   throw UsageError("unknown fusion '" + s + "'; use " + fusion_names());
 }
 
@@ -20,11 +21,12 @@ const char* fusion_name(Fusion f) {
     case Fusion::Zscore: return "zscore";
     case Fusion::Relative: return "relative";
     case Fusion::Rrf: return "rrf";
+    case Fusion::Fitted: return "fitted";
   }
   return "zscore";
 }
 
-const char* fusion_names() { return "zscore, relative or rrf"; }
+const char* fusion_names() { return "fitted, zscore, relative or rrf"; }
 
 namespace {
 
@@ -88,7 +90,8 @@ std::vector<size_t> fuse_lists(const std::vector<FusionList>& lists, size_t n, F
   switch (f) {
     case Fusion::Relative: relative(lists, p, scores); break;
     case Fusion::Rrf: rrf(lists, p, scores); break;
-    case Fusion::Zscore: zscore(lists, scores); break;
+    case Fusion::Zscore:
+    case Fusion::Fitted: zscore(lists, scores); break;
   }
   const std::vector<size_t> order = keys_by_score(seen, scores);
   if (f != Fusion::Zscore || p.floor_rank == 0) return order;

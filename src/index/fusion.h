@@ -19,7 +19,12 @@ namespace mmkg {
 ///   Relative min-max normalised scores, weighted sum (Weaviate's relativeScoreFusion), BM25
 ///            and dense only.
 ///   Rrf      reciprocal rank fusion (Cormack et al. 2009), BM25 and dense only.
-enum class Fusion { Zscore, Relative, Rrf };
+///   Fitted   a logistic model over each candidate's features (index/ranker.h: the lists' scores,
+///            ranks and z-scores, proximity, heading and title match, figure signals), fitted by
+///            scripts/train_ranker.py; the Searcher scores its pools itself (fuse_lists ranks a
+///            Fitted call as Zscore). Its scores are z-scaled over the pool, so that question
+///            decomposition and neighbour smoothing read them as they read z-sums.
+enum class Fusion { Zscore, Relative, Rrf, Fitted };
 /// "zscore" | "relative" | "rrf"; throws UsageError otherwise.
 Fusion parse_fusion(const std::string& s);
 const char* fusion_name(Fusion f);

@@ -14,7 +14,9 @@
 #include "text/question_shape.h"
 #include "text/words.h"
 #include "embed/embedder.h"
+#include "embed/sentence_vectors.h"
 #include "index/lexical_backend.h"
+#include "index/ranker.h"
 #include "index/vector_backend.h"
 #include "index/vector_store.h"
 #include "index/xapian_lexical.h"
@@ -50,6 +52,17 @@ struct HitPool {
   }
 };
 
+// The order of all keys by score, best first (stable).
+std::vector<size_t> keys_by_score(const std::vector<double>& scores) {
+  std::vector<size_t> order(scores.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+  return order;
+}
+
+// Fusions whose scores are on a z scale (decomposition and neighbour smoothing read them).
+bool z_scaled(Fusion f) { return f == Fusion::Zscore || f == Fusion::Fitted; }
+
 }  // namespace
 
 SearchMode parse_search_mode(const std::string& s) {
@@ -69,7 +82,16 @@ const char* search_mode_name(SearchMode m) {
 }
 
 Searcher::Searcher(Store& store, LazyEmbedder& embedder, std::optional<Fusion> fusion)
-    : store_(store), source_(embedder), fusion_(fusion) {}
+    : store_(store), source_(embedder), fusion_(fusion), ranker_(load_ranker()) {}
+
+void Searcher::set_ranker(std::shared_ptr<const FittedModel> model) {
+  ranker_ = model ? std::move(model) : load_ranker();
+}
+
+void Searcher::capture_next_pool(PoolCapture fn) {
+  std::lock_guard<std::mutex> lock(capture_mu_);
+  capture_ = std::move(fn);
+}
 Searcher::~Searcher() = default;
 
 void Searcher::set_vector_backend(VectorBackend* backend) { remote_ = backend; }
@@ -114,6 +136,7 @@ bool Searcher::ensure_dense() {
     why_not_ = source_.unavailable_reason();
     return false;
   }
+  sentences_ = std::make_unique<SentenceVectors>(*embedder_);
   try {
     if (remote_) return true;
     VectorIndexStatus st;
@@ -163,7 +186,7 @@ std::vector<SearchHit> Searcher::dense_vec(Store& store, const float* q, int k) 
 }
 
 bool Searcher::decomposes(const SearchOptions& opt) {
-  return opt.mode == SearchMode::Hybrid && opt.decompose && opt.fusion.value_or(fusion()) == Fusion::Zscore &&
+  return opt.mode == SearchMode::Hybrid && opt.decompose && z_scaled(opt.fusion.value_or(fusion())) &&
          ensure_dense();
 }
 
@@ -212,7 +235,7 @@ std::vector<SearchHit> Searcher::pool(Store& store, std::string_view text, std::
   lists.push_back(pool.add(std::move(den)));
   const std::vector<SearchHit>& all = pool.hits;
   const Fusion method = opt.fusion.value_or(fusion());
-  if (method == Fusion::Zscore && opt.proximity_list) {
+  if (method == Fusion::Zscore && opt.proximity_list) {  // (Fitted computes proximity among its features)
     // The third list: every candidate's proximity to the question (text/proximity.h), what
     // neither BM25 (words anywhere in the chunk) nor the chunk vector (its whole meaning) sees.
     TermStats stats(store, lexical_options(store).index);
@@ -222,12 +245,64 @@ std::vector<SearchHit> Searcher::pool(Store& store, std::string_view text, std::
     std::stable_sort(near.begin(), near.end(), [](auto& a, auto& b) { return a.second > b.second; });
   }
   std::vector<double> fused;
-  const std::vector<size_t> order = fuse_lists(lists, all.size(), method, opt.fusion_params, fused);
+  if (method == Fusion::Fitted) {
+    TermStats stats(store, lexical_options(store).index);
+    fused = fitted_scores(text, all, lists, ProximityScorer(text, stats));
+  }
+  const std::vector<size_t> order =
+      method == Fusion::Fitted ? keys_by_score(fused) : fuse_lists(lists, all.size(), method, opt.fusion_params, fused);
   return pool.take(order, fused);
 }
 
+std::vector<double> Searcher::fitted_scores(std::string_view text, const std::vector<SearchHit>& all,
+                                            const std::vector<FusionList>& lists, const ProximityScorer& proximity) {
+  PoolSignals sig;
+  const size_t n = all.size();
+  sig.bm25.assign(n, std::nan(""));
+  sig.dense.assign(n, std::nan(""));
+  sig.bm25_rank.assign(n, 0);
+  sig.dense_rank.assign(n, 0);
+  for (size_t r = 0; r < lists[0].size(); ++r) sig.bm25[lists[0][r].first] = lists[0][r].second, sig.bm25_rank[lists[0][r].first] = r + 1;
+  for (size_t r = 0; r < lists[1].size(); ++r) sig.dense[lists[1][r].first] = lists[1][r].second, sig.dense_rank[lists[1][r].first] = r + 1;
+  sig.figure_question = asks_about_figure(text);
+  for (const auto& h : all) {
+    sig.prox.push_back(proximity.score(h.text, h.doc, h.heading_path));
+    sig.title_cov.push_back(proximity.coverage(h.doc.substr(0, std::min(h.doc.size(), h.doc.rfind('.')))));
+    sig.heading_cov.push_back(proximity.coverage(h.heading_path));
+    sig.figure.push_back(!h.figure_id.empty());
+    sig.chars.push_back(h.text.size());
+  }
+  if (sentences_) {
+    std::vector<const std::string*> texts;
+    for (const auto& h : all) texts.push_back(&h.text);
+    sig.sent = sentences_->best_cosines(embedder_->embed({std::string(text)}, EmbedKind::Query), texts);
+  }
+  const std::vector<FeatureRow> rows = rank_features(sig);
+  const LinearModel& model = fold_model_ ? *fold_model_ : ranker_->full();
+  std::vector<double> scores(n);
+  for (size_t i = 0; i < n; ++i) scores[i] = model.score(rows[i]);
+  {
+    std::lock_guard<std::mutex> lock(capture_mu_);
+    if (capture_) {
+      capture_(all, rows);
+      capture_ = nullptr;
+    }
+  }
+  // z-scaled over the pool: question decomposition sums these as it sums z-scores (fuse_parts)
+  // and neighbour smoothing lifts by a share of the lead over the lowest.
+  double m = 0, ss = 0;
+  for (double x : scores) m += x, ss += x * x;
+  if (n > 0) {
+    m /= static_cast<double>(n);
+    const double var = ss / static_cast<double>(n) - m * m;
+    const double sd = var > 1e-12 ? std::sqrt(var) : 1.0;
+    for (double& x : scores) x = (x - m) / sd;
+  }
+  return scores;
+}
+
 std::vector<SearchHit> Searcher::finish(Store& store, std::vector<SearchHit> ranked, const SearchOptions& opt) {
-  const bool smooth = opt.neighbours && opt.fusion.value_or(fusion()) == Fusion::Zscore;
+  const bool smooth = opt.neighbours && z_scaled(opt.fusion.value_or(fusion()));
   if (!smooth) return drop_near_duplicates(store, std::move(ranked), opt);
   // Smoothing reads the list as deep as its candidates (its lowest score is the floor); the
   // cut runs again after it, since a fetched neighbour may repeat a hit already kept.

@@ -2,7 +2,9 @@
 // index/fusion.h, then near-duplicate removal). Loads the embedder and the vector index lazily.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -11,6 +13,7 @@
 
 #include "index/fusion.h"
 #include "index/lexical.h"
+#include "index/ranker.h"
 
 namespace mmkg {
 
@@ -20,6 +23,8 @@ class LazyEmbedder;
 class LexicalBackend;
 class VectorBackend;
 class VectorIndex;
+class ProximityScorer;
+class SentenceVectors;
 
 enum class SearchMode { Bm25, Dense, Hybrid };
 
@@ -79,6 +84,17 @@ class Searcher {
   /// and callers that rank for a later step may pick their own (fusion_chosen()).
   Searcher(Store& store, LazyEmbedder& embedder, std::optional<Fusion> fusion = std::nullopt);
   ~Searcher();
+
+  /// The fitted ranker's model file (Fusion::Fitted); nullptr: the built-in one.
+  void set_ranker(std::shared_ptr<const FittedModel> model);
+  const FittedModel& ranker() const { return *ranker_; }
+  /// Score Fitted pools with `model` instead of the file's full model (eval --cv sets
+  /// each question's fold model); nullptr: the full model. Not owned.
+  void set_fold_model(const LinearModel* model) { fold_model_ = model; }
+  /// The next Fitted pool scored (the whole question's, in search()) is handed to `fn` with its
+  /// feature rows, once (eval --features).
+  using PoolCapture = std::function<void(const std::vector<SearchHit>& pool, const std::vector<FeatureRow>& rows)>;
+  void capture_next_pool(PoolCapture fn);
 
   /// The default hybrid fusion: the constructor's, else z-score (the best ranking measured for
   /// search on both dev sets, docs/EVAL.md).
@@ -143,6 +159,9 @@ class Searcher {
   /// The fused candidates of both lists, best first, each scored by the fusion (no cut).
   std::vector<SearchHit> pool(Store& store, std::string_view text, std::vector<SearchHit> lex,
                               std::vector<SearchHit> den, const SearchOptions& opt);
+  /// The fitted model's scores of a pool (Fusion::Fitted), z-scaled; hands the pool to a capture.
+  std::vector<double> fitted_scores(std::string_view text, const std::vector<SearchHit>& all,
+                                    const std::vector<FusionList>& lists, const ProximityScorer& proximity);
   /// The final cut of a fused pool (best first): near-duplicates dropped, then with z-score
   /// fusion the neighbours of the first hits lifted (with_neighbours) and near-duplicates
   /// dropped again; the first opt.k.
@@ -169,6 +188,11 @@ class Searcher {
   Store& store_;
   LazyEmbedder& source_;
   std::optional<Fusion> fusion_;
+  std::shared_ptr<const FittedModel> ranker_;
+  const LinearModel* fold_model_ = nullptr;
+  std::unique_ptr<SentenceVectors> sentences_;  ///< the fitted ranker's sentence features
+  std::mutex capture_mu_;
+  PoolCapture capture_;
   bool tried_ = false;
   std::string why_not_;
   Embedder* embedder_ = nullptr;

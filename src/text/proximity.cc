@@ -59,4 +59,6 @@ double ProximityScorer::score(std::string_view text, std::string_view doc, std::
   return best;
 }
 
+double ProximityScorer::coverage(std::string_view words) const { return term_coverage(stem_set(words), terms_); }
+
 }  // namespace mmkg

@@ -25,6 +25,9 @@ class ProximityScorer {
   /// Best window's IDF-weighted term coverage (0..1) plus 0.25 × the share of the question's
   /// word pairs found in it as phrases. `doc` (file name) and `heading_path` count for every window.
   double score(std::string_view text, std::string_view doc, std::string_view heading_path) const;
+  /// IDF-weighted share (0..1) of the question's terms among the words of `words` (a heading,
+  /// a file name): the fitted ranker's title and heading features (index/ranker.h).
+  double coverage(std::string_view words) const;
 
  private:
   std::vector<QueryTerm> terms_;

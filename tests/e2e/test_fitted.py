@@ -1,0 +1,130 @@
+"""The fitted models' loop on documents and questions of this test's own: `mmkg eval --features`
+writes training rows, scripts/train_ranker.py fits them with document-grouped folds (the same file
+twice from the same rows), and `mmkg eval --cv` scores each question with its fold's model."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, run
+
+NATIVE = ("--embedder", "native")
+
+DOCS = {
+    "kettles.txt": "An electric kettle boils water with a heating element under its base. "
+                   "The kettle switches itself off when the steam from the boiling water reaches a bimetallic strip. "
+                   "Limescale builds up inside a kettle in hard water areas and slows the heating.",
+    "bicycles.txt": "A bicycle derailleur moves the chain between sprockets to change gear. "
+                    "Disc brakes on a bicycle stop the wheel by squeezing pads against a rotor fixed to the hub. "
+                    "Tubeless tyres seal small punctures with liquid sealant inside the tyre.",
+    "bread.txt": "Bread dough rises because yeast ferments sugars and releases carbon dioxide. "
+                 "Kneading develops gluten, which traps the gas and gives the loaf its structure. "
+                 "A sourdough starter is a culture of wild yeast and lactic acid bacteria.",
+    "tides.txt": "Tides are caused mainly by the gravitational pull of the Moon on the oceans. "
+                 "Spring tides happen when the Sun and the Moon line up, at new and full moon. "
+                 "Neap tides, with the smallest range, happen when the Sun and Moon are at right angles.",
+}
+QA = [
+    ("t1", "factual", "What makes a kettle switch itself off?", "kettles.txt",
+     "switches itself off when the steam from the boiling water reaches a bimetallic strip"),
+    ("t2", "factual", "Why does limescale matter in a kettle?", "kettles.txt",
+     "Limescale builds up inside a kettle in hard water areas and slows the heating"),
+    ("t3", "factual", "How does a derailleur change gear?", "bicycles.txt",
+     "A bicycle derailleur moves the chain between sprockets to change gear"),
+    ("t4", "factual", "How do disc brakes stop a wheel?", "bicycles.txt",
+     "stop the wheel by squeezing pads against a rotor fixed to the hub"),
+    ("t5", "factual", "Why does bread dough rise?", "bread.txt",
+     "Bread dough rises because yeast ferments sugars and releases carbon dioxide"),
+    ("t6", "entity", "What is a sourdough starter?", "bread.txt",
+     "A sourdough starter is a culture of wild yeast and lactic acid bacteria"),
+    ("t7", "factual", "What causes the tides?", "tides.txt",
+     "Tides are caused mainly by the gravitational pull of the Moon on the oceans"),
+    ("t8", "factual", "When do neap tides happen?", "tides.txt",
+     "Neap tides, with the smallest range, happen when the Sun and Moon are at right angles"),
+]
+UNANSWERABLE = ("t9", "unanswerable", "How many watts does a travel kettle draw?")
+
+
+@pytest.fixture(scope="module")
+def fitted_set(tmp_path_factory):
+    base = tmp_path_factory.mktemp("fitted")
+    docs = base / "docs"
+    docs.mkdir()
+    for name, text in DOCS.items():
+        (docs / name).write_text(text + "\n")
+    qa = base / "qa.jsonl"
+    with qa.open("w") as f:
+        for qid, typ, q, doc, quote in QA:
+            f.write(json.dumps({"id": qid, "type": typ, "question": q, "answer_keywords": [quote.split()[-1].lower()],
+                                "evidence": [{"doc": doc, "quote": quote}]}) + "\n")
+        qid, typ, q = UNANSWERABLE
+        f.write(json.dumps({"id": qid, "type": typ, "question": q, "answer_keywords": ["do not"], "evidence": []}) + "\n")
+    store = base / "store"
+    r = run("ingest", docs, "--json", "--embedder", "native", store=store)
+    assert r.rc == 0, r
+    return base, qa, store
+
+
+def train(features, qa, out, folds=2):
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "train_ranker.py"), "--out", str(out), "--folds",
+                           str(folds), f"t={features}", "--qa", f"t={qa}"], capture_output=True, text=True, timeout=600)
+
+
+def test_features_train_and_cross_validate(fitted_set):
+    base, qa, store = fitted_set
+    feats = base / "features.jsonl"
+    r = run("eval", qa, "--mode", "hybrid", "--fusion", "fitted", "--features", feats, "--json", *NATIVE, store=store)
+    assert r.rc == 0, r
+    assert r.json()["fusion"] == "fitted"
+    rows = [json.loads(line) for line in feats.read_text().splitlines()]
+    assert [x["id"] for x in rows] == [q[0] for q in QA]  # the answerable questions, in order
+    for x, (_, _, _, doc, _) in zip(rows, QA):
+        assert x["evidence_docs"] == [doc]
+        assert all(len(c["x"]) == len(x["features"]) for c in x["candidates"])
+        holders = [c for c in x["candidates"] if c["evidence"]]
+        assert holders and all(c["doc"] == doc for c in holders), x["id"]
+
+    m1, m2 = base / "m1.json", base / "m2.json"
+    p = train(feats, qa, m1)
+    assert p.returncode == 0, p.stderr
+    assert train(feats, qa, m2).returncode == 0
+    assert m1.read_bytes() == m2.read_bytes()  # retraining reproduces the file exactly
+    model = json.loads(m1.read_text())
+    assert model["format"] == "mmkg-ranker" and model["version"] == 1
+    assert len(model["model"]["weights"]) == len(model["features"])
+    folds = model["folds"]
+    assert len(folds) == 2
+    held = [set(f["questions"]) for f in folds]
+    assert set.union(*held) == {q[0] for q in QA} | {UNANSWERABLE[0]} and not held[0] & held[1]
+    # Document-grouped: a document's questions are all held out by the same fold.
+    for f in folds:
+        for qid, _, _, doc, _ in QA:
+            assert (qid in f["questions"]) == (doc in {d.split("/", 1)[1] for d in f["docs"]}), (qid, f["docs"])
+
+    r = run("eval", qa, "--mode", "hybrid", "--fusion", "fitted", "--ranker", m1, "--cv", "--json", *NATIVE, store=store)
+    assert r.rc == 0, r
+    assert r.json()["cv"] == {"folded": len(QA), "unfolded": 0}  # hybrid's searches; t9 has none
+    r = run("eval", qa, "--mode", "hybrid", "--fusion", "fitted", "--ranker", m1, "--cv", "--answers", "--json",
+            *NATIVE, store=store)
+    assert r.rc == 0, r
+    assert r.json()["cv"] == {"folded": len(QA) + 1, "unfolded": 0}  # the answers ask t9 too
+
+
+def test_feature_and_fold_misuse_say_what_to_do(fitted_set):
+    base, qa, store = fitted_set
+    r = run("eval", qa, "--mode", "hybrid", "--fusion", "zscore", "--features", base / "f.jsonl", *NATIVE, store=store)
+    assert r.rc == 2 and "--fusion fitted" in r.err, r
+    r = run("eval", qa, "--mode", "hybrid", "--fusion", "fitted", "--features", base / "f.jsonl", "--embedder", "none",
+            store=store)
+    assert r.rc == 2 and "dense retrieval is unavailable" in r.err, r
+    nofolds = base / "nofolds.json"
+    nofolds.write_text(json.dumps({"format": "mmkg-ranker", "version": 1, "features": ["prox"],
+                                   "model": {"bias": 0, "weights": [1]}}))
+    r = run("eval", qa, "--mode", "hybrid", "--fusion", "fitted", "--ranker", nofolds, "--cv", *NATIVE,
+            store=store)
+    assert r.rc == 2 and "no cross-validation folds" in r.err, r
+    bad = base / "bad.json"
+    bad.write_text("{}")
+    r = run("search", "kettle", "--fusion", "fitted", "--ranker", bad, store=store)
+    assert r.rc == 2 and "not a ranker model" in r.err, r
