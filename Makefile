@@ -6,7 +6,7 @@ QUESTION ?= what is attention?
 # MMKG_WERROR=ON (set by .ci/run): the build fails on any compiler warning.
 CMAKE_FLAGS = $(if $(MMKG_WERROR),-DMMKG_WERROR=$(MMKG_WERROR))
 
-.PHONY: all setup setup-demo configure build build-demo ui test unit e2e browser tsan demo bench eval train-ranker clean
+.PHONY: all setup setup-demo configure build build-demo ui test unit e2e browser tsan demo bench eval train clean
 
 all: build
 
@@ -48,9 +48,10 @@ browser: build
 eval: build
 	BUILD_DIR=$(BUILD_DIR) bash scripts/eval_all.sh
 
-# Refits models/ranker.json on the three dev sets (scripts/train_ranker.sh), then rebuilds.
-train-ranker: build
-	BUILD_DIR=$(BUILD_DIR) bash scripts/train_ranker.sh
+# Refits models/ranker.json and models/answerable.json on the three dev sets
+# (scripts/train_models.sh), then rebuilds (the ranker is built into the binary).
+train: build
+	BUILD_DIR=$(BUILD_DIR) bash scripts/train_models.sh
 	$(MAKE) build
 
 # The threaded unit suites under ThreadSanitizer, in build-tsan (not part of `make test`).

@@ -1,5 +1,5 @@
 # The dev sets' documents, QA files and stores, for scripts/eval_all.sh and
-# scripts/train_ranker.sh (sourced from the checkout's root), with their environment's defaults.
+# scripts/train_models.sh (sourced from the checkout's root), with their environment's defaults.
 BUILD_DIR=${BUILD_DIR:-build}
 BIN=${MMKG_BIN:-$BUILD_DIR/mmkg}
 DATA=${EVAL_DATA:-$BUILD_DIR/eval-data}

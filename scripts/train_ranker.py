@@ -16,12 +16,9 @@ Method (no constant chosen by looking at dev questions):
   * features: backward elimination, a feature dropped while dropping it does not lower the
     cross-validated R@10 + MRR of the pool's ranking (computed inside each outer training fold,
     so the reported figure is nested and honest);
-  * groups: documents. Questions are linked to their evidence documents and documents that share
-    a question are merged (union-find), so that no document is in both the fold a model is fitted
-    on and the fold it is scored on; GroupKFold (deterministic) makes K folds of those groups.
-    Unanswerable questions have no evidence document and are not training rows; each is given
-    to a fold by a hash of its id, so `mmkg eval --cv` scores its answer with a model
-    that did not see it either.
+  * folds: document-grouped (scripts/fitting.py, assign_folds); unanswerable questions are not
+    training rows here, and their fold comes from a hash of the id, so that `mmkg eval --cv`
+    scores their answers with a model that did not see them either.
 
 Output: the full model (fitted on every question), one model per fold with the question ids it
 held out, each feature's weight, and the cross-validated and in-sample figures of the pool's
@@ -29,24 +26,13 @@ ranking (the end-to-end figures come from `mmkg eval --cv`, docs/EVAL.md). Retra
 the same inputs writes the same file byte for byte.
 """
 import argparse
-import hashlib
-import json
 import sys
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
-FORMAT_VERSION = 1
-
-
-def parse_pairs(values, what):
-    out = []
-    for v in values:
-        if "=" not in v:
-            sys.exit(f"train_ranker: {what} '{v}' is not SET=FILE")
-        out.append(tuple(v.split("=", 1)))
-    return out
+from fitting import FORMAT_VERSION, add_common_args, assign_folds, backward_eliminate, doc_groups, fit_logistic, parse_pairs, qa_items, read_jsonl, \
+    weights_json, write_model
 
 
 class Question:
@@ -67,46 +53,20 @@ class Question:
 def load(feature_pairs):
     qs, names = [], None
     for set_name, path in feature_pairs:
-        with open(path) as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                rec = json.loads(line)
-                names = names or rec["features"]
-                qs.append(Question(rec, set_name, names))
+        for rec in read_jsonl(path):
+            if rec.get("kind", "ranker") != "ranker":
+                continue
+            names = names or rec["features"]
+            qs.append(Question(rec, set_name, names))
     return qs, names
 
 
 def groups_of(qs):
-    """Union-find over documents; each question's group is its documents' component."""
-    parent = {}
-
-    def find(d):
-        parent.setdefault(d, d)
-        while parent[d] != d:
-            parent[d] = parent[parent[d]]
-            d = parent[d]
-        return d
-
-    for q in qs:
-        for d in q.docs[1:]:
-            parent[find(d)] = find(q.docs[0])
-        find(q.docs[0])
-    comps = sorted({find(d) for d in parent})
-    index = {c: i for i, c in enumerate(comps)}
-    return np.array([index[find(q.docs[0])] for q in qs]), comps
+    return doc_groups([q.docs for q in qs])
 
 
 def fit(qs, cols):
-    x = np.vstack([q.x[:, cols] for q in qs])
-    y = np.concatenate([q.y for q in qs])
-    mean, sd = x.mean(axis=0), x.std(axis=0)
-    sd[sd < 1e-12] = 1.0
-    lr = LogisticRegression(C=1.0, max_iter=5000)
-    lr.fit((x - mean) / sd, y)
-    w = lr.coef_[0] / sd
-    b = float(lr.intercept_[0] - np.sum(lr.coef_[0] * mean / sd))
-    return w, b
+    return fit_logistic(np.vstack([q.x[:, cols] for q in qs]), np.concatenate([q.y for q in qs]))
 
 
 def ranking_metrics(qs, cols, w, b, k=10):
@@ -141,52 +101,34 @@ def cv_score(qs, groups, cols, k):
 
 def select(qs, groups, cols, k):
     """Backward elimination by inner cross-validated R@10 + MRR."""
-    cols = list(cols)
-    best = sum(cv_score(qs, groups, cols, k))
-    improved = True
-    while improved and len(cols) > 1:
-        improved = False
-        trials = []
-        for c in cols:
-            rest = [x for x in cols if x != c]
-            trials.append((sum(cv_score(qs, groups, rest, k)), -c, rest))
-        score, _, rest = max(trials)
-        if score >= best - 1e-12:
-            best, cols, improved = score, rest, True
-    return cols
-
-
-def weights_json(cols, w, b, n):
-    full = [0.0] * n
-    for c, v in zip(cols, w):
-        full[c] = round(float(v), 6)
-    return {"bias": round(b, 6), "weights": full}
+    return backward_eliminate(cols, lambda c: sum(cv_score(qs, groups, c, k)))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("features", nargs="+", help="SET=FILE: a dev set's `mmkg eval --features` output")
-    ap.add_argument("--qa", action="append", default=[], help="SET=FILE: the set's QA file (for unanswerable ids)")
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--folds", type=int, default=5, help="outer folds (document groups), default 5")
-    ap.add_argument("--all-features", action="store_true", help="no feature selection")
+    add_common_args(ap, "mmkg eval --fusion fitted --features")
     a = ap.parse_args()
 
     qs, names = load(parse_pairs(a.features, "features"))
-    groups, comps = groups_of(qs)
-    k = min(a.folds, len(comps))
+    groups, n_groups = groups_of(qs)
+    fold_of, k = assign_folds(qa_items(parse_pairs(a.qa, "qa")), a.folds)
+    missing = [q.id for q in qs if q.id not in fold_of]
+    if missing:
+        sys.exit(f"train_ranker: {missing[0]} has features but no QA record; pass every set's --qa")
     all_cols = list(range(len(names)))
     inner_k = max(2, k - 1)
 
     # Outer folds: selection and fit on the training groups only; the held-out questions scored.
     folds, per_q = [], {}
-    for f, (train, test) in enumerate(GroupKFold(n_splits=k).split(np.zeros(len(qs)), groups=groups)):
+    for f in range(k):
+        train = [i for i, q in enumerate(qs) if fold_of[q.id] != f]
+        test = [i for i, q in enumerate(qs) if fold_of[q.id] == f]
         tr = [qs[i] for i in train]
         tr_groups = groups[train]
         cols = all_cols if a.all_features else select(tr, tr_groups, all_cols, min(inner_k, len(set(tr_groups))))
         w, b = fit(tr, cols)
         model = weights_json(cols, w, b, len(names))
-        model["questions"] = sorted(qs[i].id for i in test)
+        model["questions"] = sorted(qid for qid, fo in fold_of.items() if fo == f)
         model["docs"] = sorted({d for i in test for d in qs[i].docs})
         folds.append(model)
         for i in test:
@@ -194,22 +136,8 @@ def main():
         print(f"fold {f + 1}: {len(test)} questions, {len(model['docs'])} documents, features "
               f"{', '.join(names[c] for c in cols)}", file=sys.stderr)
 
-    # Unanswerable questions: a fold each, by a hash of the id.
-    for set_name, path in parse_pairs(a.qa, "qa"):
-        with open(path) as fh:
-            for line in fh:
-                if not line.strip():
-                    continue
-                rec = json.loads(line)
-                if rec.get("evidence"):
-                    continue
-                h = int(hashlib.sha256(rec["id"].encode()).hexdigest(), 16) % k
-                folds[h]["questions"].append(rec["id"])
-    for fm in folds:
-        fm["questions"] = sorted(set(fm["questions"]))
-
     # The full model: selection and fit on every question.
-    cols = all_cols if a.all_features else select(qs, groups, all_cols, k)
+    cols = all_cols if a.all_features else select(qs, groups, all_cols, min(k, n_groups))
     w, b = fit(qs, cols)
     in_sample = {}
     for s in sorted({q.set for q in qs}) + ["pooled"]:
@@ -232,14 +160,12 @@ def main():
         "trained": {
             "method": "logistic regression (scikit-learn lbfgs, C=1, standardised features), backward "
                       "feature elimination by nested document-grouped CV (R@10 + MRR of the pool)",
-            "groups": len(comps),
+            "groups": n_groups,
             "outer_folds": k,
             "pool_figures": in_sample,
         },
     }
-    with open(a.out, "w") as fh:
-        json.dump(out, fh, indent=1, sort_keys=False)
-        fh.write("\n")
+    write_model(a.out, out)
     for s, v in in_sample.items():
         print(f"{s:10s} n={v['questions']:3d}  CV R@10 {v['cv_recall_at_10']:.3f} MRR {v['cv_mrr']:.3f}  "
               f"in-sample R@10 {v['in_sample_recall_at_10']:.3f} MRR {v['in_sample_mrr']:.3f}  "

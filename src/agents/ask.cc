@@ -68,7 +68,9 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
   if (!lopt.figure_png) lopt.figure_png = [&store](const std::string& id) { return figure_png(store, id); };
   PlannerAgent planner(stats, opt.chat, opt.max_phrases);
   RagAgent rag(store, searcher, opt.retrieve);
-  SynthesizerAgent synth(stats, opt.chat, opt.synth, lopt);
+  SynthOptions so = opt.synth;
+  if (!so.sentences && searcher.dense_unavailable_reason().empty()) so.sentences = searcher.sentence_vectors();
+  SynthesizerAgent synth(stats, opt.chat, so, lopt);
   VerifierAgent verifier(store, stats, vo);
 
   // Retrieval reads the question with its acronyms written in; the synthesizer and the verifier
@@ -150,6 +152,8 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
   res.answer = v.answer.text;
   res.citations = std::move(v.answer.citations);
   res.found = v.answer.found;
+  res.answerability = v.answer.answerability;
+  res.answerability_score = v.answer.answerability_score;
   res.answer_round = answer_round;
   for (const auto& st : trace.steps())  // the retrieval report of the answer's round
     if (const auto* rs = std::get_if<RetrieveStep>(&st.detail); rs && std::max(st.round, 1) == answer_round)

@@ -51,6 +51,9 @@ struct AskResult {
   std::vector<graph::EntityLink> entities;  ///< linked in the knowledge graph
   std::vector<GraphFact> facts;             ///< graph facts about them (with evidence chunks)
   bool found = false;
+  /// The answerability model's features and score for the kept answer (agents/answerable.h).
+  std::vector<double> answerability;
+  double answerability_score = 0;
   size_t context_chunks = 0;
   size_t context_chars = 0;
   int rounds = 1;                 ///< orchestrator rounds run

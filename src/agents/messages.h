@@ -98,6 +98,9 @@ struct Answer {
   std::vector<Citation> citations;
   bool found = false;        ///< false: the answer says the documents do not contain it
   double coverage = 0;       ///< best passage coverage of the question's content words
+  /// The answerability model's features and score (agents/answerable.h; extractive judgement).
+  std::vector<double> answerability{};
+  double answerability_score = 0;
 };
 
 /// One sentence of a model's draft: the text without its [n] markers and the passages it cites

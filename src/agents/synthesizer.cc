@@ -17,6 +17,10 @@
 #include "index/lexical.h"
 #include "text/sentences.h"
 #include "text/prose.h"
+#include "text/proximity.h"
+#include "core/error.h"
+#include "embed/embedder.h"
+#include "embed/sentence_vectors.h"
 #include "text/question_shape.h"
 #include "agents/answerable.h"
 
@@ -521,21 +525,40 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
   // monograph describes X. Which paper ...?") is context, not a condition on the answer.
   std::string asked;
   for (auto& p : parts) asked += (asked.empty() ? "" : " ") + p.text;
-  const Answerability verdict = judge_answerable(asked, parts, evidence, chunk_terms, stats, opt.min_coverage);
   double best_cov = 0;
   for (auto& s : sents) best_cov = std::max(best_cov, s.coverage);
   // The best sentence must speak to the question too; counted, like the passage's coverage,
   // with the question's general-English words discounted (answer_terms).
   const std::vector<QueryTerm> qa = answer_terms(question, stats);
-  double best_answer_cov = 0;
+  AnswerSignals signals;
   for (auto& s : sents)
-    if (!s.lead_in) best_answer_cov = std::max(best_answer_cov, term_coverage(s.cov_stems, qa));
+    if (!s.lead_in) signals.answer_cov = std::max(signals.answer_cov, term_coverage(s.cov_stems, qa));
+  {
+    const ProximityScorer proximity(question, stats);
+    for (const auto& c : retrieval.context)
+      signals.best_prox = std::max(signals.best_prox, proximity.score(c.text.empty() ? c.hit.text : c.text, c.hit.doc,
+                                                                      c.hit.heading_path));
+  }
+  if (opt.sentences && !retrieval.context.empty()) {
+    std::vector<std::string> shown;
+    for (const auto& c : retrieval.context) shown.push_back(c.text.empty() ? c.hit.text : c.text);
+    std::vector<const std::string*> texts;
+    for (const auto& t : shown) texts.push_back(&t);
+    try {
+      const auto qv = embed_rows(opt.sentences->embedder(), {question}, EmbedKind::Query).at(0);
+      for (double c : opt.sentences->best_cosines(qv, texts)) signals.sent_cos = std::max(signals.sent_cos, c);
+    } catch (const Error&) {
+      signals.sent_cos = 0;  // an embedder that failed now: the feature is missing, as without one
+    }
+  }
+  const Answerability verdict =
+      judge_answerable(asked, parts, evidence, chunk_terms, stats, signals, opt.answerable, opt.min_coverage);
   ans.coverage = verdict.coverage;
-  if (sents.empty() || !verdict.answerable || best_answer_cov < opt.min_coverage * 0.6) {
+  ans.answerability = verdict.features;
+  ans.answerability_score = verdict.score;
+  if (sents.empty() || !verdict.answerable) {
     // Says why, so that a user knows what to ask or add: "no passage mentions Stata".
-    std::string why = !verdict.answerable && !verdict.why.empty() ? verdict.why
-                      : sents.empty()                            ? ""
-                                                                 : "no sentence of the passages speaks to the question";
+    std::string why = !verdict.answerable && !verdict.why.empty() ? verdict.why : "";
     ans.text = why.empty() ? kNotFound : "The documents do not say: " + why + ".";
     return ans;
   }

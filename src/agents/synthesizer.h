@@ -5,18 +5,26 @@
 #include <vector>
 
 #include "agents/messages.h"
+#include "index/fitted_model.h"
 
 namespace mmkg {
 
 class TermStats;
+class SentenceVectors;
 
 
 struct SynthOptions {
   size_t max_sentences = 3;
   size_t max_answer_chars = 800;
   /// Least share of the question's information (IDF-weighted content words) that the best
-  /// passage must contain for the question to count as answered.
+  /// passage must contain for the question to count as answered (the rule, agents/answerable.h).
   double min_coverage = 0.3;
+  /// A fitted answerability model (agents/answerable.h, --answerable FILE) that decides instead
+  /// of the rule; nullptr: the rule. Not owned.
+  const LinearModel* answerable = nullptr;
+  /// Sentence vectors of the bi-encoder (the Searcher's) for the answerability model's sentence
+  /// feature; nullptr: no embedder (the feature is 0). Not owned.
+  SentenceVectors* sentences = nullptr;
   /// Sentences beyond one per part come only from passages already cited, and only when they
   /// cover at least this share of what the best sentence covers.
   double extra_share = 0.6;

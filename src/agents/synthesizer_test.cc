@@ -2,6 +2,8 @@
 // answer, a part gets a sentence each, numbers asked for are quoted, only evidence is cited, and
 // "the documents do not say" when nothing answers.
 #include "agents/synthesizer.h"
+#include "agents/answerable.h"
+#include "core/error.h"
 
 #include <gtest/gtest.h>
 
@@ -233,6 +235,38 @@ TEST(ExtractiveAnswerable, ANumberAskedForNeedsASentenceWithANumberThatSpeaksToI
   AskResult f = with.ask(q);
   ASSERT_TRUE(f.found) << f.answer;
   EXPECT_NE(f.answer.find("103 days"), std::string::npos) << f.answer;
+}
+
+TEST(ExtractiveAnswerable, AFittedModelDecidesInsteadOfTheRuleFromTheSameFeatures) {
+  const std::vector<std::string> subject = {
+      "The veterans' lung cancer trial compared a standard and a test chemotherapy arm; the median survival "
+      "time of each treatment arm is shown by Kaplan-Meier curves in the trial report.",
+      "The veterans' lung cancer trial data set has 137 rows, one per patient, with the survival time in days."};
+  const std::string q = "What is the median survival time in each treatment arm of the veterans' lung cancer trial?";
+  SmallStore st;
+  st.doc("v1", "/c/veterans.txt", subject);
+  AskResult rule = st.ask(q);
+  ASSERT_FALSE(rule.found);  // the rule: the number asked for is missing
+  ASSERT_EQ(rule.answerability.size(), kAnswerFeatures);
+  EXPECT_GT(rule.answerability[static_cast<size_t>(AnswerFeature::NumberGap)], 1.0 / 3.0);
+  EXPECT_GT(rule.answerability[static_cast<size_t>(AnswerFeature::Coverage)], 0.3);
+  // A model that weighs coverage alone answers it; one with a cut above any score refuses it,
+  // saying the number is what is missing.
+  auto model = FittedModel::parse(R"({"format": "mmkg-answerable", "version": 1, "features": ["coverage"],
+      "model": {"bias": 0, "weights": [1], "threshold": 0.3}})", "m", "answerable", answer_feature_names());
+  AskOptions o;
+  o.synth.answerable = &model->full();
+  AskResult fitted = st.ask(q, o);
+  EXPECT_TRUE(fitted.found) << fitted.answer;
+  EXPECT_NEAR(fitted.answerability_score, fitted.answerability[0], 1e-12);
+  LinearModel strict = model->full();
+  strict.threshold = 2.0;
+  o.synth.answerable = &strict;
+  AskResult refused = st.ask(q, o);
+  EXPECT_FALSE(refused.found);
+  EXPECT_NE(refused.answer.find("no passage gives the number asked for"), std::string::npos) << refused.answer;
+  EXPECT_THROW(FittedModel::parse(R"({"format": "mmkg-answerable", "version": 1, "features": ["bm25_z"],
+      "model": {"bias": 0, "weights": [1]}})", "m", "answerable", answer_feature_names()), UsageError);
 }
 
 TEST(ExtractiveSentences, ASentenceSpeaksAboutTheSubjectItsPassageNames) {

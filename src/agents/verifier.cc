@@ -186,6 +186,8 @@ Answer verify_draft(const std::string& question, const Retrieval& retrieval, con
   }
 
   Answer ans;
+  ans.answerability = draft.extractive.answerability;  // the extractive judgement's inputs
+  ans.answerability_score = draft.extractive.answerability_score;
   ans.coverage = draft.extractive.coverage;
   std::map<size_t, int> cite_no;  // passage index -> [n] in the answer
   std::vector<std::set<std::string>> kept_stems;

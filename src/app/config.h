@@ -47,6 +47,9 @@ struct Config {
   /// The fitted ranker's model file (--ranker; Fusion::Fitted, index/ranker.h); empty: the one
   /// built into the binary (models/ranker.json).
   std::string ranker;
+  /// The answerability model file (--answerable; agents/answerable.h); empty: the built-in one
+  /// (models/answerable.json).
+  std::string answerable;
   /// The knowledge graph's backend (--graph; env MMKG_GRAPH; default sqlite).
   GraphBackend graph;
   /// The chat model (--llm): "none", "local" (llama-cpp-python with SmolLM2), an OpenAI-compatible

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "agents/answerable.h"
 #include "agents/graph_retriever.h"
 #include "core/error.h"
 #include "app/session.h"
@@ -63,6 +64,8 @@ AskResult Session::ask(const AskRequest& req) {
   o.chat = model;
   o.retrieve.reranker = reranker.get();
   o.expand = [this](const std::string& q) { return expand_query(q); };
+  const auto answerable = cfg_.answerable.empty() ? nullptr : load_answerable(cfg_.answerable);
+  if (answerable) o.synth.answerable = &answerable->full();
   AskResult r = mmkg::ask(store(), s, req.question, o);
   for (Citation& c : r.citations)
     if (c.page > 0) c.boxes = store().chunk_boxes(c.chunk_id);
@@ -87,17 +90,23 @@ EvalReport Session::evaluate(const EvalRequest& req) {
   eo.cv = req.cv;
   std::ofstream features;
   if (!req.features.empty()) {
-    if (s.fusion() != Fusion::Fitted)
-      throw UsageError("--features records the fitted fusion's candidates; add --fusion fitted");
-    if (std::string why = s.dense_unavailable_reason(); !why.empty())
-      throw UsageError("--features needs hybrid search, and dense retrieval is unavailable (" + why + ")");
+    if (s.fusion() != Fusion::Fitted && !req.answers)
+      throw UsageError("--features records the fitted ranker's candidates (add --fusion fitted) and the "
+                       "answerability model's inputs (add --answers); it has neither to record");
+    if (std::string why = s.dense_unavailable_reason(); s.fusion() == Fusion::Fitted && !why.empty())
+      throw UsageError("--features needs hybrid search for the ranker's rows, and dense retrieval is unavailable (" +
+                       why + ")");
     features.open(req.features, std::ios::binary | std::ios::trunc);
     if (!features) throw UsageError("cannot write " + req.features + " (--features); check the folder exists");
     eo.features = &features;
   }
-  if (req.cv && s.ranker().folds() == 0)
+  if (req.cv && s.fusion() == Fusion::Fitted && s.ranker().folds() == 0)
     throw UsageError("--cv: the ranker model " + s.ranker().source() +
                      " has no cross-validation folds; pass one scripts/train_ranker.py wrote (--ranker FILE)");
+  if (!cfg_.answerable.empty()) eo.answerable = load_answerable(cfg_.answerable);
+  if (req.cv && req.answers && eo.answerable && eo.answerable->folds() == 0)
+    throw UsageError("--cv: the answerability model " + eo.answerable->source() +
+                     " has no cross-validation folds; pass one scripts/train_answerable.py wrote (--answerable FILE)");
   return mmkg::evaluate(store(), s, req.items, eo);
 }
 

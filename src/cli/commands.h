@@ -21,6 +21,7 @@ struct Common {
   std::string embedder = "native";  ///< --embedder / MMKG_EMBEDDER
   std::string fusion = "auto";      ///< --fusion ("auto": Config::fusion unset)
   std::string ranker;               ///< --ranker FILE (Config::ranker)
+  std::string answerable;           ///< --answerable FILE (Config::answerable)
   std::string graph = "sqlite";     ///< --graph / MMKG_GRAPH
   std::string llm;                  ///< --llm of the commands that take one (empty: config file, environment)
 

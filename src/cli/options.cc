@@ -21,6 +21,7 @@ Config Common::config() const {
   cfg.embedder = embedder;
   if (fusion != "auto") cfg.fusion = parse_fusion(fusion);
   cfg.ranker = ranker;
+  cfg.answerable = answerable;
   cfg.graph = GraphBackend::parse(graph);
   cfg.llm = llm;
   cfg.verbose = verbose;
@@ -46,6 +47,10 @@ void add_common(CLI::App* a, Common& c) {
   a->add_option("--ranker", c.ranker,
                 "the fitted fusion's model file (scripts/train_ranker.py writes one); default: the one built in "
                 "(models/ranker.json)")
+      ->check(CLI::ExistingFile);
+  a->add_option("--answerable", c.answerable,
+                "a fitted answerability model (scripts/train_answerable.py writes one) that decides whether the "
+                "passages answer, instead of the rule (docs/EVAL.md)")
       ->check(CLI::ExistingFile);
   a->add_option("--graph", c.graph,
                 "where the knowledge graph lives: sqlite (in the store), neo4j://USER:PASS@HOST:PORT[/DB] "

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "agents/answerable.h"
 #include "agents/ask.h"
 #include "agents/graph_retriever.h"
 #include "retrieve/rerank.h"
@@ -198,7 +199,7 @@ Searcher::PoolCapture feature_writer(std::ostream& out, const QaItem& q) {
     }
     std::vector<std::string> docs;
     for (const auto& e : q.evidence) docs.push_back(e.doc);
-    nlohmann::json line = {{"id", q.id},          {"type", q.type},           {"question", q.question},
+    nlohmann::json line = {{"kind", "ranker"}, {"id", q.id}, {"type", q.type}, {"question", q.question},
                            {"evidence_docs", docs}, {"evidence", q.evidence.size()}, {"features", rank_feature_names()},
                            {"candidates", cands}};
     out << line.dump() << '\n';
@@ -260,7 +261,8 @@ ModeScore score_rerank_mode(Store& store, Searcher& searcher, SearchMode base, c
 
 // Answers every question with ask() and scores the answers and their contexts.
 void score_answers(Store& store, Searcher& searcher, const std::vector<QaItem>& items, const EvalOptions& opt,
-                   EvalReport& rep, const BeforeFn& before) {
+                   EvalReport& rep, const BeforeFn& before, std::set<std::string>& folded,
+                   std::set<std::string>& unfolded) {
   AskOptions ao = opt.ask;
   ao.graph = opt.graph;
   ao.chat = opt.chat;
@@ -269,9 +271,24 @@ void score_answers(Store& store, Searcher& searcher, const std::vector<QaItem>& 
   ao.expand = opt.expand;
   ao.retrieve.mode = rep.primary.empty() ? SearchMode::Bm25 : parse_search_mode(rep.primary);
   AnswerSums sums;
+  const FittedModel* answerable = opt.answerable.get();
   for (size_t qi = 0; qi < items.size(); ++qi) {
-    before(items[qi]);
-    score_answer(items[qi], ask(store, searcher, items[qi].question, ao), rep.items[qi], sums);
+    const QaItem& q = items[qi];
+    before(q);
+    ao.synth.answerable = answerable ? &answerable->full() : nullptr;
+    if (opt.cv && answerable) {
+      const LinearModel* fold = answerable->fold_for(q.id);
+      if (fold) ao.synth.answerable = fold;
+      (fold ? folded : unfolded).insert(q.id);
+    }
+    AskResult a = ask(store, searcher, q.question, ao);
+    if (opt.features && !a.answerability.empty())
+      *opt.features << nlohmann::json({{"kind", "answerable"}, {"id", q.id}, {"type", q.type},
+                                       {"answerable", !q.evidence.empty()}, {"found", a.found},
+                                       {"features", answer_feature_names()}, {"x", a.answerability}})
+                           .dump()
+                    << '\n';
+    score_answer(q, a, rep.items[qi], sums);
   }
   const double n = static_cast<double>(items.size());
   rep.answer_accuracy = sums.correct / n;
@@ -302,7 +319,7 @@ EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>&
   // --cv: each question's fold model, for every mode and its answer.
   std::set<std::string> folded, unfolded;
   BeforeFn before = [&](const QaItem& q) {
-    if (!opt.cv) return;
+    if (!opt.cv || searcher.fusion() != Fusion::Fitted) return;
     const LinearModel* m = searcher.ranker().fold_for(q.id);
     (m ? folded : unfolded).insert(q.id);
     searcher.set_fold_model(m);
@@ -346,9 +363,12 @@ EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>&
   }
   rep.llm = opt.chat ? opt.chat->id() : "";
   rep.reranker = opt.retrieve.reranker ? opt.retrieve.reranker->name() : "";
-  if (opt.answers && !items.empty()) score_answers(store, searcher, items, opt, rep, before);
+  if (opt.answers && !items.empty()) score_answers(store, searcher, items, opt, rep, before, folded, unfolded);
   searcher.set_fold_model(nullptr);
-  if (opt.cv) rep.cv_folded = folded.size(), rep.cv_unfolded = unfolded.size();
+  if (opt.cv) {
+    for (const auto& id : unfolded) folded.erase(id);
+    rep.cv_folded = folded.size(), rep.cv_unfolded = unfolded.size();
+  }
   return rep;
 }
 

@@ -55,13 +55,17 @@ struct EvalOptions {
   RetrieveOptions retrieve;
   /// The question as retrieval reads it (AskOptions::expand), for every mode and for answers.
   std::function<std::string(const std::string&)> expand;
-  /// Fitted fusion (index/ranker.h): each question's hybrid pool with its feature rows and which
-  /// evidence quotes each candidate holds, one JSON line per question (the training data of
-  /// scripts/train_ranker.py). nullptr: none.
+  /// Training rows of the fitted models, JSON lines: with Fitted fusion (index/ranker.h), each
+  /// question's hybrid pool with its feature rows and which evidence quotes each candidate holds
+  /// ("kind": "ranker"; scripts/train_ranker.py); with `answers`, each answer's answerability
+  /// features ("kind": "answerable"; scripts/train_answerable.py). nullptr: none.
   std::ostream* features = nullptr;
-  /// Fitted fusion: score every question (every mode, and its answers) with the model of the
-  /// cross-validation fold that held it out (FittedModel::fold_for), not the full model.
+  /// Score every question (every mode, and its answer) with the fitted models (the Searcher's
+  /// ranker, `answerable`) of the cross-validation fold that held it out (FittedModel::fold_for),
+  /// not the full models.
   bool cv = false;
+  /// A fitted answerability model (agents/answerable.h, --answerable FILE); nullptr: the rule.
+  std::shared_ptr<const FittedModel> answerable;
 };
 
 /// Recall and MRR of one question group.

@@ -272,13 +272,24 @@ std::vector<double> Searcher::fitted_scores(std::string_view text, const std::ve
     sig.figure.push_back(!h.figure_id.empty());
     sig.chars.push_back(h.text.size());
   }
-  if (sentences_) {
+  const LinearModel& model = fold_model_ ? *fold_model_ : ranker_->full();
+  auto weighs = [&](RankFeature f) {
+    const size_t i = static_cast<size_t>(f);
+    return i < model.weights.size() && model.weights[i] != 0.0;
+  };
+  bool capturing;
+  {
+    std::lock_guard<std::mutex> lock(capture_mu_);
+    capturing = static_cast<bool>(capture_);
+  }
+  // Sentence vectors cost an embedding per new sentence: only when the model weighs them, or
+  // when the pool's rows are recorded for training.
+  if (sentences_ && (capturing || weighs(RankFeature::SentCos) || weighs(RankFeature::SentZ))) {
     std::vector<const std::string*> texts;
     for (const auto& h : all) texts.push_back(&h.text);
     sig.sent = sentences_->best_cosines(embedder_->embed({std::string(text)}, EmbedKind::Query), texts);
   }
   const std::vector<FeatureRow> rows = rank_features(sig);
-  const LinearModel& model = fold_model_ ? *fold_model_ : ranker_->full();
   std::vector<double> scores(n);
   for (size_t i = 0; i < n; ++i) scores[i] = model.score(rows[i]);
   {

@@ -96,6 +96,10 @@ class Searcher {
   using PoolCapture = std::function<void(const std::vector<SearchHit>& pool, const std::vector<FeatureRow>& rows)>;
   void capture_next_pool(PoolCapture fn);
 
+  /// The bi-encoder's sentence vectors (embed/sentence_vectors.h), shared with its callers;
+  /// nullptr when dense retrieval is unavailable.
+  SentenceVectors* sentence_vectors() { return ensure_dense() ? sentences_.get() : nullptr; }
+
   /// The default hybrid fusion: the constructor's, else z-score (the best ranking measured for
   /// search on both dev sets, docs/EVAL.md).
   Fusion fusion() const { return fusion_.value_or(Fusion::Zscore); }

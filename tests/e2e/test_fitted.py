@@ -43,7 +43,11 @@ QA = [
     ("t8", "factual", "When do neap tides happen?", "tides.txt",
      "Neap tides, with the smallest range, happen when the Sun and Moon are at right angles"),
 ]
-UNANSWERABLE = ("t9", "unanswerable", "How many watts does a travel kettle draw?")
+# Ids chosen so that a hash puts them in both of two folds (scripts/fitting.py assign_folds).
+UNANSWERABLE = [("u1", "How many watts does a travel kettle draw?"),
+                ("u2", "Which company first sold disc brakes for bicycles?"),
+                ("u3", "At what temperature should sourdough be baked?"),
+                ("u4", "How high was the highest tide ever recorded?")]
 
 
 @pytest.fixture(scope="module")
@@ -58,16 +62,17 @@ def fitted_set(tmp_path_factory):
         for qid, typ, q, doc, quote in QA:
             f.write(json.dumps({"id": qid, "type": typ, "question": q, "answer_keywords": [quote.split()[-1].lower()],
                                 "evidence": [{"doc": doc, "quote": quote}]}) + "\n")
-        qid, typ, q = UNANSWERABLE
-        f.write(json.dumps({"id": qid, "type": typ, "question": q, "answer_keywords": ["do not"], "evidence": []}) + "\n")
+        for qid, q in UNANSWERABLE:
+            f.write(json.dumps({"id": qid, "type": "unanswerable", "question": q, "answer_keywords": ["do not"],
+                                "evidence": []}) + "\n")
     store = base / "store"
     r = run("ingest", docs, "--json", "--embedder", "native", store=store)
     assert r.rc == 0, r
     return base, qa, store
 
 
-def train(features, qa, out, folds=2):
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "train_ranker.py"), "--out", str(out), "--folds",
+def train(features, qa, out, folds=2, script="train_ranker.py"):
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / script), "--out", str(out), "--folds",
                            str(folds), f"t={features}", "--qa", f"t={qa}"], capture_output=True, text=True, timeout=600)
 
 
@@ -96,7 +101,7 @@ def test_features_train_and_cross_validate(fitted_set):
     folds = model["folds"]
     assert len(folds) == 2
     held = [set(f["questions"]) for f in folds]
-    assert set.union(*held) == {q[0] for q in QA} | {UNANSWERABLE[0]} and not held[0] & held[1]
+    assert set.union(*held) == {q[0] for q in QA} | {u[0] for u in UNANSWERABLE} and not held[0] & held[1]
     # Document-grouped: a document's questions are all held out by the same fold.
     for f in folds:
         for qid, _, _, doc, _ in QA:
@@ -104,11 +109,43 @@ def test_features_train_and_cross_validate(fitted_set):
 
     r = run("eval", qa, "--mode", "hybrid", "--fusion", "fitted", "--ranker", m1, "--cv", "--json", *NATIVE, store=store)
     assert r.rc == 0, r
-    assert r.json()["cv"] == {"folded": len(QA), "unfolded": 0}  # hybrid's searches; t9 has none
+    assert r.json()["cv"] == {"folded": len(QA), "unfolded": 0}  # hybrid's searches; the unanswerable have none
     r = run("eval", qa, "--mode", "hybrid", "--fusion", "fitted", "--ranker", m1, "--cv", "--answers", "--json",
             *NATIVE, store=store)
     assert r.rc == 0, r
-    assert r.json()["cv"] == {"folded": len(QA) + 1, "unfolded": 0}  # the answers ask t9 too
+    assert r.json()["cv"] == {"folded": len(QA) + len(UNANSWERABLE), "unfolded": 0}  # the answers ask them too
+
+
+def test_answerability_rows_train_a_model_that_decides(fitted_set):
+    base, qa, store = fitted_set
+    feats = base / "answer-features.jsonl"
+    r = run("eval", qa, "--mode", "hybrid", "--answers", "--features", feats, "--json", *NATIVE, store=store)
+    assert r.rc == 0, r
+    rule = r.json()
+    rows = [json.loads(line) for line in feats.read_text().splitlines()]
+    assert {x["kind"] for x in rows} == {"answerable"}  # no ranker rows without --fusion fitted
+    assert [x["id"] for x in rows] == [q[0] for q in QA] + [u[0] for u in UNANSWERABLE]
+    assert [x["answerable"] for x in rows] == [True] * len(QA) + [False] * len(UNANSWERABLE)
+    found = {it["id"]: it["found"] for it in rule["items"]}
+    assert all(x["found"] == found[x["id"]] and len(x["x"]) == len(x["features"]) for x in rows)
+
+    m1, m2 = base / "a1.json", base / "a2.json"
+    p = train(feats, qa, m1, script="train_answerable.py")
+    assert p.returncode == 0, p.stderr
+    assert train(feats, qa, m2, script="train_answerable.py").returncode == 0
+    assert m1.read_bytes() == m2.read_bytes()
+    model = json.loads(m1.read_text())
+    assert model["format"] == "mmkg-answerable" and "threshold" in model["model"]
+    assert all("threshold" in f for f in model["folds"])
+    figures = model["trained"]["figures"]["pooled"]
+    assert figures["unanswerable"] == len(UNANSWERABLE) and figures["answerable"] == len(QA)
+
+    r = run("eval", qa, "--mode", "hybrid", "--answers", "--answerable", m1, "--cv", "--json", *NATIVE, store=store)
+    assert r.rc == 0, r
+    assert r.json()["cv"]["folded"] == len(QA) + len(UNANSWERABLE)
+    # The same rows, re-scored by the model file: each refusal is the cut's verdict on its score.
+    r = run("ask", "What makes a kettle switch itself off?", "--answerable", m1, "--json", *NATIVE, store=store)
+    assert r.rc == 0, r
 
 
 def test_feature_and_fold_misuse_say_what_to_do(fitted_set):
