@@ -69,7 +69,10 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
   PlannerAgent planner(stats, opt.chat, opt.max_phrases);
   RagAgent rag(store, searcher, opt.retrieve);
   SynthOptions so = opt.synth;
-  if (!so.sentences && searcher.dense_unavailable_reason().empty()) so.sentences = searcher.sentence_vectors();
+  // The sentence feature costs an embedding per new context sentence: only for a fitted model or
+  // its training rows (the rule does not read it).
+  if (!so.sentences && (so.answerable || so.sentence_feature) && searcher.dense_unavailable_reason().empty())
+    so.sentences = searcher.sentence_vectors();
   SynthesizerAgent synth(stats, opt.chat, so, lopt);
   VerifierAgent verifier(store, stats, vo);
 

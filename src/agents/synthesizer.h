@@ -25,6 +25,9 @@ struct SynthOptions {
   /// Sentence vectors of the bi-encoder (the Searcher's) for the answerability model's sentence
   /// feature; nullptr: no embedder (the feature is 0). Not owned.
   SentenceVectors* sentences = nullptr;
+  /// ask() passes the Searcher's sentence vectors when a fitted model decides or this is set
+  /// (eval --features records the feature); otherwise the feature is 0, as the rule ignores it.
+  bool sentence_feature = false;
   /// Sentences beyond one per part come only from passages already cited, and only when they
   /// cover at least this share of what the best sentence covers.
   double extra_share = 0.6;

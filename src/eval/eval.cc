@@ -272,6 +272,7 @@ void score_answers(Store& store, Searcher& searcher, const std::vector<QaItem>& 
   ao.retrieve.mode = rep.primary.empty() ? SearchMode::Bm25 : parse_search_mode(rep.primary);
   AnswerSums sums;
   const FittedModel* answerable = opt.answerable.get();
+  ao.synth.sentence_feature = opt.features != nullptr;
   for (size_t qi = 0; qi < items.size(); ++qi) {
     const QaItem& q = items[qi];
     before(q);
