@@ -54,6 +54,7 @@ class LazyChat final : public ChatModel {
   }
   // From the configuration, so asking does not connect (or start a local server).
   bool vision() const override { return cfg_.vision; }
+  int context_window() const override { return cfg_.local ? LocalServerOptions{}.ctx : 0; }
 
  private:
   ChatModel& inner() {

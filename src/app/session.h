@@ -88,6 +88,9 @@ struct AskRequest {
   AskOptions options;
   /// The reranker spec: none, lexical, embed, llm, or several joined by '+'.
   std::string rerank = "lexical";
+  /// With a language model, size the context to it (context_for_model, retrieve/context_budget.h)
+  /// instead of options.retrieve's budget and passage cap (false: the caller sized it).
+  bool fit_context = true;
 };
 
 struct EvalRequest {
@@ -98,6 +101,7 @@ struct EvalRequest {
   AskOptions ask;                  ///< for answers; ask.retrieve holds the budget and the rerank settings
   std::string features;            ///< file for the fitted ranker's training rows (EvalOptions::features)
   bool cv = false;          ///< EvalOptions::cv
+  bool fit_context = true;  ///< as AskRequest::fit_context, for the answers
 };
 
 struct StatsReport {

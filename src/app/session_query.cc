@@ -10,11 +10,21 @@
 #include "index/lexical.h"
 #include "index/searcher.h"
 #include "llm/chat_model.h"
+#include "retrieve/context_budget.h"
 #include "retrieve/rerank.h"
 
 namespace mmkg {
 
 namespace {
+
+// Sizes the context to the language model (AskRequest::fit_context): nothing without one.
+void fit_context_to(ChatModel* model, RetrieveOptions& r) {
+  if (!model) return;
+  const ContextSize c = context_for_model(model->context_window());
+  r.max_context_tokens = c.tokens;
+  r.max_chunks = c.chunks;
+  r.k_per_query = std::max(r.k_per_query, static_cast<int>((c.chunks + 1) / 2));
+}
 
 // The --rerank spec with what its backends need; embed needs the searcher's embedder.
 std::unique_ptr<Reranker> open_reranker(const std::string& spec, TermStats& stats, Searcher& searcher,
@@ -59,6 +69,7 @@ AskResult Session::ask(const AskRequest& req) {
   TermStats stats(store());
   auto reranker = open_reranker(req.rerank, stats, s, model);
   AskOptions o = req.options;
+  if (req.fit_context) fit_context_to(model, o.retrieve);
   o.verbose = o.verbose || cfg_.verbose;
   o.graph = g;
   o.chat = model;
@@ -85,6 +96,7 @@ EvalReport Session::evaluate(const EvalRequest& req) {
   TermStats stats(store());
   auto reranker = open_reranker(req.rerank, stats, s, model);
   eo.retrieve = req.ask.retrieve;
+  if (req.fit_context && req.answers) fit_context_to(model, eo.retrieve);
   eo.retrieve.reranker = reranker.get();
   eo.expand = [this](const std::string& q) { return expand_query(q); };
   eo.cv = req.cv;

@@ -1,4 +1,5 @@
 // mmkg search, ask, eval.
+#include <algorithm>
 #include <cstdio>
 
 #include "app/json.h"
@@ -29,13 +30,20 @@ struct TeamFlags {
   AskOptions ask;
   std::string rerank = kDefaultRerank;
   std::string judge = "borderline";
+  CLI::Option* tokens = nullptr;  ///< --context-tokens, --context-chunks: given, the context is not fitted
+  CLI::Option* chunks = nullptr;  ///< to the language model (AskRequest::fit_context)
+  bool sized() const { return tokens->count() > 0 || chunks->count() > 0; }
 };
 
 void add_team_options(CLI::App* cmd, TeamFlags& f) {
   RetrieveOptions& r = f.ask.retrieve;
-  cmd->add_option("--context-tokens", r.max_context_tokens,
-                  "token budget of the context the answer is written from (0: no limit, max 8 chunks)")
+  f.tokens = cmd->add_option("--context-tokens", r.max_context_tokens,
+                  "token budget of the context the answer is written from (0: no limit but --context-chunks; with --llm "
+                  "and neither given, fitted to the model: up to 6000 tokens and 32 passages)")
       ->capture_default_str();
+  f.chunks = cmd->add_option("--context-chunks", r.max_chunks,
+                  "most passages in the context (each sub-query then retrieves at least half as many)")
+      ->capture_default_str()->check(CLI::Range(1, 64));
   cmd->add_option("--rerank", f.rerank,
                   "reranker of the retrieved chunks: none, lexical, embed (sentence vectors), llm (needs --llm), "
                   "or several joined by '+'")
@@ -64,6 +72,8 @@ AskOptions team_options(const TeamFlags& f) {
     throw UsageError("--context-tokens " + std::to_string(t) +
                      " leaves no room for a passage; give at least 50 (1500 is the default), or 0 for no limit");
   o.judge = parse_judge_scope(f.judge);
+  // A larger context needs deeper lists: each sub-query retrieves at least half of it.
+  o.retrieve.k_per_query = std::max(o.retrieve.k_per_query, static_cast<int>((o.retrieve.max_chunks + 1) / 2));
   return o;
 }
 
@@ -155,6 +165,7 @@ Command add_ask(CLI::App& app, Common& c) {
             AskRequest req;
             req.question = f->question;
             req.options = team_options(f->team);
+            req.fit_context = !f->team.sized();
             req.options.retrieve.mode = parse_search_mode(f->mode);
             req.options.verbose = c.verbose;
             req.rerank = f->team.rerank;
@@ -199,6 +210,7 @@ Command add_eval(CLI::App& app, Common& c) {
             req.answers = f->answers;
             if (f->mode != "all") req.modes = {parse_search_mode(f->mode)};
             req.ask = team_options(f->team);
+            req.fit_context = !f->team.sized();
             req.rerank = f->team.rerank;
             EvalReport r = open_session(c)->evaluate(req);
             if (c.json)

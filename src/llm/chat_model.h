@@ -153,6 +153,8 @@ class ChatModel {
   /// True when the model takes images (Message::images). Servers do not say so in a way every
   /// one of them answers, so it is configured (the `vision` option of an LLM spec).
   virtual bool vision() const { return false; }
+  /// The model's context window in tokens when known (the local server's n_ctx); 0: not known.
+  virtual int context_window() const { return 0; }
 };
 
 }  // namespace mmkg

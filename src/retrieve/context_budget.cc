@@ -137,4 +137,13 @@ std::vector<std::pair<size_t, size_t>> shown_sentences(const Candidate& c) {
   return out;
 }
 
+ContextSize context_for_model(int window) {
+  const long w = window > 0 ? window : 8192;
+  const long tokens = std::clamp<long>(w - 1100, 1500, 6000);
+  ContextSize c;
+  c.tokens = static_cast<size_t>(tokens);
+  c.chunks = std::max<size_t>(8, c.tokens * 16 / 3000);
+  return c;
+}
+
 }  // namespace mmkg

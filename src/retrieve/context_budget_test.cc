@@ -238,3 +238,22 @@ TEST_F(BudgetSynth, CitationsOfATrimmedChunkPointAtItWithVerbatimQuotes) {
 
 }  // namespace
 }  // namespace mmkg
+
+namespace mmkg {
+namespace {
+
+TEST(ContextForModel, TheLargestContextTheWindowHoldsBetween1500And6000Tokens) {
+  const ContextSize local = context_for_model(4096);  // the local SmolLM2 server's window
+  EXPECT_EQ(local.tokens, 2996u);
+  EXPECT_EQ(local.chunks, 15u);
+  const ContextSize unknown = context_for_model(0);  // a remote model: 8192 assumed
+  EXPECT_EQ(unknown.tokens, 6000u);
+  EXPECT_EQ(unknown.chunks, 32u);
+  EXPECT_EQ(context_for_model(128000).tokens, 6000u);  // no more than measured
+  const ContextSize tiny = context_for_model(2048);
+  EXPECT_EQ(tiny.tokens, 1500u);  // never below the extractive default
+  EXPECT_EQ(tiny.chunks, 8u);
+}
+
+}  // namespace
+}  // namespace mmkg

@@ -118,6 +118,32 @@ def test_ask_token_budget_trims_and_reranks(corpus_store):
     assert "tokens (budget 250;" in v.err and "reranked" in v.err, v.err
 
 
+def test_context_chunks_caps_the_context_and_deepens_retrieval(corpus_store):
+    q = "How do attention implementations stop the softmax from overflowing when some scores are very large?"
+    small = run("ask", q, "--json", "--context-tokens", "0", "--context-chunks", "3", store=corpus_store)
+    assert small.rc == 0, small
+    assert small.json()["context_chunks"] == 3
+    wide = run("ask", q, "--json", "--context-tokens", "0", "--context-chunks", "20", store=corpus_store).json()
+    # 8 is the default cap; with 20 each sub-query retrieves 10, so the context holds more than 8.
+    assert 8 < wide["context_chunks"] <= 20, wide["context_chunks"]
+    r = run("ask", q, "--context-chunks", "0", store=corpus_store)
+    assert r.rc == 2, r
+
+
+def test_context_is_fitted_to_a_language_model_unless_sized(corpus_store):
+    def budget(*extra):
+        r = run("ask", "what is attention?", "--json", *extra, store=corpus_store, timeout=300)
+        assert r.rc == 0, r
+        return next(s for s in r.json()["trace"] if s["step"] == "retrieve")["max_context_tokens"]
+    # No model: the extractive default. A model whose window is not known (a remote URL; this one
+    # refuses connections, so every model step falls back): 6000 tokens. Sized by hand: as given.
+    unreachable = ("--llm", "http://127.0.0.1:9/v1#model=x")
+    assert budget() == 1500
+    assert budget(*unreachable) == 6000
+    assert budget(*unreachable, "--context-tokens", "900") == 900
+    assert budget(*unreachable, "--context-chunks", "4") == 1500
+
+
 def test_rerank_needs_what_it_uses(corpus_store):
     r = run("ask", "what is attention?", "--rerank", "embed", store=corpus_store)  # MMKG_EMBEDDER=none here
     assert r.rc == 2 and "use --rerank lexical or none" in r.err, r
