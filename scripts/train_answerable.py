@@ -11,7 +11,11 @@ Inputs: the rows `mmkg eval --answers --features FILE` wrote for each dev set ("
 files (for the folds).
 
 Method (no constant chosen by looking at dev questions):
-  * label: the question is answerable (it has evidence) or not (type unanswerable);
+  * label: the question is answerable (it has evidence) or not (type unanswerable); and, made
+    from the dev documents themselves, every answerable question asked again with its evidence
+    passages left out of retrieval ("without_evidence" rows): the subject is still there, the
+    answer is not, the hard kind of unanswerable question. They are training rows only (in their
+    question's fold); the figures count the real questions;
   * model: L2 logistic regression on standardised features, classes balanced (scikit-learn,
     lbfgs, C=1);
   * the cut: the score below which an answer says the documents do not say, placed so that at
@@ -45,7 +49,7 @@ def load(feature_pairs):
                 sys.exit(f"train_answerable: {rec['id']}: feature names differ between files; re-run mmkg eval")
             names = rec["features"]
             rows.append({"id": rec["id"], "set": set_name, "type": rec["type"], "y": 1 if rec["answerable"] else 0,
-                         "x": rec["x"]})
+                         "x": rec["x"], "synthetic": bool(rec.get("without_evidence"))})
     if not rows:
         sys.exit("train_answerable: no answerability rows; write them with mmkg eval --answers --features FILE")
     return rows, names
@@ -77,11 +81,14 @@ def select(x, y, folds_of, cols):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_common_args(ap, "mmkg eval --answers --features")
+    ap.add_argument("--no-synthetic", action="store_true", help="leave out the without-evidence rows")
     ap.add_argument("--max-refused", type=float, default=0.05,
                     help="share of answerable training questions the cut may refuse (default 0.05)")
     a = ap.parse_args()
 
     rows, names = load(parse_pairs(a.features, "features"))
+    if a.no_synthetic:
+        rows = [r for r in rows if not r["synthetic"]]
     fold_of, k = assign_folds(qa_items(parse_pairs(a.qa, "qa")), a.folds)
     missing = [r["id"] for r in rows if r["id"] not in fold_of]
     if missing:
@@ -90,6 +97,8 @@ def main():
     y = np.array([r["y"] for r in rows])
     fo = np.array([fold_of[r["id"]] for r in rows])
     all_cols = list(range(len(names)))
+
+    synth = np.array([r["synthetic"] for r in rows])
 
     def fit_cut(idx, cols):
         w, b = fit_logistic(x[idx][:, cols], y[idx], balanced=True)
@@ -113,13 +122,15 @@ def main():
     in_refused = x[:, cols] @ w + b < cut
     figures = {}
     for s in sorted({r["set"] for r in rows}) + ["pooled"]:
-        m = np.array([s in ("pooled", r["set"]) for r in rows])
+        m = np.array([s in ("pooled", r["set"]) for r in rows]) & ~synth
         un, an = m & (y == 0), m & (y == 1)
         figures[s] = {"questions": int(m.sum()), "unanswerable": int(un.sum()), "answerable": int(an.sum()),
                       "cv_unanswerable_refused": int((cv_refused & un).sum()),
                       "cv_answerable_refused": int((cv_refused & an).sum()),
                       "in_sample_unanswerable_refused": int((in_refused & un).sum()),
-                      "in_sample_answerable_refused": int((in_refused & an).sum())}
+                      "in_sample_answerable_refused": int((in_refused & an).sum()),
+                      "without_evidence": int((m_all := np.array([s in ("pooled", r["set"]) for r in rows]) & synth).sum()),
+                      "cv_without_evidence_refused": int((cv_refused & m_all).sum())}
     out = {
         "format": "mmkg-answerable",
         "version": FORMAT_VERSION,

@@ -290,6 +290,23 @@ void score_answers(Store& store, Searcher& searcher, const std::vector<QaItem>& 
                            .dump()
                     << '\n';
     score_answer(q, a, rep.items[qi], sums);
+    // The same question without its evidence passages: the subject is still there, the answer is
+    // not; a hard negative for the answerability model (marked "without_evidence").
+    if (opt.features && !q.evidence.empty()) {
+      AskOptions without = ao;
+      without.retrieve.exclude = [&q](const SearchHit& h) {
+        for (const auto& e : q.evidence)
+          if (evidence_in(h.text, e.quote)) return true;
+        return false;
+      };
+      AskResult n = ask(store, searcher, q.question, without);
+      if (!n.answerability.empty())
+        *opt.features << nlohmann::json({{"kind", "answerable"}, {"id", q.id}, {"type", q.type},
+                                         {"answerable", false}, {"without_evidence", true}, {"found", n.found},
+                                         {"features", answer_feature_names()}, {"x", n.answerability}})
+                             .dump()
+                      << '\n';
+    }
   }
   const double n = static_cast<double>(items.size());
   rep.answer_accuracy = sums.correct / n;

@@ -232,6 +232,8 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
       if (l.from_hits) l.chunk_ids = l.from_hits(l.question_hits ? question_first : first);
   }
   add_ranked_lists(store, lists, subqueries.size(), index, all, log);
+  if (opt.exclude)
+    all.erase(std::remove_if(all.begin(), all.end(), [&](const Candidate& c) { return opt.exclude(c.hit); }), all.end());
   const size_t slots = guesses ? std::min(opt.graph_slots, opt.max_chunks) : 0;
   all = reserve_order(std::move(all), subqueries.size(), k, opt.max_chunks - slots, slots);
   // A follow-up round's sub-queries look for what the last answer lacked, and a definition

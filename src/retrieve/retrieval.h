@@ -67,6 +67,10 @@ struct RetrieveOptions {
   /// Unset: the searcher's when the user chose one (--fusion), else relative (ask's answers are
   /// better after it: bench/results/history/EVAL-journal-to-20261128.md, "Retrieval: question decomposition").
   std::optional<Fusion> fusion;
+  /// Candidates for which this returns true are left out (eval --features: an answerable
+  /// question asked again without its evidence passages, a hard "not in the documents" example
+  /// for the answerability model). Empty: none.
+  std::function<bool(const SearchHit&)> exclude{};
 };
 
 /// A chunk chosen for the context.

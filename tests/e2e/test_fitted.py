@@ -122,12 +122,19 @@ def test_answerability_rows_train_a_model_that_decides(fitted_set):
     r = run("eval", qa, "--mode", "hybrid", "--answers", "--features", feats, "--json", *NATIVE, store=store)
     assert r.rc == 0, r
     rule = r.json()
-    rows = [json.loads(line) for line in feats.read_text().splitlines()]
-    assert {x["kind"] for x in rows} == {"answerable"}  # no ranker rows without --fusion fitted
+    lines = [json.loads(line) for line in feats.read_text().splitlines()]
+    assert {x["kind"] for x in lines} == {"answerable"}  # no ranker rows without --fusion fitted
+    rows = [x for x in lines if not x.get("without_evidence")]
     assert [x["id"] for x in rows] == [q[0] for q in QA] + [u[0] for u in UNANSWERABLE]
     assert [x["answerable"] for x in rows] == [True] * len(QA) + [False] * len(UNANSWERABLE)
     found = {it["id"]: it["found"] for it in rule["items"]}
     assert all(x["found"] == found[x["id"]] and len(x["x"]) == len(x["features"]) for x in rows)
+    # Each answerable question asked again without its evidence passages: a negative example.
+    without = [x for x in lines if x.get("without_evidence")]
+    assert [x["id"] for x in without] == [q[0] for q in QA] and not any(x["answerable"] for x in without)
+    # With its only passage gone, "What makes a kettle switch itself off?" is no longer covered as well.
+    cov = {(x["id"], bool(x.get("without_evidence"))): x["x"][x["features"].index("coverage")] for x in lines}
+    assert cov[("t1", True)] < cov[("t1", False)], cov
 
     m1, m2 = base / "a1.json", base / "a2.json"
     p = train(feats, qa, m1, script="train_answerable.py")
@@ -139,6 +146,7 @@ def test_answerability_rows_train_a_model_that_decides(fitted_set):
     assert all("threshold" in f for f in model["folds"])
     figures = model["trained"]["figures"]["pooled"]
     assert figures["unanswerable"] == len(UNANSWERABLE) and figures["answerable"] == len(QA)
+    assert figures["without_evidence"] == len(QA)  # training rows, not counted as questions
 
     r = run("eval", qa, "--mode", "hybrid", "--answers", "--answerable", m1, "--cv", "--json", *NATIVE, store=store)
     assert r.rc == 0, r
