@@ -27,6 +27,7 @@ std::unique_ptr<ChatModel> connect(bool verbose, const std::string& store_dir, L
     if (verbose) std::fprintf(stderr, "mmkg: llm: starting the local model server\n");
     local = LocalModelServer::start(lo);
     cfg.base_url = local->base_url();
+    cfg.ctx = lo.ctx;
     if (cfg.model.empty()) cfg.model = local->model_name();
     if (verbose) std::fprintf(stderr, "mmkg: llm: %s ready at %s\n", cfg.model.c_str(), cfg.base_url.c_str());
   }
@@ -54,7 +55,7 @@ class LazyChat final : public ChatModel {
   }
   // From the configuration, so asking does not connect (or start a local server).
   bool vision() const override { return cfg_.vision; }
-  int context_window() const override { return cfg_.local ? LocalServerOptions{}.ctx : 0; }
+  int context_window() const override { return cfg_.local ? LocalServerOptions{}.ctx : cfg_.ctx; }
 
  private:
   ChatModel& inner() {

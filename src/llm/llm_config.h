@@ -17,6 +17,9 @@ struct LlmConfig {
   bool disabled = false;   ///< --llm none: no model (answers are extractive)
   /// The model takes images (option vision=1, config key llm.vision): figures may be sent to it.
   bool vision = false;
+  /// The model's context window in tokens when known: set for the local server (its n_ctx), not
+  /// read from a spec; 0: not known (ChatModel::context_window).
+  int ctx = 0;
   /// --llm local: a local server is to be started by the caller (which then fills base_url).
   bool local = false;
   std::string source;  ///< where base_url came from: "--llm", "config file PATH", "MMKG_LLM_BASE_URL", ...

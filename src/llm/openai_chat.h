@@ -45,6 +45,7 @@ class OpenAiChat final : public ChatModel {
   /// LlmConfig::vision: the spec said the model takes images. Requests with images to a model
   /// not marked so fail with UsageError before anything is sent.
   bool vision() const override { return cfg_.vision; }
+  int context_window() const override { return cfg_.ctx; }
 
   JsonMode json_mode() const { return static_cast<JsonMode>(json_mode_.load()); }
   /// Most requests that were in flight at once (tests of the concurrency cap).
