@@ -130,6 +130,34 @@ TEST(SearchMany, HybridAndDenseEqualOneByOne) {
   }
 }
 
+TEST(SearchMany, FittedFusionOnManyThreadsEqualsOneByOne) {
+  // The fitted ranker's pools (features, the sentence-vector cache shared by the threads, the
+  // pool capture) give every query the same list whatever the threads.
+  MMKG_REQUIRE_MINILM(model);
+  testing::TempDir dir;
+  auto emb = make_embedder("native");
+  auto store = make_store(dir.str(), emb.get());
+  LazyEmbedder native(emb.get());
+  Searcher s(*store, native, Fusion::Fitted);
+  SearchOptions o;
+  o.k = 6;
+  o.candidates = 20;
+  std::vector<SearchQuery> qs(kQueries.begin(), kQueries.end() - 1);
+  int captured = 0;
+  s.capture_next_pool([&](const std::vector<SearchHit>& pool, const std::vector<FeatureRow>& rows) {
+    captured += pool.size() == rows.size() && !pool.empty();
+  });
+  auto par = s.search_many(qs, o, 4);
+  EXPECT_EQ(captured, 1);  // one pool, whichever thread scored it first
+  auto seq = s.search_many(qs, o, 1);
+  for (size_t i = 0; i < qs.size(); ++i) {
+    auto one = s.search_match(qs[i].match.empty() ? fts_query(qs[i].text) : qs[i].match, qs[i].text, o);
+    ASSERT_FALSE(one.empty());
+    expect_same(par[i], one, "fitted parallel, query " + std::to_string(i));
+    expect_same(seq[i], one, "fitted sequential, query " + std::to_string(i));
+  }
+}
+
 TEST(SearchMany, EmptyBatchAndNoEmbedderFallBackToBm25) {
   testing::TempDir dir;
   auto store = make_store(dir.str(), nullptr);
