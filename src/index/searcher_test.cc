@@ -106,6 +106,19 @@ TEST(SearchMany, FreshSearchersOnManyThreadsAgreeWithOneByOne) {
   }
 }
 
+// Each query's hits from search_many on 4 threads and on 1 equal search_match's, one at a time.
+void expect_batch_equals_one_by_one(Searcher& s, const SearchOptions& o, const std::string& what) {
+  std::vector<SearchQuery> qs(kQueries.begin(), kQueries.end() - 1);
+  auto par = s.search_many(qs, o, 4);
+  auto seq = s.search_many(qs, o, 1);
+  for (size_t i = 0; i < qs.size(); ++i) {
+    auto one = s.search_match(qs[i].match.empty() ? fts_query(qs[i].text) : qs[i].match, qs[i].text, o);
+    ASSERT_FALSE(one.empty());
+    expect_same(par[i], one, what + " parallel, query " + std::to_string(i));
+    expect_same(seq[i], one, what + " sequential, query " + std::to_string(i));
+  }
+}
+
 TEST(SearchMany, HybridAndDenseEqualOneByOne) {
   MMKG_REQUIRE_MINILM(model);
   testing::TempDir dir;
@@ -118,15 +131,7 @@ TEST(SearchMany, HybridAndDenseEqualOneByOne) {
     o.mode = mode;
     o.k = 6;
     o.candidates = 20;
-    std::vector<SearchQuery> qs(kQueries.begin(), kQueries.end() - 1);
-    auto par = s.search_many(qs, o, 4);
-    auto seq = s.search_many(qs, o, 1);
-    for (size_t i = 0; i < qs.size(); ++i) {
-      auto one = s.search_match(qs[i].match.empty() ? fts_query(qs[i].text) : qs[i].match, qs[i].text, o);
-      ASSERT_FALSE(one.empty());
-      expect_same(par[i], one, std::string(search_mode_name(mode)) + " parallel, query " + std::to_string(i));
-      expect_same(seq[i], one, std::string(search_mode_name(mode)) + " sequential, query " + std::to_string(i));
-    }
+    expect_batch_equals_one_by_one(s, o, search_mode_name(mode));
   }
 }
 
@@ -142,20 +147,12 @@ TEST(SearchMany, FittedFusionOnManyThreadsEqualsOneByOne) {
   SearchOptions o;
   o.k = 6;
   o.candidates = 20;
-  std::vector<SearchQuery> qs(kQueries.begin(), kQueries.end() - 1);
   int captured = 0;
   s.capture_next_pool([&](const std::vector<SearchHit>& pool, const std::vector<FeatureRow>& rows) {
     captured += pool.size() == rows.size() && !pool.empty();
   });
-  auto par = s.search_many(qs, o, 4);
+  expect_batch_equals_one_by_one(s, o, "fitted");
   EXPECT_EQ(captured, 1);  // one pool, whichever thread scored it first
-  auto seq = s.search_many(qs, o, 1);
-  for (size_t i = 0; i < qs.size(); ++i) {
-    auto one = s.search_match(qs[i].match.empty() ? fts_query(qs[i].text) : qs[i].match, qs[i].text, o);
-    ASSERT_FALSE(one.empty());
-    expect_same(par[i], one, "fitted parallel, query " + std::to_string(i));
-    expect_same(seq[i], one, "fitted sequential, query " + std::to_string(i));
-  }
 }
 
 TEST(SearchMany, EmptyBatchAndNoEmbedderFallBackToBm25) {
