@@ -122,6 +122,13 @@ def add_common_args(ap, rows_from):
     ap.add_argument("--all-features", action="store_true", help="no feature selection")
 
 
+def model_file(kind, names, cols, model, folds, trained):
+    """The model file's JSON (src/index/fitted_model.cc reads it): the full model, the features it
+    kept, one model per fold, and how it was trained."""
+    return {"format": f"mmkg-{kind}", "version": FORMAT_VERSION, "features": names, "model": model,
+            "selected": [names[c] for c in cols], "folds": folds, "trained": trained}
+
+
 def write_model(path, out):
     with open(path, "w") as fh:
         json.dump(out, fh, indent=1)

@@ -35,8 +35,8 @@ import sys
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-from fitting import FORMAT_VERSION, add_common_args, assign_folds, backward_eliminate, fit_logistic, parse_pairs, qa_items, read_jsonl, weights_json, \
-    write_model
+from fitting import (add_common_args, assign_folds, backward_eliminate, fit_logistic, model_file,
+    parse_pairs, qa_items, read_jsonl, weights_json, write_model)
 
 
 def load(feature_pairs):
@@ -131,21 +131,13 @@ def main():
                       "in_sample_answerable_refused": int((in_refused & an).sum()),
                       "without_evidence": int((m_all := np.array([s in ("pooled", r["set"]) for r in rows]) & synth).sum()),
                       "cv_without_evidence_refused": int((cv_refused & m_all).sum())}
-    out = {
-        "format": "mmkg-answerable",
-        "version": FORMAT_VERSION,
-        "features": names,
-        "model": weights_json(cols, w, b, len(names), threshold=cut),
-        "selected": [names[c] for c in cols],
-        "folds": folds,
-        "trained": {
-            "method": "logistic regression (scikit-learn lbfgs, C=1, balanced classes, standardised features), "
-                      f"cut refusing at most {a.max_refused:.0%} of answerable training questions, backward "
-                      "feature elimination by nested document-grouped CV (ROC AUC)",
-            "outer_folds": k,
-            "figures": figures,
-        },
-    }
+    out = model_file("answerable", names, cols, weights_json(cols, w, b, len(names), threshold=cut), folds, {
+        "method": "logistic regression (scikit-learn lbfgs, C=1, balanced classes, standardised features), "
+                  f"cut refusing at most {a.max_refused:.0%} of answerable training questions, backward "
+                  "feature elimination by nested document-grouped CV (ROC AUC)",
+        "outer_folds": k,
+        "figures": figures,
+    })
     write_model(a.out, out)
     for s, v in figures.items():
         print(f"{s:10s} unanswerable refused CV {v['cv_unanswerable_refused']}/{v['unanswerable']} "

@@ -31,8 +31,8 @@ import sys
 import numpy as np
 from sklearn.model_selection import GroupKFold
 
-from fitting import FORMAT_VERSION, add_common_args, assign_folds, backward_eliminate, doc_groups, fit_logistic, parse_pairs, qa_items, read_jsonl, \
-    weights_json, write_model
+from fitting import (add_common_args, assign_folds, backward_eliminate, doc_groups, fit_logistic, model_file,
+    parse_pairs, qa_items, read_jsonl, weights_json, write_model)
 
 
 class Question:
@@ -150,21 +150,13 @@ def main():
         in_sample[s] = {"questions": len(sub), "cv_recall_at_10": round(r_cv, 4), "cv_mrr": round(m_cv, 4),
                         "in_sample_recall_at_10": round(r_in, 4), "in_sample_mrr": round(m_in, 4),
                         "zsum_recall_at_10": round(r_z, 4), "zsum_mrr": round(m_z, 4)}
-    out = {
-        "format": "mmkg-ranker",
-        "version": FORMAT_VERSION,
-        "features": names,
-        "model": weights_json(cols, w, b, len(names)),
-        "selected": [names[c] for c in cols],
-        "folds": folds,
-        "trained": {
-            "method": "logistic regression (scikit-learn lbfgs, C=1, standardised features), backward "
-                      "feature elimination by nested document-grouped CV (R@10 + MRR of the pool)",
-            "groups": n_groups,
-            "outer_folds": k,
-            "pool_figures": in_sample,
-        },
-    }
+    out = model_file("ranker", names, cols, weights_json(cols, w, b, len(names)), folds, {
+        "method": "logistic regression (scikit-learn lbfgs, C=1, standardised features), backward "
+                  "feature elimination by nested document-grouped CV (R@10 + MRR of the pool)",
+        "groups": n_groups,
+        "outer_folds": k,
+        "pool_figures": in_sample,
+    })
     write_model(a.out, out)
     for s, v in in_sample.items():
         print(f"{s:10s} n={v['questions']:3d}  CV R@10 {v['cv_recall_at_10']:.3f} MRR {v['cv_mrr']:.3f}  "

@@ -71,8 +71,7 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
   SynthOptions so = opt.synth;
   // The sentence feature costs an embedding per new context sentence: only for a fitted model or
   // its training rows (the rule does not read it).
-  if (!so.sentences && (so.answerable || so.sentence_feature) && searcher.dense_unavailable_reason().empty())
-    so.sentences = searcher.sentence_vectors();
+  if (!so.sentences && (so.answerable || so.sentence_feature)) so.sentences = searcher.sentence_vectors();
   SynthesizerAgent synth(stats, opt.chat, so, lopt);
   VerifierAgent verifier(store, stats, vo);
 

@@ -373,6 +373,32 @@ std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const s
   return chosen;
 }
 
+// What the answerability judgement reads besides the passages' terms: the best sentence's
+// coverage of the question (its general-English words discounted, answer_terms), the best
+// passage's proximity, and (with sentence vectors) the best sentence's cosine.
+AnswerSignals answer_signals(const std::string& question, const std::vector<Sentence>& sents,
+                             const Retrieval& retrieval, TermStats& stats, const SynthOptions& opt) {
+  AnswerSignals signals;
+  const std::vector<QueryTerm> qa = answer_terms(question, stats);
+  for (const auto& s : sents)
+    if (!s.lead_in) signals.answer_cov = std::max(signals.answer_cov, term_coverage(s.cov_stems, qa));
+  const ProximityScorer proximity(question, stats);
+  std::vector<const std::string*> shown;  // what the context shows of each passage
+  for (const auto& c : retrieval.context) {
+    shown.push_back(c.text.empty() ? &c.hit.text : &c.text);
+    signals.best_prox = std::max(signals.best_prox, proximity.score(*shown.back(), c.hit.doc, c.hit.heading_path));
+  }
+  if (opt.sentences && !shown.empty()) {
+    try {
+      const auto qv = embed_rows(opt.sentences->embedder(), {question}, EmbedKind::Query).at(0);
+      for (double c : opt.sentences->best_cosines(qv, shown)) signals.sent_cos = std::max(signals.sent_cos, c);
+    } catch (const Error&) {
+      signals.sent_cos = 0;  // an embedder that failed now: the feature is missing, as without one
+    }
+  }
+  return signals;
+}
+
 }  // namespace
 
 Answer synthesize_extractive(const std::string& question, const Retrieval& retrieval, TermStats& stats,
@@ -527,30 +553,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
   for (auto& p : parts) asked += (asked.empty() ? "" : " ") + p.text;
   double best_cov = 0;
   for (auto& s : sents) best_cov = std::max(best_cov, s.coverage);
-  // The best sentence must speak to the question too; counted, like the passage's coverage,
-  // with the question's general-English words discounted (answer_terms).
-  const std::vector<QueryTerm> qa = answer_terms(question, stats);
-  AnswerSignals signals;
-  for (auto& s : sents)
-    if (!s.lead_in) signals.answer_cov = std::max(signals.answer_cov, term_coverage(s.cov_stems, qa));
-  {
-    const ProximityScorer proximity(question, stats);
-    for (const auto& c : retrieval.context)
-      signals.best_prox = std::max(signals.best_prox, proximity.score(c.text.empty() ? c.hit.text : c.text, c.hit.doc,
-                                                                      c.hit.heading_path));
-  }
-  if (opt.sentences && !retrieval.context.empty()) {
-    std::vector<std::string> shown;
-    for (const auto& c : retrieval.context) shown.push_back(c.text.empty() ? c.hit.text : c.text);
-    std::vector<const std::string*> texts;
-    for (const auto& t : shown) texts.push_back(&t);
-    try {
-      const auto qv = embed_rows(opt.sentences->embedder(), {question}, EmbedKind::Query).at(0);
-      for (double c : opt.sentences->best_cosines(qv, texts)) signals.sent_cos = std::max(signals.sent_cos, c);
-    } catch (const Error&) {
-      signals.sent_cos = 0;  // an embedder that failed now: the feature is missing, as without one
-    }
-  }
+  const AnswerSignals signals = answer_signals(question, sents, retrieval, stats, opt);
   const Answerability verdict =
       judge_answerable(asked, parts, evidence, chunk_terms, stats, signals, opt.answerable, opt.min_coverage);
   ans.coverage = verdict.coverage;

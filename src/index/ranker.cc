@@ -92,6 +92,14 @@ bool asks_about_figure(std::string_view question) {
   return false;
 }
 
+std::vector<double> pool_scores(const LinearModel& model, const std::vector<FeatureRow>& rows) {
+  std::vector<double> scores;
+  for (const auto& r : rows) scores.push_back(model.score(r));
+  auto [m, sd] = moments(scores);
+  for (double& x : scores) x = (x - m) / sd;
+  return scores;
+}
+
 std::shared_ptr<const FittedModel> load_ranker(const std::string& path) {
   if (!path.empty()) return FittedModel::load(path, "ranker", rank_feature_names());
   static const std::shared_ptr<const FittedModel> builtin =

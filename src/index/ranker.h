@@ -62,6 +62,11 @@ std::vector<FeatureRow> rank_features(const PoolSignals& s);
 /// True when the question asks about a figure, table, plot, chart, diagram or screenshot.
 bool asks_about_figure(std::string_view question);
 
+/// The model's scores of a pool's rows, z-scaled over the pool: question decomposition sums
+/// them as it sums z-scores (fuse_parts), and neighbour smoothing lifts by a share of the lead
+/// over the lowest.
+std::vector<double> pool_scores(const LinearModel& model, const std::vector<FeatureRow>& rows);
+
 /// The fitted ranker's model file ("mmkg-ranker"; fitted_model.h): `path`, or empty for the one
 /// built into the binary (models/ranker.json at build time). Throws UsageError for a bad file.
 std::shared_ptr<const FittedModel> load_ranker(const std::string& path = "");

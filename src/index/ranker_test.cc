@@ -77,6 +77,20 @@ TEST(RankFeatures, FigureQuestionsAndSentenceScores) {
   EXPECT_TRUE(rank_features(PoolSignals{}).empty());
 }
 
+TEST(RankFeatures, PoolScoresAreTheModelsScoresZScaledInOrder) {
+  auto rows = rank_features(three_candidates());
+  LinearModel prox;
+  prox.weights.assign(kRankFeatures, 0.0);
+  prox.weights[static_cast<size_t>(RankFeature::Prox)] = 2.0;
+  prox.bias = 5;
+  auto z = pool_scores(prox, rows);  // raw 7, 6, 5: z = +sqrt(1.5), 0, -sqrt(1.5)
+  ASSERT_EQ(z.size(), 3u);
+  EXPECT_NEAR(z[0], std::sqrt(1.5), 1e-9);
+  EXPECT_NEAR(z[1], 0.0, 1e-9);
+  EXPECT_NEAR(z[2], -std::sqrt(1.5), 1e-9);
+  EXPECT_TRUE(pool_scores(prox, {}).empty());
+}
+
 TEST(RankerModel, ParsesWeightsByFeatureNameAndFoldsByQuestion) {
   auto m = FittedModel::parse(R"({"format": "mmkg-ranker", "version": 1, "features": ["prox", "bm25_z"],
       "model": {"bias": -1, "weights": [2, 0.5]},

@@ -277,39 +277,21 @@ std::vector<double> Searcher::fitted_scores(std::string_view text, const std::ve
     const size_t i = static_cast<size_t>(f);
     return i < model.weights.size() && model.weights[i] != 0.0;
   };
-  bool capturing;
+  PoolCapture capture;  // the next pool's recorder, taken by the first pool that gets here
   {
     std::lock_guard<std::mutex> lock(capture_mu_);
-    capturing = static_cast<bool>(capture_);
+    capture.swap(capture_);
   }
   // Sentence vectors cost an embedding per new sentence: only when the model weighs them, or
   // when the pool's rows are recorded for training.
-  if (sentences_ && (capturing || weighs(RankFeature::SentCos) || weighs(RankFeature::SentZ))) {
+  if (sentences_ && (capture || weighs(RankFeature::SentCos) || weighs(RankFeature::SentZ))) {
     std::vector<const std::string*> texts;
     for (const auto& h : all) texts.push_back(&h.text);
     sig.sent = sentences_->best_cosines(embedder_->embed({std::string(text)}, EmbedKind::Query), texts);
   }
   const std::vector<FeatureRow> rows = rank_features(sig);
-  std::vector<double> scores(n);
-  for (size_t i = 0; i < n; ++i) scores[i] = model.score(rows[i]);
-  {
-    std::lock_guard<std::mutex> lock(capture_mu_);
-    if (capture_) {
-      capture_(all, rows);
-      capture_ = nullptr;
-    }
-  }
-  // z-scaled over the pool: question decomposition sums these as it sums z-scores (fuse_parts)
-  // and neighbour smoothing lifts by a share of the lead over the lowest.
-  double m = 0, ss = 0;
-  for (double x : scores) m += x, ss += x * x;
-  if (n > 0) {
-    m /= static_cast<double>(n);
-    const double var = ss / static_cast<double>(n) - m * m;
-    const double sd = var > 1e-12 ? std::sqrt(var) : 1.0;
-    for (double& x : scores) x = (x - m) / sd;
-  }
-  return scores;
+  if (capture) capture(all, rows);
+  return pool_scores(model, rows);
 }
 
 std::vector<SearchHit> Searcher::finish(Store& store, std::vector<SearchHit> ranked, const SearchOptions& opt) {
