@@ -35,6 +35,26 @@ std::vector<QueryTerm> held_terms(const std::string& question, TermStats& stats,
   return out;
 }
 
+// "no passage mentions Stata" for the first name the question asks about (a capitalised or
+// mixed-case term) that no chunk of the corpus holds, as the question writes it; empty if none.
+std::string missing_name(const std::string& question, TermStats& stats, double absent) {
+  const graph::Lexicon& lex = graph::Lexicon::get();
+  for (const auto& name : question_names(question)) {
+    bool missing = false;
+    for (const auto& w : name)  // an adjective ("Danish") describes; the text may say "Denmark"
+      missing = missing ||
+                (w.size() > 1 && stats.chunks() > 0 && stats.idf(w) >= absent && !(lex.loaded() && lex.is_adj(w)));
+    if (!missing) continue;
+    std::string n;
+    for (auto& w : name) n += (n.empty() ? "" : " ") + w;
+    // As the question writes it ("Stata", not "stata"), when it is there in those words.
+    const std::string lq = lower_ascii(question);
+    if (size_t at = lq.find(n); at != std::string::npos) n = question.substr(at, n.size());
+    return "no passage mentions " + n;
+  }
+  return "";
+}
+
 }  // namespace
 
 const std::vector<std::string>& answer_feature_names() {
@@ -57,22 +77,8 @@ Answerability judge_answerable(const std::string& question, const std::vector<Qu
   x.assign(kAnswerFeatures, 0.0);
   auto at = [&](AnswerFeature f) -> double& { return x[static_cast<size_t>(f)]; };
   const double absent = stats.absent_idf() - 1e-9;  // a word no chunk holds has at least this idf
-  const graph::Lexicon& lex = graph::Lexicon::get();
-  std::string name_why;
-  for (const auto& name : question_names(question)) {
-    std::string missing;
-    for (const auto& w : name)  // an adjective ("Danish") describes; the text may say "Denmark"
-      if (w.size() > 1 && stats.chunks() > 0 && stats.idf(w) >= absent && !(lex.loaded() && lex.is_adj(w)))
-        missing = w;
-    if (missing.empty()) continue;
-    std::string n;
-    for (auto& w : name) n += (n.empty() ? "" : " ") + w;
-    // As the question writes it ("Stata", not "stata"), when it is there in those words.
-    const std::string lq = lower_ascii(question);
-    if (size_t at_ = lq.find(n); at_ != std::string::npos) n = question.substr(at_, n.size());
-    if (name_why.empty()) name_why = "no passage mentions " + n;
-    at(AnswerFeature::MissingName) = 1.0;
-  }
+  const std::string name_why = missing_name(question, stats, absent);
+  at(AnswerFeature::MissingName) = name_why.empty() ? 0.0 : 1.0;
   const std::vector<QueryTerm> held = held_terms(question, stats, absent);
   size_t best_chunk = chunk_stems.size();
   for (size_t c = 0; c < chunk_stems.size(); ++c)
