@@ -5,9 +5,12 @@
 #                           by scripts/train_ranker.py, from `eval --fusion fitted --features`;
 #   models/answerable.json  (--answerable FILE) by scripts/train_answerable.py, from
 #                           `eval --answers --llm none --features` (ask's default retrieval);
-# both with document-grouped nested cross-validation (scripts/fitting.py), the same folds.
+#   models/selector.json    (--selector FILE) by scripts/train_selector.py, from the same rows
+#                           (each answer's candidate sentences, "kind": "selector");
+# all with document-grouped nested cross-validation (scripts/fitting.py), the same folds.
 # `make eval` with EVAL_ARGS="--llm none --fusion fitted --cv" (or "--llm none --answerable
-# models/answerable.json --cv") then gives their cross-validated figures end to end.
+# models/answerable.json --cv", or "... --selector models/selector.json --cv") then gives their
+# cross-validated figures end to end.
 #
 #   scripts/train_models.sh [OUT_DIR]     (default: models)
 #
@@ -35,4 +38,6 @@ for set in $SETS; do
 done
 python3 scripts/train_ranker.py --out "$OUT/ranker.json" "${ranker[@]}" "${qas[@]}"
 python3 scripts/train_answerable.py --out "$OUT/answerable.json" "${answerable[@]}" "${qas[@]}"
-echo "train_models: wrote $OUT/ranker.json and $OUT/answerable.json; make build puts the ranker into the binary" >&2
+python3 scripts/train_selector.py --out "$OUT/selector.json" "${answerable[@]}" "${qas[@]}"
+echo "train_models: wrote $OUT/ranker.json, $OUT/answerable.json and $OUT/selector.json; make build puts the" \
+  "ranker into the binary" >&2

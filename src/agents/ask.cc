@@ -71,7 +71,8 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
   SynthOptions so = opt.synth;
   // The sentence feature costs an embedding per new context sentence: only for a fitted model or
   // its training rows (the rule does not read it).
-  if (!so.sentences && (so.answerable || so.sentence_feature)) so.sentences = searcher.sentence_vectors();
+  if (!so.sentences && (so.answerable || so.sentence_feature || so.selector || so.sentence_rows))
+    so.sentences = searcher.sentence_vectors();
   SynthesizerAgent synth(stats, opt.chat, so, lopt);
   VerifierAgent verifier(store, stats, vo);
 
@@ -156,6 +157,7 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
   res.found = v.answer.found;
   res.answerability = v.answer.answerability;
   res.answerability_score = v.answer.answerability_score;
+  res.sentence_rows = std::move(v.answer.sentence_rows);
   res.answer_round = answer_round;
   for (const auto& st : trace.steps())  // the retrieval report of the answer's round
     if (const auto* rs = std::get_if<RetrieveStep>(&st.detail); rs && std::max(st.round, 1) == answer_round)

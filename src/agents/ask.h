@@ -54,6 +54,8 @@ struct AskResult {
   /// The answerability model's features and score for the kept answer (agents/answerable.h).
   std::vector<double> answerability;
   double answerability_score = 0;
+  /// The kept answer's candidate sentences with their selection features (SynthOptions::sentence_rows).
+  std::vector<SentenceRow> sentence_rows;
   size_t context_chunks = 0;
   size_t context_chars = 0;
   int rounds = 1;                 ///< orchestrator rounds run

@@ -22,6 +22,10 @@ GraphContext::GraphContext(graph::GraphStore& store, const graph::EmbedNames& em
   snap_.mentions = store.mentions();
   xrefs_ = graph::cross_references(snap_, documents);
   stats_ = graph::mention_stats(snap_);
+  for (const auto& m : snap_.mentions) {
+    auto& es = chunk_ents_[m.chunk_id];
+    if (std::find(es.begin(), es.end(), m.entity_id) == es.end()) es.push_back(m.entity_id);
+  }
 }
 
 bool is_broad_question(const std::string& question) {

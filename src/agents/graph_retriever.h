@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -42,6 +43,8 @@ class GraphContext {
   const std::map<std::string, std::vector<std::string>>& cross_refs() const { return xrefs_; }
   /// Each entity's chunk count and each chunk's document, for the hops' specificity weights.
   const graph::MentionStats& mention_stats() const { return stats_; }
+  /// Chunk id → the entities it mentions (each once), for the ranker's graph signals.
+  const std::unordered_map<std::string, std::vector<std::string>>& chunk_entities() const { return chunk_ents_; }
 
  private:
   graph::GraphStore& store_;
@@ -49,6 +52,7 @@ class GraphContext {
   graph::GraphSnapshot snap_;
   std::map<std::string, std::vector<std::string>> xrefs_;
   graph::MentionStats stats_;
+  std::unordered_map<std::string, std::vector<std::string>> chunk_ents_;
 };
 
 /// True for questions that ask for a list or an overview across documents ("which papers ...",

@@ -10,17 +10,9 @@
 namespace mmkg {
 namespace {
 
-graph::Entity entity(const std::string& id, const std::string& name) {
-  graph::Entity e;
-  e.id = id;
-  e.name = name;
-  e.aliases = {name};
-  e.score = 1;
-  return e;
-}
+graph::Entity entity(const std::string& id, const std::string& name) { return graph::testing::named_entity(id, name); }
 
-// Name embedding off: entities link by their names only.
-const graph::EmbedNames none = [](const std::vector<std::string>&) { return std::vector<std::vector<float>>{}; };
+const graph::EmbedNames& none = graph::testing::kNoNameVectors;
 
 graph::Relation relation(const std::string& a, const std::string& b, const std::string& type, double w) {
   return graph::Relation{a, b, type, w, {{"c0", "d1", "A sentence with both."}}, ""};

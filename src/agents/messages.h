@@ -93,6 +93,15 @@ struct Citation {
   std::vector<PageBox> boxes;
 };
 
+/// One candidate sentence of an extractive answer for one part of the question, with its
+/// selection features (agents/sentence_select.h): the training rows of `eval --features`.
+struct SentenceRow {
+  size_t cand = 0;  ///< its passage: an index into Retrieval::context
+  size_t part = 0;  ///< the part of the question it is scored for
+  std::string text;
+  std::vector<double> x;
+};
+
 struct Answer {
   std::string text;
   std::vector<Citation> citations;
@@ -101,6 +110,8 @@ struct Answer {
   /// The answerability model's features and score (agents/answerable.h; extractive judgement).
   std::vector<double> answerability{};
   double answerability_score = 0;
+  /// Every candidate sentence's selection features per part (SynthOptions::sentence_rows).
+  std::vector<SentenceRow> sentence_rows{};
 };
 
 /// One sentence of a model's draft: the text without its [n] markers and the passages it cites

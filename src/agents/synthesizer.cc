@@ -23,6 +23,7 @@
 #include "embed/sentence_vectors.h"
 #include "text/question_shape.h"
 #include "agents/answerable.h"
+#include "agents/sentence_select.h"
 
 namespace mmkg {
 
@@ -183,6 +184,13 @@ double sentence_score(const Sentence& x, const std::vector<QuestionPart>& parts)
   return shape * len_pen(x) + prior(x) + 0.6 * x.definition;
 }
 
+// The hand-set score of sentence s for part p (step 2 of choose_sentences): how well it answers
+// the part, longer sentences discounted, the first passages and a definition's form preferred.
+double hand_score(const Sentence& s, size_t p, const std::vector<QuestionPart>& parts) {
+  return part_score(s, p, parts[p], parts.size()) * len_pen(s) + prior(s) +
+         0.3 * (parts.size() == 1 ? s.definition : s.part_def[p]);
+}
+
 // A sentence that opens with an anaphor ("This prevents ...", "It ...", "These ...") speaks
 // about what the sentence before it named.
 bool opens_with_anaphor(const std::string& text) {
@@ -264,9 +272,10 @@ bool refers_back(const std::string& part) {
 //  3. then, up to max_sentences, more sentences only from passages already cited and nearly as
 //     covering as the best: they add detail without citing a passage that is not evidence.
 // A sentence that repeats a chosen one (word overlap) is skipped.
+// `pick[i][p]`: how well sentence i answers part p (the hand-set score or the selector's).
 std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const std::vector<QuestionPart>& parts,
                                      const std::vector<std::vector<QueryTerm>>& own_terms, double best_cov,
-                                     const SynthOptions& opt) {
+                                     const std::vector<std::vector<double>>& pick, const SynthOptions& opt) {
   std::vector<size_t> chosen;
   size_t chars = 0;
   auto usable = [&](size_t i) {
@@ -316,8 +325,7 @@ std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const s
     double best_score = 0;
     for (size_t i = 0; i < sents.size(); ++i) {
       if (sents[i].lead_in) continue;
-      double sc = part_score(sents[i], p, parts[p], parts.size()) * len_pen(sents[i]) + prior(sents[i]) +
-                  0.3 * (parts.size() == 1 ? sents[i].definition : sents[i].part_def[p]);
+      const double sc = pick[i][p];
       if (!best || sc > best_score) best = i, best_score = sc;
     }
     if (!best) continue;
@@ -397,6 +405,54 @@ AnswerSignals answer_signals(const std::string& question, const std::vector<Sent
     }
   }
   return signals;
+}
+
+// Each sentence's score for each part: the hand-set one, or with SynthOptions::selector the
+// fitted selector's over the features of sentence_select.h (recorded in ans.sentence_rows when
+// SynthOptions::sentence_rows).
+std::vector<std::vector<double>> selection_scores(const std::string& question, const std::vector<Sentence>& sents,
+                                                  const std::vector<QuestionPart>& parts, double best_cov,
+                                                  const SynthOptions& opt, Answer& ans) {
+  std::vector<std::vector<double>> pick(sents.size(), std::vector<double>(parts.size(), 0.0));
+  for (size_t i = 0; i < sents.size(); ++i)
+    for (size_t p = 0; p < parts.size(); ++p) pick[i][p] = hand_score(sents[i], p, parts);
+  if (!opt.selector && !opt.sentence_rows) return pick;
+  std::vector<double> cos(sents.size(), 0.0);
+  if (opt.sentences && !sents.empty()) {
+    try {
+      const auto qv = embed_rows(opt.sentences->embedder(), {question}, EmbedKind::Query).at(0);
+      std::vector<const std::string*> texts;
+      for (const auto& s : sents) texts.push_back(&s.text);
+      cos = opt.sentences->best_cosines(qv, texts);
+      for (double& c : cos) c = std::max(c, 0.0);  // -1: too short to embed
+    } catch (const Error&) {
+      std::fill(cos.begin(), cos.end(), 0.0);  // an embedder that failed now: the features are missing
+    }
+  }
+  const double best_cos = cos.empty() ? 0.0 : *std::max_element(cos.begin(), cos.end());
+  for (size_t i = 0; i < sents.size(); ++i) {
+    const Sentence& s = sents[i];
+    if (s.lead_in) continue;  // never chosen for a part
+    for (size_t p = 0; p < parts.size(); ++p) {
+      SelectSignals g;
+      g.hand = pick[i][p];
+      g.coverage = s.coverage;
+      g.part_cov = s.part_cov[p];
+      g.shape = part_score(s, p, parts[p], parts.size());
+      g.kind_match = parts[p].kind != AnswerKind::Any && kind_ok(s, parts[p].kind);
+      g.definition = parts.size() == 1 ? s.definition : s.part_def[p];
+      g.cos = cos[i];
+      g.first = s.pos == 1;
+      g.anaphor = opens_with_anaphor(s.text);
+      g.long_sentence = s.stems.size() > 40;
+      g.cand = s.cand;
+      g.chars = s.text.size();
+      std::vector<double> x = select_features(g, best_cov, best_cos);
+      if (opt.selector) pick[i][p] = opt.selector->score(x);
+      if (opt.sentence_rows) ans.sentence_rows.push_back({s.cand, p, s.text, std::move(x)});
+    }
+  }
+  return pick;
 }
 
 }  // namespace
@@ -553,6 +609,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
   for (auto& p : parts) asked += (asked.empty() ? "" : " ") + p.text;
   double best_cov = 0;
   for (auto& s : sents) best_cov = std::max(best_cov, s.coverage);
+  const std::vector<std::vector<double>> pick = selection_scores(question, sents, parts, best_cov, opt, ans);
   const AnswerSignals signals = answer_signals(question, sents, retrieval, stats, opt);
   const Answerability verdict =
       judge_answerable(asked, parts, evidence, chunk_terms, stats, signals, opt.answerable, opt.min_coverage);
@@ -584,7 +641,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
             (t.idf < absent || stats.chunks() == 0))
           own_terms[p].push_back(t);
     }
-  const std::vector<size_t> chosen = choose_sentences(sents, parts, own_terms, best_cov, opt);
+  const std::vector<size_t> chosen = choose_sentences(sents, parts, own_terms, best_cov, pick, opt);
 
   // Number citations by first appearance; one citation per chunk.
   std::map<size_t, int> cite_no;

@@ -28,6 +28,12 @@ struct SynthOptions {
   /// ask() passes the Searcher's sentence vectors when a fitted model decides or this is set
   /// (eval --features records the feature); otherwise the feature is 0, as the rule ignores it.
   bool sentence_feature = false;
+  /// A fitted answer-sentence selector (agents/sentence_select.h, --selector FILE) that picks
+  /// each part's sentence instead of the hand-set score; nullptr: the hand-set score. Not owned.
+  const LinearModel* selector = nullptr;
+  /// Record every candidate sentence's selection features in Answer::sentence_rows (eval
+  /// --features); ask() then passes the sentence vectors too (the cosine features).
+  bool sentence_rows = false;
   /// Sentences beyond one per part come only from passages already cited, and only when they
   /// cover at least this share of what the best sentence covers.
   double extra_share = 0.6;

@@ -3,6 +3,7 @@
 // "the documents do not say" when nothing answers.
 #include "agents/synthesizer.h"
 #include "agents/answerable.h"
+#include "agents/sentence_select.h"
 #include "core/error.h"
 
 #include <gtest/gtest.h>
@@ -379,6 +380,43 @@ TEST(ExtractiveSentences, AWhichFigurePartPrefersASentenceThatNamesAFigure) {
                      "Gardening needs patience, water and good soil for tomatoes to grow."},
                     "Which figure shows how the boiler pressure of the steam plant changes over a working day?",
                     "Figure 3 shows the boiler pressure");
+}
+
+}  // namespace
+}  // namespace mmkg
+
+namespace mmkg {
+namespace {
+
+// Issue 33: a fitted selector picks each part's sentence from the features of sentence_select.h,
+// the hand-set score among them; eval --features records every candidate's row.
+TEST(ExtractiveSentences, AFittedSelectorPicksThePartsSentenceAndTheRowsAreRecorded) {
+  SmallStore st;
+  st.doc("z1", "/c/zorblium.txt",
+         {"Zorblium boils at 451 degrees under normal pressure in the laboratory. Zorblium is a pale metal "
+          "mined in Norway, and molten zorblium boils quickly once heated."});
+  const std::string q = "At what temperature does zorblium boil?";
+  AskOptions o;
+  o.synth.sentence_rows = true;
+  AskResult hand = st.ask(q, o);
+  ASSERT_TRUE(hand.found) << hand.answer;
+  EXPECT_EQ(hand.answer.rfind("Zorblium boils at 451", 0), 0u) << hand.answer;
+  ASSERT_GE(hand.sentence_rows.size(), 2u);
+  for (const auto& r : hand.sentence_rows) {
+    ASSERT_EQ(r.x.size(), kSelectFeatures);
+    EXPECT_EQ(r.part, 0u);
+  }
+  EXPECT_EQ(hand.sentence_rows[0].x[static_cast<size_t>(SelectFeature::First)], 1.0);
+  EXPECT_EQ(hand.sentence_rows[1].x[static_cast<size_t>(SelectFeature::First)], 0.0);
+  // A selector that prefers a passage's later sentences picks the second one first.
+  auto model = FittedModel::parse(R"({"format": "mmkg-selector", "version": 1, "features": ["first"],
+      "model": {"bias": 0, "weights": [-1]}})", "m", "selector", select_feature_names());
+  o.synth.sentence_rows = false;
+  o.synth.selector = &model->full();
+  AskResult fitted = st.ask(q, o);
+  ASSERT_TRUE(fitted.found) << fitted.answer;
+  EXPECT_EQ(fitted.answer.rfind("Zorblium is a pale metal", 0), 0u) << fitted.answer;
+  EXPECT_TRUE(fitted.sentence_rows.empty());
 }
 
 }  // namespace

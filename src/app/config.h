@@ -50,6 +50,9 @@ struct Config {
   /// The answerability model file (--answerable; agents/answerable.h); empty: the built-in one
   /// (models/answerable.json).
   std::string answerable;
+  /// The answer-sentence selector's model file (--selector; agents/sentence_select.h); empty:
+  /// the hand-set score.
+  std::string selector;
   /// The knowledge graph's backend (--graph; env MMKG_GRAPH; default sqlite).
   GraphBackend graph;
   /// The chat model (--llm): "none", "local" (llama-cpp-python with SmolLM2), an OpenAI-compatible

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "agents/graph_retriever.h"
+#include "agents/graph_signals.h"
 #include "app/llm_open.h"
 #include "ingest/figures.h"
 #include "ingest/files.h"
@@ -106,6 +107,12 @@ Searcher& Session::searcher() {
   if (searcher_) return *searcher_;
   searcher_ = std::make_unique<Searcher>(store(), embedder(), cfg_.fusion);
   if (!cfg_.ranker.empty()) searcher_->set_ranker(load_ranker(cfg_.ranker));
+  // The fitted ranker's graph features. The graph context is loaded on the first call (ask loads
+  // it before its sub-queries run on several threads; eval and search call from one thread).
+  searcher_->set_graph_signals([this](std::string_view q, const std::vector<SearchHit>& pool, PoolSignals& sig) {
+    std::lock_guard<std::mutex> lock(graph_signals_mu_);
+    if (GraphContext* g = graph_context()) graph_pool_signals(*g, q, pool, sig);
+  });
   searcher_->allow_stale_index(accept_stale_index_);
   // With the graph in Neo4j, Neo4j's vector index serves the dense side, and its full-text index
   // the lexical side once it holds every document's chunks (graph_text_unavailable).

@@ -8,6 +8,7 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -300,6 +301,7 @@ class Session {
   std::unique_ptr<GraphSearchBackend> graph_search_;
   bool graph_context_tried_ = false;
   std::unique_ptr<GraphContext> graph_context_;
+  std::mutex graph_signals_mu_;  ///< the fitted ranker's graph signals (searcher()) come one at a time
   std::unique_ptr<graph::AcronymExpander> acronyms_;
   bool chat_tried_ = false;
   std::unique_ptr<LocalModelServer> local_;

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "agents/answerable.h"
+#include "agents/sentence_select.h"
 #include "agents/graph_retriever.h"
 #include "core/error.h"
 #include "app/session.h"
@@ -77,6 +78,8 @@ AskResult Session::ask(const AskRequest& req) {
   o.expand = [this](const std::string& q) { return expand_query(q); };
   const auto answerable = cfg_.answerable.empty() ? nullptr : load_answerable(cfg_.answerable);
   if (answerable) o.synth.answerable = &answerable->full();
+  const auto selector = cfg_.selector.empty() ? nullptr : load_selector(cfg_.selector);
+  if (selector) o.synth.selector = &selector->full();
   AskResult r = mmkg::ask(store(), s, req.question, o);
   for (Citation& c : r.citations)
     if (c.page > 0) c.boxes = store().chunk_boxes(c.chunk_id);
@@ -119,6 +122,10 @@ EvalReport Session::evaluate(const EvalRequest& req) {
   if (req.cv && req.answers && eo.answerable && eo.answerable->folds() == 0)
     throw UsageError("--cv: the answerability model " + eo.answerable->source() +
                      " has no cross-validation folds; pass one scripts/train_answerable.py wrote (--answerable FILE)");
+  if (!cfg_.selector.empty()) eo.selector = load_selector(cfg_.selector);
+  if (req.cv && req.answers && eo.selector && eo.selector->folds() == 0)
+    throw UsageError("--cv: the sentence selector " + eo.selector->source() +
+                     " has no cross-validation folds; pass one scripts/train_selector.py wrote (--selector FILE)");
   return mmkg::evaluate(store(), s, req.items, eo);
 }
 

@@ -22,6 +22,7 @@ struct Common {
   std::string fusion = "auto";      ///< --fusion ("auto": Config::fusion unset)
   std::string ranker;               ///< --ranker FILE (Config::ranker)
   std::string answerable;           ///< --answerable FILE (Config::answerable)
+  std::string selector;             ///< --selector FILE (Config::selector)
   std::string graph = "sqlite";     ///< --graph / MMKG_GRAPH
   std::string llm;                  ///< --llm of the commands that take one (empty: config file, environment)
 

@@ -22,6 +22,7 @@ Config Common::config() const {
   if (fusion != "auto") cfg.fusion = parse_fusion(fusion);
   cfg.ranker = ranker;
   cfg.answerable = answerable;
+  cfg.selector = selector;
   cfg.graph = GraphBackend::parse(graph);
   cfg.llm = llm;
   cfg.verbose = verbose;
@@ -51,6 +52,10 @@ void add_common(CLI::App* a, Common& c) {
   a->add_option("--answerable", c.answerable,
                 "a fitted answerability model (scripts/train_answerable.py writes one) that decides whether the "
                 "passages answer, instead of the rule (docs/EVAL.md)")
+      ->check(CLI::ExistingFile);
+  a->add_option("--selector", c.selector,
+                "a fitted answer-sentence selector (scripts/train_selector.py writes one) that picks each part's "
+                "sentence of an extractive answer, instead of the hand-set score (docs/EVAL.md)")
       ->check(CLI::ExistingFile);
   a->add_option("--graph", c.graph,
                 "where the knowledge graph lives: sqlite (in the store), neo4j://USER:PASS@HOST:PORT[/DB] "

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "agents/answerable.h"
+#include "agents/sentence_select.h"
 #include "agents/ask.h"
 #include "agents/graph_retriever.h"
 #include "retrieve/rerank.h"
@@ -206,6 +207,28 @@ Searcher::PoolCapture feature_writer(std::ostream& out, const QaItem& q) {
   };
 }
 
+// An answer's candidate sentences as one JSON line ("kind": "selector"): per sentence and part,
+// its features, whether it holds one of the question's answer keywords, and whether its passage
+// holds an evidence quote (a sentence that answers does both: the answer is then correct and its
+// citation evidence).
+nlohmann::json selector_rows(const QaItem& q, const AskResult& a) {
+  std::vector<bool> evidence(a.context.size(), false);
+  for (size_t c = 0; c < a.context.size(); ++c)
+    for (const auto& e : q.evidence) evidence[c] = evidence[c] || evidence_in(a.context[c].text, e.quote);
+  nlohmann::json cands = nlohmann::json::array();
+  for (const auto& r : a.sentence_rows) {
+    const std::string lower = lower_ascii(r.text);
+    bool keyword = false;
+    for (const auto& k : q.answer_keywords) keyword = keyword || lower.find(lower_ascii(k)) != std::string::npos;
+    cands.push_back({{"cand", r.cand}, {"part", r.part}, {"keyword", keyword},
+                     {"evidence", r.cand < evidence.size() && evidence[r.cand]}, {"x", r.x}});
+  }
+  std::vector<std::string> docs;
+  for (const auto& e : q.evidence) docs.push_back(e.doc);
+  return {{"kind", "selector"}, {"id", q.id}, {"type", q.type}, {"evidence_docs", docs},
+          {"features", select_feature_names()}, {"candidates", cands}};
+}
+
 QueryPlan plan_of(const std::string& q) {
   QueryPlan p;
   p.subqueries = {q};
@@ -273,6 +296,8 @@ void score_answers(Store& store, Searcher& searcher, const std::vector<QaItem>& 
   AnswerSums sums;
   const FittedModel* answerable = opt.answerable.get();
   ao.synth.sentence_feature = opt.features != nullptr;
+  ao.synth.sentence_rows = opt.features != nullptr;
+  const FittedModel* selector = opt.selector.get();
   for (size_t qi = 0; qi < items.size(); ++qi) {
     const QaItem& q = items[qi];
     before(q);
@@ -282,7 +307,15 @@ void score_answers(Store& store, Searcher& searcher, const std::vector<QaItem>& 
       if (fold) ao.synth.answerable = fold;
       (fold ? folded : unfolded).insert(q.id);
     }
+    ao.synth.selector = selector ? &selector->full() : nullptr;
+    if (opt.cv && selector) {
+      const LinearModel* fold = selector->fold_for(q.id);
+      if (fold) ao.synth.selector = fold;
+      (fold ? folded : unfolded).insert(q.id);
+    }
     AskResult a = ask(store, searcher, q.question, ao);
+    if (opt.features && !q.evidence.empty() && !a.sentence_rows.empty())
+      *opt.features << selector_rows(q, a).dump() << '\n';
     if (opt.features && !a.answerability.empty())
       *opt.features << nlohmann::json({{"kind", "answerable"}, {"id", q.id}, {"type", q.type},
                                        {"answerable", !q.evidence.empty()}, {"found", a.found},

@@ -58,7 +58,8 @@ struct EvalOptions {
   /// Training rows of the fitted models, JSON lines: with Fitted fusion (index/ranker.h), each
   /// question's hybrid pool with its feature rows and which evidence quotes each candidate holds
   /// ("kind": "ranker"; scripts/train_ranker.py); with `answers`, each answer's answerability
-  /// features ("kind": "answerable"; scripts/train_answerable.py). nullptr: none.
+  /// features ("kind": "answerable"; scripts/train_answerable.py) and its candidate sentences'
+  /// selection features ("kind": "selector"; scripts/train_selector.py). nullptr: none.
   std::ostream* features = nullptr;
   /// Score every question (every mode, and its answer) with the fitted models (the Searcher's
   /// ranker, `answerable`) of the cross-validation fold that held it out (FittedModel::fold_for),
@@ -66,6 +67,9 @@ struct EvalOptions {
   bool cv = false;
   /// A fitted answerability model (agents/answerable.h, --answerable FILE); nullptr: the rule.
   std::shared_ptr<const FittedModel> answerable;
+  /// A fitted answer-sentence selector (agents/sentence_select.h, --selector FILE); nullptr: the
+  /// hand-set score.
+  std::shared_ptr<const FittedModel> selector;
 };
 
 /// Recall and MRR of one question group.

@@ -49,7 +49,8 @@ const std::vector<std::string>& rank_feature_names() {
   static const std::vector<std::string> names = {"bm25_z",  "bm25_rel", "bm25_rr",   "dense_z",     "dense_rel",
                                                  "dense_rr", "dense_cos", "prox",     "prox_z",      "title_cov",
                                                  "heading_cov", "figure", "figure_q", "log_len",
-                                                 "sent_cos", "sent_z"};
+                                                 "sent_cos", "sent_z", "graph_link", "graph_ppr",
+                                                 "graph_bridge"};
   return names;
 }
 
@@ -77,6 +78,9 @@ std::vector<FeatureRow> rank_features(const PoolSignals& s) {
       at(RankFeature::SentCos) = s.sent[i];
       at(RankFeature::SentZ) = (s.sent[i] - sm) / ssd;
     }
+    if (i < s.graph_link.size()) at(RankFeature::GraphLink) = s.graph_link[i];
+    if (i < s.graph_ppr.size()) at(RankFeature::GraphPpr) = s.graph_ppr[i];
+    if (i < s.graph_bridge.size()) at(RankFeature::GraphBridge) = s.graph_bridge[i];
   }
   return rows;
 }

@@ -36,6 +36,10 @@ enum class RankFeature : size_t {
   LogLen,      ///< log(1 + characters) / 8
   SentCos,     ///< the best sentence's cosine to the question (embed/sentence_vectors.h; none: 0)
   SentZ,       ///< SentCos as a z-score over the pool
+  GraphLink,   ///< share of the question's linked entities (weighted by specificity) the chunk mentions
+  GraphPpr,    ///< personalised PageRank mass from those entities, over the pool's highest (absent: 0)
+  GraphBridge, ///< multi-part questions: bridge-entity score from the lists' first hits, over the pool's
+               ///< highest (graph_algo.h rank_chunks_by_bridge; one-part questions: 0)
   Count
 };
 constexpr size_t kRankFeatures = static_cast<size_t>(RankFeature::Count);
@@ -53,6 +57,8 @@ struct PoolSignals {
   std::vector<bool> figure;
   std::vector<size_t> chars;
   std::vector<double> sent;  ///< best sentence cosines; empty: no embedder (SentCos, SentZ 0)
+  /// The graph's signals (agents/graph_signals.h); empty: no graph (GraphLink, GraphPpr, GraphBridge 0).
+  std::vector<double> graph_link, graph_ppr, graph_bridge;
   bool figure_question = false;
 };
 

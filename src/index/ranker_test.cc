@@ -77,6 +77,22 @@ TEST(RankFeatures, FigureQuestionsAndSentenceScores) {
   EXPECT_TRUE(rank_features(PoolSignals{}).empty());
 }
 
+TEST(RankFeatures, GraphSignalsAreTakenAsGivenAndZeroWithoutAGraph) {
+  PoolSignals s = three_candidates();
+  auto rows = rank_features(s);
+  for (const auto& r : rows)
+    EXPECT_EQ(at(r, RankFeature::GraphLink) + at(r, RankFeature::GraphPpr) + at(r, RankFeature::GraphBridge), 0.0);
+  s.graph_link = {0.0, 1.0, 0.5};
+  s.graph_ppr = {0.25, 1.0, 0.0};
+  s.graph_bridge = {0.0, 0.0, 1.0};
+  rows = rank_features(s);
+  EXPECT_EQ(at(rows[1], RankFeature::GraphLink), 1.0);
+  EXPECT_EQ(at(rows[0], RankFeature::GraphPpr), 0.25);
+  EXPECT_EQ(at(rows[2], RankFeature::GraphBridge), 1.0);
+  EXPECT_EQ(rank_feature_names().size(), kRankFeatures);
+  EXPECT_EQ(rank_feature_names()[static_cast<size_t>(RankFeature::GraphBridge)], "graph_bridge");
+}
+
 TEST(RankFeatures, PoolScoresAreTheModelsScoresZScaledInOrder) {
   auto rows = rank_features(three_candidates());
   LinearModel prox;

@@ -254,6 +254,15 @@ std::vector<SearchHit> Searcher::pool(Store& store, std::string_view text, std::
   return pool.take(order, fused);
 }
 
+bool Searcher::weighs_graph() const {
+  const LinearModel& model = fold_model_ ? *fold_model_ : ranker_->full();
+  for (RankFeature f : {RankFeature::GraphLink, RankFeature::GraphPpr, RankFeature::GraphBridge}) {
+    const size_t i = static_cast<size_t>(f);
+    if (i < model.weights.size() && model.weights[i] != 0.0) return true;
+  }
+  return false;
+}
+
 std::vector<double> Searcher::fitted_scores(std::string_view text, const std::vector<SearchHit>& all,
                                             const std::vector<FusionList>& lists, const ProximityScorer& proximity) {
   PoolSignals sig;
@@ -289,6 +298,7 @@ std::vector<double> Searcher::fitted_scores(std::string_view text, const std::ve
     for (const auto& h : all) texts.push_back(&h.text);
     sig.sent = sentences_->best_cosines(embedder_->embed({std::string(text)}, EmbedKind::Query), texts);
   }
+  if (graph_signals_ && (capture || weighs_graph())) graph_signals_(text, all, sig);
   const std::vector<FeatureRow> rows = rank_features(sig);
   if (capture) capture(all, rows);
   return pool_scores(model, rows);
@@ -533,6 +543,11 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
   size_t threads = parallel > 0 ? static_cast<size_t>(parallel)
                                 : std::max<size_t>(1, std::thread::hardware_concurrency());
   threads = std::min(threads, n);
+  // The graph's signals read the main store (the entity linker's cached name vectors): a Fitted
+  // ranker that weighs them scores its pools on this thread, one query after another.
+  if (opt.mode == SearchMode::Hybrid && opt.fusion.value_or(fusion()) == Fusion::Fitted && graph_signals_ &&
+      weighs_graph())
+    threads = 1;
   if (threads <= 1) {
     for (size_t i = 0; i < n; ++i) one(store_, i);
     return out;

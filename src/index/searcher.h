@@ -96,6 +96,15 @@ class Searcher {
   using PoolCapture = std::function<void(const std::vector<SearchHit>& pool, const std::vector<FeatureRow>& rows)>;
   void capture_next_pool(PoolCapture fn);
 
+  /// The graph's signals of a Fitted pool (its Graph* features, index/ranker.h): fills
+  /// sig.graph_* for the question's pool. The Session sets it (agents/graph_signals.h) when the
+  /// store has a graph; called only when the model weighs a graph feature or the pool is captured,
+  /// on the calling thread (search_many runs such pools one at a time: the callee reads the main
+  /// store). Unset: those features are 0.
+  using GraphSignals =
+      std::function<void(std::string_view question, const std::vector<SearchHit>& pool, PoolSignals& sig)>;
+  void set_graph_signals(GraphSignals fn) { graph_signals_ = std::move(fn); }
+
   /// The bi-encoder's sentence vectors (embed/sentence_vectors.h), shared with its callers;
   /// nullptr when dense retrieval is unavailable.
   SentenceVectors* sentence_vectors() { return ensure_dense() ? sentences_.get() : nullptr; }
@@ -163,6 +172,8 @@ class Searcher {
   /// The fused candidates of both lists, best first, each scored by the fusion (no cut).
   std::vector<SearchHit> pool(Store& store, std::string_view text, std::vector<SearchHit> lex,
                               std::vector<SearchHit> den, const SearchOptions& opt);
+  /// True when the fitted model in use (the fold's or the file's) weighs a graph feature.
+  bool weighs_graph() const;
   /// The fitted model's scores of a pool (Fusion::Fitted), z-scaled; hands the pool to a capture.
   std::vector<double> fitted_scores(std::string_view text, const std::vector<SearchHit>& all,
                                     const std::vector<FusionList>& lists, const ProximityScorer& proximity);
@@ -197,6 +208,7 @@ class Searcher {
   std::unique_ptr<SentenceVectors> sentences_;  ///< the fitted ranker's sentence features
   std::mutex capture_mu_;
   PoolCapture capture_;
+  GraphSignals graph_signals_;
   bool tried_ = false;
   std::string why_not_;
   Embedder* embedder_ = nullptr;

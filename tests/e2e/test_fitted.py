@@ -122,8 +122,9 @@ def test_answerability_rows_train_a_model_that_decides(fitted_set):
     r = run("eval", qa, "--mode", "hybrid", "--answers", "--features", feats, "--json", *NATIVE, store=store)
     assert r.rc == 0, r
     rule = r.json()
-    lines = [json.loads(line) for line in feats.read_text().splitlines()]
-    assert {x["kind"] for x in lines} == {"answerable"}  # no ranker rows without --fusion fitted
+    every = [json.loads(line) for line in feats.read_text().splitlines()]
+    assert {x["kind"] for x in every} == {"answerable", "selector"}  # no ranker rows without --fusion fitted
+    lines = [x for x in every if x["kind"] == "answerable"]
     rows = [x for x in lines if not x.get("without_evidence")]
     assert [x["id"] for x in rows] == [q[0] for q in QA] + [u[0] for u in UNANSWERABLE]
     assert [x["answerable"] for x in rows] == [True] * len(QA) + [False] * len(UNANSWERABLE)
@@ -154,6 +155,47 @@ def test_answerability_rows_train_a_model_that_decides(fitted_set):
     # The same rows, re-scored by the model file: each refusal is the cut's verdict on its score.
     r = run("ask", "What makes a kettle switch itself off?", "--answerable", m1, "--json", *NATIVE, store=store)
     assert r.rc == 0, r
+
+
+def test_sentence_rows_train_a_selector_that_picks(fitted_set):
+    base, qa, store = fitted_set
+    feats = base / "answer-features.jsonl"
+    if not feats.exists():
+        r = run("eval", qa, "--mode", "hybrid", "--answers", "--features", feats, *NATIVE, store=store)
+        assert r.rc == 0, r
+    rows = [json.loads(line) for line in feats.read_text().splitlines()]
+    rows = [x for x in rows if x["kind"] == "selector"]
+    # One line per answerable question; each candidate sentence with its features and labels.
+    assert [x["id"] for x in rows] == [q[0] for q in QA]
+    for x in rows:
+        assert x["candidates"] and all(len(c["x"]) == len(x["features"]) for c in x["candidates"])
+    # "What makes a kettle switch itself off?": the sentence with "strip" in the kettle passage.
+    t1 = next(x for x in rows if x["id"] == "t1")
+    assert any(c["keyword"] and c["evidence"] for c in t1["candidates"]), t1
+    assert not any(c["keyword"] for c in t1["candidates"] if not c["evidence"])
+
+    m1, m2 = base / "s1.json", base / "s2.json"
+    p = train(feats, qa, m1, script="train_selector.py")
+    assert p.returncode == 0, p.stderr
+    assert train(feats, qa, m2, script="train_selector.py").returncode == 0
+    assert m1.read_bytes() == m2.read_bytes()
+    model = json.loads(m1.read_text())
+    assert model["format"] == "mmkg-selector" and len(model["folds"]) == 2
+    figures = model["trained"]["figures"]["pooled"]
+    assert figures["questions"] == len(QA) and 0 <= figures["cv_answered"] <= 1
+
+    r = run("eval", qa, "--mode", "hybrid", "--answers", "--selector", m1, "--cv", "--json", *NATIVE, store=store)
+    assert r.rc == 0, r
+    assert r.json()["cv"]["folded"] == len(QA) + len(UNANSWERABLE)
+    r = run("ask", "What makes a kettle switch itself off?", "--selector", m1, "--json", *NATIVE, store=store)
+    assert r.rc == 0 and r.json()["found"], r
+    nofolds = base / "selector-nofolds.json"
+    nofolds.write_text(json.dumps({"format": "mmkg-selector", "version": 1, "features": ["hand"],
+                                   "model": {"bias": 0, "weights": [1]}}))
+    r = run("eval", qa, "--mode", "hybrid", "--answers", "--selector", nofolds, "--cv", *NATIVE, store=store)
+    assert r.rc == 2 and "no cross-validation folds" in r.err, r
+    r = run("ask", "kettle", "--selector", base / "answer-features.jsonl", store=store)
+    assert r.rc == 2 and "selector" in r.err, r
 
 
 def test_feature_and_fold_misuse_say_what_to_do(fitted_set):

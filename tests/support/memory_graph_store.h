@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "graph/model/graph_store.h"
+#include "graph/resolve/resolve.h"
 
 namespace mmkg::graph::testing {
 
@@ -193,6 +194,21 @@ class MemoryGraphStore : public GraphStore {
   std::map<std::pair<RelKey, std::string>, double> weight_by_doc_;
   std::vector<Community> communities_;
   std::map<std::string, FigureNode> figures_;
+};
+
+/// An entity named `name` (its one alias), score 1: what the retrieval tests link to.
+inline Entity named_entity(const std::string& id, const std::string& name) {
+  Entity e;
+  e.id = id;
+  e.name = name;
+  e.aliases = {name};
+  e.score = 1;
+  return e;
+}
+
+/// Name embedding off: entities link by their names only.
+inline const EmbedNames kNoNameVectors = [](const std::vector<std::string>&) {
+  return std::vector<std::vector<float>>{};
 };
 
 }  // namespace mmkg::graph::testing
