@@ -86,9 +86,9 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
 
   std::vector<RankedList> extra;
   if (opt.graph) {
-    GraphAgent graph(*opt.graph, opt.graph_retrieve);
+    GraphAgent graph(*opt.graph, opt.graph_retrieve, opt.graph_lists);
     GraphRetrieval gr = run_agent(graph, question, trace);
-    extra = graph_lists(gr);
+    if (opt.graph_lists) extra = graph_lists(gr);
     res.entities = std::move(gr.entities);
     res.facts = std::move(gr.facts);
   }

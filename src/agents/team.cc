@@ -47,13 +47,15 @@ GraphRetrieval GraphAgent::run(const std::string& question, AgentStep& step) {
                           .facts = g.facts.size(),
                           .ppr_chunks = g.ppr_chunks.size(),
                           .communities = g.communities.size(),
-                          .broad = g.broad};
+                          .broad = g.broad,
+                          .lists = fuse_ ? graph_lists(g).size() : 0};
   if (graph_.empty()) {
     step.trace.log("mmkg: graph: the graph is empty (ingest builds it)");
   } else {
     step.trace.log("mmkg: graph: %zu linked entities%s%s", g.entities.size(), names.empty() ? "" : ": ", names.c_str());
     for (const auto& f : g.facts) step.trace.log("mmkg: graph:   fact: %s (chunk %s)", f.text.c_str(), f.chunk_id.c_str());
     if (g.broad) step.trace.log("mmkg: graph: broad question; %zu community summaries", g.communities.size());
+    if (!fuse_) step.trace.log("mmkg: graph: its chunk lists are not fused into retrieval (--graph-lists on fuses them)");
   }
   return g;
 }

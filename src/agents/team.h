@@ -40,13 +40,15 @@ class PlannerAgent : public Agent<PlanInput, Plan> {
 /// Graph retriever: entity linking, facts, personalised PageRank, community summaries.
 class GraphAgent : public Agent<std::string, GraphRetrieval> {
  public:
-  GraphAgent(GraphContext& graph, GraphRetrieveOptions opt) : graph_(graph), opt_(opt) {}
+  /// `fuse`: its lists go into retrieval (AskOptions::graph_lists); the step reports how many.
+  GraphAgent(GraphContext& graph, GraphRetrieveOptions opt, bool fuse = true) : graph_(graph), opt_(opt), fuse_(fuse) {}
   std::string name() const override { return "graph"; }
   GraphRetrieval run(const std::string& question, AgentStep& step) override;
 
  private:
   GraphContext& graph_;
   GraphRetrieveOptions opt_;
+  bool fuse_;
 };
 
 

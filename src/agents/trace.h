@@ -33,6 +33,7 @@ struct GraphStep {
   std::vector<graph::EntityLink> entities;
   size_t facts = 0, ppr_chunks = 0, communities = 0;
   bool broad = false;
+  size_t lists = 0;  ///< graph lists fused into retrieval (AskOptions::graph_lists; off: 0)
 };
 
 /// The figures and tables the question names by label (named_figures.h).

@@ -32,6 +32,7 @@ void render(const GraphStep& g, json& d) {
   d["ppr_chunks"] = g.ppr_chunks;
   d["broad"] = g.broad;
   d["communities"] = g.communities;
+  d["lists"] = g.lists;
 }
 
 void render(const FigureStep& f, json& d) {

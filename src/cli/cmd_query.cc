@@ -60,6 +60,10 @@ void add_team_options(CLI::App* cmd, TeamFlags& f) {
                   "LLM judge in the verifier (with a model): none, borderline (sentences the word-overlap "
                   "check cannot settle) or all (may veto supported sentences)")
       ->capture_default_str()->check(CLI::IsMember({"none", "borderline", "all"}));
+  cmd->add_option("--graph-lists", f.ask.graph_lists,
+                  "fuse the knowledge graph's chunk lists (PPR, relation evidence, bridge hops) into retrieval; off: "
+                  "the graph only links entities and gives facts")
+      ->capture_default_str();
   cmd->add_option("--parallel", r.parallel, "threads for the sub-query searches (0: one per core; 1: one after another)")
       ->capture_default_str()->check(CLI::Range(0, 64));
 }

@@ -91,6 +91,11 @@ def test_ask_reports_entities_and_uses_graph(graph_store):
     steps = [s["step"] for s in j["trace"]]
     assert "graph" in steps
     assert "mmkg: graph:" in r.err and "linked entities" in r.err
+    # By default its chunk lists stay out of retrieval (docs/EVAL.md); --graph-lists on fuses them.
+    graph_step = next(s for s in j["trace"] if s["step"] == "graph")
+    assert graph_step["lists"] == 0 and "not fused into retrieval" in r.err, graph_step
+    on = run("ask", "what is MHA?", "--json", "--graph-lists", "on", store=graph_store).json()
+    assert next(s for s in on["trace"] if s["step"] == "graph")["lists"] >= 1
     # --graph none: no graph step, no entities
     j = run("ask", "what is MHA?", "--json", "--graph", "none", store=graph_store).json()
     assert j["entities"] == [] and "graph" not in [s["step"] for s in j["trace"]]
