@@ -226,6 +226,7 @@ std::optional<size_t> neighbour(const std::vector<Sentence>& sents, size_t i, bo
       best = j;
   return best;
 }
+
 std::optional<size_t> antecedent(const std::vector<Sentence>& sents, size_t i) { return neighbour(sents, i, true); }
 
 // A sentence says what it says about the subject its passage names: "For machines that break
@@ -455,23 +456,14 @@ std::vector<std::vector<double>> selection_scores(const std::string& question, c
   return pick;
 }
 
-}  // namespace
-
-Answer synthesize_extractive(const std::string& question, const Retrieval& retrieval, TermStats& stats,
-                             const SynthOptions& opt) {
-  Answer ans;
-  // Query terms: distinct content-word stems, weighted by IDF; and the same for each part.
-  const std::vector<QueryTerm> q = query_terms(question, stats);
-  std::vector<QuestionPart> parts = question_parts(question);
-  if (parts.empty()) parts.push_back({question, AnswerKind::Any});
+// Each part's query terms. A part without content words of its own ("..., and why?", "what does
+// it show?") asks about the same thing as the part before it. One that refers back with a pronoun
+// ("..., and what do reliability engineers call it?") asks about that thing too: it has the domain
+// words of the part before it as well as its own. What "it" is, is named there by a term ("the
+// Nelson estimate", "zorblium"), not by the general English around it ("at how many degrees does
+// ... boil"), which would make the part before it answer this one too.
+std::vector<std::vector<QueryTerm>> part_terms_of(const std::vector<QuestionPart>& parts, TermStats& stats) {
   std::vector<std::vector<QueryTerm>> part_terms;
-  // A part without content words of its own ("..., and why?", "what does it show?") asks about
-  // the same thing as the part before it.
-  // One that refers back with a pronoun ("..., and what do reliability engineers call it?") asks
-  // about that thing too: it has the domain words of the part before it as well as its own.
-  // What "it" is, is named there by a term ("the Nelson estimate", "zorblium"), not by the
-  // general English around it ("at how many degrees does ... boil"), which would make the part
-  // before it answer this one too.
   for (size_t pi = 0; pi < parts.size(); ++pi) {
     const QuestionPart& p = parts[pi];
     if (part_terms.empty()) {
@@ -492,32 +484,100 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
       part_terms.push_back(std::move(t));
     }
   }
-  const Definiendum defx(definition_target(question));
-  std::vector<Definiendum> part_defs;  // "what is meant by the bread, and what by the meat?"
-  for (size_t p = 0; p < parts.size(); ++p) part_defs.emplace_back(part_definition_target(parts, p));
+  return part_terms;
+}
 
-  // Score every sentence of every context chunk.
+// What the question asks, in the terms sentences are scored by.
+struct QuestionTerms {
+  std::vector<QueryTerm> q;  ///< distinct content-word stems, weighted by IDF
+  std::vector<QuestionPart> parts;
+  std::vector<std::vector<QueryTerm>> part_terms;
+  Definiendum defx;                  ///< what the question asks to define ("what is X?")
+  std::vector<Definiendum> part_defs;  ///< the same per part ("what is meant by the bread, and what by the meat?")
+};
+
+QuestionTerms question_terms(const std::string& question, TermStats& stats) {
+  std::vector<QuestionPart> parts = question_parts(question);
+  if (parts.empty()) parts.push_back({question, AnswerKind::Any});
+  QuestionTerms t{query_terms(question, stats), parts, part_terms_of(parts, stats),
+                  Definiendum(definition_target(question)), {}};
+  for (size_t p = 0; p < t.parts.size(); ++p) t.part_defs.emplace_back(part_definition_target(t.parts, p));
+  return t;
+}
+
+// What a passage stands under (its document's file name and heading path), as stems: context for
+// all its sentences ("according to the wiki" is covered by attention_wiki.txt, a paper's name by
+// the heading above the paragraph); with the words the question named it by ("Figure 3 of the
+// survival paper") and, for a figure's or table's own passage, what a caption implicitly says
+// ("Figure 3 shows ...").
+std::set<std::string> where_stems_of(const Candidate& c) {
+  const SearchHit& hit = c.hit;
+  std::set<std::string> where_stems = stem_set(hit.doc.substr(0, hit.doc.rfind('.')) + " " + hit.heading_path);
+  where_stems.insert(c.where.begin(), c.where.end());
+  if (!hit.figure_id.empty()) {
+    const auto& verbs = depiction_stems();
+    where_stems.insert(verbs.begin(), verbs.end());
+  }
+  return where_stems;
+}
+
+// The scored sentence of `span` (a shown sentence of passage `ci`, its `pos`-th), or none when it
+// is no statement (a heading, a fragment, a question the text asks, code).
+std::optional<Sentence> make_sentence(const std::string& question, const SearchHit& hit, size_t ci, size_t pos,
+                                      std::string_view span, const std::set<std::string>& where_stems,
+                                      const QuestionTerms& qt, const SynthOptions& opt) {
+  if (!span.empty() && span[0] == '#') return std::nullopt;  // a heading line, not a statement
+  std::string s = clean_sentence(span);
+  if (s.size() < (hit.figure_id.empty() ? 25u : 8u)) return std::nullopt;  // headings, labels, fragments; not a table's rows
+  if (s.back() == '?') return std::nullopt;  // a question the text asks (and answers after it) is no answer
+  const bool lead_in = s.back() == ':' && label_lead_in(s);  // introduces what follows: not a statement
+  if (s.back() == ':') s.back() = '.';  // a statement whose equation or list follows ends here
+  // Code, titles and equation fragments are no answer in words; a table's rows and a caption
+  // are (a table's own passage is terse by nature).
+  if (hit.figure_id.empty() && (looks_like_code(s) || not_a_statement(s))) return std::nullopt;
+  if (s.size() > 600) s = std::string(utf8_prefix(s, 597)) + "...";
+  Sentence x{.cand = ci, .pos = pos, .text = std::move(s)};
+  x.lead_in = lead_in;
+  x.stems = stem_set(x.text);
+  x.quote = verbatim_quote(span);
+  std::set<std::string> with_where = x.stems;
+  with_where.insert(where_stems.begin(), where_stems.end());
+  x.coverage = term_coverage(with_where, qt.q);
+  for (auto& pt : qt.part_terms) x.part_cov.push_back(term_coverage(with_where, pt));
+  x.cov_stems = std::move(with_where);
+  x.number = holds_new_number(x.text, question);
+  x.name = holds_new_name(x.text, question);
+  x.named_in_words = names_in_words(x.text, question);
+  // A "why" part is answered by a sentence that gives a reason ("the boundaries commonly used
+  // are linear, because a closed form solution ... is known"), not by one that only restates
+  // what is asked about ("It would seem natural to use boundaries proportional to ..."), as a
+  // "how many" part is answered by a sentence with a number.
+  x.reason_share = gives_reason(x.text) ? 1.0 : opt.unshaped_share;
+  // Likewise a part asking which figure or table shows something is answered by a sentence
+  // that names one ("Figure 2.3: Correct (solid) and invalid (dashed) estimates ...", "Figure
+  // 2.3 shows the transplant curves ..."), not by one that only describes the data.
+  x.label_share = figure_references(x.text).empty() ? opt.unshaped_share : 1.0;
+  x.definition = qt.defx.grade(x.text);
+  for (auto& d : qt.part_defs) x.part_def.push_back(d.empty() ? 0.0 : d.grade(x.text));
+  x.score = sentence_score(x, qt.parts);
+  if (lead_in) x.score = x.coverage = 0, std::fill(x.part_cov.begin(), x.part_cov.end(), 0.0);
+  return x;
+}
+
+// Every candidate sentence of the context, scored; `chunk_terms` gets each passage's stems (what
+// the context shows of it, and where it stands).
+std::vector<Sentence> context_sentences(const std::string& question, const Retrieval& retrieval,
+                                        const QuestionTerms& qt, const SynthOptions& opt,
+                                        std::vector<std::set<std::string>>& chunk_terms) {
   std::vector<Sentence> sents;
-  std::vector<std::set<std::string>> chunk_terms(retrieval.context.size());
+  chunk_terms.assign(retrieval.context.size(), {});
   for (size_t ci = 0; ci < retrieval.context.size(); ++ci) {
     // Only what the context shows of the chunk (the budget may have trimmed it to its best
     // sentences): sentences are byte ranges of the chunk, so quotes stay verbatim chunk text.
     const SearchHit& hit = retrieval.context[ci].hit;
     const std::string& text = hit.text;
     const auto shown = shown_sentences(retrieval.context[ci]);
-    // Where a passage stands (its document's file name and heading path) is context for all its
-    // sentences: "according to the wiki" is covered by attention_wiki.txt, a paper's name by
-    // the heading above the paragraph.
-    std::string where = hit.doc.substr(0, hit.doc.rfind('.')) + " " + hit.heading_path;
-    std::set<std::string> where_stems = stem_set(where);
-    // The words the question named this passage by ("Figure 3 of the survival paper"), and, for
-    // a figure's or table's own passage, what a caption implicitly says: "Figure 3 shows ...".
-    const auto& named = retrieval.context[ci].where;
-    where_stems.insert(named.begin(), named.end());
-    if (!hit.figure_id.empty()) {
-      const auto& verbs = depiction_stems();
-      where_stems.insert(verbs.begin(), verbs.end());
-    }
+    const std::set<std::string> where_stems = where_stems_of(retrieval.context[ci]);
     std::set<std::string> chunk_stems;
     for (auto [b, e] : shown) {
       auto st = stem_set(std::string_view(text).substr(b, e - b));
@@ -528,75 +588,99 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
     size_t pos = 0;
     for (auto [b, e] : shown) {
       ++pos;
-      if (text[b] == '#') continue;  // a heading line, not a statement
-      std::string s = clean_sentence(std::string_view(text).substr(b, e - b));
-      if (s.size() < (hit.figure_id.empty() ? 25u : 8u)) continue;  // headings, labels, fragments; not a table's rows
-      if (s.back() == '?') continue;  // a question the text asks (and answers after it) is no answer
-      const bool lead_in = s.back() == ':' && label_lead_in(s);  // introduces what follows: not a statement
-      if (s.back() == ':') s.back() = '.';  // a statement whose equation or list follows ends here
-      // Code, titles and equation fragments are no answer in words; a table's rows and a caption
-      // are (a table's own passage is terse by nature).
-      if (hit.figure_id.empty() && (looks_like_code(s) || not_a_statement(s))) continue;
-      if (s.size() > 600) s = std::string(utf8_prefix(s, 597)) + "...";
-      Sentence x{.cand = ci, .pos = pos, .text = std::move(s)};
-      x.lead_in = lead_in;
-      x.stems = stem_set(x.text);
-      x.quote = verbatim_quote(std::string_view(text).substr(b, e - b));
-      std::set<std::string> with_where = x.stems;
-      with_where.insert(where_stems.begin(), where_stems.end());
-      x.coverage = term_coverage(with_where, q);
-      for (auto& pt : part_terms) x.part_cov.push_back(term_coverage(with_where, pt));
-      x.cov_stems = std::move(with_where);
-      x.number = holds_new_number(x.text, question);
-      x.name = holds_new_name(x.text, question);
-      x.named_in_words = names_in_words(x.text, question);
-      // A "why" part is answered by a sentence that gives a reason ("the boundaries commonly used
-      // are linear, because a closed form solution ... is known"), not by one that only restates
-      // what is asked about ("It would seem natural to use boundaries proportional to ..."), as a
-      // "how many" part is answered by a sentence with a number.
-      x.reason_share = gives_reason(x.text) ? 1.0 : opt.unshaped_share;
-      // Likewise a part asking which figure or table shows something is answered by a sentence
-      // that names one ("Figure 2.3: Correct (solid) and invalid (dashed) estimates ...", "Figure
-      // 2.3 shows the transplant curves ..."), not by one that only describes the data.
-      x.label_share = figure_references(x.text).empty() ? opt.unshaped_share : 1.0;
-      x.definition = defx.grade(x.text);
-      for (auto& d : part_defs) x.part_def.push_back(d.empty() ? 0.0 : d.grade(x.text));
-      x.score = sentence_score(x, parts);
-      if (lead_in) x.score = x.coverage = 0, std::fill(x.part_cov.begin(), x.part_cov.end(), 0.0);
-      sents.push_back(std::move(x));
+      std::optional<Sentence> x = make_sentence(question, hit, ci, pos, std::string_view(text).substr(b, e - b),
+                                                where_stems, qt, opt);
+      if (x) sents.push_back(std::move(*x));
     }
   }
-  add_passage_context(sents, q, parts, part_terms, opt.passage_weight);
-  // An anaphor's sentence says its part of the answer about what the sentence before it named
-  // ("Dropout is applied to the weights after the softmax. This prevents the model from relying
-  // on ..."): it is scored with its antecedent's words, when together they cover more of the
-  // question than the antecedent alone, and step 2b of choose_sentences puts the antecedent
-  // before it in the answer. Antecedents first, so that a chain does not compound.
-  {
-    // Discounted (×0.9): the pair is two sentences, and the anaphor may point past its neighbour.
-    struct Pair {
-      size_t i;
-      std::set<std::string> both;
-      double coverage;
-    };
-    std::vector<Pair> pairs;
-    for (size_t i = 0; i < sents.size(); ++i) {
-      if (sents[i].lead_in || !opens_with_anaphor(sents[i].text)) continue;
-      auto a = antecedent(sents, i);
-      if (!a) continue;
-      std::set<std::string> both = sents[i].cov_stems;
-      both.insert(sents[*a].cov_stems.begin(), sents[*a].cov_stems.end());
-      const double coverage = 0.9 * term_coverage(both, q);
-      if (coverage > sents[*a].coverage) pairs.push_back({i, std::move(both), coverage});
-    }
-    for (auto& [i, both, coverage] : pairs) {
-      Sentence& x = sents[i];
-      x.coverage = std::max(x.coverage, coverage);
-      for (size_t p = 0; p < parts.size(); ++p)
-        x.part_cov[p] = std::max(x.part_cov[p], 0.9 * term_coverage(both, part_terms[p]));
-      x.score = sentence_score(x, parts);
-    }
+  return sents;
+}
+
+// An anaphor's sentence says its part of the answer about what the sentence before it named
+// ("Dropout is applied to the weights after the softmax. This prevents the model from relying
+// on ..."): it is scored with its antecedent's words, when together they cover more of the
+// question than the antecedent alone, and step 2b of choose_sentences puts the antecedent
+// before it in the answer. Antecedents first, so that a chain does not compound.
+void add_anaphor_context(std::vector<Sentence>& sents, const QuestionTerms& qt) {
+  const std::vector<QueryTerm>& q = qt.q;
+  const std::vector<QuestionPart>& parts = qt.parts;
+  const std::vector<std::vector<QueryTerm>>& part_terms = qt.part_terms;
+  // Discounted (×0.9): the pair is two sentences, and the anaphor may point past its neighbour.
+  struct Pair {
+    size_t i;
+    std::set<std::string> both;
+    double coverage;
+  };
+  std::vector<Pair> pairs;
+  for (size_t i = 0; i < sents.size(); ++i) {
+    if (sents[i].lead_in || !opens_with_anaphor(sents[i].text)) continue;
+    auto a = antecedent(sents, i);
+    if (!a) continue;
+    std::set<std::string> both = sents[i].cov_stems;
+    both.insert(sents[*a].cov_stems.begin(), sents[*a].cov_stems.end());
+    const double coverage = 0.9 * term_coverage(both, q);
+    if (coverage > sents[*a].coverage) pairs.push_back({i, std::move(both), coverage});
   }
+  for (auto& [i, both, coverage] : pairs) {
+    Sentence& x = sents[i];
+    x.coverage = std::max(x.coverage, coverage);
+    for (size_t p = 0; p < parts.size(); ++p)
+      x.part_cov[p] = std::max(x.part_cov[p], 0.9 * term_coverage(both, part_terms[p]));
+    x.score = sentence_score(x, parts);
+  }
+}
+
+// Each part's own words: the terms of its text that no other part's text has, and, for a part
+// that refers back ("what do engineers call it?"), the words it took from the part before (what
+// "it" is). None for a part without words of its own ("and why?"). A word no chunk of the store
+// holds ("how often", a paraphrase) is left out, as the not-found judge leaves it out: no passage
+// can hold it.
+std::vector<std::vector<QueryTerm>> own_terms_of(const QuestionTerms& qt, TermStats& stats) {
+  const std::vector<QuestionPart>& parts = qt.parts;
+  const std::vector<std::vector<QueryTerm>>& part_terms = qt.part_terms;
+  std::vector<std::vector<QueryTerm>> own_terms(parts.size());
+  const double absent = stats.absent_idf() - 1e-9;
+  if (parts.size() > 1)
+    for (size_t p = 0; p < parts.size(); ++p) {
+      if (content_stems(parts[p].text).empty()) continue;
+      std::set<std::string> others, mine;
+      for (size_t o = 0; o < parts.size(); ++o)
+        for (auto& t : query_terms(parts[o].text, stats)) (o == p ? mine : others).insert(t.stem);
+      for (auto& t : part_terms[p])
+        if (!is_stopword(t.stem) && (!others.count(t.stem) || !mine.count(t.stem)) &&
+            (t.idf < absent || stats.chunks() == 0))
+          own_terms[p].push_back(t);
+    }
+  return own_terms;
+}
+
+// The answer's text and citations: the chosen sentences in order, citations numbered by first
+// appearance, one per chunk.
+void write_answer(const std::vector<size_t>& chosen, const std::vector<Sentence>& sents, const Retrieval& retrieval,
+                  Answer& ans) {
+  std::map<size_t, int> cite_no;
+  for (size_t i : chosen) {
+    const Sentence& s = sents[i];
+    auto [it, fresh] = cite_no.try_emplace(s.cand, static_cast<int>(ans.citations.size()) + 1);
+    if (fresh) ans.citations.push_back(make_citation(retrieval.context[s.cand].hit, it->second));
+    Citation& c = ans.citations[static_cast<size_t>(it->second - 1)];
+    add_quote(c, s.quote.empty() ? s.text : s.quote);
+    if (!ans.text.empty()) ans.text += ' ';
+    ans.text += s.text + " [" + std::to_string(it->second) + "]";
+  }
+}
+
+}  // namespace
+
+Answer synthesize_extractive(const std::string& question, const Retrieval& retrieval, TermStats& stats,
+                             const SynthOptions& opt) {
+  Answer ans;
+  const QuestionTerms qt = question_terms(question, stats);
+  const std::vector<QuestionPart>& parts = qt.parts;
+  std::vector<std::set<std::string>> chunk_terms;
+  std::vector<Sentence> sents = context_sentences(question, retrieval, qt, opt, chunk_terms);
+  add_passage_context(sents, qt.q, parts, qt.part_terms, opt.passage_weight);
+  add_anaphor_context(sents, qt);
   std::vector<PartEvidence> evidence(parts.size());
   for (size_t p = 0; p < parts.size(); ++p)
     for (const auto& s : sents) {
@@ -623,37 +707,9 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
     return ans;
   }
 
-  // Each part's own words: the terms of its text that no other part's text has, and, for a part
-  // that refers back ("what do engineers call it?"), the words it took from the part before (what
-  // "it" is). None for a part without words of its own ("and why?"). A word no chunk of the
-  // store holds ("how often", a paraphrase) is left out, as the not-found judge leaves it out:
-  // no passage can hold it.
-  std::vector<std::vector<QueryTerm>> own_terms(parts.size());
-  const double absent = stats.absent_idf() - 1e-9;
-  if (parts.size() > 1)
-    for (size_t p = 0; p < parts.size(); ++p) {
-      if (content_stems(parts[p].text).empty()) continue;
-      std::set<std::string> others, mine;
-      for (size_t o = 0; o < parts.size(); ++o)
-        for (auto& t : query_terms(parts[o].text, stats)) (o == p ? mine : others).insert(t.stem);
-      for (auto& t : part_terms[p])
-        if (!is_stopword(t.stem) && (!others.count(t.stem) || !mine.count(t.stem)) &&
-            (t.idf < absent || stats.chunks() == 0))
-          own_terms[p].push_back(t);
-    }
+  const std::vector<std::vector<QueryTerm>> own_terms = own_terms_of(qt, stats);
   const std::vector<size_t> chosen = choose_sentences(sents, parts, own_terms, best_cov, pick, opt);
-
-  // Number citations by first appearance; one citation per chunk.
-  std::map<size_t, int> cite_no;
-  for (size_t i : chosen) {
-    const Sentence& s = sents[i];
-    auto [it, fresh] = cite_no.try_emplace(s.cand, static_cast<int>(ans.citations.size()) + 1);
-    if (fresh) ans.citations.push_back(make_citation(retrieval.context[s.cand].hit, it->second));
-    Citation& c = ans.citations[static_cast<size_t>(it->second - 1)];
-    add_quote(c, s.quote.empty() ? s.text : s.quote);
-    if (!ans.text.empty()) ans.text += ' ';
-    ans.text += s.text + " [" + std::to_string(it->second) + "]";
-  }
+  write_answer(chosen, sents, retrieval, ans);
   ans.found = true;
   return ans;
 }
