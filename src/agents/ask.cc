@@ -43,16 +43,11 @@ bool follow_up_is_better(const Verified& last, const Verified& next) {
   return false;
 }
 
-// The orchestrator: plan → graph → retrieve → synthesize → verify, then, while the verifier
-// finds gaps and rounds remain, a follow-up plan for the gaps, retrieval and a new answer, kept
-// only when it is better (found where the last was not, or fewer gaps).
-AskResult ask(Store& store, Searcher& searcher, const std::string& question, const AskOptions& opt) {
-  Trace trace(opt.verbose);
-  trace.on_step = opt.on_step;
-  AskResult res;
-  TermStats stats(store);
-  trace.log("mmkg: ask: question: %s", question.c_str());
+namespace {
 
+// The verifier's options: the searcher's embedder for its embedding check, and the model as its
+// judge when one is configured.
+VerifyOptions verify_options(const AskOptions& opt, Searcher& searcher) {
   VerifyOptions vo = opt.verify;
   if (!vo.embed) {
     vo.embed = [&searcher](const std::vector<std::string>& texts) {
@@ -64,26 +59,37 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
     vo.judge = opt.chat;
     vo.judge_scope = opt.judge;
   }
-  LlmSynthOptions lopt = opt.llm;
-  if (!lopt.figure_png) lopt.figure_png = [&store](const std::string& id) { return figure_png(store, id); };
-  PlannerAgent planner(stats, opt.chat, opt.max_phrases);
-  RagAgent rag(store, searcher, opt.retrieve);
+  return vo;
+}
+
+// The synthesizer's options: the sentence vectors cost an embedding per new context sentence, so
+// only a fitted model or its training rows get them (the rule does not read them).
+SynthOptions synth_options(const AskOptions& opt, Searcher& searcher) {
   SynthOptions so = opt.synth;
-  // The sentence feature costs an embedding per new context sentence: only for a fitted model or
-  // its training rows (the rule does not read it).
   if (!so.sentences && (so.answerable || so.sentence_feature || so.selector || so.sentence_rows))
     so.sentences = searcher.sentence_vectors();
-  SynthesizerAgent synth(stats, opt.chat, so, lopt);
-  VerifierAgent verifier(store, stats, vo);
+  return so;
+}
 
-  // Retrieval reads the question with its acronyms written in; the synthesizer and the verifier
-  // read it as asked (an added acronym would make every sentence that uses it look on topic).
-  const std::string searched = opt.expand ? opt.expand(question) : question;
-  PlanInput first;
-  first.question = searched;
-  Plan plan = run_agent(planner, first, trace);
-  res.subqueries = plan.subqueries;
+// The agents of one question.
+struct Team {
+  PlannerAgent planner;
+  RagAgent rag;
+  SynthesizerAgent synth;
+  VerifierAgent verifier;
+};
 
+// One round's plan, passages and verified answer.
+struct Round {
+  Plan plan;
+  Retrieval retrieval;
+  Verified verified;
+};
+
+// The lists retrieval fuses besides the sub-queries' (the graph's with AskOptions::graph_lists,
+// and the figures the question names); the graph's entities and facts go into `res`.
+std::vector<RankedList> extra_lists(Store& store, const std::string& question, const AskOptions& opt, Trace& trace,
+                                    AskResult& res) {
   std::vector<RankedList> extra;
   if (opt.graph) {
     GraphAgent graph(*opt.graph, opt.graph_retrieve, opt.graph_lists);
@@ -92,7 +98,6 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
     res.entities = std::move(gr.entities);
     res.facts = std::move(gr.facts);
   }
-
   // A question that names a figure or table ("Figure 3 of the survival paper") gets that
   // figure's chunk at the head of the context.
   if (!figure_references(question).empty()) {
@@ -100,23 +105,27 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
     NamedFigures nf = run_agent(figures, question, trace);
     for (auto& l : nf.lists()) extra.push_back(std::move(l));
   }
+  return extra;
+}
 
-  Retrieval r = run_agent(rag, RagInput{&plan, &extra}, trace);
-  Draft draft = run_agent(synth, SynthInput{question, &r}, trace);
-  Verified v = run_agent(verifier, VerifyInput{question, &r, &draft}, trace);
-
-  int round = 1, answer_round = 1;
-  std::string stop = v.gaps.empty() ? "no gaps" : "no rounds left";
-  while (!v.gaps.empty() && round < opt.max_rounds) {
+// Follow-up rounds while the verifier finds gaps and rounds remain: a plan for the gaps,
+// retrieval and a new answer, kept only when it is better. Returns the rounds run and why they
+// stopped; `best` is the kept round, `answer_round` its number.
+std::pair<int, std::string> follow_up(Team& team, Trace& trace, const std::string& question,
+                                      const std::string& searched, const std::vector<RankedList>& extra,
+                                      const AskOptions& opt, Round& best, int& answer_round) {
+  int round = 1;
+  std::string stop = best.verified.gaps.empty() ? "no gaps" : "no rounds left";
+  while (!best.verified.gaps.empty() && round < opt.max_rounds) {
     trace.set_round(++round);
-    Plan next = run_agent(planner, PlanInput{searched, &plan, v.gaps}, trace);
-    if (next.subqueries.size() == plan.subqueries.size()) {
+    Plan next = run_agent(team.planner, PlanInput{searched, &best.plan, best.verified.gaps}, trace);
+    if (next.subqueries.size() == best.plan.subqueries.size()) {
       stop = "nothing new to search";
       break;
     }
-    Retrieval r2 = run_agent(rag, RagInput{&next, &extra}, trace);
+    Retrieval r2 = run_agent(team.rag, RagInput{&next, &extra}, trace);
     std::set<std::string> before;
-    for (const auto& c : r.context) before.insert(c.hit.chunk_id);
+    for (const auto& c : best.retrieval.context) before.insert(c.hit.chunk_id);
     size_t fresh = 0;
     for (const auto& c : r2.context) fresh += !before.count(c.hit.chunk_id);
     if (fresh == 0) {
@@ -124,9 +133,9 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
       trace.log("mmkg: orchestrate: round %d found no new passage; keeping round %d's answer", round, answer_round);
       break;
     }
-    Draft d2 = run_agent(synth, SynthInput{question, &r2}, trace);
-    Verified v2 = run_agent(verifier, VerifyInput{question, &r2, &d2}, trace);
-    const bool better = follow_up_is_better(v, v2);
+    Draft d2 = run_agent(team.synth, SynthInput{question, &r2}, trace);
+    Verified v2 = run_agent(team.verifier, VerifyInput{question, &r2, &d2}, trace);
+    const bool better = follow_up_is_better(best.verified, v2);
     trace.log("mmkg: orchestrate: round %d: %s", round,
               better ? "the new answer covers more of the question; it replaces the last"
                      : "no better than the last answer; keeping it");
@@ -134,35 +143,73 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& question, con
       stop = "the follow-up answer was no better";
       break;
     }
-    plan = std::move(next);
-    r = std::move(r2);
-    v = std::move(v2);
+    best = Round{std::move(next), std::move(r2), std::move(v2)};
     answer_round = round;
-    stop = v.gaps.empty() ? "no gaps" : "no rounds left";
+    stop = best.verified.gaps.empty() ? "no gaps" : "no rounds left";
   }
-  trace.set_round(0);
-  trace.step("orchestrate", [&](StepDetail& d) {
-    d = OrchestrateStep{.rounds = round, .answer_round = answer_round, .max_rounds = opt.max_rounds, .stop = stop};
-  });
+  return {round, stop};
+}
 
-  res.subqueries = plan.subqueries;
-  res.context_chunks = r.context.size();
-  res.context_chars = r.context_chars;
-  res.context_tokens = r.context_tokens;
-  res.context = r.context;
-  res.rounds = round;
-  res.gaps = v.gaps;
-  res.answer = v.answer.text;
-  res.citations = std::move(v.answer.citations);
-  res.found = v.answer.found;
-  res.answerability = v.answer.answerability;
-  res.answerability_score = v.answer.answerability_score;
-  res.sentence_rows = std::move(v.answer.sentence_rows);
+// The kept round's answer, context and retrieval report into `res`.
+void fill_result(Round& kept, int rounds, int answer_round, Trace& trace, AskResult& res) {
+  res.subqueries = kept.plan.subqueries;
+  res.context_chunks = kept.retrieval.context.size();
+  res.context_chars = kept.retrieval.context_chars;
+  res.context_tokens = kept.retrieval.context_tokens;
+  res.context = kept.retrieval.context;
+  res.rounds = rounds;
+  res.gaps = kept.verified.gaps;
+  res.answer = kept.verified.answer.text;
+  res.citations = std::move(kept.verified.answer.citations);
+  res.found = kept.verified.answer.found;
+  res.answerability = kept.verified.answer.answerability;
+  res.answerability_score = kept.verified.answer.answerability_score;
+  res.sentence_rows = std::move(kept.verified.answer.sentence_rows);
   res.answer_round = answer_round;
   for (const auto& st : trace.steps())  // the retrieval report of the answer's round
     if (const auto* rs = std::get_if<RetrieveStep>(&st.detail); rs && std::max(st.round, 1) == answer_round)
       res.retrieval = *rs;
   res.trace = trace.take_steps();
+}
+
+}  // namespace
+
+// The orchestrator: plan → graph → retrieve → synthesize → verify, then, while the verifier
+// finds gaps and rounds remain, a follow-up plan for the gaps, retrieval and a new answer, kept
+// only when it is better (found where the last was not, or fewer gaps).
+AskResult ask(Store& store, Searcher& searcher, const std::string& question, const AskOptions& opt) {
+  Trace trace(opt.verbose);
+  trace.on_step = opt.on_step;
+  AskResult res;
+  TermStats stats(store);
+  trace.log("mmkg: ask: question: %s", question.c_str());
+
+  LlmSynthOptions lopt = opt.llm;
+  if (!lopt.figure_png) lopt.figure_png = [&store](const std::string& id) { return figure_png(store, id); };
+  Team team{PlannerAgent(stats, opt.chat, opt.max_phrases), RagAgent(store, searcher, opt.retrieve),
+            SynthesizerAgent(stats, opt.chat, synth_options(opt, searcher), lopt),
+            VerifierAgent(store, stats, verify_options(opt, searcher))};
+
+  // Retrieval reads the question with its acronyms written in; the synthesizer and the verifier
+  // read it as asked (an added acronym would make every sentence that uses it look on topic).
+  const std::string searched = opt.expand ? opt.expand(question) : question;
+  PlanInput first;
+  first.question = searched;
+  Round kept;
+  kept.plan = run_agent(team.planner, first, trace);
+  res.subqueries = kept.plan.subqueries;
+  const std::vector<RankedList> extra = extra_lists(store, question, opt, trace, res);
+  kept.retrieval = run_agent(team.rag, RagInput{&kept.plan, &extra}, trace);
+  Draft draft = run_agent(team.synth, SynthInput{question, &kept.retrieval}, trace);
+  kept.verified = run_agent(team.verifier, VerifyInput{question, &kept.retrieval, &draft}, trace);
+
+  int answer_round = 1;
+  const auto [rounds, stop] = follow_up(team, trace, question, searched, extra, opt, kept, answer_round);
+  trace.set_round(0);
+  trace.step("orchestrate", [&](StepDetail& d) {
+    d = OrchestrateStep{.rounds = rounds, .answer_round = answer_round, .max_rounds = opt.max_rounds, .stop = stop};
+  });
+  fill_result(kept, rounds, answer_round, trace, res);
   return res;
 }
 

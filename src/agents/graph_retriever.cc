@@ -80,43 +80,30 @@ std::string relation_phrase(const std::string& type) {
   return s;
 }
 
-}  // namespace
-
-GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, const GraphRetrieveOptions& opt) {
-  GraphRetrieval out;
-  out.broad = is_broad_question(question);
-  if (g.empty()) return out;
-  out.entities = g.index().link(question, opt.max_entities);
-  // A question of two parts ("which package ..., and what does its vignette say ...?") may need
-  // a second passage that shares an entity with the first but few of the question's words: the
-  // bridge hop (graph_lists). One-part questions get no hop: their evidence is what the
-  // retrievers rank, and a hop's chunk would only take a place from it. The document layer's hop
-  // (graph_lists) serves the same questions, and questions about the collection: they range over
-  // several documents, and the passage that names the others relates them.
-  out.two_parts = question_parts(question).size() >= 2;
-  out.across = asks_across_documents(question);
-  if (out.two_parts || out.across) out.hops = &g;
-
+// The linked entities' facts: their relations, typed ones first (is_a, part_of, uses ... say what
+// the sentence says; co-occurrence only that two names meet). Typed ones by weight; co-occurrences
+// by association, the Dice coefficient 2 w / (n_src + n_dst) over the entities' chunk counts, so a
+// pair that meets mostly together outranks a hub ("X appears with attention") met everywhere. For
+// "what is X?", a typed fact with X as its subject says what X is or does ("attention is a kind of
+// mechanism") and goes before those naming X's kinds or users ("linear attention is a kind of
+// attention"), whatever their weights. `chunk_count`: each entity's mentions.
+std::vector<GraphFact> entity_facts(GraphContext& g, const std::string& question,
+                                    const std::vector<graph::EntityLink>& entities,
+                                    const std::unordered_map<std::string, int>& chunk_count, int max_facts) {
   std::unordered_map<std::string, std::string> names;
   for (const auto& e : g.snapshot().entities) names[e.id] = e.name;
-  std::unordered_map<std::string, int> chunk_count;
-  for (const auto& m : g.snapshot().mentions) ++chunk_count[m.entity_id];
-
-  // Facts: the linked entities' relations, typed ones first (is_a, part_of, uses ... say what the
-  // sentence says; co-occurrence only that two names meet). Typed ones by weight; co-occurrences
-  // by association, the Dice coefficient 2 w / (n_src + n_dst) over the entities' chunk counts,
-  // so a pair that meets mostly together outranks a hub ("X appears with attention") met everywhere.
+  auto count = [&](const std::string& id) {
+    auto it = chunk_count.find(id);
+    return it == chunk_count.end() ? 0 : it->second;
+  };
   std::set<std::tuple<std::string, std::string, std::string>> seen;
   std::vector<GraphFact> facts;
   std::vector<double> order;  // the sort key of each fact
-  // For "what is X?", a typed fact with X as its subject says what X is or does ("attention is a
-  // kind of mechanism") and goes before those naming X's kinds or users ("linear attention is a
-  // kind of attention"), whatever their weights.
   const bool defining = !definition_target(question).empty();
   std::set<std::string> linked;
-  for (const auto& link : out.entities) linked.insert(link.entity_id);
+  for (const auto& link : entities) linked.insert(link.entity_id);
   std::vector<bool> subject;  // a linked entity is the fact's subject
-  for (const auto& link : out.entities) {
+  for (const auto& link : entities) {
     // The 24 heaviest relations, and typed ones beyond them: a central entity's co-occurrences
     // outweigh the few sentences that say what it is.
     const auto rels = g.store().relations_of(link.entity_id, 96);
@@ -127,7 +114,7 @@ GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, cons
       GraphFact f;
       f.relation = r.type;
       f.weight = r.weight;
-      order.push_back(r.type == "co_occurs" ? 2.0 * r.weight / std::max(1, chunk_count[r.src] + chunk_count[r.dst])
+      order.push_back(r.type == "co_occurs" ? 2.0 * r.weight / std::max(1, count(r.src) + count(r.dst))
                                             : r.weight);
       f.text = names[r.src] + " " + relation_phrase(r.type) + " " + names[r.dst];
       f.chunk_id = r.evidence.front().chunk_id;
@@ -148,8 +135,58 @@ GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, cons
   sorted.reserve(facts.size());
   for (size_t i : idx) sorted.push_back(std::move(facts[i]));
   facts = std::move(sorted);
-  if (facts.size() > static_cast<size_t>(opt.max_facts)) facts.resize(static_cast<size_t>(opt.max_facts));
-  out.facts = std::move(facts);
+  if (facts.size() > static_cast<size_t>(max_facts)) facts.resize(static_cast<size_t>(max_facts));
+  return facts;
+}
+
+// For a broad question: the communities that hold a linked entity (2 each) or share the
+// question's content words (1 each), best first, at most `max`.
+std::vector<graph::Community> matching_communities(GraphContext& g, const std::string& question,
+                                                   const std::vector<graph::EntityLink>& entities, int max) {
+  std::vector<graph::Community> out;
+  std::set<std::string> linked;
+  for (const auto& l : entities) linked.insert(l.entity_id);
+  std::set<std::string> qstems;
+  for (const auto& s : content_stems(question)) qstems.insert(s);
+  std::vector<std::pair<double, graph::Community>> scored;
+  for (auto& c : g.store().communities()) {
+    double score = 0;
+    for (const auto& id : c.entity_ids)
+      if (linked.count(id)) score += 2;
+    std::set<std::string> cs;
+    for (const auto& s : content_stems(c.title + " " + c.summary)) cs.insert(s);
+    for (const auto& s : qstems)
+      if (cs.count(s)) score += 1;
+    if (score > 0) scored.emplace_back(score, std::move(c));
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  for (auto& [s, c] : scored) {
+    if (out.size() >= static_cast<size_t>(max)) break;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace
+
+GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, const GraphRetrieveOptions& opt) {
+  GraphRetrieval out;
+  out.broad = is_broad_question(question);
+  if (g.empty()) return out;
+  out.entities = g.index().link(question, opt.max_entities);
+  // A question of two parts ("which package ..., and what does its vignette say ...?") may need
+  // a second passage that shares an entity with the first but few of the question's words: the
+  // bridge hop (graph_lists). One-part questions get no hop: their evidence is what the
+  // retrievers rank, and a hop's chunk would only take a place from it. The document layer's hop
+  // (graph_lists) serves the same questions, and questions about the collection: they range over
+  // several documents, and the passage that names the others relates them.
+  out.two_parts = question_parts(question).size() >= 2;
+  out.across = asks_across_documents(question);
+  if (out.two_parts || out.across) out.hops = &g;
+
+  std::unordered_map<std::string, int> chunk_count;
+  for (const auto& m : g.snapshot().mentions) ++chunk_count[m.entity_id];
+  out.facts = entity_facts(g, question, out.entities, chunk_count, opt.max_facts);
 
   // PPR from the linked entities; rarer entities weigh more (HippoRAG's node specificity).
   std::map<std::string, double> seeds;
@@ -159,29 +196,7 @@ GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, cons
   }
   if (!seeds.empty()) out.ppr_chunks = graph::rank_chunks_by_ppr(g.snapshot(), seeds, opt.ppr_chunks);
 
-  if (out.broad) {
-    // Communities that hold a linked entity or share the question's content words.
-    std::set<std::string> linked;
-    for (const auto& l : out.entities) linked.insert(l.entity_id);
-    std::set<std::string> qstems;
-    for (const auto& s : content_stems(question)) qstems.insert(s);
-    std::vector<std::pair<double, graph::Community>> scored;
-    for (auto& c : g.store().communities()) {
-      double score = 0;
-      for (const auto& id : c.entity_ids)
-        if (linked.count(id)) score += 2;
-      std::set<std::string> cs;
-      for (const auto& s : content_stems(c.title + " " + c.summary)) cs.insert(s);
-      for (const auto& s : qstems)
-        if (cs.count(s)) score += 1;
-      if (score > 0) scored.emplace_back(score, std::move(c));
-    }
-    std::stable_sort(scored.begin(), scored.end(), [](auto& a, auto& b) { return a.first > b.first; });
-    for (auto& [s, c] : scored) {
-      if (out.communities.size() >= static_cast<size_t>(opt.max_communities)) break;
-      out.communities.push_back(std::move(c));
-    }
-  }
+  if (out.broad) out.communities = matching_communities(g, question, out.entities, opt.max_communities);
   return out;
 }
 
