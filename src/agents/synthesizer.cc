@@ -264,54 +264,52 @@ bool refers_back(const std::string& part) {
   return false;
 }
 
-// The sentences of the answer, in the order they are written:
-//  1. for a definition question, the sentence that best defines X (its form first, then how much
-//     of the question it covers), so that "what is X?" opens with what X is;
-//  2. for each part of the question, the sentence that answers it best (a part already answered
-//     by a chosen sentence adds nothing), so a two-part question cites a sentence per part, from
-//     different passages where that is where the answers are;
-//  3. then, up to max_sentences, more sentences only from passages already cited and nearly as
-//     covering as the best: they add detail without citing a passage that is not evidence.
-// A sentence that repeats a chosen one (word overlap) is skipped.
-// `pick[i][p]`: how well sentence i answers part p (the hand-set score or the selector's).
-std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const std::vector<QuestionPart>& parts,
-                                     const std::vector<std::vector<QueryTerm>>& own_terms, double best_cov,
-                                     const std::vector<std::vector<double>>& pick, const SynthOptions& opt) {
-  std::vector<size_t> chosen;
+// The sentences chosen so far, in answer order, and what they add up to.
+struct Chosen {
+  const std::vector<Sentence>& sents;
+  const SynthOptions& opt;
+  std::vector<size_t> idx{};
   size_t chars = 0;
-  auto usable = [&](size_t i) {
-    for (size_t c : chosen)
+  // Not chosen, not a repeat of a chosen one (word overlap), and within the answer's length.
+  bool usable(size_t i) const {
+    for (size_t c : idx)
       if (c == i || jaccard(sents[c].stems, sents[i].stems) > 0.5) return false;
-    return chosen.empty() || chars + sents[i].text.size() <= opt.max_answer_chars;
-  };
-  auto take = [&](size_t i) {
-    chosen.push_back(i);
+    return idx.empty() || chars + sents[i].text.size() <= opt.max_answer_chars;
+  }
+  void insert(size_t at, size_t i) {
+    idx.insert(idx.begin() + static_cast<long>(at), i);
     chars += sents[i].text.size();
-  };
-  auto new_passage = [&](size_t i) {
-    for (size_t c : chosen)
+  }
+  void take(size_t i) { insert(idx.size(), i); }
+  bool new_passage(size_t i) const {
+    for (size_t c : idx)
       if (sents[c].cand == sents[i].cand) return false;
     return true;
-  };
-  // A sentence that would cite a passage of its own for part p must hold at least half
-  // (IDF-weighted) of the words only that part has: a second passage is cited for what the
-  // first does not answer ("at which confidence levels are its cut-offs placed by default?":
-  // "By default, two cut-off points ... confidence levels of 90% and 99%"), not for a sentence
-  // that shares the question's subject and one of the part's words by chance ("or is another
-  // tool needed?": "... one needs to assume ..."). A part without words of its own ("and why?")
-  // is not judged.
-  // A sentence that gives a name in words ("... is also known as the mean cumulative function")
-  // says what a "what do engineers call it?" part's naming verb asks for.
-  auto speaks_to_own_words = [&](const Sentence& s, size_t p) {
-    if (p >= own_terms.size() || own_terms[p].empty()) return true;
-    if (parts[p].kind != AnswerKind::Name || !s.named_in_words)
-      return term_coverage(s.cov_stems, own_terms[p]) >= opt.own_part_share;
-    std::set<std::string> with_naming = s.cov_stems;
-    for (const char* w : {"call", "called", "name", "named", "term", "termed", "known", "refer", "dub"})
-      with_naming.insert(stem(w));
-    return term_coverage(with_naming, own_terms[p]) >= opt.own_part_share;
-  };
-  // 1. The definition.
+  }
+};
+
+// A sentence that would cite a passage of its own for part p must hold at least half
+// (IDF-weighted) of the words only that part has: a second passage is cited for what the first
+// does not answer ("at which confidence levels are its cut-offs placed by default?": "By default,
+// two cut-off points ... confidence levels of 90% and 99%"), not for a sentence that shares the
+// question's subject and one of the part's words by chance ("or is another tool needed?": "...
+// one needs to assume ..."). A part without words of its own ("and why?") is not judged. A
+// sentence that gives a name in words ("... is also known as the mean cumulative function") says
+// what a "what do engineers call it?" part's naming verb asks for.
+bool speaks_to_own_words(const Sentence& s, size_t p, const std::vector<QuestionPart>& parts,
+                         const std::vector<std::vector<QueryTerm>>& own_terms, const SynthOptions& opt) {
+  if (p >= own_terms.size() || own_terms[p].empty()) return true;
+  if (parts[p].kind != AnswerKind::Name || !s.named_in_words)
+    return term_coverage(s.cov_stems, own_terms[p]) >= opt.own_part_share;
+  std::set<std::string> with_naming = s.cov_stems;
+  for (const char* w : {"call", "called", "name", "named", "term", "termed", "known", "refer", "dub"})
+    with_naming.insert(stem(w));
+  return term_coverage(with_naming, own_terms[p]) >= opt.own_part_share;
+}
+
+// Step 1: for a definition question, the sentence that best defines X (its form first, then how
+// much of the question it covers).
+std::optional<size_t> definition_sentence(const std::vector<Sentence>& sents, double best_cov) {
   std::optional<size_t> def;
   for (size_t i = 0; i < sents.size(); ++i) {
     const Sentence& s = sents[i];
@@ -319,8 +317,14 @@ std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const s
     auto key = [&](const Sentence& x) { return x.definition + 0.5 * x.coverage * len_pen(x) + prior(x); };
     if (!def || key(s) > key(sents[*def])) def = i;
   }
-  if (def) take(*def);
-  // 2. A sentence per part.
+  return def;
+}
+
+// Step 2: for each part, the sentence that answers it best, unless a chosen one answers it as well.
+void part_sentences(Chosen& ch, const std::vector<QuestionPart>& parts,
+                    const std::vector<std::vector<QueryTerm>>& own_terms,
+                    const std::vector<std::vector<double>>& pick) {
+  const std::vector<Sentence>& sents = ch.sents;
   for (size_t p = 0; p < parts.size(); ++p) {
     std::optional<size_t> best;
     double best_score = 0;
@@ -331,55 +335,75 @@ std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const s
     }
     if (!best) continue;
     bool answered = false;  // a chosen sentence already answers this part as well as any
-    for (size_t c : chosen)
+    for (size_t c : ch.idx)
       answered = answered || c == *best ||
                  part_score(sents[c], p, parts[p], parts.size()) >= part_score(sents[*best], p, parts[p], parts.size());
     if (answered) continue;
     if (parts.size() > 1 && sents[*best].part_cov[p] <= 0) continue;  // nothing speaks to this part
-    if (!chosen.empty() && new_passage(*best) && !speaks_to_own_words(sents[*best], p)) continue;
-    if (usable(*best)) take(*best);
+    if (!ch.idx.empty() && ch.new_passage(*best) && !speaks_to_own_words(sents[*best], p, parts, own_terms, ch.opt))
+      continue;
+    if (ch.usable(*best)) ch.take(*best);
   }
-  // 2b. A chosen sentence that opens with an anaphor ("This transformation ...", "It ...")
-  // points back to the sentence before it in its passage, which says what "this" is: it goes
-  // before it (same passage, so no new citation).
-  for (size_t k = 0; k < chosen.size(); ++k) {
-    const Sentence& c = sents[chosen[k]];
-    if (!opens_with_anaphor(c.text)) continue;
-    std::optional<size_t> ante = antecedent(sents, chosen[k]);
-    if (ante && usable(*ante)) {
-      chosen.insert(chosen.begin() + static_cast<long>(k), *ante);
-      chars += sents[*ante].text.size();
+}
+
+// Step 2b: a chosen sentence that opens with an anaphor ("This transformation ...", "It ...")
+// points back to the sentence before it in its passage, which says what "this" is: it goes
+// before it (same passage, so no new citation). Step 2c: a reason is often said right after what
+// it explains ("Dropout is applied to the weights after the softmax. This prevents the model
+// from relying on ..."): for a part asking why, the sentence after the one that answers it, when
+// it opens with an anaphor, follows it.
+void add_neighbours(Chosen& ch, const std::vector<QuestionPart>& parts) {
+  const std::vector<Sentence>& sents = ch.sents;
+  for (size_t k = 0; k < ch.idx.size(); ++k) {
+    if (!opens_with_anaphor(sents[ch.idx[k]].text)) continue;
+    std::optional<size_t> ante = antecedent(sents, ch.idx[k]);
+    if (ante && ch.usable(*ante)) {
+      ch.insert(k, *ante);
       ++k;
     }
   }
-  // 2c. A reason is often said right after what it explains ("Dropout is applied to the weights
-  // after the softmax. This prevents the model from relying on ..."): for a part asking why,
-  // the sentence after the one that answers it, when it opens with an anaphor, follows it.
   for (size_t p = 0; p < parts.size(); ++p) {
-    if (parts[p].kind != AnswerKind::Reason || chosen.empty()) continue;
+    if (parts[p].kind != AnswerKind::Reason || ch.idx.empty()) continue;
     size_t at = 0;
-    for (size_t k = 1; k < chosen.size(); ++k)
-      if (part_score(sents[chosen[k]], p, parts[p], parts.size()) > part_score(sents[chosen[at]], p, parts[p], parts.size()))
+    for (size_t k = 1; k < ch.idx.size(); ++k)
+      if (part_score(sents[ch.idx[k]], p, parts[p], parts.size()) > part_score(sents[ch.idx[at]], p, parts[p], parts.size()))
         at = k;
-    std::optional<size_t> next = neighbour(sents, chosen[at], false);
-    if (next && !sents[*next].lead_in && opens_with_anaphor(sents[*next].text) && usable(*next)) {
-      chosen.insert(chosen.begin() + static_cast<long>(at) + 1, *next);
-      chars += sents[*next].text.size();
-    }
+    std::optional<size_t> next = neighbour(sents, ch.idx[at], false);
+    if (next && !sents[*next].lead_in && opens_with_anaphor(sents[*next].text) && ch.usable(*next))
+      ch.insert(at + 1, *next);
   }
+}
+
+// The sentences of the answer, in the order they are written:
+//  1. for a definition question, the sentence that best defines X, so that "what is X?" opens
+//     with what X is;
+//  2. for each part of the question, the sentence that answers it best (a part already answered
+//     by a chosen sentence adds nothing), so a two-part question cites a sentence per part, from
+//     different passages where that is where the answers are; then their antecedents and reasons;
+//  3. then, up to max_sentences, more sentences only from passages already cited and nearly as
+//     covering as the best: they add detail without citing a passage that is not evidence.
+// A sentence that repeats a chosen one (word overlap) is skipped.
+// `pick[i][p]`: how well sentence i answers part p (the hand-set score or the selector's).
+std::vector<size_t> choose_sentences(const std::vector<Sentence>& sents, const std::vector<QuestionPart>& parts,
+                                     const std::vector<std::vector<QueryTerm>>& own_terms, double best_cov,
+                                     const std::vector<std::vector<double>>& pick, const SynthOptions& opt) {
+  Chosen ch{sents, opt};
+  if (std::optional<size_t> def = definition_sentence(sents, best_cov)) ch.take(*def);
+  part_sentences(ch, parts, own_terms, pick);
+  add_neighbours(ch, parts);
   // 3. More from the passages already cited.
   std::vector<size_t> order(sents.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sents[a].score > sents[b].score; });
   std::set<size_t> cited;
-  for (size_t c : chosen) cited.insert(sents[c].cand);
+  for (size_t c : ch.idx) cited.insert(sents[c].cand);
   for (size_t i : order) {
-    if (chosen.size() >= opt.max_sentences) break;
+    if (ch.idx.size() >= opt.max_sentences) break;
     const Sentence& s = sents[i];
     if (s.lead_in || !cited.count(s.cand) || s.coverage < best_cov * opt.extra_share) continue;
-    if (usable(i)) take(i);
+    if (ch.usable(i)) ch.take(i);
   }
-  return chosen;
+  return ch.idx;
 }
 
 // What the answerability judgement reads besides the passages' terms: the best sentence's
