@@ -145,118 +145,149 @@ std::vector<Candidate> pin_first(std::vector<Candidate> all, const std::vector<R
   return out;
 }
 
+// The sub-queries as one batch of searches: the question itself decomposed (QueryPlan::subqueries),
+// a definition sub-query as a wide BM25 candidate set (re-ranked by definition_first).
+std::vector<SearchQuery> search_batch(const QueryPlan& plan, const RetrieveOptions& opt) {
+  const bool def_query = !plan.definiendum.empty();
+  std::vector<SearchQuery> batch;
+  for (size_t q = 0; q < plan.subqueries.size(); ++q) {
+    bool raw = q < plan.matches.size() && !plan.matches[q].empty();
+    SearchQuery sq{.text = plan.subqueries[q], .match = raw ? plan.matches[q] : std::string()};
+    sq.decompose = q == 0 && !raw;
+    if (raw && def_query) sq.lexical_only = true, sq.k = std::max(opt.k_per_query * 10, 50);
+    batch.push_back(std::move(sq));
+  }
+  return batch;
+}
+
+// How each sub-query is searched. With the graph's lists (`guesses`), each sub-query also reports
+// its hits just below the cut (down to 2 k_per_query): the graph may confirm one of them
+// (reserve_order). The lexical reranker scores each passage's proximity to the question: the
+// fusion leaves it out so that it counts once (unless the caller fixed the fusion,
+// RetrieveOptions::fusion: then each sub-query is ranked as search() ranks it). Unless a fusion is
+// chosen, the sub-queries fuse by relative scores: the answers written from this ranking (after
+// the lexical reranker) were better with it than with z-scores on both dev sets, while search
+// ranks better with z-scores (bench/results/history/EVAL-journal-to-20261128.md, "Retrieval:
+// question decomposition"). The planner's sub-queries are a decomposition of their own.
+SearchOptions subquery_options(const Searcher& searcher, const RetrieveOptions& opt, bool guesses) {
+  SearchOptions so;
+  so.mode = opt.mode;
+  so.k = guesses ? opt.k_per_query * 2 : opt.k_per_query;
+  so.proximity_list = opt.fusion || !(opt.reranker && opt.reranker->scores_proximity());
+  if (opt.fusion) so.fusion = opt.fusion;
+  else if (!searcher.fusion_chosen()) so.fusion = Fusion::Relative;
+  return so;
+}
+
+// A definition sub-query's hits re-ranked by how well each one's best sentence reads as a
+// definition of `definiendum`, keeping BM25 order among equals; those with none dropped; at most k.
+std::vector<SearchHit> definition_first(std::vector<SearchHit> hits, const std::string& definiendum, size_t k) {
+  const Definiendum x(definiendum);
+  std::vector<std::pair<double, size_t>> order;
+  for (size_t i = 0; i < hits.size(); ++i) order.emplace_back(best_definition_grade(x, hits[i].text), i);
+  std::stable_sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  std::vector<SearchHit> top;
+  for (size_t i = 0; i < order.size() && top.size() < k; ++i)
+    if (order[i].first > 0) top.push_back(std::move(hits[order[i].second]));
+  return top;
+}
+
+// The sub-queries' hits fused by reciprocal rank (the question itself weighs more than the
+// phrases cut from it); hits below the cut k are kept for the graph to confirm, unfused.
+struct Fused {
+  std::vector<Candidate> all;
+  std::unordered_map<std::string, size_t> index;  ///< chunk id -> place in all
+  std::vector<std::string> first_hit;             ///< each sub-query's best chunk
+  std::vector<std::string> question_first;        ///< the question's hits within the cut
+};
+
+void fuse_subquery(Fused& f, size_t q, std::vector<SearchHit> hits, size_t k, const std::string& subquery,
+                   const LogFn& log) {
+  if (!hits.empty()) f.first_hit[q] = hits[0].chunk_id;
+  std::set<std::string> docs;
+  double w = q == 0 ? 1.0 : 0.7;
+  for (size_t r = 0; r < hits.size(); ++r) {
+    auto [it, fresh] = f.index.try_emplace(hits[r].chunk_id, f.all.size());
+    if (fresh) f.all.push_back(Candidate{.hit = std::move(hits[r])});
+    Candidate& c = f.all[it->second];
+    if (c.best_rank == 0 || r + 1 < c.best_rank) c.best_rank = r + 1;
+    c.subqueries.push_back(static_cast<int>(q));
+    if (r >= k) continue;  // below the cut: only the graph can bring it in
+    if (q == 0) f.question_first.push_back(c.hit.chunk_id);
+    docs.insert(c.hit.doc);
+    c.fused += w / (kRrf + static_cast<double>(r + 1));
+  }
+  std::string dl;
+  for (auto& d : docs) dl += (dl.empty() ? "" : ", ") + d;
+  logf(log, "mmkg: retrieve: %zu chunks for sub-query '%s' (%s)", std::min(hits.size(), k), subquery.c_str(),
+       dl.empty() ? "none" : dl.c_str());
+}
+
+// Lists that start from the retrievers' first hits (RankedList::from_hits) filled from the
+// sub-queries' first k hits in fused order.
+void fill_from_hits(std::vector<RankedList>& lists, const Fused& f) {
+  if (!std::any_of(lists.begin(), lists.end(), [](const RankedList& l) { return bool(l.from_hits); })) return;
+  std::vector<const Candidate*> head;
+  for (const auto& c : f.all)
+    if (c.fused > 0) head.push_back(&c);
+  std::stable_sort(head.begin(), head.end(), [](const Candidate* a, const Candidate* b) { return a->fused > b->fused; });
+  std::vector<std::string> first;
+  for (const auto* c : head) first.push_back(c->hit.chunk_id);
+  for (auto& l : lists)
+    if (l.from_hits) l.chunk_ids = l.from_hits(l.question_hits ? f.question_first : first);
+}
+
+// A follow-up round's sub-queries look for what the last answer lacked, and a definition
+// sub-query for the passage that defines X: the best hit of each takes a place among the first
+// max_chunks (the weakest other candidates make room).
+std::vector<Candidate> promote_first_hits(std::vector<Candidate> all, const Fused& f, const QueryPlan& plan,
+                                          const std::vector<SearchQuery>& batch, size_t max_chunks) {
+  std::vector<std::string> promoted;
+  for (size_t q = 0; q < plan.subqueries.size() && promoted.size() < max_chunks; ++q) {
+    if (f.first_hit[q].empty() || (q < plan.followup_from && !batch[q].lexical_only)) continue;
+    if (std::find(promoted.begin(), promoted.end(), f.first_hit[q]) == promoted.end()) promoted.push_back(f.first_hit[q]);
+  }
+  if (promoted.empty()) return all;
+  std::vector<Candidate> lead, chosen, rest;
+  const size_t room = max_chunks - promoted.size();
+  for (auto& c : all) {
+    const bool is_promoted = std::find(promoted.begin(), promoted.end(), c.hit.chunk_id) != promoted.end();
+    if (is_promoted) chosen.push_back(std::move(c));
+    else if (lead.size() < room) lead.push_back(std::move(c));
+    else rest.push_back(std::move(c));
+  }
+  for (auto& c : chosen) lead.push_back(std::move(c));
+  for (auto& c : rest) lead.push_back(std::move(c));
+  return lead;
+}
+
 }  // namespace
 
 std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const QueryPlan& plan,
                                        const RetrieveOptions& opt, const std::vector<RankedList>& extra,
                                        const LogFn& log, RerankReport* report) {
   const auto& subqueries = plan.subqueries;
-  // Reciprocal rank fusion; the question itself weighs more than the phrases cut from it.
-  std::unordered_map<std::string, size_t> index;
-  std::vector<Candidate> all;
   // Every sub-query at once: one batched embedding call, the searches on parallel threads.
-  const bool def_query = !plan.definiendum.empty();
-  std::vector<SearchQuery> batch;
-  for (size_t q = 0; q < subqueries.size(); ++q) {
-    bool raw = q < plan.matches.size() && !plan.matches[q].empty();
-    SearchQuery sq{.text = subqueries[q], .match = raw ? plan.matches[q] : std::string()};
-    sq.decompose = q == 0 && !raw;  // the question itself (QueryPlan::subqueries)
-    // A definition sub-query takes a wide BM25 candidate set, re-ranked below.
-    if (raw && def_query) sq.lexical_only = true, sq.k = std::max(opt.k_per_query * 10, 50);
-    batch.push_back(std::move(sq));
-  }
-  // With the graph's lists, each sub-query also reports its hits just below the cut (down to
-  // 2 k_per_query): the graph may confirm one of them (reserve_order).
+  const std::vector<SearchQuery> batch = search_batch(plan, opt);
   const bool guesses = std::any_of(extra.begin(), extra.end(), [](const RankedList& l) { return !l.pin; });
   const size_t k = static_cast<size_t>(opt.k_per_query);
-  SearchOptions so;
-  so.mode = opt.mode;
-  so.k = guesses ? opt.k_per_query * 2 : opt.k_per_query;
-  // The lexical reranker below scores each passage's proximity to the question: the fusion
-  // leaves it out so that it counts once (unless the caller fixed the fusion,
-  // RetrieveOptions::fusion: then each sub-query is ranked as search() ranks it).
-  so.proximity_list = opt.fusion || !(opt.reranker && opt.reranker->scores_proximity());
-  // Unless a fusion is chosen, the sub-queries fuse by relative scores: the answers written from
-  // this ranking (after the lexical reranker) were better with it than with z-scores on both dev
-  // sets, while search ranks better with z-scores (bench/results/history/EVAL-journal-to-20261128.md, "Retrieval: question
-  // decomposition"). The planner's sub-queries are a decomposition of their own.
-  if (opt.fusion) so.fusion = opt.fusion;
-  else if (!searcher.fusion_chosen()) so.fusion = Fusion::Relative;
-  std::vector<std::vector<SearchHit>> results = searcher.search_many(batch, so, opt.parallel);
-  std::vector<std::string> first_hit(subqueries.size());  // each sub-query's best chunk
-  std::vector<std::string> question_first;                 // the question's hits within the cut
-  for (size_t q = 0; q < subqueries.size(); ++q) {
-    std::vector<SearchHit> hits = std::move(results[q]);
-    if (batch[q].lexical_only) {
-      // Re-rank by how well each hit's best sentence reads as a definition, keeping BM25 order
-      // among equals.
-      const Definiendum x(plan.definiendum);
-      std::vector<std::pair<double, size_t>> order;
-      for (size_t i = 0; i < hits.size(); ++i) order.emplace_back(best_definition_grade(x, hits[i].text), i);
-      std::stable_sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.first > b.first; });
-      std::vector<SearchHit> top;
-      for (size_t i = 0; i < order.size() && top.size() < k; ++i)
-        if (order[i].first > 0) top.push_back(std::move(hits[order[i].second]));
-      hits = std::move(top);
-    }
-    if (!hits.empty()) first_hit[q] = hits[0].chunk_id;
-    std::set<std::string> docs;
-    double w = q == 0 ? 1.0 : 0.7;
-    for (size_t r = 0; r < hits.size(); ++r) {
-      auto [it, fresh] = index.try_emplace(hits[r].chunk_id, all.size());
-      if (fresh) all.push_back(Candidate{.hit = std::move(hits[r])});
-      Candidate& c = all[it->second];
-      if (c.best_rank == 0 || r + 1 < c.best_rank) c.best_rank = r + 1;
-      c.subqueries.push_back(static_cast<int>(q));
-      if (r >= k) continue;  // below the cut: only the graph can bring it in
-      if (q == 0) question_first.push_back(c.hit.chunk_id);
-      docs.insert(c.hit.doc);
-      c.fused += w / (kRrf + static_cast<double>(r + 1));
-    }
-    std::string dl;
-    for (auto& d : docs) dl += (dl.empty() ? "" : ", ") + d;
-    logf(log, "mmkg: retrieve: %zu chunks for sub-query '%s' (%s)", std::min(hits.size(), k), subqueries[q].c_str(),
-              dl.empty() ? "none" : dl.c_str());
-  }
-  // Lists that start from the retrievers' first hits (RankedList::from_hits) are filled now, from
-  // the sub-queries' first k hits in fused order.
+  std::vector<std::vector<SearchHit>> results =
+      searcher.search_many(batch, subquery_options(searcher, opt, guesses), opt.parallel);
+  Fused f;
+  f.first_hit.resize(subqueries.size());
+  for (size_t q = 0; q < subqueries.size(); ++q)
+    fuse_subquery(f, q, batch[q].lexical_only ? definition_first(std::move(results[q]), plan.definiendum, k)
+                                              : std::move(results[q]),
+                  k, subqueries[q], log);
   std::vector<RankedList> lists = extra;
-  if (std::any_of(lists.begin(), lists.end(), [](const RankedList& l) { return bool(l.from_hits); })) {
-    std::vector<const Candidate*> head;
-    for (const auto& c : all)
-      if (c.fused > 0) head.push_back(&c);
-    std::stable_sort(head.begin(), head.end(), [](const Candidate* a, const Candidate* b) { return a->fused > b->fused; });
-    std::vector<std::string> first;
-    for (const auto* c : head) first.push_back(c->hit.chunk_id);
-    for (auto& l : lists)
-      if (l.from_hits) l.chunk_ids = l.from_hits(l.question_hits ? question_first : first);
-  }
-  add_ranked_lists(store, lists, subqueries.size(), index, all, log);
+  fill_from_hits(lists, f);
+  std::vector<Candidate> all = std::move(f.all);
+  add_ranked_lists(store, lists, subqueries.size(), f.index, all, log);
   if (opt.exclude)
     all.erase(std::remove_if(all.begin(), all.end(), [&](const Candidate& c) { return opt.exclude(c.hit); }), all.end());
   const size_t slots = guesses ? std::min(opt.graph_slots, opt.max_chunks) : 0;
   all = reserve_order(std::move(all), subqueries.size(), k, opt.max_chunks - slots, slots);
-  // A follow-up round's sub-queries look for what the last answer lacked, and a definition
-  // sub-query for the passage that defines X: the best hit of each takes a place among the first
-  // max_chunks (the weakest other candidates make room).
-  std::vector<std::string> promoted;
-  for (size_t q = 0; q < subqueries.size() && promoted.size() < opt.max_chunks; ++q) {
-    if (first_hit[q].empty() || (q < plan.followup_from && !batch[q].lexical_only)) continue;
-    if (std::find(promoted.begin(), promoted.end(), first_hit[q]) == promoted.end()) promoted.push_back(first_hit[q]);
-  }
-  if (!promoted.empty()) {
-    std::vector<Candidate> lead, chosen, rest;
-    const size_t room = opt.max_chunks - promoted.size();
-    for (auto& c : all) {
-      const bool is_promoted = std::find(promoted.begin(), promoted.end(), c.hit.chunk_id) != promoted.end();
-      if (is_promoted) chosen.push_back(std::move(c));
-      else if (lead.size() < room) lead.push_back(std::move(c));
-      else rest.push_back(std::move(c));
-    }
-    all = std::move(lead);
-    for (auto& c : chosen) all.push_back(std::move(c));
-    for (auto& c : rest) all.push_back(std::move(c));
-  }
+  all = promote_first_hits(std::move(all), f, plan, batch, opt.max_chunks);
   // Rerank the best candidates (rerank.h).
   if (opt.reranker && !subqueries.empty()) {
     RerankReport rr = rerank(*opt.reranker, subqueries[0], all, opt.rerank_top_n, opt.rerank_weight);
