@@ -456,101 +456,37 @@ LexicalOptions Searcher::lexical_options(Store& s) {
   return lo;
 }
 
-std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<SearchQuery>& queries,
-                                                          const SearchOptions& opt, int parallel) {
+Searcher::QueryVectors Searcher::query_vectors(const std::vector<SearchQuery>& queries, const std::vector<bool>& skip,
+                                               int depth) {
+  QueryVectors v;
   const size_t n = queries.size();
-  std::vector<std::vector<SearchHit>> out(n);
-  auto match_of = [](const SearchQuery& q) { return q.match.empty() ? fts_query(q.text) : q.match; };
-  auto lex = [&](Store& s, const SearchQuery& q, int k, bool defer = false) {
-    return lexical(s, match_of(q), q.k > 0 ? q.k : k, defer);
-  };
-  // A question to decompose is searched as search() does it (its parts embedded one by one),
-  // here on this thread; the batch below skips it.
-  auto decomposed = [&](const SearchQuery& q) {
-    return q.decompose && q.match.empty() && !q.lexical_only && decomposes(opt);
-  };
-  std::vector<bool> done(n, false);
-  for (size_t i = 0; i < n; ++i)
-    if (decomposed(queries[i])) out[i] = search(queries[i].text, opt), done[i] = true;
-  if (parallel == 1) {  // the sequential baseline: one query at a time, each embedded alone
-    for (size_t i = 0; i < n; ++i) {
-      if (done[i]) continue;
-      if (queries[i].lexical_only) {
-        out[i] = lex(store_, queries[i], opt.k);
-      } else {
-        out[i] = search_match(match_of(queries[i]), queries[i].text, opt);
-      }
-    }
-    return out;
-  }
-  const bool use_dense = opt.mode != SearchMode::Bm25 && ensure_dense();
-  if (opt.mode == SearchMode::Dense && !use_dense) throw UsageError("dense search is not available: " + why_not_);
-  const int depth = opt.mode == SearchMode::Hybrid ? opt.candidates : opt.k;
-
-  // The dense side of every query: one batched embedding call; the remote vector index (Neo4j)
-  // is asked here, from this thread (its client is not shared across threads).
+  v.of.assign(n, nullptr);
+  v.remote.resize(n);
   std::vector<size_t> dense_q;
   for (size_t i = 0; i < n; ++i)
-    if (use_dense && !queries[i].lexical_only && !done[i]) dense_q.push_back(i);
-  std::vector<float> qvecs;
-  std::vector<std::vector<SearchHit>> remote_hits(n);
-  const size_t dim = use_dense ? static_cast<size_t>(embedder_->dim()) : 0;
-  if (!dense_q.empty()) {
-    std::vector<std::string> texts;
-    for (size_t i : dense_q) texts.push_back(queries[i].text);
-    qvecs = embedder_->embed(texts, EmbedKind::Query);
-    if (qvecs.size() != texts.size() * dim)
-      throw Error("the embedder returned " + std::to_string(qvecs.size()) + " values for " +
-                  std::to_string(texts.size()) + " queries of dimension " + std::to_string(dim));
+    if (!queries[i].lexical_only && !skip[i]) dense_q.push_back(i);
+  if (dense_q.empty()) return v;
+  const size_t dim = static_cast<size_t>(embedder_->dim());
+  std::vector<std::string> texts;
+  for (size_t i : dense_q) texts.push_back(queries[i].text);
+  v.data = embedder_->embed(texts, EmbedKind::Query);
+  if (v.data.size() != texts.size() * dim)
+    throw Error("the embedder returned " + std::to_string(v.data.size()) + " values for " +
+                std::to_string(texts.size()) + " queries of dimension " + std::to_string(dim));
+  for (size_t j = 0; j < dense_q.size(); ++j) {
+    v.of[dense_q[j]] = v.data.data() + j * dim;
     if (remote_) {
-      for (size_t j = 0; j < dense_q.size(); ++j) {
-        std::vector<float> q(qvecs.begin() + static_cast<long>(j * dim), qvecs.begin() + static_cast<long>((j + 1) * dim));
-        remote_hits[dense_q[j]] = stored_hits(remote_->vector_search(q, depth));
-      }
+      std::vector<float> q(v.data.begin() + static_cast<long>(j * dim), v.data.begin() + static_cast<long>((j + 1) * dim));
+      v.remote[dense_q[j]] = stored_hits(remote_->vector_search(q, depth));
     }
   }
-  std::vector<const float*> qvec_of(n, nullptr);
-  for (size_t j = 0; j < dense_q.size(); ++j) qvec_of[dense_q[j]] = qvecs.data() + j * dim;
-  // The lexical backend (Neo4j), if any, is asked here too, from this thread: each query's list
-  // as deep as the work below takes it (the query's own k or opt.k alone, the candidates fused).
-  std::vector<std::vector<SearchHit>> remote_lex(n);
-  auto alone = [&](size_t i) { return queries[i].lexical_only || !qvec_of[i]; };
-  if (lexical_remote_)
-    for (size_t i = 0; i < n; ++i)
-      if (!done[i] && (alone(i) || opt.mode == SearchMode::Hybrid))
-        remote_lex[i] = lex(store_, queries[i], alone(i) ? opt.k : opt.candidates);
-  auto lex_of = [&](Store& s, size_t i, int k, bool defer = false) {
-    return lexical_remote_ ? std::move(remote_lex[i]) : lex(s, queries[i], k, defer);
-  };
+  return v;
+}
 
-  // The per-query work, on up to `parallel` threads with a store connection each.
-  auto one = [&](Store& s, size_t i) {
-    const SearchQuery& q = queries[i];
-    if (done[i]) return;
-    if (alone(i)) {
-      out[i] = lex_of(s, i, opt.k);
-      return;
-    }
-    std::vector<SearchHit> den = remote_ ? std::move(remote_hits[i]) : dense_vec(s, qvec_of[i], depth);
-    if (opt.mode == SearchMode::Dense) {
-      if (den.size() > static_cast<size_t>(opt.k)) den.resize(static_cast<size_t>(opt.k));
-      out[i] = std::move(den);
-      return;
-    }
-    out[i] = finish(s, pool(s, q.text, lex_of(s, i, opt.candidates, true), std::move(den), opt), opt);
-    fill_snippets(s, match_of(q), out[i]);
-  };
-  size_t threads = parallel > 0 ? static_cast<size_t>(parallel)
-                                : std::max<size_t>(1, std::thread::hardware_concurrency());
-  threads = std::min(threads, n);
-  // The graph's signals read the main store (the entity linker's cached name vectors): a Fitted
-  // ranker that weighs them scores its pools on this thread, one query after another.
-  if (opt.mode == SearchMode::Hybrid && opt.fusion.value_or(fusion()) == Fusion::Fitted && graph_signals_ &&
-      weighs_graph())
-    threads = 1;
+void Searcher::on_readers(size_t n, size_t threads, const std::function<void(Store&, size_t)>& one) {
   if (threads <= 1) {
     for (size_t i = 0; i < n; ++i) one(store_, i);
-    return out;
+    return;
   }
   for (size_t t = 1; t < threads; ++t) reader(t);  // open the connections before the threads start
   std::atomic<size_t> next{0};
@@ -572,6 +508,75 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
   work(0);
   for (auto& th : pool) th.join();
   if (failure) std::rethrow_exception(failure);
+}
+
+std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<SearchQuery>& queries,
+                                                          const SearchOptions& opt, int parallel) {
+  const size_t n = queries.size();
+  std::vector<std::vector<SearchHit>> out(n);
+  auto match_of = [](const SearchQuery& q) { return q.match.empty() ? fts_query(q.text) : q.match; };
+  auto lex = [&](Store& s, const SearchQuery& q, int k, bool defer = false) {
+    return lexical(s, match_of(q), q.k > 0 ? q.k : k, defer);
+  };
+  // A question to decompose is searched as search() does it (its parts embedded one by one),
+  // here on this thread; the batch below skips it.
+  std::vector<bool> done(n, false);
+  for (size_t i = 0; i < n; ++i)
+    if (queries[i].decompose && queries[i].match.empty() && !queries[i].lexical_only && decomposes(opt))
+      out[i] = search(queries[i].text, opt), done[i] = true;
+  if (parallel == 1) {  // the sequential baseline: one query at a time, each embedded alone
+    for (size_t i = 0; i < n; ++i)
+      if (!done[i])
+        out[i] = queries[i].lexical_only ? lex(store_, queries[i], opt.k)
+                                         : search_match(match_of(queries[i]), queries[i].text, opt);
+    return out;
+  }
+  const bool use_dense = opt.mode != SearchMode::Bm25 && ensure_dense();
+  if (opt.mode == SearchMode::Dense && !use_dense) throw UsageError("dense search is not available: " + why_not_);
+  const int depth = opt.mode == SearchMode::Hybrid ? opt.candidates : opt.k;
+  // The dense side of every query: one batched embedding call; the remote vector index (Neo4j)
+  // is asked here, from this thread (its client is not shared across threads).
+  std::vector<bool> no_dense = done;
+  if (!use_dense) no_dense.assign(n, true);
+  QueryVectors qv = query_vectors(queries, no_dense, depth);
+  // The lexical backend (Neo4j), if any, is asked here too, from this thread: each query's list
+  // as deep as the work below takes it (the query's own k or opt.k alone, the candidates fused).
+  std::vector<std::vector<SearchHit>> remote_lex(n);
+  auto alone = [&](size_t i) { return queries[i].lexical_only || !qv.of[i]; };
+  if (lexical_remote_)
+    for (size_t i = 0; i < n; ++i)
+      if (!done[i] && (alone(i) || opt.mode == SearchMode::Hybrid))
+        remote_lex[i] = lex(store_, queries[i], alone(i) ? opt.k : opt.candidates);
+  auto lex_of = [&](Store& s, size_t i, int k, bool defer = false) {
+    return lexical_remote_ ? std::move(remote_lex[i]) : lex(s, queries[i], k, defer);
+  };
+
+  // The per-query work, on up to `parallel` threads with a store connection each.
+  auto one = [&](Store& s, size_t i) {
+    const SearchQuery& q = queries[i];
+    if (done[i]) return;
+    if (alone(i)) {
+      out[i] = lex_of(s, i, opt.k);
+      return;
+    }
+    std::vector<SearchHit> den = remote_ ? std::move(qv.remote[i]) : dense_vec(s, qv.of[i], depth);
+    if (opt.mode == SearchMode::Dense) {
+      if (den.size() > static_cast<size_t>(opt.k)) den.resize(static_cast<size_t>(opt.k));
+      out[i] = std::move(den);
+      return;
+    }
+    out[i] = finish(s, pool(s, q.text, lex_of(s, i, opt.candidates, true), std::move(den), opt), opt);
+    fill_snippets(s, match_of(q), out[i]);
+  };
+  size_t threads = parallel > 0 ? static_cast<size_t>(parallel)
+                                : std::max<size_t>(1, std::thread::hardware_concurrency());
+  threads = std::min(threads, n);
+  // The graph's signals read the main store (the entity linker's cached name vectors): a Fitted
+  // ranker that weighs them scores its pools on this thread, one query after another.
+  if (opt.mode == SearchMode::Hybrid && opt.fusion.value_or(fusion()) == Fusion::Fitted && graph_signals_ &&
+      weighs_graph())
+    threads = 1;
+  on_readers(n, threads, one);
   return out;
 }
 

@@ -196,6 +196,17 @@ class Searcher {
   /// Whether search(opt) decomposes a multi-part question: hybrid, z-score fusion, dense available.
   bool decomposes(const SearchOptions& opt);
   bool ensure_dense();
+  /// The query vectors of a batch (one embedding call) for the queries not `skip`ped and not
+  /// lexical_only, and with a remote vector index their hits `depth` deep (asked from this thread).
+  struct QueryVectors {
+    std::vector<float> data;
+    std::vector<const float*> of;                ///< per query: its vector, or nullptr
+    std::vector<std::vector<SearchHit>> remote;  ///< per query: the remote index's hits
+  };
+  QueryVectors query_vectors(const std::vector<SearchQuery>& queries, const std::vector<bool>& skip, int depth);
+  /// one(store, i) for i < n on up to `threads` threads, each with its own read connection; the
+  /// first exception is rethrown after all have finished.
+  void on_readers(size_t n, size_t threads, const std::function<void(Store&, size_t)>& one);
   Store& reader(size_t i);  ///< i = 0: the main store; else a pooled read connection
   /// Lexical options for a query through `s` (the main store or a reader()): its Xapian index.
   LexicalOptions lexical_options(Store& s);
