@@ -143,6 +143,96 @@ std::vector<std::optional<bool>> ask_judge(ChatModel& judge, const Draft& draft,
 
 }  // namespace
 
+namespace {
+
+// Lexical support of one draft sentence by its best cited passage (any passage when none is cited).
+struct Check {
+  std::vector<std::string> stems;
+  double lexical = 0;
+  size_t where = 0;
+};
+
+std::vector<Check> lexical_checks(const Draft& draft, const std::vector<std::set<std::string>>& passage_stems) {
+  std::vector<Check> checks(draft.sentences.size());
+  for (size_t s = 0; s < draft.sentences.size(); ++s) {
+    Check& c = checks[s];
+    c.stems = content_stems(draft.sentences[s].text);
+    for (size_t i = 0; i < passage_stems.size(); ++i) {
+      if (!draft.sentences[s].cited.empty() && !draft.sentences[s].cited.count(i)) continue;
+      double sup = support(c.stems, passage_stems[i]);
+      if (sup > c.lexical) c.lexical = sup, c.where = i;
+    }
+  }
+  return checks;
+}
+
+// The judge's verdict on each sentence it is asked about: those in the band the word overlap
+// cannot settle, and with JudgeScope::All the strongly supported ones too.
+std::vector<std::optional<bool>> judge_verdicts(const Draft& draft, const Retrieval& retrieval,
+                                                const std::vector<Check>& checks, const VerifyOptions& opt,
+                                                VerifyReport& report) {
+  std::vector<std::optional<bool>> verdict(draft.sentences.size());
+  if (!opt.judge) return verdict;
+  std::vector<Judged> to_judge;
+  for (size_t s = 0; s < checks.size(); ++s) {
+    const bool strong = checks[s].lexical >= opt.min_support;
+    const bool band = !strong && checks[s].lexical >= opt.min_lexical_with_embedding;
+    if (band || (strong && opt.judge_scope == JudgeScope::All)) to_judge.push_back({s, checks[s].where});
+  }
+  if (to_judge.empty()) return verdict;
+  report.judged = to_judge.size();
+  auto v = ask_judge(*opt.judge, draft, retrieval, to_judge, report);
+  for (size_t i = 0; i < to_judge.size(); ++i) verdict[to_judge[i].sentence] = v[i];
+  return verdict;
+}
+
+// Whether a draft sentence stays, and how: strongly supported (unless the judge vetoes it), in
+// the band and confirmed by the judge or the embedding, or revised to its passage's own best
+// sentence when enough of it overlaps.
+struct Decision {
+  bool keep = false, by_embedding = false, by_judge = false, revised = false;
+  std::string text, quote;
+};
+
+Decision decide(const Check& c, std::string text, const std::string& ptext, const std::optional<bool>& verdict,
+                const VerifyOptions& opt, VerifyReport& report) {
+  Decision d;
+  const bool strong = c.lexical >= opt.min_support;
+  const bool band = !strong && c.lexical >= opt.min_lexical_with_embedding;
+  if (strong) {
+    d.keep = !(verdict && !*verdict);
+    if (!d.keep) ++report.judge_vetoes;
+  } else if (band) {
+    if (verdict) {
+      d.keep = d.by_judge = *verdict;
+    } else if (opt.embed) {
+      d.keep = d.by_embedding = max_cosine(opt.embed, text, ptext) >= opt.min_cosine;
+    }
+  }
+  auto [quote, share] = best_passage_sentence(ptext, c.stems);
+  if (!d.keep && opt.revise_min_overlap > 0 && !quote.empty() && share >= opt.revise_min_overlap) {
+    text = quote;  // the source's own words replace the unsupported claim
+    d.keep = d.revised = true;
+    d.by_embedding = d.by_judge = false;
+  }
+  d.text = std::move(text);
+  d.quote = std::move(quote);
+  return d;
+}
+
+// A sentence that repeats one already kept (small models loop): more than 80% of its words shared.
+bool repeats(const std::set<std::string>& stems, const std::vector<std::set<std::string>>& kept) {
+  for (const auto& k : kept) {
+    size_t inter = 0;
+    for (const auto& x : stems) inter += k.count(x);
+    const size_t uni = stems.size() + k.size() - inter;
+    if (uni > 0 && static_cast<double>(inter) / static_cast<double>(uni) > 0.8) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Answer verify_draft(const std::string& question, const Retrieval& retrieval, const Draft& draft,
                     const VerifyOptions& opt, VerifyReport& report) {
   (void)question;
@@ -157,33 +247,8 @@ Answer verify_draft(const std::string& question, const Retrieval& retrieval, con
     shown[i] = shown_text(retrieval.context[i]);
     passage_stems[i] = stem_set(shown[i]);
   }
-
-  // Lexical support of each sentence by its best cited passage (any passage when none is cited).
-  struct Check {
-    std::vector<std::string> stems;
-    double lexical = 0;
-    size_t where = 0;
-  };
-  std::vector<Check> checks(draft.sentences.size());
-  std::vector<Judged> to_judge;
-  for (size_t s = 0; s < draft.sentences.size(); ++s) {
-    Check& c = checks[s];
-    c.stems = content_stems(draft.sentences[s].text);
-    for (size_t i = 0; i < n; ++i) {
-      if (!draft.sentences[s].cited.empty() && !draft.sentences[s].cited.count(i)) continue;
-      double sup = support(c.stems, passage_stems[i]);
-      if (sup > c.lexical) c.lexical = sup, c.where = i;
-    }
-    const bool strong = c.lexical >= opt.min_support;
-    const bool band = !strong && c.lexical >= opt.min_lexical_with_embedding;
-    if (opt.judge && (band || (strong && opt.judge_scope == JudgeScope::All))) to_judge.push_back({s, c.where});
-  }
-  std::vector<std::optional<bool>> verdict(draft.sentences.size());
-  if (opt.judge && !to_judge.empty()) {
-    report.judged = to_judge.size();
-    auto v = ask_judge(*opt.judge, draft, retrieval, to_judge, report);
-    for (size_t i = 0; i < to_judge.size(); ++i) verdict[to_judge[i].sentence] = v[i];
-  }
+  const std::vector<Check> checks = lexical_checks(draft, passage_stems);
+  const std::vector<std::optional<bool>> verdict = judge_verdicts(draft, retrieval, checks, opt, report);
 
   Answer ans;
   ans.answerability = draft.extractive.answerability;  // the extractive judgement's inputs
@@ -194,56 +259,24 @@ Answer verify_draft(const std::string& question, const Retrieval& retrieval, con
   for (size_t s = 0; s < draft.sentences.size(); ++s) {
     ++report.model_sentences;
     const Check& c = checks[s];
-    std::string text = draft.sentences[s].text;
-    const std::string& ptext = shown[c.where];
-    const bool strong = c.lexical >= opt.min_support;
-    const bool band = !strong && c.lexical >= opt.min_lexical_with_embedding;
-    bool keep = false, by_embedding = false, by_judge = false;
-    if (strong) {
-      keep = !(verdict[s] && !*verdict[s]);
-      if (!keep) ++report.judge_vetoes;
-    } else if (band) {
-      if (verdict[s]) {
-        keep = by_judge = *verdict[s];
-      } else if (opt.embed) {
-        keep = by_embedding = max_cosine(opt.embed, text, ptext) >= opt.min_cosine;
-      }
-    }
-    auto [quote, share] = best_passage_sentence(ptext, c.stems);
-    bool revised = false;
-    if (!keep && opt.revise_min_overlap > 0 && !quote.empty() && share >= opt.revise_min_overlap) {
-      text = quote;  // the source's own words replace the unsupported claim
-      keep = revised = true;
-      by_embedding = by_judge = false;
-    }
-    if (!keep) {
-      ++report.dropped;
-      continue;
-    }
-    // A sentence that repeats one already kept (small models loop) is dropped too.
-    const std::vector<std::string> final_stems = revised ? content_stems(text) : c.stems;
+    Decision d = decide(c, draft.sentences[s].text, shown[c.where], verdict[s], opt, report);
+    const std::vector<std::string> final_stems = d.revised ? content_stems(d.text) : c.stems;
     std::set<std::string> stems(final_stems.begin(), final_stems.end());
-    bool repeat = false;
-    for (const auto& k : kept_stems) {
-      size_t inter = 0;
-      for (const auto& x : stems) inter += k.count(x);
-      const size_t uni = stems.size() + k.size() - inter;
-      repeat = repeat || (uni > 0 && static_cast<double>(inter) / static_cast<double>(uni) > 0.8);
-    }
-    if (repeat) {
+    if (!d.keep || repeats(stems, kept_stems)) {
       ++report.dropped;
       continue;
     }
     kept_stems.push_back(std::move(stems));
-    report.kept_by_embedding += by_embedding;
-    report.kept_by_judge += by_judge;
-    report.revised += revised;
+    report.kept_by_embedding += d.by_embedding;
+    report.kept_by_judge += d.by_judge;
+    report.revised += d.revised;
     ++report.kept_sentences;
     auto [it, fresh] = cite_no.try_emplace(c.where, static_cast<int>(ans.citations.size()) + 1);
     if (fresh) ans.citations.push_back(make_citation(retrieval.context[c.where].hit, it->second));
     // The quote is verbatim from the passage: its sentence that best supports the model's.
     Citation& cit = ans.citations[static_cast<size_t>(it->second - 1)];
-    add_quote(cit, quote);
+    add_quote(cit, d.quote);
+    std::string& text = d.text;
     while (!text.empty() && (text.back() == '.' || text.back() == '!' || text.back() == '?' || text.back() == ' '))
       text.pop_back();
     ans.text += (ans.text.empty() ? "" : " ") + text + " [" + std::to_string(it->second) + "].";
