@@ -287,6 +287,8 @@ class Session {
   std::optional<graph::GraphSyncResult> sync_graph(LazyLlm* llm, const ProgressFn& progress, bool add_documents);
   /// How many documents the graph still holds that the store no longer has (a killed delete).
   long long graph_deleted_documents();
+  /// The graph part of check() (session_check.cc); `docs`: the store's documents.
+  Check check_graph(long long docs);
   /// Empty when the graph store's full-text index can serve search's lexical side (its chunk
   /// nodes have their text and it holds every document of the store); otherwise why not.
   std::string graph_text_unavailable(graph::GraphStore& g);
