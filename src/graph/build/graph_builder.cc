@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -233,58 +234,146 @@ long long graph_document_count(Store& store, const std::string& backend_key) {
   return s.step() ? s.i64(0) : 0;
 }
 
+// One sync_graph run: what it writes with, and what it has done.
+struct GraphSync {
+  Store& store;
+  GraphStore& graph;
+  Extractor& extractor;
+  const EmbedNames& embed;
+  const GraphSyncOptions& opt;
+  TermStats& stats;
+  bool same_db = false;       ///< the graph lives in the store's database
+  bool keeps_chunks = false;  ///< the graph keeps chunk nodes (Neo4j with its search indexes)
+  GraphSyncResult res{};
+  /// Term IDFs, cached: every slice of every document asks for the same words.
+  std::unordered_map<std::string, double> idf_cache{};
+  double idf(const std::string& w) {
+    auto it = idf_cache.find(w);
+    if (it != idf_cache.end()) return it->second;
+    const double v = stats.idf(w);
+    idf_cache.emplace(w, v);
+    return v;
+  }
+  void build(const DocumentRecord& doc);
+  void mark(const std::string& doc_id, bool present);
+};
+
+namespace {
+
+// A write to the graph: one transaction with the store's bookkeeping when the graph lives in the
+// store's database (`same_db`), else as it comes (Neo4j has its own).
+template <typename Fn>
+void graph_write(bool same_db, sqlite3* db, Fn&& fn) {
+  if (!same_db) return fn();
+  Transaction tx(db);
+  fn();
+  tx.commit();
+}
+
+// What the graph holds (documents in it) and which of those older rules built ("rules-v2" when
+// the rules are now "rules-v3"): those are built again, so an upgrade's better graph reaches
+// existing stores on their next ingest. A graph a model built is kept whatever extractor runs now
+// (it cost model calls; --extractor chooses).
+std::pair<std::set<std::string>, std::set<std::string>> graph_documents(sqlite3* db, const std::string& backend_key,
+                                                                        const std::string& extractor_id) {
+  std::set<std::string> in_graph, stale;
+  Stmt s(db, "SELECT doc_id, extractor FROM graph_docs WHERE backend = ?");
+  s.bind(1, backend_key);
+  auto rules = [](const std::string& id) { return id.starts_with("rules-"); };
+  while (s.step()) {
+    in_graph.insert(s.text(0));
+    if (rules(s.text(1)) && rules(extractor_id) && s.text(1) != extractor_id) stale.insert(s.text(0));
+  }
+  return {in_graph, stale};
+}
+
+// The communities of the whole graph, computed again (after documents came or went).
+void rebuild_communities(Store& store, GraphStore& graph, bool same_db) {
+  GraphSnapshot snap{graph.entities(), graph.relations(), graph.mentions()};
+  auto chunk_text = [&store](const std::string& id) {
+    auto c = store.chunk(id);
+    return c ? c->chunk.text : std::string();
+  };
+  std::vector<Community> cs = detect_communities(snap, chunk_text);
+  graph_write(same_db, store.db(), [&] { graph.replace_communities(cs); });
+}
+
+}  // namespace
+
+// One document into the graph: removed first (a document not marked as in the graph may hold a
+// killed run's slices), then built in slices of kSlice chunks (termhood is then per slice), so
+// memory stays bounded whatever the document's size; marked as in the graph after its last slice.
+void GraphSync::build(const DocumentRecord& doc) {
+  constexpr size_t kSlice = 2000;
+  std::vector<StoredChunk> all_chunks = store.chunks_of(doc.id);
+  std::map<std::string, StoredFigure> figs;
+  for (auto& sf : store.figures_of(doc.id)) figs.emplace(sf.figure.id, std::move(sf));
+  auto tw = Clock::now();
+  graph_write(same_db, store.db(), [&] { graph.remove_document(doc.id); });
+  res.write_seconds += since(tw);
+  for (size_t from = 0; from < all_chunks.size() || from == 0; from += kSlice) {
+    const size_t to = std::min(all_chunks.size(), from + kSlice);
+    std::vector<StoredChunk> chunks(std::make_move_iterator(all_chunks.begin() + static_cast<long>(from)),
+                                    std::make_move_iterator(all_chunks.begin() + static_cast<long>(to)));
+    auto te = Clock::now();
+    std::vector<ChunkExtraction> ex = extract_document(store, extractor, doc, chunks, res);
+    rank_terms(ex, [this](const std::string& w) { return idf(w); });
+    res.extract_seconds += since(te);
+
+    auto tr = Clock::now();
+    const bool last = to >= all_chunks.size();
+    GraphDelta delta = resolve_document(ex, doc.id, graph, embed, opt.resolve);
+    ex.clear();
+    add_figures(delta, chunks, figs, last);
+    res.resolve_seconds += since(tr);
+
+    tw = Clock::now();
+    graph_write(same_db, store.db(), [&] {
+      graph.upsert(delta);
+      if (!same_db && keeps_chunks) graph.upsert_chunks(chunk_nodes(store, doc, chunks, opt.vector_model));
+      if (last) mark(doc.id, true);
+    });
+    res.write_seconds += since(tw);
+    if (last) break;
+  }
+}
+
+void GraphSync::mark(const std::string& doc_id, bool present) {
+  Stmt s(store.db(), present ? "INSERT OR REPLACE INTO graph_docs(backend, doc_id, extractor) VALUES (?,?,?)"
+                             : "DELETE FROM graph_docs WHERE backend = ? AND doc_id = ?");
+  s.bind(1, opt.backend_key).bind(2, doc_id);
+  if (present) s.bind(3, extractor.id());
+  s.run();
+}
+
 GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor, const EmbedNames& embed,
                            const GraphSyncOptions& opt) {
   const auto t0 = Clock::now();
-  GraphSyncResult res;
+  TermStats stats(store);
+  GraphSync sync{store, graph, extractor, embed, opt, stats};
+  GraphSyncResult& res = sync.res;
   res.extractor = extractor.id();
   const ExtractorCounters before = extractor.counters();
   sqlite3* db = store.db();
   ensure_tables(db);
-  const bool same_db = graph.backend() == "sqlite";
+  sync.same_db = graph.backend() == "sqlite";
+  const bool same_db = sync.same_db;
 
   // What the graph holds versus what the store holds.
-  // A document whose graph older rules built ("rules-v2" when the rules are now "rules-v3") is
-  // built again: an upgrade's better graph reaches existing stores on their next ingest. A graph
-  // a model built is kept whatever extractor runs now (it cost model calls; --extractor chooses).
-  std::set<std::string> in_graph, stale;
-  {
-    Stmt s(db, "SELECT doc_id, extractor FROM graph_docs WHERE backend = ?");
-    s.bind(1, opt.backend_key);
-    auto rules = [](const std::string& id) { return id.starts_with("rules-"); };
-    while (s.step()) {
-      in_graph.insert(s.text(0));
-      if (rules(s.text(1)) && rules(extractor.id()) && s.text(1) != extractor.id()) stale.insert(s.text(0));
-    }
-  }
+  const auto [in_graph, stale] = graph_documents(db, opt.backend_key, extractor.id());
   std::vector<DocumentRecord> docs = store.documents();
   std::set<std::string> in_store;
   for (const auto& d : docs) in_store.insert(d.id);
-
-  auto mark = [&](const std::string& doc_id, bool present) {
-    Stmt s(db, present ? "INSERT OR REPLACE INTO graph_docs(backend, doc_id, extractor) VALUES (?,?,?)"
-                       : "DELETE FROM graph_docs WHERE backend = ? AND doc_id = ?");
-    s.bind(1, opt.backend_key).bind(2, doc_id);
-    if (present) s.bind(3, extractor.id());
-    s.run();
-  };
-
   for (const auto& id : in_graph) {
     if (in_store.count(id)) continue;
     const auto tw = Clock::now();
-    if (same_db) {
-      Transaction tx(db);
+    graph_write(same_db, db, [&] {
       graph.remove_document(id);
-      mark(id, false);
-      tx.commit();
-    } else {
-      graph.remove_document(id);
-      mark(id, false);
-    }
+      sync.mark(id, false);
+    });
     res.write_seconds += since(tw);
     ++res.documents_removed;
   }
-
   if (!stale.empty()) {  // the older rules' cached extractions are never read again
     Stmt s(db, "DELETE FROM extractions WHERE extractor LIKE 'rules-%' AND extractor != ?");
     s.bind(1, extractor.id());
@@ -296,8 +385,8 @@ GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor
 
   // Chunk nodes an older mmkg wrote to Neo4j lack their text (schema version 4): written here for
   // the documents the graph keeps (those in `todo` get theirs below), then the store is told.
-  const bool keeps_chunks = !same_db && (graph.supports_vector_search() || graph.supports_text_search());
-  if (keeps_chunks && opt.add_documents && graph.chunk_text_pending()) {
+  sync.keeps_chunks = !same_db && (graph.supports_vector_search() || graph.supports_text_search());
+  if (sync.keeps_chunks && opt.add_documents && graph.chunk_text_pending()) {
     auto tw = Clock::now();
     for (const auto& d : docs)
       if (in_graph.count(d.id) && !stale.count(d.id))
@@ -306,86 +395,14 @@ GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor
     res.write_seconds += since(tw);
   }
 
-  TermStats stats(store);
-  std::unordered_map<std::string, double> idf_cache;
-  auto idf = [&](const std::string& w) {
-    auto it = idf_cache.find(w);
-    if (it != idf_cache.end()) return it->second;
-    double v = stats.idf(w);
-    idf_cache.emplace(w, v);
-    return v;
-  };
-
-  // Large documents are built in slices of kSlice chunks (termhood is then per slice), so memory
-  // stays bounded whatever the document's size. A document is marked as in the graph only after
-  // its last slice; a document not marked is first removed from the graph, so a run killed
-  // between slices resumes without counting anything twice.
-  constexpr size_t kSlice = 2000;
   for (size_t i = 0; i < todo.size(); ++i) {
-    const DocumentRecord& doc = *todo[i];
-    std::vector<StoredChunk> all_chunks = store.chunks_of(doc.id);
-    std::map<std::string, StoredFigure> figs;
-    for (auto& sf : store.figures_of(doc.id)) figs.emplace(sf.figure.id, std::move(sf));
-    {
-      auto tw = Clock::now();
-      if (same_db) {
-        Transaction tx(db);
-        graph.remove_document(doc.id);
-        tx.commit();
-      } else {
-        graph.remove_document(doc.id);
-      }
-      res.write_seconds += since(tw);
-    }
-    for (size_t from = 0; from < all_chunks.size() || from == 0; from += kSlice) {
-      const size_t to = std::min(all_chunks.size(), from + kSlice);
-      std::vector<StoredChunk> chunks(std::make_move_iterator(all_chunks.begin() + static_cast<long>(from)),
-                                      std::make_move_iterator(all_chunks.begin() + static_cast<long>(to)));
-      auto te = Clock::now();
-      std::vector<ChunkExtraction> ex = extract_document(store, extractor, doc, chunks, res);
-      rank_terms(ex, idf);
-      res.extract_seconds += since(te);
-
-      auto tr = Clock::now();
-      const bool last = to >= all_chunks.size();
-      GraphDelta delta = resolve_document(ex, doc.id, graph, embed, opt.resolve);
-      ex.clear();
-      add_figures(delta, chunks, figs, last);
-      res.resolve_seconds += since(tr);
-
-      auto tw = Clock::now();
-      if (same_db) {
-        Transaction tx(db);
-        graph.upsert(delta);
-        if (last) mark(doc.id, true);
-        tx.commit();
-      } else {
-        graph.upsert(delta);
-        if (keeps_chunks) graph.upsert_chunks(chunk_nodes(store, doc, chunks, opt.vector_model));
-        if (last) mark(doc.id, true);
-      }
-      res.write_seconds += since(tw);
-      if (to >= all_chunks.size()) break;
-    }
+    sync.build(*todo[i]);
     ++res.documents_added;
-    if (opt.progress) opt.progress(i + 1, todo.size(), doc.name);
+    if (opt.progress) opt.progress(i + 1, todo.size(), todo[i]->name);
   }
-
   if (opt.communities && (res.documents_added || res.documents_removed)) {
     auto tc = Clock::now();
-    GraphSnapshot snap{graph.entities(), graph.relations(), graph.mentions()};
-    auto chunk_text = [&store](const std::string& id) {
-      auto c = store.chunk(id);
-      return c ? c->chunk.text : std::string();
-    };
-    std::vector<Community> cs = detect_communities(snap, chunk_text);
-    if (same_db) {
-      Transaction tx(db);
-      graph.replace_communities(cs);
-      tx.commit();
-    } else {
-      graph.replace_communities(cs);
-    }
+    rebuild_communities(store, graph, same_db);
     res.community_seconds = since(tc);
   }
   res.stats = graph.stats();
