@@ -235,31 +235,32 @@ struct Candidate {
   std::vector<int> members;
 };
 
-}  // namespace
-
-std::vector<Community> detect_communities(const GraphSnapshot& g,
-                                          const std::function<std::string(const std::string&)>& chunk_text,
-                                          const CommunityOptions& options) {
-  // Vertices in id order (first occurrence of a duplicated id wins).
+// The entities as vertices, in id order (first occurrence of a duplicated id wins).
+struct Vertices {
   std::vector<const Entity*> entities;
-  entities.reserve(g.entities.size());
-  for (const Entity& e : g.entities) entities.push_back(&e);
-  std::stable_sort(entities.begin(), entities.end(), [](const Entity* a, const Entity* b) { return a->id < b->id; });
-  entities.erase(std::unique(entities.begin(), entities.end(), [](const Entity* a, const Entity* b) { return a->id == b->id; }),
-                 entities.end());
-  const int32_t n = static_cast<int32_t>(entities.size());
-  if (n == 0) return {};
   std::unordered_map<std::string_view, int32_t> index;
-  index.reserve(static_cast<size_t>(n) * 2);
-  for (int32_t i = 0; i < n; ++i) index.emplace(entities[i]->id, i);
-  auto vertex = [&](const std::string& id) {
+  explicit Vertices(const GraphSnapshot& g) {
+    entities.reserve(g.entities.size());
+    for (const Entity& e : g.entities) entities.push_back(&e);
+    std::stable_sort(entities.begin(), entities.end(), [](const Entity* a, const Entity* b) { return a->id < b->id; });
+    entities.erase(
+        std::unique(entities.begin(), entities.end(), [](const Entity* a, const Entity* b) { return a->id == b->id; }),
+        entities.end());
+    index.reserve(entities.size() * 2);
+    for (int32_t i = 0; i < static_cast<int32_t>(entities.size()); ++i) index.emplace(entities[i]->id, i);
+  }
+  int32_t size() const { return static_cast<int32_t>(entities.size()); }
+  int32_t operator()(const std::string& id) const {
     auto it = index.find(id);
     return it == index.end() ? -1 : it->second;
-  };
+  }
+};
 
-  // Edges: relations between known, distinct entities; parallel ones summed.
+// Edges: relations between known, distinct entities, parallel ones summed; `valid[r]` says
+// whether relation r made one.
+std::vector<WeightedEdge> merged_edges(const GraphSnapshot& g, const Vertices& vertex, std::vector<bool>& valid) {
   std::vector<WeightedEdge> edges;
-  std::vector<bool> valid(g.relations.size(), false);
+  valid.assign(g.relations.size(), false);
   edges.reserve(g.relations.size());
   for (size_t r = 0; r < g.relations.size(); ++r) {
     const Relation& rel = g.relations[r];
@@ -282,28 +283,27 @@ std::vector<Community> detect_communities(const GraphSnapshot& g,
     }
   }
   edges.resize(merged);
-  std::vector<double> strength(static_cast<size_t>(n), 0.0);
-  for (const WeightedEdge& e : edges) strength[e.u] += e.w, strength[e.v] += e.w;
+  return edges;
+}
 
-  const std::vector<int64_t> membership = leiden(n, edges, strength, options);
-
-  // Group, filter by size, order.
+// The communities of at least min_size members, largest first (ties: smallest id), each one's
+// members by centrality inside it; `community_of` gets each vertex's community (-1: none kept).
+std::vector<std::vector<int32_t>> kept_communities(const std::vector<int64_t>& membership, int32_t n,
+                                                   const std::vector<WeightedEdge>& edges, size_t min_size,
+                                                   std::vector<int32_t>& community_of) {
   std::unordered_map<int64_t, std::vector<int32_t>> groups;
   for (int32_t i = 0; i < n; ++i) groups[membership[i]].push_back(i);  // members in id order
   std::vector<std::vector<int32_t>> kept;
-  const size_t min_size = static_cast<size_t>(std::max(options.min_size, 1));
   for (auto& [c, members] : groups) {
     if (members.size() >= min_size) kept.push_back(std::move(members));
   }
   std::sort(kept.begin(), kept.end(), [&](const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
     return a.size() != b.size() ? a.size() > b.size() : a.front() < b.front();  // front = smallest id
   });
-  std::vector<int32_t> community_of(static_cast<size_t>(n), -1);
+  community_of.assign(static_cast<size_t>(n), -1);
   for (size_t c = 0; c < kept.size(); ++c) {
     for (int32_t v : kept[c]) community_of[v] = static_cast<int32_t>(c);
   }
-
-  // Centrality inside the community.
   std::vector<double> inner(static_cast<size_t>(n), 0.0);
   for (const WeightedEdge& e : edges) {
     if (community_of[e.u] >= 0 && community_of[e.u] == community_of[e.v]) inner[e.u] += e.w, inner[e.v] += e.w;
@@ -311,6 +311,88 @@ std::vector<Community> detect_communities(const GraphSnapshot& g,
   for (auto& members : kept) {
     std::stable_sort(members.begin(), members.end(), [&](int32_t a, int32_t b) { return inner[a] > inner[b]; });
   }
+  return kept;
+}
+
+// A community's extractive summary: candidate sentences (its internal relations' evidence, then
+// the sentences of the chunks where its first members are mentioned most) that name its members,
+// chosen greedily to cover the most members not yet covered; their chunks are its chunks.
+void summarise(Community& com, const std::vector<int32_t>& members, const Vertices& vertex, const GraphSnapshot& g,
+               const std::vector<size_t>& internal, const std::vector<std::vector<const Mention*>>& mentions_of,
+               const std::function<std::string(const std::string&)>& chunk_text, const CommunityOptions& options) {
+  AliasMatcher matcher;
+  for (size_t i = 0; i < members.size(); ++i) {
+    const Entity& e = *vertex.entities[members[i]];
+    matcher.add(e.name, static_cast<int>(i));
+    for (const std::string& a : e.aliases) matcher.add(a, static_cast<int>(i));
+  }
+  std::vector<Candidate> candidates;
+  std::unordered_set<std::string> seen;
+  auto consider = [&](std::string_view raw, const std::string& chunk_id) {
+    std::string text = squeeze(raw);
+    if (text.size() < kMinSentenceBytes || text.size() > kMaxSentenceBytes || !seen.insert(text).second) return;
+    std::vector<int> found = matcher.find(text);
+    if (!found.empty()) candidates.push_back({std::move(text), chunk_id, std::move(found)});
+  };
+  for (size_t r : internal) {
+    for (const Evidence& ev : g.relations[r].evidence) consider(ev.sentence, ev.chunk_id);
+  }
+  if (chunk_text) {
+    std::vector<const Mention*> ms;
+    for (size_t i = 0; i < members.size() && i < kSummaryEntities; ++i) {
+      ms.insert(ms.end(), mentions_of[members[i]].begin(), mentions_of[members[i]].end());
+    }
+    std::stable_sort(ms.begin(), ms.end(), [](const Mention* a, const Mention* b) { return a->count > b->count; });
+    std::vector<std::string> chunks;
+    for (const Mention* m : ms) {
+      if (chunks.size() == kSummaryChunks) break;
+      if (std::find(chunks.begin(), chunks.end(), m->chunk_id) == chunks.end()) chunks.push_back(m->chunk_id);
+    }
+    for (const std::string& chunk_id : chunks) {
+      const std::string text = join_lines(chunk_text(chunk_id));
+      for (auto [b, e] : split_sentences(text)) consider(std::string_view(text).substr(b, e - b), chunk_id);
+    }
+  }
+  std::vector<bool> covered(members.size(), false);
+  std::vector<bool> taken(candidates.size(), false);
+  for (int s = 0; s < options.summary_sentences; ++s) {
+    int best = -1;
+    size_t best_gain = 0, best_total = 0;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (taken[i]) continue;
+      size_t gain = 0;
+      for (int m : candidates[i].members) gain += covered[m] ? 0 : 1;
+      if (gain > best_gain || (gain == best_gain && gain > 0 && candidates[i].members.size() > best_total)) {
+        best = static_cast<int>(i), best_gain = gain, best_total = candidates[i].members.size();
+      }
+    }
+    if (best < 0) break;
+    taken[best] = true;
+    for (int m : candidates[best].members) covered[m] = true;
+    com.summary += (com.summary.empty() ? "" : " ") + candidates[best].text;
+    const std::string& chunk_id = candidates[best].chunk_id;
+    if (!chunk_id.empty() && std::find(com.chunk_ids.begin(), com.chunk_ids.end(), chunk_id) == com.chunk_ids.end()) {
+      com.chunk_ids.push_back(chunk_id);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Community> detect_communities(const GraphSnapshot& g,
+                                          const std::function<std::string(const std::string&)>& chunk_text,
+                                          const CommunityOptions& options) {
+  const Vertices vertex(g);
+  const int32_t n = vertex.size();
+  if (n == 0) return {};
+  std::vector<bool> valid;
+  const std::vector<WeightedEdge> edges = merged_edges(g, vertex, valid);
+  std::vector<double> strength(static_cast<size_t>(n), 0.0);
+  for (const WeightedEdge& e : edges) strength[e.u] += e.w, strength[e.v] += e.w;
+  const std::vector<int64_t> membership = leiden(n, edges, strength, options);
+  std::vector<int32_t> community_of;
+  const std::vector<std::vector<int32_t>> kept =
+      kept_communities(membership, n, edges, static_cast<size_t>(std::max(options.min_size, 1)), community_of);
 
   // Internal relations per community (for evidence), mentions per entity (for chunks).
   std::vector<std::vector<size_t>> internal(kept.size());
@@ -328,73 +410,15 @@ std::vector<Community> detect_communities(const GraphSnapshot& g,
   std::vector<Community> out;
   out.reserve(kept.size());
   for (size_t c = 0; c < kept.size(); ++c) {
-    const std::vector<int32_t>& members = kept[c];
     Community com;
     com.id = "c" + std::to_string(c);
     com.level = 0;
-    for (size_t i = 0; i < members.size(); ++i) {
-      const Entity& e = *entities[members[i]];
+    for (size_t i = 0; i < kept[c].size(); ++i) {
+      const Entity& e = *vertex.entities[kept[c][i]];
       com.entity_ids.push_back(e.id);
       if (i < kTitleNames) com.title += (i ? ", " : "") + (e.name.empty() ? e.id : e.name);
     }
-
-    AliasMatcher matcher;
-    for (size_t i = 0; i < members.size(); ++i) {
-      const Entity& e = *entities[members[i]];
-      matcher.add(e.name, static_cast<int>(i));
-      for (const std::string& a : e.aliases) matcher.add(a, static_cast<int>(i));
-    }
-    std::vector<Candidate> candidates;
-    std::unordered_set<std::string> seen;
-    auto consider = [&](std::string_view raw, const std::string& chunk_id) {
-      std::string text = squeeze(raw);
-      if (text.size() < kMinSentenceBytes || text.size() > kMaxSentenceBytes || !seen.insert(text).second) return;
-      std::vector<int> found = matcher.find(text);
-      if (!found.empty()) candidates.push_back({std::move(text), chunk_id, std::move(found)});
-    };
-    for (size_t r : internal[c]) {
-      for (const Evidence& ev : g.relations[r].evidence) consider(ev.sentence, ev.chunk_id);
-    }
-    if (chunk_text) {
-      std::vector<const Mention*> ms;
-      for (size_t i = 0; i < members.size() && i < kSummaryEntities; ++i) {
-        ms.insert(ms.end(), mentions_of[members[i]].begin(), mentions_of[members[i]].end());
-      }
-      std::stable_sort(ms.begin(), ms.end(), [](const Mention* a, const Mention* b) { return a->count > b->count; });
-      std::vector<std::string> chunks;
-      for (const Mention* m : ms) {
-        if (chunks.size() == kSummaryChunks) break;
-        if (std::find(chunks.begin(), chunks.end(), m->chunk_id) == chunks.end()) chunks.push_back(m->chunk_id);
-      }
-      for (const std::string& chunk_id : chunks) {
-        const std::string text = join_lines(chunk_text(chunk_id));
-        for (auto [b, e] : split_sentences(text)) consider(std::string_view(text).substr(b, e - b), chunk_id);
-      }
-    }
-
-    // Greedy coverage.
-    std::vector<bool> covered(members.size(), false);
-    std::vector<bool> taken(candidates.size(), false);
-    for (int s = 0; s < options.summary_sentences; ++s) {
-      int best = -1;
-      size_t best_gain = 0, best_total = 0;
-      for (size_t i = 0; i < candidates.size(); ++i) {
-        if (taken[i]) continue;
-        size_t gain = 0;
-        for (int m : candidates[i].members) gain += covered[m] ? 0 : 1;
-        if (gain > best_gain || (gain == best_gain && gain > 0 && candidates[i].members.size() > best_total)) {
-          best = static_cast<int>(i), best_gain = gain, best_total = candidates[i].members.size();
-        }
-      }
-      if (best < 0) break;
-      taken[best] = true;
-      for (int m : candidates[best].members) covered[m] = true;
-      com.summary += (com.summary.empty() ? "" : " ") + candidates[best].text;
-      const std::string& chunk_id = candidates[best].chunk_id;
-      if (!chunk_id.empty() && std::find(com.chunk_ids.begin(), com.chunk_ids.end(), chunk_id) == com.chunk_ids.end()) {
-        com.chunk_ids.push_back(chunk_id);
-      }
-    }
+    summarise(com, kept[c], vertex, g, internal[c], mentions_of, chunk_text, options);
     out.push_back(std::move(com));
   }
   return out;
