@@ -576,32 +576,44 @@ void type_full_names(std::vector<ChunkExtraction>& document) {
 }
 }  // namespace
 
-void rank_terms(std::vector<ChunkExtraction>& document, const std::function<double(const std::string&)>& idf) {
-  constexpr double kMinScore = 0.5, kLowIdf = 0.35;
-  struct Stat {
-    double f = 0;
-    int words = 1;
-    bool expanded = false, cap = false, heading = false, defined = false, technical = false, shaped = false;
-    bool chosen = false;   // a model chose it (kind "llm"): kept whatever its score
-    bool common = false;   // a single ordinary word of general English (common_words.h)
-    double cap_count = 0;  // occurrences as a capitalised name
-    std::string surface;  // first surface seen: its words are looked up in idf
-    std::vector<std::string> content;
-    double score = 0;
-    bool keep = false;
-  };
-  std::unordered_map<std::string, Stat> stats;
-  std::unordered_map<std::string, std::string> key_of;  // surface → name_key
-  auto key = [&](const std::string& surface) -> const std::string& {
-    auto it = key_of.find(surface);
-    if (it == key_of.end()) it = key_of.emplace(surface, name_key(surface)).first;
+namespace {
+
+constexpr double kMinScore = 0.5, kLowIdf = 0.35;
+
+// What rank_terms knows of one term (by its name key) over the whole document.
+struct TermStat {
+  double f = 0;
+  int words = 1;
+  bool expanded = false, cap = false, heading = false, defined = false, technical = false, shaped = false;
+  bool chosen = false;   // a model chose it (kind "llm"): kept whatever its score
+  bool common = false;   // a single ordinary word of general English (common_words.h)
+  double cap_count = 0;  // occurrences as a capitalised name
+  std::string surface;   // first surface seen: its words are looked up in idf
+  std::vector<std::string> content;
+  double score = 0;
+  bool keep = false;
+};
+
+// Surface → name_key, computed once per surface.
+class TermKeys {
+ public:
+  const std::string& operator()(const std::string& surface) {
+    auto it = key_of_.find(surface);
+    if (it == key_of_.end()) it = key_of_.emplace(surface, name_key(surface)).first;
     return it->second;
-  };
+  }
+
+ private:
+  std::unordered_map<std::string, std::string> key_of_;
+};
+
+std::unordered_map<std::string, TermStat> term_stats(const std::vector<ChunkExtraction>& document, TermKeys& key) {
+  std::unordered_map<std::string, TermStat> stats;
   for (auto& ch : document)
     for (auto& t : ch.terms) {
       const std::string& k = key(t.surface);
       if (k.empty()) continue;
-      Stat& s = stats[k];
+      TermStat& s = stats[k];
       if (s.surface.empty()) s.surface = t.surface;
       s.f += t.count;
       s.words = 1 + static_cast<int>(std::count(k.begin(), k.end(), ' '));
@@ -618,8 +630,14 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
       if (t.kind == "capitalised") s.cap_count += t.count;
       if (t.kind == "llm") s.chosen = true;
     }
-  // nested: b ends with a (word suffix)
-  std::unordered_map<std::string, std::pair<double, int>> nested;  // a → (sum f(b), |T(a)|)
+  return stats;
+}
+
+// Nested terms: for each multi-word term a that ends another term b (a word suffix), the summed
+// frequency of those b and their number (C-value's T(a)).
+std::unordered_map<std::string, std::pair<double, int>> nested_terms(
+    const std::unordered_map<std::string, TermStat>& stats) {
+  std::unordered_map<std::string, std::pair<double, int>> nested;
   for (auto& [k, s] : stats) {
     size_t p = 0;
     while ((p = k.find(' ', p)) != std::string::npos) {
@@ -633,72 +651,69 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
       }
     }
   }
-  std::unordered_map<std::string, double> idf_cache;
-  double max_idf = 0;
-  for (auto& [k, s] : stats) {
-    for (auto& w : words(s.surface.empty() ? k : s.surface)) {
-      if (is_stopword(w)) continue;
-      auto it = idf_cache.find(w);
-      if (it == idf_cache.end()) it = idf_cache.emplace(w, idf ? idf(w) : 1.0).first;
-      max_idf = std::max(max_idf, it->second);
-      s.content.push_back(w);
-    }
+  return nested;
+}
+
+// A term's score (C-value on the nested-corrected frequency, times its words' normalised IDF and
+// the boosts of its kinds) and whether it is kept.
+void score_term(const std::string& k, TermStat& s, const std::unordered_map<std::string, std::pair<double, int>>& nested,
+                std::unordered_map<std::string, double>& idf_cache, double max_idf) {
+  double nidf = 1;
+  if (max_idf > 0) {
+    double sum = 0;
+    for (auto& w : s.content) sum += std::max(0.0, idf_cache[w]);
+    nidf = s.content.empty() ? 0 : sum / s.content.size() / max_idf;
   }
-  for (auto& [k, s] : stats) {
-    double nidf = 1;
-    if (max_idf > 0) {
-      double sum = 0;
-      for (auto& w : s.content) sum += std::max(0.0, idf_cache[w]);
-      nidf = s.content.empty() ? 0 : sum / s.content.size() / max_idf;
-    }
-    double fa = s.f;
-    if (auto it = nested.find(k); it != nested.end() && s.words > 1) fa -= it->second.first / it->second.second;
-    bool strong = s.expanded || s.defined;
-    double c = std::log2(1.0 + s.words) * fa;
-    if (strong) c = std::max(c, 1.0);
-    double boost = 1 + (s.expanded ? 1.0 : 0) + (s.cap ? 0.5 : 0) + (s.heading ? 0.5 : 0) + (s.defined ? 0.5 : 0) +
-                   (s.technical ? 0.25 : 0);
-    s.score = std::max(0.0, c) * (0.1 + nidf) * boost;
-    s.keep = s.score >= kMinScore;
-    // an ordinary word: not an acronym or technical token, capitalised in under half its uses
-    bool ordinary = !s.shaped && s.cap_count * 2 < s.f;
-    if (s.words == 1 && ordinary && (rules::weak_single_word(k) || nidf < kLowIdf)) s.keep = false;
-    // One or two letters that are not an acronym ("dy", "Nn", "zu", "ea"): the symbols of a
-    // formula that PDF text extraction spreads over the lines, or abbreviations WordNet happens
-    // to know (Dy, ed); a two-letter name of a thing is written in capitals (AI, ML, GO).
-    if (s.words == 1 && k.size() <= 2 && !std::all_of(s.surface.begin(), s.surface.end(), [](char c) {
-          return rules::is_upper(c) || rules::is_digit(c);
-        }))
-      s.keep = false;
-    s.common = s.words == 1 && ordinary && rules::CommonWords::get().common(k);
-    if (s.common && !s.defined) s.keep = false;
-    // A phrase of common words only ("available resources", "time frame", "robust foundation"),
-    // no name in it, seen once and not defined: a free combination of general English, not a
-    // term. Repetition (a collocation the document keeps using) or one domain word keeps it.
-    if (s.words > 1 && !s.cap && !s.shaped && !strong && s.f < 2 && all_common(s.content)) s.keep = false;
-    // The same for a phrase (or an ordinary word) seen once without a single domain word, a word general English does
-    // not use ("uppercase bold letters", "leaving open questions", "theoretical level"): once is
-    // not a term without a name, a definition or a word of the domain ("softmax nonlinearity").
-    if (s.words > 1 && !s.cap && !s.shaped && !strong && s.f < 2 && !any_domain(s.content)) s.keep = false;
-    if (s.words == 1 && ordinary && !strong && s.f < 2 && !any_domain(s.content)) s.keep = false;
-    if (s.f <= 1 && nidf < kLowIdf && !strong) s.keep = false;
-    // A typo ("specfying", "proporitional hazard", "possiblility"): a word one edit from an English
-    // word (terms.h misspelt_word) that the corpus holds in one chunk only. A coined word of the
-    // domain ("agentic", "multipole") is one edit from a word too, but the documents repeat it.
-    const bool lower_case = std::none_of(s.surface.begin() + (s.surface.empty() ? 0 : 1), s.surface.end(),
-                                         rules::is_upper);  // not MNIST, not a name
-    if (!strong && !s.cap && lower_case && max_idf > 0)
-      for (const std::string& w : s.content)
-        if (idf_cache[w] >= max_idf * (1 - 1e-9) && rules::misspelt_word(w)) s.keep = false;
-    if (s.chosen) {
-      s.keep = true;
-      s.score = std::max(s.score, kMinScore);
-    }
+  double fa = s.f;
+  if (auto it = nested.find(k); it != nested.end() && s.words > 1) fa -= it->second.first / it->second.second;
+  bool strong = s.expanded || s.defined;
+  double c = std::log2(1.0 + s.words) * fa;
+  if (strong) c = std::max(c, 1.0);
+  double boost = 1 + (s.expanded ? 1.0 : 0) + (s.cap ? 0.5 : 0) + (s.heading ? 0.5 : 0) + (s.defined ? 0.5 : 0) +
+                 (s.technical ? 0.25 : 0);
+  s.score = std::max(0.0, c) * (0.1 + nidf) * boost;
+  s.keep = s.score >= kMinScore;
+  // an ordinary word: not an acronym or technical token, capitalised in under half its uses
+  bool ordinary = !s.shaped && s.cap_count * 2 < s.f;
+  if (s.words == 1 && ordinary && (rules::weak_single_word(k) || nidf < kLowIdf)) s.keep = false;
+  // One or two letters that are not an acronym ("dy", "Nn", "zu", "ea"): the symbols of a
+  // formula that PDF text extraction spreads over the lines, or abbreviations WordNet happens
+  // to know (Dy, ed); a two-letter name of a thing is written in capitals (AI, ML, GO).
+  if (s.words == 1 && k.size() <= 2 && !std::all_of(s.surface.begin(), s.surface.end(), [](char c) {
+        return rules::is_upper(c) || rules::is_digit(c);
+      }))
+    s.keep = false;
+  s.common = s.words == 1 && ordinary && rules::CommonWords::get().common(k);
+  if (s.common && !s.defined) s.keep = false;
+  // A phrase of common words only ("available resources", "time frame", "robust foundation"),
+  // no name in it, seen once and not defined: a free combination of general English, not a
+  // term. Repetition (a collocation the document keeps using) or one domain word keeps it.
+  if (s.words > 1 && !s.cap && !s.shaped && !strong && s.f < 2 && all_common(s.content)) s.keep = false;
+  // The same for a phrase (or an ordinary word) seen once without a single domain word, a word general English does
+  // not use ("uppercase bold letters", "leaving open questions", "theoretical level"): once is
+  // not a term without a name, a definition or a word of the domain ("softmax nonlinearity").
+  if (s.words > 1 && !s.cap && !s.shaped && !strong && s.f < 2 && !any_domain(s.content)) s.keep = false;
+  if (s.words == 1 && ordinary && !strong && s.f < 2 && !any_domain(s.content)) s.keep = false;
+  if (s.f <= 1 && nidf < kLowIdf && !strong) s.keep = false;
+  // A typo ("specfying", "proporitional hazard", "possiblility"): a word one edit from an English
+  // word (terms.h misspelt_word) that the corpus holds in one chunk only. A coined word of the
+  // domain ("agentic", "multipole") is one edit from a word too, but the documents repeat it.
+  const bool lower_case = std::none_of(s.surface.begin() + (s.surface.empty() ? 0 : 1), s.surface.end(),
+                                       rules::is_upper);  // not MNIST, not a name
+  if (!strong && !s.cap && lower_case && max_idf > 0)
+    for (const std::string& w : s.content)
+      if (idf_cache[w] >= max_idf * (1 - 1e-9) && rules::misspelt_word(w)) s.keep = false;
+  if (s.chosen) {
+    s.keep = true;
+    s.score = std::max(s.score, kMinScore);
   }
-  // Head-word productivity: a single word that heads at least kMinFamily distinct kept multi-word
-  // terms and stands alone at least kMinFamily times is a term of the document however common it
-  // is ("attention" under "multi-head attention", "linear attention", "sparse attention" ...).
-  // Without this, a corpus's central topic (low idf, a WordNet noun) would have no entity.
+}
+
+// Head-word productivity: a single word that heads at least kMinFamily distinct kept multi-word
+// terms and stands alone at least kMinFamily times is a term of the document however common it is
+// ("attention" under "multi-head attention", "linear attention", "sparse attention" ...). Without
+// this, a corpus's central topic (low idf, a WordNet noun) would have no entity.
+void keep_head_words(std::unordered_map<std::string, TermStat>& stats) {
   constexpr int kMinFamily = 3;
   std::unordered_map<std::string, int> family;
   for (auto& [k, s] : stats) {
@@ -713,7 +728,12 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
     s.keep = true;
     s.score = std::max(s.score, kMinScore);
   }
-  type_full_names(document);
+}
+
+// Each chunk keeps its kept terms (scored), at most kMaxTermsPerChunk, and the relations between
+// them.
+void keep_terms(std::vector<ChunkExtraction>& document, const std::unordered_map<std::string, TermStat>& stats,
+                TermKeys& key) {
   for (auto& ch : document) {
     std::unordered_set<std::string> kept;
     std::vector<TermCandidate> terms;
@@ -737,6 +757,29 @@ void rank_terms(std::vector<ChunkExtraction>& document, const std::function<doub
     ch.terms = std::move(terms);
     std::erase_if(ch.relations, [&](const RelationCandidate& r) { return !kept.count(r.src) || !kept.count(r.dst); });
   }
+}
+
+}  // namespace
+
+void rank_terms(std::vector<ChunkExtraction>& document, const std::function<double(const std::string&)>& idf) {
+  TermKeys key;
+  std::unordered_map<std::string, TermStat> stats = term_stats(document, key);
+  const auto nested = nested_terms(stats);
+  std::unordered_map<std::string, double> idf_cache;
+  double max_idf = 0;
+  for (auto& [k, s] : stats) {
+    for (auto& w : words(s.surface.empty() ? k : s.surface)) {
+      if (is_stopword(w)) continue;
+      auto it = idf_cache.find(w);
+      if (it == idf_cache.end()) it = idf_cache.emplace(w, idf ? idf(w) : 1.0).first;
+      max_idf = std::max(max_idf, it->second);
+      s.content.push_back(w);
+    }
+  }
+  for (auto& [k, s] : stats) score_term(k, s, nested, idf_cache, max_idf);
+  keep_head_words(stats);
+  type_full_names(document);
+  keep_terms(document, stats, key);
 }
 
 }  // namespace mmkg::graph
