@@ -303,6 +303,205 @@ void head_hyponyms(Builder& b, const std::vector<Sentence>& sents, const std::ve
   }
 }
 
+// The document's own terms: its title (the source of "we propose X"; kept only if a relation
+// uses it) and the parts of the chunk's heading path. Returns the title's term, or -1.
+int document_terms(const ExtractInput& in, Builder& b) {
+  int title = -1;
+  std::string title_text = strip_glued_prefix(collapse(in.doc_title));
+  if (!title_text.empty() && title_text.size() <= 300) {
+    title = b.term(title_text, kHeading, 0.0, false);
+    b.at(title).used = false;
+  }
+  if (!in.heading_path.empty()) {
+    std::string path = in.heading_path;
+    size_t p = 0;
+    while (p <= path.size()) {
+      size_t q = path.find('>', p);
+      if (q == std::string::npos) q = path.size();
+      std::string part = collapse(path.substr(p, q - p));
+      size_t k = 0;  // drop section numbers "2.1.3 "
+      while (k < part.size() && ((part[k] >= '0' && part[k] <= '9') || part[k] == '.')) ++k;
+      heading_terms(part.substr(k), b);
+      p = q + 1;
+    }
+  }
+  return title;
+}
+
+// Each sentence's term mentions: its noun phrases (and their nested suffixes, acronyms and names),
+// and the acronym definitions it makes ("Multi-Head Attention (MHA)").
+std::vector<std::vector<Mention>> sentence_mentions(std::vector<Sentence>& sents, Builder& b) {
+  std::vector<std::vector<Mention>> mentions(sents.size());
+  for (size_t si = 0; si < sents.size(); ++si) {
+    Sentence& s = sents[si];
+    rules::chunk_phrases(s);
+    std::unordered_set<long long> counted;  // spans already counted (first << 20 | last)
+    auto span_key = [](int f, int l) { return (static_cast<long long>(f) << 20) | l; };
+    for (const rules::Span& sp : s.phrases) {
+      std::string surf = rules::surface(s, sp.first, sp.last);
+      if (s.heading && section_name(surf)) continue;
+      int t = b.term(surf, phrase_kind(s, sp.first, sp.last), vote_of(s, sp.first));
+      mentions[si].push_back({sp.first, sp.last, t});
+      counted.insert(span_key(sp.first, sp.last));
+      // nested: suffixes of two or more words, and acronyms or names inside the phrase
+      for (int f = sp.first + 1; f + 2 <= sp.last; ++f) {
+        b.term(rules::surface(s, f, sp.last), phrase_kind(s, f, sp.last), 1.0);
+        counted.insert(span_key(f, sp.last));
+      }
+      bool mixed = false;  // "Transformer architecture": the name inside counts; "Multi-Query Attention": no
+      for (int k = sp.first; k < sp.last; ++k) 
+        mixed = mixed || (!s.toks[k].text.empty() && !std::isupper(static_cast<unsigned char>(s.toks[k].text[0])));
+      if (sp.last - sp.first > 1 && mixed)
+        for (int k = sp.first; k < sp.last; ++k)
+          if (s.toks[k].acronym ||
+              (s.toks[k].cap && s.toks[k].role == rules::Role::kHead && !s.title_case && !s.heading)) {
+            b.term(s.toks[k].text, s.toks[k].acronym ? kAcronym : kCapitalised, 1.0);
+            counted.insert(span_key(k, k + 1));
+          }
+    }
+    for (const AcronymDef& d : acronym_defs(s)) {
+      std::string exp = rules::surface(s, d.exp_first, d.exp_last);
+      int e = b.term(exp, std::max(phrase_kind(s, d.exp_first, d.exp_last), int(kNounPhrase)), 1.0,
+                     !counted.count(span_key(d.exp_first, d.exp_last)));
+      int a = b.term(s.toks[d.acr_tok].text, kAcronym, 1.0, !counted.count(span_key(d.acr_tok, d.acr_tok + 1)));
+      if (b.at(a).expansion_term < 0) b.at(a).expansion_term = e;
+      // "Mean Squared Error (MSE)", "Generalized Additive Model (GAM)": the head types both
+      if (std::string_view ty = rules::type_of_head(s.toks[d.exp_last - 1].lower); !ty.empty()) {
+        b.at(a).types[ty] += 1;
+        b.at(e).types[ty] += 1;
+      }
+      // the expansion names the acronym's mention too: "Multi-Head Attention (MHA) is a ..."
+      if (!counted.count(span_key(d.exp_first, d.exp_last))) {
+        auto& ms = mentions[si];
+        ms.erase(std::remove_if(ms.begin(), ms.end(),
+                                [&](const Mention& m) { return m.first < d.exp_last && m.last > d.exp_first; }),
+                 ms.end());
+        ms.push_back({d.exp_first, d.exp_last, e});
+        std::sort(ms.begin(), ms.end(), [](const Mention& x, const Mention& y) { return x.first < y.first; });
+        counted.insert(span_key(d.exp_first, d.exp_last));
+      }
+    }
+  }
+
+  return mentions;
+}
+
+// Entity types from cues in the text (type_cues.h). A typed span that is not yet a term (the
+// single name in "the R package mgcv") becomes one: the text names it.
+void types_from_cues(const std::vector<Sentence>& sents, const std::vector<std::vector<Mention>>& mentions,
+                     Builder& b) {
+  std::vector<rules::TypeCue> cues;
+  for (size_t si = 0; si < sents.size(); ++si) {
+    cues.clear();
+    rules::type_cues(sents[si], mentions[si], cues);
+    for (const rules::TypeCue& c : cues) {
+      std::string surf = rules::surface(sents[si], c.first, c.last);
+      int t = b.find(surf);
+      if (t < 0) t = b.term(surf, phrase_kind(sents[si], c.first, c.last), vote_of(sents[si], c.first));
+      b.at(t).types[c.type] += 1;
+    }
+  }
+}
+
+// The chunk's relations, each once (symmetric ones with their ends in name order), weighted by
+// how many sentences state it; `sentence`: the first that does.
+struct Relations {
+  struct Rel {
+    int src, dst;
+    std::string type;
+    size_t sentence;
+    double weight;
+  };
+  Builder& b;
+  std::vector<Rel> rels{};
+  std::map<std::tuple<int, int, std::string>, size_t> index{};
+  void operator()(int src, int dst, const std::string& type, size_t si) {
+    if (src == dst) return;
+    if (symmetric_relation(type)) {
+      if (lower_ascii(b.at(src).best()) > lower_ascii(b.at(dst).best())) std::swap(src, dst);
+    }
+    auto key = std::make_tuple(src, dst, type);
+    if (auto it = index.find(key); it != index.end()) {
+      rels[it->second].weight += 1;
+      return;
+    }
+    index.emplace(key, rels.size());
+    rels.push_back({src, dst, type, si, 1.0});
+  }
+};
+
+// Definitions ("X is a Y": the term's definition) and typed relations ("X uses Y").
+void definitions_and_relations(const std::string& text, const std::vector<Sentence>& sents,
+                               const std::vector<std::vector<Mention>>& mentions, int title, Builder& b,
+                               Relations& add_rel) {
+  std::vector<rules::TypedRelation> found;
+  std::vector<int> defined;
+  for (size_t si = 0; si < sents.size(); ++si) {
+    const Sentence& s = sents[si];
+    const auto& ms = mentions[si];
+    if (ms.empty() || s.e - s.b > kMaxEvidenceBytes) continue;
+    defined.clear();
+    rules::defined_terms(s, ms, defined);
+    for (int t : defined)
+      if (b.at(t).definition.empty()) b.at(t).definition = text.substr(s.b, s.e - s.b);
+    found.clear();
+    rules::typed_relations(s, ms, title, found);
+    for (const auto& r : found) {
+      if (r.src == title || r.dst == title) b.at(title).used = true;
+      add_rel(r.src, r.dst, r.type, si);
+    }
+  }
+}
+
+// Co-occurrence: the strongest distinct terms of each sentence, pairwise.
+void cooccurrences(const std::vector<Sentence>& sents, const std::vector<std::vector<Mention>>& mentions, Builder& b,
+                   Relations& add_rel) {
+  std::vector<int> ts;
+  for (size_t si = 0; si < sents.size(); ++si) {
+    ts.clear();
+    if (sents[si].e - sents[si].b > kMaxEvidenceBytes) continue;
+    for (const Mention& m : mentions[si])
+      if (std::find(ts.begin(), ts.end(), m.term) == ts.end()) ts.push_back(m.term);
+    if (ts.size() < 2) continue;
+    std::stable_sort(ts.begin(), ts.end(), [&](int x, int y) { return b.at(x).strength > b.at(y).strength; });
+    if (ts.size() > static_cast<size_t>(kMaxCooccurTerms)) ts.resize(kMaxCooccurTerms);
+    for (size_t i = 0; i < ts.size(); ++i)
+      for (size_t j = i + 1; j < ts.size(); ++j) {
+        // an acronym and its own expansion are one thing
+        if (b.at(ts[i]).expansion_term == ts[j] || b.at(ts[j]).expansion_term == ts[i]) continue;
+        add_rel(ts[i], ts[j], "co_occurs", si);
+      }
+  }
+}
+
+// The used terms and the relations as the extraction's candidates.
+void write_extraction(const std::string& text, const std::vector<Sentence>& sents, Builder& b, const Relations& rels,
+                      ChunkExtraction& out) {
+  for (Agg& a : b.terms()) {
+    if (!a.used) continue;
+    TermCandidate t;
+    t.surface = a.best();
+    t.kind = kind_name(a.kind);
+    if (a.kind == kAcronym) t.type = "acronym";
+    int votes = 0;
+    for (const auto& [ty, n] : a.types)
+      if (n > votes) votes = n, t.type = std::string(ty);
+    if (a.expansion_term >= 0) t.expansion = b.at(a.expansion_term).best();
+    t.definition = a.definition;
+    t.count = std::max(1, a.count);
+    out.terms.push_back(std::move(t));
+  }
+  for (const Relations::Rel& r : rels.rels) {
+    RelationCandidate rc;
+    rc.src = b.at(r.src).best();
+    rc.dst = b.at(r.dst).best();
+    rc.type = r.type;
+    rc.sentence = text.substr(sents[r.sentence].b, sents[r.sentence].e - sents[r.sentence].b);
+    rc.weight = r.weight;
+    out.relations.push_back(std::move(rc));
+  }
+}
+
 class RuleExtractor final : public Extractor {
  public:
   std::string id() const override { return "rules-v3"; }
@@ -314,177 +513,16 @@ class RuleExtractor final : public Extractor {
     std::string masked = rules::mask_markup(text);
     std::vector<Sentence> sents = rules::analyse(text, masked);
     Builder b;
-
-    // Document title: the source of "we propose X"; kept only if a relation uses it.
-    int title = -1;
-    std::string title_text = strip_glued_prefix(collapse(in.doc_title));
-    if (!title_text.empty() && title_text.size() <= 300) {
-      title = b.term(title_text, kHeading, 0.0, false);
-      b.at(title).used = false;
-    }
-    if (!in.heading_path.empty()) {
-      std::string path = in.heading_path;
-      size_t p = 0;
-      while (p <= path.size()) {
-        size_t q = path.find('>', p);
-        if (q == std::string::npos) q = path.size();
-        std::string part = collapse(path.substr(p, q - p));
-        size_t k = 0;  // drop section numbers "2.1.3 "
-        while (k < part.size() && ((part[k] >= '0' && part[k] <= '9') || part[k] == '.')) ++k;
-        heading_terms(part.substr(k), b);
-        p = q + 1;
-      }
-    }
-
-    std::vector<std::vector<Mention>> mentions(sents.size());
-    for (size_t si = 0; si < sents.size(); ++si) {
-      Sentence& s = sents[si];
-      rules::chunk_phrases(s);
-      std::unordered_set<long long> counted;  // spans already counted (first << 20 | last)
-      auto span_key = [](int f, int l) { return (static_cast<long long>(f) << 20) | l; };
-      for (const rules::Span& sp : s.phrases) {
-        std::string surf = rules::surface(s, sp.first, sp.last);
-        if (s.heading && section_name(surf)) continue;
-        int t = b.term(surf, phrase_kind(s, sp.first, sp.last), vote_of(s, sp.first));
-        mentions[si].push_back({sp.first, sp.last, t});
-        counted.insert(span_key(sp.first, sp.last));
-        // nested: suffixes of two or more words, and acronyms or names inside the phrase
-        for (int f = sp.first + 1; f + 2 <= sp.last; ++f) {
-          b.term(rules::surface(s, f, sp.last), phrase_kind(s, f, sp.last), 1.0);
-          counted.insert(span_key(f, sp.last));
-        }
-        bool mixed = false;  // "Transformer architecture": the name inside counts; "Multi-Query Attention": no
-        for (int k = sp.first; k < sp.last; ++k) 
-          mixed = mixed || (!s.toks[k].text.empty() && !std::isupper(static_cast<unsigned char>(s.toks[k].text[0])));
-        if (sp.last - sp.first > 1 && mixed)
-          for (int k = sp.first; k < sp.last; ++k)
-            if (s.toks[k].acronym ||
-                (s.toks[k].cap && s.toks[k].role == rules::Role::kHead && !s.title_case && !s.heading)) {
-              b.term(s.toks[k].text, s.toks[k].acronym ? kAcronym : kCapitalised, 1.0);
-              counted.insert(span_key(k, k + 1));
-            }
-      }
-      for (const AcronymDef& d : acronym_defs(s)) {
-        std::string exp = rules::surface(s, d.exp_first, d.exp_last);
-        int e = b.term(exp, std::max(phrase_kind(s, d.exp_first, d.exp_last), int(kNounPhrase)), 1.0,
-                       !counted.count(span_key(d.exp_first, d.exp_last)));
-        int a = b.term(s.toks[d.acr_tok].text, kAcronym, 1.0, !counted.count(span_key(d.acr_tok, d.acr_tok + 1)));
-        if (b.at(a).expansion_term < 0) b.at(a).expansion_term = e;
-        // "Mean Squared Error (MSE)", "Generalized Additive Model (GAM)": the head types both
-        if (std::string_view ty = rules::type_of_head(s.toks[d.exp_last - 1].lower); !ty.empty()) {
-          b.at(a).types[ty] += 1;
-          b.at(e).types[ty] += 1;
-        }
-        // the expansion names the acronym's mention too: "Multi-Head Attention (MHA) is a ..."
-        if (!counted.count(span_key(d.exp_first, d.exp_last))) {
-          auto& ms = mentions[si];
-          ms.erase(std::remove_if(ms.begin(), ms.end(),
-                                  [&](const Mention& m) { return m.first < d.exp_last && m.last > d.exp_first; }),
-                   ms.end());
-          ms.push_back({d.exp_first, d.exp_last, e});
-          std::sort(ms.begin(), ms.end(), [](const Mention& x, const Mention& y) { return x.first < y.first; });
-          counted.insert(span_key(d.exp_first, d.exp_last));
-        }
-      }
-    }
-
-    // Entity types from cues in the text (type_cues.h). A typed span that is not yet a term (the
-    // single name in "the R package mgcv") becomes one: the text names it.
-    std::vector<rules::TypeCue> cues;
-    for (size_t si = 0; si < sents.size(); ++si) {
-      cues.clear();
-      rules::type_cues(sents[si], mentions[si], cues);
-      for (const rules::TypeCue& c : cues) {
-        std::string surf = rules::surface(sents[si], c.first, c.last);
-        int t = b.find(surf);
-        if (t < 0) t = b.term(surf, phrase_kind(sents[si], c.first, c.last), vote_of(sents[si], c.first));
-        b.at(t).types[c.type] += 1;
-      }
-    }
-
-    // Definitions and typed relations.
-    struct Rel {
-      int src, dst;
-      std::string type;
-      size_t sentence;
-      double weight;
-    };
-    std::vector<Rel> rels;
-    std::map<std::tuple<int, int, std::string>, size_t> rel_index;
-    auto add_rel = [&](int src, int dst, const std::string& type, size_t si) {
-      if (src == dst) return;
-      if (symmetric_relation(type)) {
-        if (lower_ascii(b.at(src).best()) > lower_ascii(b.at(dst).best())) std::swap(src, dst);
-      }
-      auto key = std::make_tuple(src, dst, type);
-      if (auto it = rel_index.find(key); it != rel_index.end()) {
-        rels[it->second].weight += 1;
-        return;
-      }
-      rel_index.emplace(key, rels.size());
-      rels.push_back({src, dst, type, si, 1.0});
-    };
-    std::vector<rules::TypedRelation> found;
-    std::vector<int> defined;
-    for (size_t si = 0; si < sents.size(); ++si) {
-      const Sentence& s = sents[si];
-      const auto& ms = mentions[si];
-      if (ms.empty() || s.e - s.b > kMaxEvidenceBytes) continue;
-      defined.clear();
-      rules::defined_terms(s, ms, defined);
-      for (int t : defined)
-        if (b.at(t).definition.empty()) b.at(t).definition = text.substr(s.b, s.e - s.b);
-      found.clear();
-      rules::typed_relations(s, ms, title, found);
-      for (const auto& r : found) {
-        if (r.src == title || r.dst == title) b.at(title).used = true;
-        add_rel(r.src, r.dst, r.type, si);
-      }
-    }
-    head_hyponyms(b, sents, mentions, title, add_rel);
+    const int title = document_terms(in, b);
+    const std::vector<std::vector<Mention>> mentions = sentence_mentions(sents, b);
+    types_from_cues(sents, mentions, b);
+    Relations rels{b};
+    definitions_and_relations(text, sents, mentions, title, b, rels);
+    head_hyponyms(b, sents, mentions, title,
+                  [&rels](int src, int dst, const std::string& type, size_t si) { rels(src, dst, type, si); });
     for (Agg& a : b.terms()) a.strength = strength(a);
-    // Co-occurrence: the strongest distinct terms of each sentence, pairwise.
-    std::vector<int> ts;
-    for (size_t si = 0; si < sents.size(); ++si) {
-      ts.clear();
-      if (sents[si].e - sents[si].b > kMaxEvidenceBytes) continue;
-      for (const Mention& m : mentions[si])
-        if (std::find(ts.begin(), ts.end(), m.term) == ts.end()) ts.push_back(m.term);
-      if (ts.size() < 2) continue;
-      std::stable_sort(ts.begin(), ts.end(), [&](int x, int y) { return b.at(x).strength > b.at(y).strength; });
-      if (ts.size() > static_cast<size_t>(kMaxCooccurTerms)) ts.resize(kMaxCooccurTerms);
-      for (size_t i = 0; i < ts.size(); ++i)
-        for (size_t j = i + 1; j < ts.size(); ++j) {
-          // an acronym and its own expansion are one thing
-          if (b.at(ts[i]).expansion_term == ts[j] || b.at(ts[j]).expansion_term == ts[i]) continue;
-          add_rel(ts[i], ts[j], "co_occurs", si);
-        }
-    }
-
-    // Output.
-    for (Agg& a : b.terms()) {
-      if (!a.used) continue;
-      TermCandidate t;
-      t.surface = a.best();
-      t.kind = kind_name(a.kind);
-      if (a.kind == kAcronym) t.type = "acronym";
-      int votes = 0;
-      for (const auto& [ty, n] : a.types)
-        if (n > votes) votes = n, t.type = std::string(ty);
-      if (a.expansion_term >= 0) t.expansion = b.at(a.expansion_term).best();
-      t.definition = a.definition;
-      t.count = std::max(1, a.count);
-      out.terms.push_back(std::move(t));
-    }
-    for (const Rel& r : rels) {
-      RelationCandidate rc;
-      rc.src = b.at(r.src).best();
-      rc.dst = b.at(r.dst).best();
-      rc.type = r.type;
-      rc.sentence = text.substr(sents[r.sentence].b, sents[r.sentence].e - sents[r.sentence].b);
-      rc.weight = r.weight;
-      out.relations.push_back(std::move(rc));
-    }
+    cooccurrences(sents, mentions, b, rels);
+    write_extraction(text, sents, b, rels, out);
     return out;
   }
 };
@@ -531,6 +569,7 @@ bool all_common(const std::vector<std::string>& content) {
     if (!cw.common(w)) return false;
   return true;
 }
+
 // Some content word is a domain word (CommonWords::domain); true when the list is missing.
 bool any_domain(const std::vector<std::string>& content) {
   const rules::CommonWords& cw = rules::CommonWords::get();
