@@ -40,6 +40,199 @@ bool citation_content(std::string_view c) {
 }
 
 
+// DokuWiki footnotes (( ... )) and wiki links [[target|label]]. Each mask_* below blanks the
+// construct that starts at t[i] in m and moves i past it (true), or leaves both (false).
+bool mask_wiki(std::string_view t, std::string& m, size_t& i) {
+  const size_t n = t.size();
+  const char c = t[i];
+  // DokuWiki footnote (( ... )) : citations, removed entirely.
+  if (c == '(' && i + 1 < n && t[i + 1] == '(') {
+    size_t e = find_close(t, i + 2, "))", 3000);
+    if (e != std::string_view::npos) {
+      blank(m, i, e + 2, true);
+      i = e + 2;
+      return true;
+    }
+  }
+  // Wiki links [[target|label]] keep the label; [[page]] keeps the page name.
+  if (c == '[' && i + 1 < n && t[i + 1] == '[') {
+    size_t e = find_close(t, i + 2, "]]", 500);
+    if (e != std::string_view::npos) {
+      std::string_view in = t.substr(i + 2, e - i - 2);
+      size_t bar = in.find('|');
+      if (bar != std::string_view::npos) {
+        blank(m, i, i + 2 + bar + 1, false);
+        blank(m, e, e + 2, false);
+        i = i + 2 + bar + 1;  // the label is scanned normally
+      } else if (in.find("://") != std::string_view::npos) {
+        blank(m, i, e + 2, true);
+        i = e + 2;
+      } else {
+        blank(m, i, i + 2, false);
+        blank(m, e, e + 2, false);
+        for (size_t k = i + 2; k < e; ++k)
+          if (m[k] == '_' || m[k] == ':') m[k] = ' ';
+        i = e + 2;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+// URLs and e-mail-like tokens.
+bool mask_url(std::string_view t, std::string& m, size_t& i) {
+  const size_t n = t.size();
+  const char c = t[i];
+  // URLs and e-mail-like tokens.
+  if ((c == 'h' && (t.substr(i, 7) == "http://" || t.substr(i, 8) == "https://")) ||
+      (c == 'w' && t.substr(i, 4) == "www." && (i == 0 || !is_alnum(t[i - 1])))) {
+    size_t e = i;
+    while (e < n && !is_space(t[e]) && t[e] != '|' && t[e] != ']' && t[e] != '>' && t[e] != '"' && t[e] != ')') ++e;
+    blank(m, i, e, true);
+    i = e;
+    return true;
+  }
+  return false;
+}
+
+// Citation markers and the bracket and target of markdown links.
+bool mask_brackets(std::string_view t, std::string& m, size_t& i) {
+  const size_t n = t.size();
+  const char c = t[i];
+  // Citation markers [12], [3, 5-7], [Vaswani et al., 2017]; markdown links [label](url).
+  if (c == '[') {
+    size_t e = find_close(t, i + 1, "]", 120);
+    if (e != std::string_view::npos) {
+      std::string_view in = t.substr(i + 1, e - i - 1);
+      if (in.find('[') == std::string_view::npos && citation_content(in)) {
+        blank(m, i, e + 1, true);
+        i = e + 1;
+        return true;
+      }
+      if (e + 1 < n && t[e + 1] == '(') {
+        size_t pe = find_close(t, e + 2, ")", 500);
+        if (pe != std::string_view::npos) {
+          blank(m, i, i + 1, false);
+          blank(m, e, pe + 1, false);
+          i = i + 1;
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+// LaTeX math, commands and sub/superscripts.
+bool mask_math(std::string_view t, std::string& m, size_t& i) {
+  const size_t n = t.size();
+  const char c = t[i];
+  // LaTeX math: $$...$$, $...$, \( \), \[ \], commands and their {arguments}, sub/superscripts.
+  if (c == '$') {
+    bool dbl = i + 1 < n && t[i + 1] == '$';
+    size_t e = find_close(t, i + (dbl ? 2 : 1), dbl ? "$$" : "$", dbl ? 5000 : 400);
+    if (e != std::string_view::npos && (dbl || t.substr(i, e - i).find("\n\n") == std::string_view::npos)) {
+      size_t end = e + (dbl ? 2 : 1);
+      blank(m, i, end, true);
+      i = end;
+      return true;
+    }
+    blank(m, i, i + 1, true);
+    ++i;
+    return true;
+  }
+  if (c == '\\') {
+    size_t e = i + 1;
+    while (e < n && is_alpha(t[e])) ++e;
+    if (e == i + 1 && e < n) ++e;  // \( \[ \\ etc.
+    while (e < n && t[e] == '{') {
+      int depth = 0;
+      size_t k = e;
+      for (; k < n && k < e + 300; ++k) {
+        if (t[k] == '{') ++depth;
+        else if (t[k] == '}' && --depth == 0) break;
+      }
+      if (k >= n || t[k] != '}') break;
+      e = k + 1;
+    }
+    blank(m, i, e, true);
+    i = e;
+    return true;
+  }
+  if ((c == '_' || c == '^') && i > 0 && !is_space(t[i - 1]) && i + 1 < n && !is_space(t[i + 1]) &&
+      !(c == '_' && t[i + 1] == '_')) {
+    size_t e = i + 1;
+    if (t[e] == '{') {
+      size_t k = find_close(t, e, "}", 200);
+      e = k == std::string_view::npos ? e + 1 : k + 1;
+    } else {
+      while (e < n && is_alnum(t[e])) ++e;
+    }
+    // the base symbol (x in x_i) goes too when it is a short run
+    size_t b = i;
+    while (b > 0 && is_alnum(t[b - 1]) && i - b < 3) --b;
+    if (b > 0 && is_alnum(t[b - 1])) b = i;
+    blank(m, b, e, true);
+    i = e;
+    return true;
+  }
+  return false;
+}
+
+// Code fences and inline code.
+bool mask_code(std::string_view t, std::string& m, size_t& i) {
+  const size_t n = t.size();
+  const char c = t[i];
+  // Code: ``` fences and `inline` spans.
+  if (c == '`') {
+    if (t.substr(i, 3) == "```") {
+      size_t e = find_close(t, i + 3, "```", 20000);
+      size_t end = e == std::string_view::npos ? n : e + 3;
+      blank(m, i, end, true);
+      i = end;
+      return true;
+    }
+    size_t e = find_close(t, i + 1, "`", 200);
+    if (e != std::string_view::npos && t.substr(i, e - i).find('\n') == std::string_view::npos) {
+      blank(m, i, e + 1, true);
+      i = e + 1;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Emphasis and wiki formatting marks, HTML tags, heading marks.
+bool mask_marks(std::string_view t, std::string& m, size_t& i, bool at_line_start) {
+  const size_t n = t.size();
+  const char c = t[i];
+  // Emphasis and wiki formatting marks: **, __, //, '' (not inside URLs, handled above).
+  if ((c == '*' || c == '_' || c == '\'' || c == '/') && i + 1 < n && t[i + 1] == c) {
+    blank(m, i, i + 2, false);
+    i += 2;
+    return true;
+  }
+  // HTML tags.
+  if (c == '<' && i + 1 < n && (is_alpha(t[i + 1]) || t[i + 1] == '/' || t[i + 1] == '!')) {
+    size_t e = find_close(t, i + 1, ">", 200);
+    if (e != std::string_view::npos && t.substr(i, e - i).find('\n') == std::string_view::npos) {
+      blank(m, i, e + 1, true);
+      i = e + 1;
+      return true;
+    }
+  }
+  // Heading marks: markdown "#", DokuWiki "==" runs.
+  if ((c == '#' && at_line_start) || (c == '=' && i + 1 < n && t[i + 1] == '=')) {
+    size_t e = i;
+    while (e < n && t[e] == c) ++e;
+    blank(m, i, e, true);
+    i = e;
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string mask_markup(std::string_view t) {
@@ -59,156 +252,9 @@ std::string mask_markup(std::string_view t) {
     char c = t[i];
     bool at_line_start = line_start;
     line_start = (c == '\n') || (line_start && (c == ' ' || c == '\t'));
-    // DokuWiki footnote (( ... )) : citations, removed entirely.
-    if (c == '(' && i + 1 < n && t[i + 1] == '(') {
-      size_t e = find_close(t, i + 2, "))", 3000);
-      if (e != std::string_view::npos) {
-        blank(m, i, e + 2, true);
-        i = e + 2;
-        continue;
-      }
-    }
-    // Wiki links [[target|label]] keep the label; [[page]] keeps the page name.
-    if (c == '[' && i + 1 < n && t[i + 1] == '[') {
-      size_t e = find_close(t, i + 2, "]]", 500);
-      if (e != std::string_view::npos) {
-        std::string_view in = t.substr(i + 2, e - i - 2);
-        size_t bar = in.find('|');
-        if (bar != std::string_view::npos) {
-          blank(m, i, i + 2 + bar + 1, false);
-          blank(m, e, e + 2, false);
-          i = i + 2 + bar + 1;  // the label is scanned normally
-        } else if (in.find("://") != std::string_view::npos) {
-          blank(m, i, e + 2, true);
-          i = e + 2;
-        } else {
-          blank(m, i, i + 2, false);
-          blank(m, e, e + 2, false);
-          for (size_t k = i + 2; k < e; ++k)
-            if (m[k] == '_' || m[k] == ':') m[k] = ' ';
-          i = e + 2;
-        }
-        continue;
-      }
-    }
-    // URLs and e-mail-like tokens.
-    if ((c == 'h' && (t.substr(i, 7) == "http://" || t.substr(i, 8) == "https://")) ||
-        (c == 'w' && t.substr(i, 4) == "www." && (i == 0 || !is_alnum(t[i - 1])))) {
-      size_t e = i;
-      while (e < n && !is_space(t[e]) && t[e] != '|' && t[e] != ']' && t[e] != '>' && t[e] != '"' && t[e] != ')') ++e;
-      blank(m, i, e, true);
-      i = e;
+    if (mask_wiki(t, m, i) || mask_url(t, m, i) || mask_brackets(t, m, i) || mask_math(t, m, i) ||
+        mask_code(t, m, i) || mask_marks(t, m, i, at_line_start))
       continue;
-    }
-    // Citation markers [12], [3, 5-7], [Vaswani et al., 2017]; markdown links [label](url).
-    if (c == '[') {
-      size_t e = find_close(t, i + 1, "]", 120);
-      if (e != std::string_view::npos) {
-        std::string_view in = t.substr(i + 1, e - i - 1);
-        if (in.find('[') == std::string_view::npos && citation_content(in)) {
-          blank(m, i, e + 1, true);
-          i = e + 1;
-          continue;
-        }
-        if (e + 1 < n && t[e + 1] == '(') {
-          size_t pe = find_close(t, e + 2, ")", 500);
-          if (pe != std::string_view::npos) {
-            blank(m, i, i + 1, false);
-            blank(m, e, pe + 1, false);
-            i = i + 1;
-            continue;
-          }
-        }
-      }
-    }
-    // LaTeX math: $$...$$, $...$, \( \), \[ \], commands and their {arguments}, sub/superscripts.
-    if (c == '$') {
-      bool dbl = i + 1 < n && t[i + 1] == '$';
-      size_t e = find_close(t, i + (dbl ? 2 : 1), dbl ? "$$" : "$", dbl ? 5000 : 400);
-      if (e != std::string_view::npos && (dbl || t.substr(i, e - i).find("\n\n") == std::string_view::npos)) {
-        size_t end = e + (dbl ? 2 : 1);
-        blank(m, i, end, true);
-        i = end;
-        continue;
-      }
-      blank(m, i, i + 1, true);
-      ++i;
-      continue;
-    }
-    if (c == '\\') {
-      size_t e = i + 1;
-      while (e < n && is_alpha(t[e])) ++e;
-      if (e == i + 1 && e < n) ++e;  // \( \[ \\ etc.
-      while (e < n && t[e] == '{') {
-        int depth = 0;
-        size_t k = e;
-        for (; k < n && k < e + 300; ++k) {
-          if (t[k] == '{') ++depth;
-          else if (t[k] == '}' && --depth == 0) break;
-        }
-        if (k >= n || t[k] != '}') break;
-        e = k + 1;
-      }
-      blank(m, i, e, true);
-      i = e;
-      continue;
-    }
-    if ((c == '_' || c == '^') && i > 0 && !is_space(t[i - 1]) && i + 1 < n && !is_space(t[i + 1]) &&
-        !(c == '_' && t[i + 1] == '_')) {
-      size_t e = i + 1;
-      if (t[e] == '{') {
-        size_t k = find_close(t, e, "}", 200);
-        e = k == std::string_view::npos ? e + 1 : k + 1;
-      } else {
-        while (e < n && is_alnum(t[e])) ++e;
-      }
-      // the base symbol (x in x_i) goes too when it is a short run
-      size_t b = i;
-      while (b > 0 && is_alnum(t[b - 1]) && i - b < 3) --b;
-      if (b > 0 && is_alnum(t[b - 1])) b = i;
-      blank(m, b, e, true);
-      i = e;
-      continue;
-    }
-    // Code: ``` fences and `inline` spans.
-    if (c == '`') {
-      if (t.substr(i, 3) == "```") {
-        size_t e = find_close(t, i + 3, "```", 20000);
-        size_t end = e == std::string_view::npos ? n : e + 3;
-        blank(m, i, end, true);
-        i = end;
-        continue;
-      }
-      size_t e = find_close(t, i + 1, "`", 200);
-      if (e != std::string_view::npos && t.substr(i, e - i).find('\n') == std::string_view::npos) {
-        blank(m, i, e + 1, true);
-        i = e + 1;
-        continue;
-      }
-    }
-    // Emphasis and wiki formatting marks: **, __, //, '' (not inside URLs, handled above).
-    if ((c == '*' || c == '_' || c == '\'' || c == '/') && i + 1 < n && t[i + 1] == c) {
-      blank(m, i, i + 2, false);
-      i += 2;
-      continue;
-    }
-    // HTML tags.
-    if (c == '<' && i + 1 < n && (is_alpha(t[i + 1]) || t[i + 1] == '/' || t[i + 1] == '!')) {
-      size_t e = find_close(t, i + 1, ">", 200);
-      if (e != std::string_view::npos && t.substr(i, e - i).find('\n') == std::string_view::npos) {
-        blank(m, i, e + 1, true);
-        i = e + 1;
-        continue;
-      }
-    }
-    // Heading marks: markdown "#", DokuWiki "==" runs.
-    if ((c == '#' && at_line_start) || (c == '=' && i + 1 < n && t[i + 1] == '=')) {
-      size_t e = i;
-      while (e < n && t[e] == c) ++e;
-      blank(m, i, e, true);
-      i = e;
-      continue;
-    }
     ++i;
   }
   return m;
