@@ -86,15 +86,15 @@ std::string relation_phrase(const std::string& type) {
 // pair that meets mostly together outranks a hub ("X appears with attention") met everywhere. For
 // "what is X?", a typed fact with X as its subject says what X is or does ("attention is a kind of
 // mechanism") and goes before those naming X's kinds or users ("linear attention is a kind of
-// attention"), whatever their weights. `chunk_count`: each entity's mentions.
+// attention"), whatever their weights. `stats.df`: each entity's mentions.
 std::vector<GraphFact> entity_facts(GraphContext& g, const std::string& question,
                                     const std::vector<graph::EntityLink>& entities,
-                                    const std::unordered_map<std::string, int>& chunk_count, int max_facts) {
+                                    const graph::MentionStats& stats, int max_facts) {
   std::unordered_map<std::string, std::string> names;
   for (const auto& e : g.snapshot().entities) names[e.id] = e.name;
   auto count = [&](const std::string& id) {
-    auto it = chunk_count.find(id);
-    return it == chunk_count.end() ? 0 : it->second;
+    auto it = stats.df.find(id);
+    return it == stats.df.end() ? 0 : it->second;
   };
   std::set<std::tuple<std::string, std::string, std::string>> seen;
   std::vector<GraphFact> facts;
@@ -169,6 +169,17 @@ std::vector<graph::Community> matching_communities(GraphContext& g, const std::s
 
 }  // namespace
 
+std::map<std::string, double> ppr_seeds(const GraphContext& g, const std::vector<graph::EntityLink>& links) {
+  std::map<std::string, double> seeds;
+  const auto& df = g.mention_stats().df;
+  for (const auto& link : links) {
+    auto it = df.find(link.entity_id);
+    const double spec = 1.0 / std::log2(2.0 + (it == df.end() ? 0 : it->second));
+    seeds[link.entity_id] += link.score * spec;
+  }
+  return seeds;
+}
+
 GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, const GraphRetrieveOptions& opt) {
   GraphRetrieval out;
   out.broad = is_broad_question(question);
@@ -184,16 +195,9 @@ GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, cons
   out.across = asks_across_documents(question);
   if (out.two_parts || out.across) out.hops = &g;
 
-  std::unordered_map<std::string, int> chunk_count;
-  for (const auto& m : g.snapshot().mentions) ++chunk_count[m.entity_id];
-  out.facts = entity_facts(g, question, out.entities, chunk_count, opt.max_facts);
+  out.facts = entity_facts(g, question, out.entities, g.mention_stats(), opt.max_facts);
 
-  // PPR from the linked entities; rarer entities weigh more (HippoRAG's node specificity).
-  std::map<std::string, double> seeds;
-  for (const auto& link : out.entities) {
-    const double spec = 1.0 / std::log2(2.0 + chunk_count[link.entity_id]);
-    seeds[link.entity_id] += link.score * spec;
-  }
+  const std::map<std::string, double> seeds = ppr_seeds(g, out.entities);
   if (!seeds.empty()) out.ppr_chunks = graph::rank_chunks_by_ppr(g.snapshot(), seeds, opt.ppr_chunks);
 
   if (out.broad) out.communities = matching_communities(g, question, out.entities, opt.max_communities);

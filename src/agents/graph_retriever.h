@@ -66,6 +66,11 @@ bool asks_across_documents(const std::string& question);
 
 GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, const GraphRetrieveOptions& opt);
 
+/// Personalised PageRank's restart weights for linked entities: each link's score times its
+/// entity's specificity, 1 / log2(2 + mentions) (HippoRAG's node specificity: rarer entities weigh
+/// more). Shared by graph_retrieve and the fitted ranker's graph signals.
+std::map<std::string, double> ppr_seeds(const GraphContext& g, const std::vector<graph::EntityLink>& links);
+
 /// The graph's ranked chunk lists, weighted for fusion with the hybrid results: PPR (0.3),
 /// relation evidence (0.2), community summaries for broad questions (0.3), and for questions of
 /// two parts the bridge hop from the retrievers' best chunks (0.3, filled in retrieval) and the

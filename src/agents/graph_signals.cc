@@ -33,14 +33,8 @@ void graph_pool_signals(GraphContext& g, std::string_view question, const std::v
   const std::string q(question);
   const graph::MentionStats& stats = g.mention_stats();
 
-  // Linked entities, each weighted as graph_retrieve seeds PPR: the link's score times its
-  // specificity (HippoRAG's node specificity, 1 / log2(2 + chunks naming it)).
-  std::map<std::string, double> seeds;
-  for (const auto& link : g.index().link(q, GraphRetrieveOptions{}.max_entities)) {
-    auto it = stats.df.find(link.entity_id);
-    const int df = it == stats.df.end() ? 0 : it->second;
-    seeds[link.entity_id] += link.score / std::log2(2.0 + df);
-  }
+  // Linked entities, weighted as graph_retrieve seeds PPR (ppr_seeds).
+  const std::map<std::string, double> seeds = ppr_seeds(g, g.index().link(q, GraphRetrieveOptions{}.max_entities));
   if (!seeds.empty()) {
     double total = 0;
     for (const auto& [id, w] : seeds) total += w;
