@@ -495,7 +495,7 @@ int cmd_build(const Args& a) {
   auto index = mmkg::open_vector_index(*store, model, dim, opts, &st);
   double build_s = secs_since(t_idx);
   mmkg::VectorIndexOptions defaults;
-  out["index"] = {{"kind", index->kind()},
+  out["index"] = {{"kind", mmkg::vector_index_kind_name(index->kind())},
                   {"hnsw_threshold_override", a.hnsw_threshold},
                   {"vectors", index->size()},
                   {"rebuilt", st.rebuilt},
@@ -508,7 +508,7 @@ int cmd_build(const Args& a) {
                   {"sqlite_vector_scan_seconds", scan_s},
                   {"scanned_vectors", scanned},
                   {"memory_after", mem_now()}};
-  std::fprintf(stderr, "mmkg_hybrid_bench: %s index of %lld vectors built in %.1f s\n", index->kind().c_str(),
+  std::fprintf(stderr, "mmkg_hybrid_bench: %s index of %lld vectors built in %.1f s\n", mmkg::vector_index_kind_name(index->kind()),
                static_cast<long long>(index->size()), build_s);
 
   out["index_quality"] = index_quality(*store, model, dim, *index, a.recall_queries, a.seed);
@@ -675,7 +675,7 @@ int cmd_search(const Args& a) {
   // Through the Session, as `mmkg search` opens its store and searcher.
   mmkg::Config cfg;
   cfg.store = a.store;
-  cfg.embedder = a.embedder;
+  cfg.embedder = mmkg::EmbedderSpec::parse(a.embedder);
   auto session = mmkg::Session::open(cfg);
   mmkg::Store* store = &session->store();
   out["store_open_ms"] = ms_since(t0);

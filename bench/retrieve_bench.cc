@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
     // Through the Session, as `mmkg ask` opens its store and searcher.
     Config cfg;
     cfg.store = store_dir;
-    cfg.embedder = embedder;
+    cfg.embedder = mmkg::EmbedderSpec::parse(embedder);
     auto session = Session::open(cfg);
     Store* store = &session->store();
     Searcher& searcher = session->searcher();

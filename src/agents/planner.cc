@@ -11,6 +11,15 @@
 
 namespace mmkg {
 
+const char* planner_kind_name(PlannerKind k) {
+  switch (k) {
+    case PlannerKind::Rules: return "rules";
+    case PlannerKind::Llm: return "llm";
+    case PlannerKind::Followup: return "followup";
+  }
+  return "rules";
+}
+
 Plan plan_rules(const std::string& question, TermStats& stats, size_t max_phrases) {
   Plan p;
   p.subqueries.push_back(question);
@@ -87,7 +96,7 @@ Plan plan_llm(ChatModel& model, const std::string& question, TermStats& stats, s
         if (q.is_string()) subs.push_back(collapse_ws(q.get<std::string>()));
     }
     Plan p;
-    p.planner = "llm";
+    p.planner = PlannerKind::Llm;
     p.subqueries.push_back(question);
     p.matches.emplace_back();
     const std::string qn = collapse_ws(lower_ascii(question));

@@ -13,7 +13,7 @@ Plan PlannerAgent::run(const PlanInput& in, AgentStep& step) {
   Plan p;
   if (in.previous) {
     p = plan_followup(*in.previous, in.question, in.gaps);
-    d.planner = "followup";
+    d.planner = PlannerKind::Followup;
     d.gaps = in.gaps;
     d.new_subqueries = std::vector<std::string>(p.subqueries.begin() + static_cast<long>(in.previous->subqueries.size()),
                                                 p.subqueries.end());
@@ -82,31 +82,24 @@ Retrieval RagAgent::run(const RagInput& in, AgentStep& step) {
   std::set<std::string> docs;
   for (auto& c : rr.context) docs.insert(c.hit.doc);
   RetrieveStep& d = step.detail.emplace<RetrieveStep>();
-  d.mode = search_mode_name(opt_.mode);
+  d.mode = opt_.mode;
   if (opt_.mode != SearchMode::Bm25) {
     std::string why = searcher_.dense_unavailable_reason();
     if (!why.empty()) {
-      d.mode = "bm25";
+      d.mode = SearchMode::Bm25;
       d.fallback = why;
       step.trace.log("mmkg: retrieve: dense retrieval unavailable (%s); BM25 only", why.c_str());
     }
   }
+  static_cast<ContextReport&>(d) = rr;
   d.subqueries = in.plan->subqueries.size();
-  d.unique_chunks = rr.unique_chunks;
-  d.rerank = rr.rerank;
   d.context_chunks = rr.context.size();
-  d.context_chars = rr.context_chars;
-  d.context_tokens = rr.context_tokens;
   d.max_context_tokens = opt_.max_context_tokens;
-  d.trimmed_chunks = rr.trimmed_chunks;
-  d.skipped_chunks = rr.skipped_chunks;
-  d.unbudgeted_tokens = rr.unbudgeted_tokens;
-  d.unbudgeted_chars = rr.unbudgeted_chars;
   d.documents.assign(docs.begin(), docs.end());
   for (size_t i = 0; i < rr.context.size(); ++i) {
     const SearchHit& h = rr.context[i].hit;
     if (h.figure_id.empty()) continue;
-    d.figures.push_back(ContextFigure{.figure_id = h.figure_id, .label = h.figure_label, .kind = h.kind(),
+    d.figures.push_back(ContextFigure{.figure_id = h.figure_id, .label = h.figure_label, .kind = h.figure_kind,
                                       .doc = h.doc, .page = h.page_start, .passage = i + 1});
   }
   step.trace.log("mmkg: retrieve: %zu unique chunks after de-duplication across sub-queries", rr.unique_chunks);
@@ -137,16 +130,11 @@ Draft SynthesizerAgent::run(const SynthInput& in, AgentStep& step) {
       dr = draft_extractive(in.question, *in.retrieval, stats_, opt_);
       dr.fallback = std::string("model call failed: ") + e.what();
     }
+    static_cast<DraftReport&>(d) = dr;
     d.synthesizer = dr.from_model() ? "llm" : "extractive";
     d.with_model = true;
     d.model = chat_->id();
-    d.model_ms = dr.model_ms;
-    d.prompt_tokens = dr.usage.prompt;
-    d.completion_tokens = dr.usage.completion;
-    d.cached = dr.cached;
     d.model_sentences = dr.sentences.size();
-    d.images = dr.images;
-    d.fallback = dr.fallback;
     step.trace.log("mmkg: synthesize: model %s: %lld prompt + %lld completion tokens, %.0f ms%s", chat_->id().c_str(),
                    dr.usage.prompt, dr.usage.completion, dr.model_ms, dr.cached ? " (cached)" : "");
     if (!dr.fallback.empty()) step.trace.log("mmkg: synthesize: extractive answer: %s", dr.fallback.c_str());
@@ -166,25 +154,13 @@ Verified VerifierAgent::run(const VerifyInput& in, AgentStep& step) {
   Verified v;
   v.answer = verify_draft(in.question, *in.retrieval, *in.draft, opt_, v.report);
   const VerifyReport& r = v.report;
-  d.answer_from = r.used_model ? "llm" : "extractive";
+  static_cast<VerifyReport&>(d) = r;
   if (in.draft->from_model()) {
     d.model_draft = true;
-    d.model_sentences = r.model_sentences;
-    d.verified_sentences = r.kept_sentences;
-    d.verified_by_embedding = r.kept_by_embedding;
-    d.verified_by_judge = r.kept_by_judge;
-    d.revised = r.revised;
-    d.dropped = r.dropped;
     if (opt_.judge) {
       d.with_judge = true;
       d.judge_model = opt_.judge->id();
       d.judge_scope = judge_scope_name(opt_.judge_scope);
-      d.judge_sentences = r.judged;
-      d.judge_vetoes = r.judge_vetoes;
-      d.judge_ms = r.judge_ms;
-      d.judge_prompt_tokens = r.judge_usage.prompt;
-      d.judge_completion_tokens = r.judge_usage.completion;
-      d.judge_error = r.judge_error;
     }
     step.trace.log("mmkg: verify: %zu of %zu model sentences supported by their cited passage (%zu by embedding, "
                    "%zu by the judge, %zu revised to the source's words)%s%s",
@@ -194,7 +170,6 @@ Verified VerifierAgent::run(const VerifyInput& in, AgentStep& step) {
       step.trace.log("mmkg: verify: judge %s: %zu sentences, %zu vetoes, %.0f ms%s%s", opt_.judge->id().c_str(),
                      r.judged, r.judge_vetoes, r.judge_ms, r.judge_error.empty() ? "" : "; ", r.judge_error.c_str());
   }
-  d.fallback = r.fallback;
   // Every citation must resolve to a real chunk of the store (a bug guard, cheap).
   size_t ok = 0;
   for (auto& c : v.answer.citations)

@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "agents/messages.h"
 #include "graph/resolve/resolve.h"
 #include "retrieve/named_figures.h"
 #include "retrieve/retrieval.h"
@@ -20,7 +21,7 @@ namespace mmkg {
 
 /// What the planner did.
 struct PlanStep {
-  std::string planner;                      ///< "rules" | "llm" | "followup"
+  PlannerKind planner = PlannerKind::Rules;
   std::string fallback;                     ///< why the model's plan was not used
   std::vector<std::string> tools;           ///< the model's choice of tools (empty: all)
   std::vector<std::string> subqueries;
@@ -44,57 +45,42 @@ struct FigureStep {
 
 /// A figure or table chunk in the context.
 struct ContextFigure {
-  std::string figure_id, label, kind, doc;
+  std::string figure_id, label;
+  FigureKind kind = FigureKind::Figure;
+  std::string doc;
   int page = 0;
   size_t passage = 0;  ///< its [n] in the context
 };
 
-/// What the RAG retriever put in the context (the figures eval averages).
-struct RetrieveStep {
-  std::string mode;           ///< the search mode that ran ("bm25" after a fallback)
+/// What the RAG retriever put in the context (the figures eval averages): the retrieval's own
+/// report (rerank.reranker empty: no reranker ran) and what the step adds.
+struct RetrieveStep : ContextReport {
+  SearchMode mode = SearchMode::Hybrid;  ///< the search mode that ran (BM25 after a fallback)
   std::string fallback;       ///< why dense retrieval was not used
   size_t subqueries = 0;
-  size_t unique_chunks = 0;
   size_t context_chunks = 0;
-  size_t context_chars = 0;
-  size_t context_tokens = 0;
   size_t max_context_tokens = 0;  ///< the budget
-  size_t trimmed_chunks = 0;
-  size_t skipped_chunks = 0;
-  size_t unbudgeted_tokens = 0;
-  size_t unbudgeted_chars = 0;
   std::vector<std::string> documents;
   std::vector<ContextFigure> figures;  ///< figures and tables among the context's passages
-  RerankReport rerank;        ///< reranker empty: none ran
 };
 
-/// What the synthesizer drafted.
-struct SynthStep {
+/// What the synthesizer drafted: the draft's report (with_model: a model was configured, and the
+/// report and the fields below apply) and what the step adds.
+struct SynthStep : DraftReport {
   std::string synthesizer;    ///< "llm" | "extractive"
   bool found = false;
   double coverage = 0;
-  bool with_model = false;    ///< a model was configured (the fields below are set)
+  bool with_model = false;
   std::string model;
-  double model_ms = 0;
-  long long prompt_tokens = 0, completion_tokens = 0;
-  bool cached = false;
   size_t model_sentences = 0;
-  size_t images = 0;          ///< figure images sent with the passages (a vision model)
-  std::string fallback;       ///< why there is no model draft
 };
 
-/// What the verifier decided.
-struct VerifyStep {
-  std::string answer_from;    ///< "llm" | "extractive"
-  bool model_draft = false;   ///< the draft was the model's (sentence counts below are set)
-  size_t model_sentences = 0, verified_sentences = 0, verified_by_embedding = 0, verified_by_judge = 0;
-  size_t revised = 0, dropped = 0;
-  bool with_judge = false;    ///< a judge was configured (judge_* are set)
-  std::string judge_model, judge_scope, judge_error;
-  size_t judge_sentences = 0, judge_vetoes = 0;
-  double judge_ms = 0;
-  long long judge_prompt_tokens = 0, judge_completion_tokens = 0;
-  std::string fallback;
+/// What the verifier decided: its own report (the answer is the model's when used_model) and
+/// what the step adds.
+struct VerifyStep : VerifyReport {
+  bool model_draft = false;   ///< the draft was the model's (the report's sentence counts apply)
+  bool with_judge = false;    ///< a judge was configured (judge_model, judge_scope and the report's judge_* apply)
+  std::string judge_model, judge_scope;
   size_t citations = 0, citations_resolved = 0;
   bool found = false;
   std::vector<std::string> gaps;

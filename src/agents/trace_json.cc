@@ -13,9 +13,9 @@ namespace {
 void render(const std::monostate&, json&) {}
 
 void render(const PlanStep& p, json& d) {
-  d["planner"] = p.planner;
+  d["planner"] = planner_kind_name(p.planner);
   d["subqueries"] = p.subqueries;
-  if (p.planner == "followup") {
+  if (p.planner == PlannerKind::Followup) {
     d["gaps"] = p.gaps;
     d["new_subqueries"] = p.new_subqueries;
     return;
@@ -45,7 +45,7 @@ void render(const FigureStep& f, json& d) {
 }
 
 void render(const RetrieveStep& r, json& d) {
-  d["mode"] = r.mode;
+  d["mode"] = search_mode_name(r.mode);
   if (!r.fallback.empty()) d["fallback"] = r.fallback;
   d["subqueries"] = r.subqueries;
   d["unique_chunks"] = r.unique_chunks;
@@ -66,7 +66,7 @@ void render(const RetrieveStep& r, json& d) {
   d["documents"] = r.documents;
   json figs = json::array();
   for (const auto& f : r.figures)
-    figs.push_back({{"passage", f.passage}, {"figure_id", f.figure_id}, {"label", f.label}, {"kind", f.kind},
+    figs.push_back({{"passage", f.passage}, {"figure_id", f.figure_id}, {"label", f.label}, {"kind", figure_kind_name(f.kind)},
                     {"doc", f.doc}, {"page", f.page}});
   d["figures"] = figs;
 }
@@ -76,8 +76,8 @@ void render(const SynthStep& s, json& d) {
   if (s.with_model) {
     d["model"] = s.model;
     d["model_ms"] = s.model_ms;
-    d["prompt_tokens"] = s.prompt_tokens;
-    d["completion_tokens"] = s.completion_tokens;
+    d["prompt_tokens"] = s.usage.prompt;
+    d["completion_tokens"] = s.usage.completion;
     d["cached"] = s.cached;
     d["model_sentences"] = s.model_sentences;
     d["images"] = s.images;
@@ -88,19 +88,19 @@ void render(const SynthStep& s, json& d) {
 }
 
 void render(const VerifyStep& v, json& d) {
-  d["answer_from"] = v.answer_from;
+  d["answer_from"] = v.used_model ? "llm" : "extractive";
   if (v.model_draft) {
     d["model_sentences"] = v.model_sentences;
-    d["verified_sentences"] = v.verified_sentences;
-    d["verified_by_embedding"] = v.verified_by_embedding;
-    d["verified_by_judge"] = v.verified_by_judge;
+    d["verified_sentences"] = v.kept_sentences;
+    d["verified_by_embedding"] = v.kept_by_embedding;
+    d["verified_by_judge"] = v.kept_by_judge;
     d["revised"] = v.revised;
     d["dropped"] = v.dropped;
     if (v.with_judge) {
       d["judge"] = {{"model", v.judge_model},         {"scope", v.judge_scope},
-                    {"sentences", v.judge_sentences}, {"vetoes", v.judge_vetoes},
-                    {"ms", v.judge_ms},               {"prompt_tokens", v.judge_prompt_tokens},
-                    {"completion_tokens", v.judge_completion_tokens}};
+                    {"sentences", v.judged},          {"vetoes", v.judge_vetoes},
+                    {"ms", v.judge_ms},               {"prompt_tokens", v.judge_usage.prompt},
+                    {"completion_tokens", v.judge_usage.completion}};
       if (!v.judge_error.empty()) d["judge"]["error"] = v.judge_error;
     }
   }

@@ -47,15 +47,13 @@ Config Config::from_env() {
     return v && *v ? v : "";
   };
   if (auto s = env("MMKG_STORE"); !s.empty()) c.store = s;
-  if (auto s = env("MMKG_EMBEDDER"); !s.empty()) c.embedder = s;
+  if (auto s = env("MMKG_EMBEDDER"); !s.empty()) c.embedder = EmbedderSpec::parse(s);
   if (auto s = env("MMKG_GRAPH"); !s.empty()) c.graph = GraphBackend::parse(s);
   return c;
 }
 
 void Config::validate() const {
   if (store.empty()) throw UsageError("--store is empty; give the store directory (default ./mmkg-store)");
-  if (embedder.empty())
-    throw UsageError("--embedder is empty; use native, native:/model/folder, an http(s):// URL or none");
 }
 
 }  // namespace mmkg

@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 
+#include "embed/embedder.h"
 #include "index/searcher.h"
 
 namespace mmkg {
@@ -35,10 +36,10 @@ using WarnFn = std::function<void(const std::string&)>;
 struct Config {
   /// The store directory (--store; env MMKG_STORE; default ./mmkg-store).
   std::string store = "mmkg-store";
-  /// The embedding model (--embedder; env MMKG_EMBEDDER): "native" (all-MiniLM-L6-v2),
-  /// "native:/model/folder", an OpenAI-compatible URL "http(s)://HOST/v1#model=NAME&...", "openai",
-  /// or "none" (BM25 only). Checked by validate(); the model loads on first use.
-  std::string embedder = "native";
+  /// The embedding model (--embedder; env MMKG_EMBEDDER): native (all-MiniLM-L6-v2),
+  /// native:/model/folder, an OpenAI-compatible URL http(s)://HOST/v1#model=NAME&..., openai, or
+  /// none (BM25 only); parsed where it is set (EmbedderSpec::parse), the model loads on first use.
+  EmbedderSpec embedder;
   /// Hybrid search's fusion (--fusion zscore|relative|rrf; index/fusion.h). Unset (--fusion auto):
   /// each use its measured best (bench/results/history/EVAL-journal-to-20261128.md, "Retrieval: question decomposition"): z-score with
   /// the question's parts for `search` and eval's retrieval rows, relative for `ask`'s sub-queries

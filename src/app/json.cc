@@ -65,7 +65,7 @@ json search_json(const SearchReport& r) {
                        {"figure_label", h.figure_label.empty() ? json(nullptr) : json(h.figure_label)},
                        {"boxes", page_boxes_json(h.boxes)}});
   }
-  return {{"query", r.query}, {"mode", r.mode},
+  return {{"query", r.query}, {"mode", search_mode_name(r.mode)},
           {"dense_backend", r.dense_backend.empty() ? json(nullptr) : json(r.dense_backend)},
           {"lexical_backend", r.lexical_backend.empty() ? json(nullptr) : json(r.lexical_backend)},
           {"results", results}};
@@ -80,7 +80,7 @@ json ask_json(const std::string& question, const AskResult& r) {
                      {"page", page_json(ct.page)}, {"page_end", page_json(ct.page_end)},
                      {"figure_id", ct.figure_id.empty() ? json(nullptr) : json(ct.figure_id)},
                      {"figure_label", ct.figure_label.empty() ? json(nullptr) : json(ct.figure_label)},
-                     {"kind", ct.figure_id.empty() ? "text" : (ct.figure_kind == "table" ? "table" : "figure")},
+                     {"kind", ct.figure_id.empty() ? "text" : figure_kind_name(ct.figure_kind)},
                      {"heading_path", ct.heading_path}, {"quote", ct.quote}, {"text", ct.text},
                      {"boxes", page_boxes_json(ct.boxes)}});
   json ents = json::array();
@@ -137,7 +137,7 @@ json entity_json(const EntityReport& r, bool with_evidence) {
   json figures = json::array();
   for (const auto& f : r.figures)
     figures.push_back({{"id", f.id}, {"doc", f.doc}, {"page", page_json(f.page)},
-                       {"label", f.label.empty() ? json(nullptr) : json(f.label)}, {"kind", f.kind},
+                       {"label", f.label.empty() ? json(nullptr) : json(f.label)}, {"kind", figure_kind_name(f.kind)},
                        {"caption", f.caption}});
   return {{"id", e.id},         {"name", e.name},   {"aliases", e.aliases},
           {"type", e.type},     {"description", e.description}, {"mentions", r.mentions},
@@ -148,7 +148,7 @@ json eval_report_json(const EvalReport& r) { return eval_json(r); }
 
 json figure_json(const StoredFigure& sf) {
   const Figure& f = sf.figure;
-  return {{"id", f.id}, {"doc", sf.doc_name}, {"doc_id", sf.doc_id}, {"kind", f.table ? "table" : "figure"},
+  return {{"id", f.id}, {"doc", sf.doc_name}, {"doc_id", sf.doc_id}, {"kind", figure_kind_name(f.kind())},
           {"source", f.source}, {"page", page_json(f.page)},
           {"bbox", f.x1 > f.x0 ? json::array({f.x0, f.y0, f.x1, f.y1}) : json(nullptr)},
           {"label", f.label.empty() ? json(nullptr) : json(f.label)}, {"caption", f.caption}, {"alt", f.alt},
@@ -182,7 +182,7 @@ json chunk_json(const ChunkReport& r) {
   return {{"chunk_id", c.id}, {"doc", sc.doc_name}, {"doc_id", c.doc_id}, {"format", r.format},
           {"seq", c.seq}, {"page", page_json(c.page_start)}, {"page_end", page_json(c.page_end)},
           {"heading_path", c.heading_path}, {"text", c.text},
-          {"kind", c.figure_id.empty() ? "text" : (sc.figure_kind == "table" ? "table" : "figure")},
+          {"kind", c.figure_id.empty() ? "text" : figure_kind_name(sc.figure_kind)},
           {"figure_id", c.figure_id.empty() ? json(nullptr) : json(c.figure_id)},
           {"figure_label", sc.figure_label.empty() ? json(nullptr) : json(sc.figure_label)},
           {"boxes", page_boxes_json(c.boxes)}};

@@ -12,6 +12,7 @@
 #include "agents/graph_retriever.h"
 #include "agents/graph_signals.h"
 #include "app/llm_open.h"
+#include "graph/extract/rules.h"
 #include "ingest/figures.h"
 #include "ingest/files.h"
 #include "ingest/image_decode.h"
@@ -35,7 +36,7 @@ namespace mmkg {
 class GraphSearchBackend final : public VectorBackend, public LexicalBackend {
  public:
   explicit GraphSearchBackend(graph::GraphStore& g) : g_(g) {}
-  std::string name() const override { return g_.backend(); }
+  std::string name() const override { return graph::backend_name(g_.backend()); }
   std::vector<std::pair<std::string, double>> vector_search(const std::vector<float>& q, int k) override {
     return g_.vector_search(q, k);
   }
@@ -46,32 +47,6 @@ class GraphSearchBackend final : public VectorBackend, public LexicalBackend {
  private:
   graph::GraphStore& g_;
 };
-
-std::string upload_extension(const std::string& name, std::string_view bytes) {
-  const std::string format = detect_format(name, bytes);
-  std::string ext = std::filesystem::path(name).extension().string();
-  for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  auto has = [&](std::initializer_list<const char*> exts) {
-    for (const char* e : exts)
-      if (ext == e) return true;
-    return false;
-  };
-  if (format == "pdf") return has({".pdf"}) ? "" : ".pdf";
-  if (format == "markdown") return has({".md", ".markdown"}) ? "" : ".md";
-  if (format == "html") return has({".html", ".htm", ".xhtml"}) ? "" : ".html";
-  if (format == "text") return has({".txt", ".text", ".rst", ".csv", ".log", ".tex"}) ? "" : ".txt";
-  if (format == "image") {
-    const std::string kind = image_kind(bytes);
-    if (kind == "PNG") return has({".png"}) ? "" : ".png";
-    if (kind == "JPEG") return has({".jpg", ".jpeg", ".jpe"}) ? "" : ".jpg";
-    if (kind == "GIF") return has({".gif"}) ? "" : ".gif";
-    if (kind == "TIFF") return has({".tif", ".tiff"}) ? "" : ".tif";
-    if (kind == "WebP") return has({".webp"}) ? "" : ".webp";
-    if (kind == "BMP") return has({".bmp"}) ? "" : ".bmp";
-    throw InputError(name + ": not an image the ingest reads (PNG, JPEG, GIF, TIFF, WebP, BMP)");
-  }
-  return ext == "." + format ? "" : "." + format;  // epub and the Office formats
-}
 
 std::unique_ptr<Session> Session::open(Config cfg, bool create) {
   cfg.validate();
@@ -148,8 +123,9 @@ std::string Session::graph_text_unavailable(graph::GraphStore& g) {
 
 graph::GraphStore* Session::graph_store() {
   if (!cfg_.graph.enabled()) return nullptr;
-  if (!graph_) graph_ = graph::make_graph_store(cfg_.graph.kind == GraphBackend::Kind::Neo4j ? cfg_.graph.url : "sqlite",
-                                                store().db());
+  if (!graph_)
+    graph_ = cfg_.graph.kind == GraphBackend::Kind::Neo4j ? graph::make_neo4j_graph_store(cfg_.graph.url)
+                                                          : graph::make_sqlite_graph_store(store().db());
   return graph_.get();
 }
 
@@ -306,12 +282,12 @@ IngestReport Session::ingest(const IngestRequest& req) {
   IngestOptions opt = req.options;
   opt.embedder = nullptr;
   if (!embedder().disabled()) {
-    opt.embedder = embedder().get();  // UsageError for a bad spec
+    opt.embedder = embedder().get();
     // A model folder named by the user that does not load is a wrong setting: refused before
     // anything is written. The bundled model missing, or an embedding server that is down (a
     // later ingest backfills), only costs the dense side, with a warning.
-    if (!opt.embedder && embedder_spec_names_folder(cfg_.embedder))
-      throw UsageError("--embedder " + cfg_.embedder + ": " + embedder().unavailable_reason() +
+    if (!opt.embedder && cfg_.embedder.names_folder())
+      throw UsageError("--embedder " + cfg_.embedder.text + ": " + embedder().unavailable_reason() +
                        "; give the folder of a sentence-transformers model, native for the bundled "
                        "all-MiniLM-L6-v2, or none for BM25 only");
     if (!opt.embedder) warn("no embeddings (" + embedder().unavailable_reason() + "); BM25 search only");
@@ -389,10 +365,19 @@ RemoveReport Session::remove(const std::vector<std::string>& docs) {
   return rep;
 }
 
-StatsReport Session::stats() {
+void Session::warm() { searcher().embedder(); }
+
+StatsReport Session::store_stats(bool with_documents) {
   StatsReport r;
   r.store = store().stats();
-  r.docs = store().documents();
+  if (with_documents) r.docs = store().documents();
+  return r;
+}
+
+bool Session::has_document_at(const std::string& path) { return store().find_by_path(path).has_value(); }
+
+StatsReport Session::stats() {
+  StatsReport r = store_stats(true);
   if (!cfg_.graph.enabled()) return r;
   r.graph_backend = cfg_.graph.key();
   try {

@@ -19,7 +19,9 @@
 #include "eval/eval.h"
 #include "graph/build/graph_builder.h"
 #include "graph/resolve/acronym_expand.h"
+#include "ingest/formats.h"
 #include "ingest/ingest.h"
+#include "retrieve/rerank.h"
 #include "store/store.h"
 
 namespace mmkg {
@@ -76,7 +78,7 @@ struct SearchRequest {
 
 struct SearchReport {
   std::string query;
-  std::string mode;           ///< the mode that ran ("bm25" when hybrid fell back)
+  SearchMode mode = SearchMode::Hybrid;  ///< the mode that ran (BM25 when hybrid fell back)
   std::string dense_backend;  ///< "faiss", "neo4j"; empty for bm25
   std::string lexical_backend;  ///< "fts5", "neo4j"; empty for dense
   std::vector<SearchHit> hits;
@@ -87,8 +89,8 @@ struct AskRequest {
   /// The query team's options (retrieval, budget, rounds, judge, on_step); graph and chat are
   /// the session's.
   AskOptions options;
-  /// The reranker spec: none, lexical, embed, llm, or several joined by '+'.
-  std::string rerank = "lexical";
+  /// The rerankers (default lexical).
+  RerankSpec rerank;
   /// With a language model, size the context to it (context_for_model, retrieve/context_budget.h)
   /// instead of options.retrieve's budget and passage cap (false: the caller sized it).
   bool fit_context = true;
@@ -98,7 +100,7 @@ struct EvalRequest {
   std::vector<QaItem> items;
   bool answers = false;
   std::vector<SearchMode> modes = {SearchMode::Bm25, SearchMode::Dense, SearchMode::Hybrid};
-  std::string rerank = "lexical";  ///< scored as "<mode>+rerank" and used for answers
+  RerankSpec rerank;               ///< scored as "<mode>+rerank" and used for answers
   AskOptions ask;                  ///< for answers; ask.retrieve holds the budget and the rerank settings
   std::string features;            ///< file for the fitted ranker's training rows (EvalOptions::features)
   bool cv = false;          ///< EvalOptions::cv
@@ -139,7 +141,9 @@ struct EntityNeighbor {
 
 /// A figure or table that depicts (or names) the entity: its chunk mentions it.
 struct EntityFigure {
-  std::string id, doc, label, kind, caption;  ///< doc: the document's file name
+  std::string id, doc, label;  ///< doc: the document's file name
+  FigureKind kind = FigureKind::Figure;
+  std::string caption;
   int page = 0;
 };
 
@@ -150,12 +154,8 @@ struct EntityReport {
   std::vector<EntityFigure> figures;  ///< the first few, by (document, page)
 };
 
-/// The extension a file with these bytes should carry for ingest to read it as what it is,
-/// decided by the content (ingest/files.h detect_format: magic bytes, a ZIP's entries) and then by
-/// `name`'s extension: ".pdf", ".md", ".html", ".txt", ".epub", ".docx" (any Office format),
-/// ".png"/".jpg"/... for images; "" when `name`'s own extension already says it. Throws
-/// InputError for content no parser reads (archives, executables, an image named like a document).
-std::string upload_extension(const std::string& name, std::string_view bytes);
+// An upload's format (the name it must carry for ingest to read it as what it is, and whether it
+// must be UTF-8): upload_format() of ingest/formats.h, the formats' one home.
 
 // ---- the session
 
@@ -216,6 +216,11 @@ class Session {
   AskResult ask(const AskRequest& req);
   EvalReport evaluate(const EvalRequest& req);
   StatsReport stats();
+  /// The store's counts (and with `with_documents`, its documents) without the graph: cheap
+  /// enough for a server's /health. Creates an empty store for a session that may create one.
+  StatsReport store_stats(bool with_documents);
+  /// True when the store holds a document ingested from `path`.
+  bool has_document_at(const std::string& path);
   /// Checks the store: SQLite integrity, the FTS index against the chunks, embeddings and the
   /// vector index, the graph's documents against the store's.
   CheckReport check();
@@ -260,6 +265,9 @@ class Session {
   ChatModel* chat();
 
   // ---- for a long-lived process (the server)
+  /// Opens the searcher and loads the embedding model now, so that the first query does not
+  /// pay for it.
+  void warm();
   /// Drops what was read from the store (the searcher with its vector index, the graph context,
   /// the acronym lexicon) when the store or its graph has changed since it was read, so the next
   /// query sees another process's (or session's) writes. The loaded embedder and chat model stay.

@@ -146,7 +146,7 @@ Check Session::check_graph(long long docs) {
     if (in_graph - stale < docs) detail += "; the next ingest builds the rest";
     if (stale) detail += "; " + std::to_string(stale) + " deleted documents still in the graph (the next ingest removes them)";
     long long dangling = 0;
-    if (key == "sqlite") {
+    if (cfg_.graph.kind != GraphBackend::Kind::Neo4j) {
       Stmt m(store().db(),
              "SELECT count(*) FROM graph_mentions WHERE doc_id IN (SELECT id FROM documents) "
              "AND chunk_id NOT IN (SELECT id FROM chunks)");

@@ -41,7 +41,7 @@ PageImage Session::page_image(const std::string& doc_key, int page, const std::s
   if (docs.size() > 1)
     throw UsageError(doc_key + ": matches " + std::to_string(docs.size()) + " documents; name it by path or id");
   const DocumentRecord& d = docs.front();
-  if (d.format != "pdf")
+  if (!format_info(d.format).paged)
     throw UsageError(d.name + " is a " + d.format + " document: it has no pages to render (only PDF pages are)");
   if (page < 1 || page > d.pages)
     throw NotFoundError(d.name + ": no page " + std::to_string(page) + "; it has " + pages_word(d.pages));

@@ -36,7 +36,7 @@ class SessionPagesTest : public ::testing::Test {
     pdf = dir.write("docs/q.pdf", write_pdf({p1, p2}));
     dir.write("docs/notes.md", "# Notes\n\nA quokka note in Markdown, which has no pages.\n");
     cfg.store = dir.str() + "/store";
-    cfg.embedder = "none";
+    cfg.embedder = EmbedderSpec::parse("none");
     cfg.graph = GraphBackend::parse("none");
     s = Session::open(cfg, /*create=*/true);
     IngestRequest req;

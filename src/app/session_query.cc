@@ -28,12 +28,12 @@ void fit_context_to(ChatModel* model, RetrieveOptions& r) {
 }
 
 // The --rerank spec with what its backends need; embed needs the searcher's embedder.
-std::unique_ptr<Reranker> open_reranker(const std::string& spec, TermStats& stats, Searcher& searcher,
+std::unique_ptr<Reranker> open_reranker(const RerankSpec& spec, TermStats& stats, Searcher& searcher,
                                         ChatModel* chat) {
   RerankDeps deps;
   deps.stats = &stats;
   deps.chat = chat;
-  if (spec.find("embed") != std::string::npos) deps.embedder = searcher.embedder();
+  if (spec.uses(RerankerKind::Embed)) deps.embedder = searcher.embedder();
   return make_reranker(spec, deps);
 }
 
@@ -46,11 +46,11 @@ SearchReport Session::search(const SearchRequest& req) {
   SearchOptions so;
   so.mode = req.mode;
   so.k = req.k;
-  rep.mode = search_mode_name(req.mode);
+  rep.mode = req.mode;
   if (req.mode == SearchMode::Hybrid) {
     std::string why = s.dense_unavailable_reason();
     if (!why.empty()) {
-      rep.mode = "bm25";
+      rep.mode = SearchMode::Bm25;
       warn("dense retrieval unavailable (" + why + "); searching with BM25 only");
     }
   }
@@ -58,8 +58,8 @@ SearchReport Session::search(const SearchRequest& req) {
   // Page boxes for the page view: one lookup by primary key per hit.
   for (SearchHit& h : rep.hits)
     if (h.page_start > 0) h.boxes = h.rowid > 0 ? store().chunk_boxes(h.rowid) : store().chunk_boxes(h.chunk_id);
-  if (rep.mode != "bm25") rep.dense_backend = s.dense_backend();
-  if (rep.mode != "dense") rep.lexical_backend = s.lexical_backend();
+  if (rep.mode != SearchMode::Bm25) rep.dense_backend = s.dense_backend();
+  if (rep.mode != SearchMode::Dense) rep.lexical_backend = s.lexical_backend();
   return rep;
 }
 
@@ -88,7 +88,7 @@ AskResult Session::ask(const AskRequest& req) {
 
 EvalReport Session::evaluate(const EvalRequest& req) {
   // The model answers with --answers; --rerank llm needs it for retrieval alone too.
-  ChatModel* model = req.answers || req.rerank.find("llm") != std::string::npos ? chat() : nullptr;
+  ChatModel* model = req.answers || req.rerank.uses(RerankerKind::Llm) ? chat() : nullptr;
   Searcher& s = searcher();
   EvalOptions eo;
   eo.answers = req.answers;

@@ -46,7 +46,7 @@ class SessionSearchBackends : public ::testing::TestWithParam<std::string> {
                "Sourdough bread rises because wild yeast ferments the flour and releases carbon dioxide. "
                "A platypus has nothing to do with baking.\n");
     cfg_.store = dir_.str() + "/store";
-    cfg_.embedder = "none";  // BM25 unless a test loads the model
+    cfg_.embedder = EmbedderSpec::parse("none");  // BM25 unless a test loads the model
     cfg_.warn = [this](const std::string& w) { warnings_.push_back(w); };
     if (GetParam() == "xapian") ::setenv("MMKG_LEXICAL_THRESHOLD", "0", 1);
     if (neo4j()) {
@@ -175,12 +175,12 @@ TEST_P(SessionSearchBackends, DeletingADocumentRemovesItsChunksFromSearch) {
 
 TEST_P(SessionSearchBackends, HybridFusesTheBackendsLexicalList) {
   MMKG_REQUIRE_MINILM(model);
-  cfg_.embedder = "native";
+  cfg_.embedder = EmbedderSpec::parse("native");
   auto s = ingested();
   // (Not "why does dough rise": "rise" is in two of the four chunks, which FTS5's bm25 scores
   // alike, an idf of 0, while Lucene's bm25 ranks the shorter one first; the fusion follows.)
   SearchReport r = search(*s, "why does sourdough rise", SearchMode::Hybrid);
-  EXPECT_EQ(r.mode, "hybrid");
+  EXPECT_EQ(r.mode, SearchMode::Hybrid);
   EXPECT_EQ(r.dense_backend, neo4j() ? "neo4j" : "faiss");
   ASSERT_FALSE(r.hits.empty());
   EXPECT_EQ(r.hits[0].doc, "bread_making.txt");
@@ -203,7 +203,7 @@ TEST(SessionSearchBackendsNeo4j, AGraphWithoutEveryDocumentLeavesSearchToFts5) {
   dir.write("docs/a.txt", "The platypus lays eggs.\n");
   Config cfg;
   cfg.store = dir.str() + "/store";
-  cfg.embedder = "none";
+  cfg.embedder = EmbedderSpec::parse("none");
   cfg.graph = GraphBackend::parse(url);
   cfg.verbose = true;
   std::vector<std::string> warnings;
@@ -231,7 +231,7 @@ TEST(SessionSearchBackendsNeo4j, AnOlderGraphGetsItsChunkTextOnTheNextIngest) {
   dir.write("docs/b.txt", "The echidna has spines.\n");
   Config cfg;
   cfg.store = dir.str() + "/store";
-  cfg.embedder = "none";
+  cfg.embedder = EmbedderSpec::parse("none");
   cfg.graph = GraphBackend::parse(url);
   std::vector<std::string> warnings;
   cfg.warn = [&](const std::string& w) { warnings.push_back(w); };

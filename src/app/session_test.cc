@@ -50,7 +50,7 @@ TEST(Config, EnvironmentGivesTheDefaults) {
   ::unsetenv("MMKG_GRAPH");
   EXPECT_EQ(c.store, "/tmp/elsewhere");
   EXPECT_FALSE(c.graph.enabled());
-  EXPECT_EQ(c.embedder, "native");
+  EXPECT_EQ(c.embedder.text, "native");
   Config empty;
   empty.store = "";
   EXPECT_THROW(empty.validate(), UsageError);
@@ -68,7 +68,7 @@ class SessionTest : public ::testing::Test {
               "Recurrent networks read a sequence one step at a time. Their training is slow because the "
               "steps cannot run in parallel.\n");
     cfg.store = dir.str() + "/store";
-    cfg.embedder = "none";  // BM25 only: the unit suite does not need the model
+    cfg.embedder = EmbedderSpec::parse("none");  // BM25 only: the unit suite does not need the model
     cfg.warn = [this](const std::string& w) { warnings.push_back(w); };
   }
 
@@ -95,7 +95,7 @@ TEST_F(SessionTest, IngestSearchAskRemoveThroughOneSession) {
   EXPECT_GT(s->stats().graph->entities, 0);
 
   SearchReport sr = s->search({.query = "softmax weights", .k = 3, .mode = SearchMode::Hybrid});
-  EXPECT_EQ(sr.mode, "bm25");  // hybrid without an embedder falls back, with a warning
+  EXPECT_EQ(sr.mode, SearchMode::Bm25);  // hybrid without an embedder falls back, with a warning
   EXPECT_FALSE(warnings.empty());
   ASSERT_FALSE(sr.hits.empty());
   EXPECT_EQ(sr.hits[0].doc, "attention.md");

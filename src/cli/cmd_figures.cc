@@ -23,7 +23,7 @@ Command add_figure(CLI::App& app, Common& c) {
               return 0;
             }
             const Figure& g = r.figure.figure;
-            std::printf("%s %s  (%s%s, %s, %dx%d px)\n", g.table ? "table" : "figure", g.id.c_str(), r.figure.doc_name.c_str(),
+            std::printf("%s %s  (%s%s, %s, %dx%d px)\n", figure_kind_name(g.kind()), g.id.c_str(), r.figure.doc_name.c_str(),
                         g.page > 0 ? (", page " + std::to_string(g.page)).c_str() : "", g.source.c_str(), g.width, g.height);
             if (!g.caption.empty()) std::printf("  caption: %s\n", g.caption.c_str());
             for (const auto& ref : g.references) std::printf("  referred to: %s\n", ref.c_str());

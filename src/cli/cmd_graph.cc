@@ -28,7 +28,7 @@ void print_entity(const EntityReport& r) {
       std::printf("      \"%s\" (%s, chunk %s)\n", x.sentence.c_str(), x.doc.c_str(), x.chunk_id.c_str());
   }
   for (const auto& f : r.figures) {
-    const std::string name = !f.label.empty() ? f.label : f.kind == "table" ? "a table" : "a figure";
+    const std::string name = !f.label.empty() ? f.label : f.kind == FigureKind::Table ? "a table" : "a figure";
     const std::string page = f.page > 0 ? ", p. " + std::to_string(f.page) : "";
     std::printf("  in %s (%s%s, figure %s)\n", name.c_str(), f.doc.c_str(), page.c_str(), f.id.c_str());
   }

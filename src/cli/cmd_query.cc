@@ -10,25 +10,20 @@ namespace mmkg::cli {
 
 namespace {
 
-// The reranker ask and eval use unless --rerank says otherwise: lexical raised hybrid's MRR
-// 0.949 -> 0.978 and BM25's 0.918 -> 0.920..0.946 on the dev set, for about 3 ms a question, and
-// keeps more evidence in tight budgets (bench/results/history/EVAL-journal-to-20261128.md, "Reranking and the token budget").
-const char* const kDefaultRerank = "lexical";
-
 // "report.pdf, page 10, Figure 2" for a figure, "report.pdf, page 10, chunk 3f2a..." for text.
 std::string where(const std::string& doc, int page, const std::string& chunk_id, const std::string& figure_id = "",
-                  const std::string& figure_label = "", const std::string& figure_kind = "") {
+                  const std::string& figure_label = "", FigureKind figure_kind = FigureKind::Figure) {
   std::string s = doc;
   if (page > 0) s += ", page " + std::to_string(page);
   if (!figure_id.empty())
-    return s + ", " + (figure_label.empty() ? (figure_kind == "table" ? "table " : "figure ") + figure_id : figure_label);
+    return s + ", " + (figure_label.empty() ? std::string(figure_kind_name(figure_kind)) + " " + figure_id : figure_label);
   return s + ", chunk " + chunk_id;
 }
 
 // The query team's options, shared by ask and eval (eval uses them for --answers).
 struct TeamFlags {
   AskOptions ask;
-  std::string rerank = kDefaultRerank;
+  std::string rerank = RerankSpec().text();  // the default (retrieve/rerank.h)
   std::string judge = "borderline";
   CLI::Option* tokens = nullptr;  ///< --context-tokens, --context-chunks: given, the context is not fitted
   CLI::Option* chunks = nullptr;  ///< to the language model (AskRequest::fit_context)
@@ -172,7 +167,7 @@ Command add_ask(CLI::App& app, Common& c) {
             req.fit_context = !f->team.sized();
             req.options.retrieve.mode = parse_search_mode(f->mode);
             req.options.verbose = c.verbose;
-            req.rerank = f->team.rerank;
+            req.rerank = RerankSpec::parse(f->team.rerank);
             AskResult r = open_session(c)->ask(req);
             if (c.json)
               std::printf("%s\n", ask_json(req.question, r).dump().c_str());
@@ -215,7 +210,7 @@ Command add_eval(CLI::App& app, Common& c) {
             if (f->mode != "all") req.modes = {parse_search_mode(f->mode)};
             req.ask = team_options(f->team);
             req.fit_context = !f->team.sized();
-            req.rerank = f->team.rerank;
+            req.rerank = RerankSpec::parse(f->team.rerank);
             EvalReport r = open_session(c)->evaluate(req);
             if (c.json)
               std::printf("%s\n", eval_report_json(r).dump().c_str());

@@ -10,7 +10,7 @@ Common Common::from_env() {
   Common c;
   Config d = Config::from_env();
   c.store = d.store;
-  c.embedder = d.embedder;
+  c.embedder = d.embedder.text;
   if (const char* g = std::getenv("MMKG_GRAPH"); g && *g) c.graph = g;
   return c;
 }
@@ -18,7 +18,7 @@ Common Common::from_env() {
 Config Common::config() const {
   Config cfg;
   cfg.store = store;
-  cfg.embedder = embedder;
+  cfg.embedder = EmbedderSpec::parse(embedder);
   if (fusion != "auto") cfg.fusion = parse_fusion(fusion);
   cfg.ranker = ranker;
   cfg.answerable = answerable;

@@ -14,4 +14,10 @@ const char* block_kind_name(BlockKind k) {
   return "paragraph";
 }
 
+const char* figure_kind_name(FigureKind k) { return k == FigureKind::Table ? "table" : "figure"; }
+
+FigureKind figure_kind_from_name(std::string_view name) {
+  return name == "table" ? FigureKind::Table : FigureKind::Figure;
+}
+
 }  // namespace mmkg

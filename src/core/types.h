@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mmkg {
@@ -12,6 +13,14 @@ namespace mmkg {
 enum class BlockKind { Heading, Paragraph, ListItem, Code, Table, Caption };
 
 const char* block_kind_name(BlockKind k);
+
+/// A figure or a table (a figure's own chunk, a graph Figure node, a citation of one).
+enum class FigureKind { Figure, Table };
+
+/// "figure" or "table": the name the stores, the exports and the JSON use.
+const char* figure_kind_name(FigureKind k);
+/// The kind a store or a graph wrote: "table" is a table, anything else a figure.
+FigureKind figure_kind_from_name(std::string_view name);
 
 /// One structural unit of a parsed document, in reading order.
 struct Block {
@@ -56,6 +65,7 @@ struct Figure {
   std::string png;           ///< the image as PNG bytes (empty for a table without an image)
   int width = 0, height = 0; ///< pixel size of `png`
   std::string image_hash;    ///< content hash of `png` (its file name in the store's figures/)
+  FigureKind kind() const { return table ? FigureKind::Table : FigureKind::Figure; }
 };
 
 /// What a parser returns: blocks in reading order plus document metadata.

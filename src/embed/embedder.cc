@@ -79,17 +79,15 @@ std::pair<std::string, std::string> split_scheme(const std::string& spec) {
 
 }  // namespace
 
-bool embedder_spec_names_folder(const std::string& spec) {
-  const auto [scheme, arg] = split_scheme(spec);
-  if (scheme != "native" || arg.empty()) return false;
-  try {
-    return !parse_native_spec(spec, arg).dir.empty();
-  } catch (const UsageError&) {
-    return false;  // not a folder: make_embedder() says what is wrong with it
+EmbedderSpec EmbedderSpec::parse(const std::string& spec) {
+  EmbedderSpec out;
+  out.text = spec;
+  if (spec.empty())
+    throw UsageError("--embedder is empty; use native, native:/model/folder, an http(s):// URL or none");
+  if (spec == "none") {
+    out.kind = Kind::None;
+    return out;
   }
-}
-
-std::unique_ptr<Embedder> make_embedder(const std::string& spec) {
   const auto [scheme, arg] = split_scheme(spec);
   if (scheme == "native") {
     if (spec.size() > scheme.size() && arg.empty()) {
@@ -97,26 +95,49 @@ std::unique_ptr<Embedder> make_embedder(const std::string& spec) {
                        "native:fp32 or native:/path");
     }
     const NativeSpec ns = parse_native_spec(spec, arg);
-    return make_native_embedder(ns.dir, ns.opts);  // empty dir: the bundled model, found on disk
+    out.folder = ns.dir;  // empty: the bundled model, found on disk
+    out.precision = ns.opts.precision;
+    return out;
   }
   if (scheme == "http" || scheme == "https" || spec == "openai" || spec.rfind("openai#", 0) == 0) {
-    return make_http_embedder(parse_http_embedder_spec(spec));
+    out.kind = Kind::Http;
+    out.http = std::make_shared<const HttpEmbedderConfig>(parse_http_embedder_spec(spec));
+    return out;
   }
-
   throw UsageError("unknown embedder \"" + spec +
                    "\"; use native (the bundled all-MiniLM-L6-v2; native:fp32 or native:int8 to force a precision), "
                    "native:/path/to/model, or the URL of an "
                    "OpenAI-compatible server such as http://127.0.0.1:8080/v1#model=NAME");
 }
 
-LazyEmbedder::LazyEmbedder(std::string spec) : spec_(std::move(spec)) {
-  if (spec_ == "none") {
+std::unique_ptr<Embedder> make_embedder(const EmbedderSpec& spec) {
+  switch (spec.kind) {
+    case EmbedderSpec::Kind::None: return nullptr;
+    case EmbedderSpec::Kind::Native: {
+      NativeEmbedderOptions opts;
+      opts.precision = spec.precision;
+      return make_native_embedder(spec.folder, opts);
+    }
+    case EmbedderSpec::Kind::Http: return make_http_embedder(*spec.http);
+  }
+  return nullptr;
+}
+
+std::unique_ptr<Embedder> make_embedder(const std::string& text) { return make_embedder(EmbedderSpec::parse(text)); }
+
+LazyEmbedder::LazyEmbedder(EmbedderSpec spec) : spec_(std::move(spec)) {
+  if (disabled()) {
     tried_ = true;
     why_not_ = "no embedder configured (--embedder none)";
   }
 }
 
-LazyEmbedder::LazyEmbedder(Embedder* ready) : LazyEmbedder(ready ? ready->id() : "none") {
+LazyEmbedder::LazyEmbedder(Embedder* ready) : LazyEmbedder(EmbedderSpec::none()) {
+  if (ready) {
+    spec_.text = ready->id();
+    spec_.kind = EmbedderSpec::Kind::Native;
+    why_not_.clear();
+  }
   tried_ = true;
   embedder_ = ready;
 }

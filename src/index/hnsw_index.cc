@@ -252,7 +252,7 @@ class HnswIndex final : public IndexBackend {
 
   int64_t size() const override { return static_cast<int64_t>(g_->label_lookup_.size()); }
   int dim() const override { return opt_.dim; }
-  std::string kind() const override { return "hnsw"; }
+  VectorIndexKind kind() const override { return VectorIndexKind::Hnsw; }
 
   void live_vectors(std::vector<int64_t>* ids, std::vector<float>* vecs) const override {
     const size_t d = static_cast<size_t>(opt_.dim);

@@ -118,7 +118,7 @@ std::vector<SearchHit> bm25_match(Store& store, const std::string& match, const 
     h.rowid = s.i64(11);
     h.figure_id = s.text(12);
     h.figure_label = s.text(13);
-    h.figure_kind = s.text(14);
+    h.figure_kind = figure_kind_from_name(s.text(14));
     out.push_back(std::move(h));
   }
   return out;

@@ -11,7 +11,7 @@
 #include "index/searcher.h"
 #include "store/store.h"
 #include "support/embed_fixtures.h"
-#include "support/store_fixtures.h"
+#include "support/embedded_store_fixtures.h"
 #include "support/temp_dir.h"
 
 namespace mmkg {

@@ -27,14 +27,14 @@ struct SearchHit {
   int64_t rowid = 0;         ///< the chunk's row id (its id in the vector index)
   std::string figure_id;     ///< a figure's or table's own chunk: its id; empty for text
   std::string figure_label;  ///< "Figure 2" (empty when uncaptioned)
-  std::string figure_kind;   ///< "figure" or "table"; empty for text
+  FigureKind figure_kind = FigureKind::Figure;  ///< figure or table (text chunks: unused)
   /// A hit of the Xapian lexical index whose FTS5 snippet is still to be made (a candidate of a
   /// fused list gets it only if it is kept: fill_snippets in index/lexical.h).
   bool snippet_pending = false;
   /// Where the chunk lies on its PDF pages (Chunk::boxes); filled by Session::search only.
   std::vector<PageBox> boxes;
   /// What the hit is: "text", "figure" or "table".
-  const char* kind() const { return figure_id.empty() ? "text" : (figure_kind == "table" ? "table" : "figure"); }
+  const char* kind() const { return figure_id.empty() ? "text" : figure_kind_name(figure_kind); }
 };
 
 /// A hit for a stored chunk (from the vector index or the graph), with a 200-byte snippet.

@@ -66,7 +66,7 @@ void expect_same(const std::vector<SearchHit>& a, const std::vector<SearchHit>& 
 TEST(SearchMany, Bm25EqualsOneByOne) {
   testing::TempDir dir;
   auto store = make_store(dir.str(), nullptr);
-  LazyEmbedder none("none");
+  LazyEmbedder none(EmbedderSpec::none());
   Searcher s(*store, none);
   SearchOptions o;
   o.mode = SearchMode::Bm25;
@@ -90,7 +90,7 @@ TEST(SearchMany, Bm25EqualsOneByOne) {
 TEST(SearchMany, FreshSearchersOnManyThreadsAgreeWithOneByOne) {
   testing::TempDir dir;
   auto store = make_store(dir.str(), nullptr);
-  LazyEmbedder none("none");
+  LazyEmbedder none(EmbedderSpec::none());
   SearchOptions o;
   o.mode = SearchMode::Bm25;
   o.k = 5;
@@ -158,7 +158,7 @@ TEST(SearchMany, FittedFusionOnManyThreadsEqualsOneByOne) {
 TEST(SearchMany, EmptyBatchAndNoEmbedderFallBackToBm25) {
   testing::TempDir dir;
   auto store = make_store(dir.str(), nullptr);
-  LazyEmbedder none("none");
+  LazyEmbedder none(EmbedderSpec::none());
   Searcher s(*store, none);
   SearchOptions o;  // hybrid without an embedder: BM25, as search() does
   o.k = 4;

@@ -22,6 +22,8 @@
 #include "index/vector_file.h"
 
 namespace mmkg {
+
+const char* vector_index_kind_name(VectorIndexKind k) { return k == VectorIndexKind::Hnsw ? "hnsw" : "flat"; }
 namespace {
 
 class SwitchingVectorIndex final : public VectorIndex {
@@ -53,7 +55,7 @@ class SwitchingVectorIndex final : public VectorIndex {
     }
     const std::vector<int64_t>& batch = dedup.empty() ? ids_in : ids;
 
-    if (b_->kind() == "flat" && b_->size() + static_cast<int64_t>(batch.size()) > opt_.hnsw_threshold) {
+    if (b_->kind() == VectorIndexKind::Flat && b_->size() + static_cast<int64_t>(batch.size()) > opt_.hnsw_threshold) {
       // Possibly crossing (replaced ids do not grow it): the flat vectors, then the batch, go into
       // a new HNSW graph if the result is above the threshold.
       b_->add(batch, vecs);
@@ -66,14 +68,14 @@ class SwitchingVectorIndex final : public VectorIndex {
   void remove(const std::vector<int64_t>& ids) override {
     if (ids.empty()) return;
     b_->remove(ids);
-    if (b_->kind() == "hnsw" && b_->size() < opt_.hnsw_threshold / 2) switch_to(make_flat_index(opt_.dim));
+    if (b_->kind() == VectorIndexKind::Hnsw && b_->size() < opt_.hnsw_threshold / 2) switch_to(make_flat_index(opt_.dim));
   }
 
   std::vector<std::pair<int64_t, float>> search(const float* query, int k) const override { return b_->search(query, k); }
   int64_t size() const override { return b_->size(); }
   std::vector<int64_t> ids() const override { return b_->ids(); }
   int dim() const override { return opt_.dim; }
-  std::string kind() const override { return b_->kind(); }
+  VectorIndexKind kind() const override { return b_->kind(); }
   void save(const std::string& path, const std::string& tag) const override { b_->save(path, tag); }
 
  private:

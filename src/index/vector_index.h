@@ -29,6 +29,11 @@ struct VectorIndexOptions {
   int hnsw_threads = 0;            ///< threads for an HNSW add (0: one per core)
 };
 
+/// How a vector index searches: every vector (exact), or an HNSW graph (approximate).
+enum class VectorIndexKind { Flat, Hnsw };
+/// "flat" or "hnsw".
+const char* vector_index_kind_name(VectorIndexKind k);
+
 /// Ids are chunk row ids (int64). Vectors are L2-normalised, so inner product = cosine.
 class VectorIndex {
  public:
@@ -43,8 +48,7 @@ class VectorIndex {
   /// Every id in the index, in no particular order (`mmkg check` compares them with the store).
   virtual std::vector<int64_t> ids() const = 0;
   virtual int dim() const = 0;
-  /// "flat" or "hnsw".
-  virtual std::string kind() const = 0;
+  virtual VectorIndexKind kind() const = 0;
   /// Writes the index to `path` atomically (temp file + rename), with a versioned header that
   /// records `tag` (what the index was built from, for staleness checks).
   virtual void save(const std::string& path, const std::string& tag) const = 0;

@@ -99,7 +99,7 @@ TEST(VectorIndexBench, DISABLED_BuildAndSearch) {
   }
   double build_s = secs(clock::now() - t0);
   double build_cpu = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - c0;
-  ASSERT_EQ(idx->kind(), kind);
+  ASSERT_EQ(vector_index_kind_name(idx->kind()), kind);
   long hwm_build = status_kb("VmHWM:");
 
   // Exact top-10 (FAISS brute force, BLAS) of the first 100 queries, for recall.

@@ -54,7 +54,7 @@ TEST(VectorIndexPersist, FlatRoundTrip) {
   auto back = load_vector_index(path, opt, &tag);
   ASSERT_NE(back, nullptr);
   EXPECT_EQ(tag, "model=minilm;rows=118");
-  EXPECT_EQ(back->kind(), "flat");
+  EXPECT_EQ(back->kind(), VectorIndexKind::Flat);
   EXPECT_EQ(back->size(), 118);
   auto queries = random_unit(10, 24, 51);
   expect_same_results(*idx, *back, queries, 24, 10);
@@ -87,14 +87,14 @@ TEST(VectorIndexPersist, HnswRoundTripWithTombstones) {
   std::vector<int64_t> gone = iota_ids(100, 10, 5);
   m.remove(*idx, gone);
   m.add(*idx, {11, 12}, random_unit(2, d, 61));  // replaced: two more tombstones
-  ASSERT_EQ(idx->kind(), "hnsw");
+  ASSERT_EQ(idx->kind(), VectorIndexKind::Hnsw);
   std::string path = dir.file("h.idx");
   idx->save(path, "hnsw-tag");
   std::string tag;
   auto back = load_vector_index(path, opt, &tag);
   ASSERT_NE(back, nullptr);
   EXPECT_EQ(tag, "hnsw-tag");
-  EXPECT_EQ(back->kind(), "hnsw");
+  EXPECT_EQ(back->kind(), VectorIndexKind::Hnsw);
   EXPECT_EQ(back->size(), 700);
   auto queries = random_unit(30, d, 62);
   expect_same_results(*idx, *back, queries, d, 10);
@@ -119,7 +119,7 @@ TEST(VectorIndexPersist, HnswRoundTripWithTombstones) {
   for (auto& [id, v] : m.live) rest.push_back(id);
   rest.resize(rest.size() - 50);
   m.remove(*back, rest);
-  EXPECT_EQ(back->kind(), "flat");
+  EXPECT_EQ(back->kind(), VectorIndexKind::Flat);
   expect_exact(*back, m, queries, 10);
 }
 
@@ -256,7 +256,7 @@ TEST(VectorIndexPersist, TamperedFileWithValidChecksumDoesNotCrash) {
         ASSERT_NE(v, nullptr);
         ++loaded;
         SCOPED_TRACE("n=" + std::to_string(n) + " byte " + std::to_string(i) + " of " + std::to_string(good.size()) +
-                     " mask " + std::to_string(mask) + " kind " + v->kind());
+                     " mask " + std::to_string(mask) + " kind " + vector_index_kind_name(v->kind()));
         for (int q = 0; q < 3; ++q) {
           for (int k : {1, 5, 1000}) {
             auto h = v->search(queries.data() + q * d, k);
@@ -280,7 +280,7 @@ TEST(VectorIndexPersist, TwoWritersSavingAtOnceBothSucceedAndLeaveOneWholeIndex)
   Model m{16};
   m.add(*a, iota_ids(50, 1, 1), random_unit(50, 16, 3));
   m.add(*b, iota_ids(80, 1, 1), random_unit(80, 16, 4));
-  ASSERT_EQ(b->kind(), "hnsw");
+  ASSERT_EQ(b->kind(), VectorIndexKind::Hnsw);
   const std::string path = dir.file("v.idx");
   std::atomic<int> errors{0};
   auto saver = [&](const VectorIndex& idx, const std::string& tag) {
@@ -342,7 +342,7 @@ TEST(VectorIndexPersist, Version1FlatFilesStillLoadAndFaissHnswFilesAskForARebui
   auto back = load_vector_index(dir.file("flat1"), opt, &tag);
   ASSERT_NE(back, nullptr);
   EXPECT_EQ(tag, "old@7");
-  EXPECT_EQ(back->kind(), "flat");
+  EXPECT_EQ(back->kind(), VectorIndexKind::Flat);
   Model m{d};
   for (size_t i = 0; i < ids.size(); ++i) m.live[ids[i]].assign(x.begin() + i * d, x.begin() + (i + 1) * d);
   expect_exact(*back, m, random_unit(5, d, 8), 10);

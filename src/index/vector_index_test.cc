@@ -27,7 +27,7 @@ TEST(VectorIndexFlat, EmptyIndexReturnsNothing) {
   auto q = random_unit(1, 8, 1);
   EXPECT_EQ(idx->size(), 0);
   EXPECT_EQ(idx->dim(), 8);
-  EXPECT_EQ(idx->kind(), "flat");
+  EXPECT_EQ(idx->kind(), VectorIndexKind::Flat);
   EXPECT_TRUE(idx->search(q.data(), 10).empty());
   idx->add({}, nullptr);
   idx->remove({1, 2, 3});
@@ -43,7 +43,7 @@ TEST(VectorIndexFlat, ExactVersusBruteForceWithRowIds) {
   m.add(*idx, iota_ids(300, 1000000007, 13), random_unit(300, 32, 2));
   m.add(*idx, iota_ids(200, 5, 3), random_unit(200, 32, 3));
   EXPECT_EQ(idx->size(), 500);
-  EXPECT_EQ(idx->kind(), "flat");
+  EXPECT_EQ(idx->kind(), VectorIndexKind::Flat);
   auto queries = random_unit(30, 32, 4);
   expect_exact(*idx, m, queries, 10);
   expect_exact(*idx, m, queries, 1);
@@ -130,7 +130,7 @@ TEST(VectorIndexHnsw, SwitchesAboveThresholdWithHighRecall) {
     n = std::min(n, 1000 - start);
     std::vector<float> part(x.begin() + start * 384, x.begin() + (start + n) * 384);
     m.add(*idx, iota_ids(n, 100 + static_cast<int64_t>(start)), part);
-    EXPECT_EQ(idx->kind(), start + n > 200 ? "hnsw" : "flat");
+    EXPECT_EQ(idx->kind(), start + n > 200 ? VectorIndexKind::Hnsw : VectorIndexKind::Flat);
     start += n;
   }
   EXPECT_EQ(idx->size(), 1000);
@@ -166,7 +166,7 @@ TEST(VectorIndexHnsw, RecallOnClusteredVectorsWithDefaults) {
     std::vector<float> part(x.begin() + start * d, x.begin() + (start + 1000) * d);
     m.add(*idx, iota_ids(1000, 1 + static_cast<int64_t>(start)), part);
   }
-  ASSERT_EQ(idx->kind(), "hnsw");
+  ASSERT_EQ(idx->kind(), VectorIndexKind::Hnsw);
   auto queries = clustered_unit(200, d, 60, 0.8f, 6);
   double r = recall_at(*idx, m, queries, 10);
   EXPECT_GE(r, 0.95) << "recall@10 " << r;
@@ -188,7 +188,7 @@ TEST(VectorIndexHnsw, AddRemoveReplaceAndBackToFlat) {
   Model m{d};
   auto x = random_unit(600, d, 30);
   m.add(*idx, iota_ids(600, 1), x);
-  ASSERT_EQ(idx->kind(), "hnsw");
+  ASSERT_EQ(idx->kind(), VectorIndexKind::Hnsw);
   auto queries = random_unit(40, d, 31);
 
   std::set<int64_t> removed;
@@ -198,7 +198,7 @@ TEST(VectorIndexHnsw, AddRemoveReplaceAndBackToFlat) {
   m.remove(*idx, {100000, 100001});  // absent ids are ignored
   removed.insert(gone.begin(), gone.end());
   EXPECT_EQ(idx->size(), 600 - 86);
-  EXPECT_EQ(idx->kind(), "hnsw");
+  EXPECT_EQ(idx->kind(), VectorIndexKind::Hnsw);
   expect_absent(*idx, x, d, 10, removed);         // each removed vector as the query
   expect_absent(*idx, queries, d, 600, removed);  // k > size: exact path
   EXPECT_EQ(idx->search(queries.data(), 600).size(), 514u);
@@ -238,7 +238,7 @@ TEST(VectorIndexHnsw, AddRemoveReplaceAndBackToFlat) {
   m.remove(*idx, gone);
   removed.insert(gone.begin(), gone.end());
   EXPECT_EQ(idx->size(), static_cast<int64_t>(m.live.size()));
-  EXPECT_EQ(idx->kind(), "hnsw");
+  EXPECT_EQ(idx->kind(), VectorIndexKind::Hnsw);
   expect_absent(*idx, x, d, 10, removed);
   EXPECT_GE(recall_at(*idx, m, queries, 10), 0.95);
 
@@ -249,7 +249,7 @@ TEST(VectorIndexHnsw, AddRemoveReplaceAndBackToFlat) {
   rest.resize(rest.size() - 90);
   m.remove(*idx, rest);
   EXPECT_EQ(idx->size(), 90);
-  EXPECT_EQ(idx->kind(), "flat");
+  EXPECT_EQ(idx->kind(), VectorIndexKind::Flat);
   expect_exact(*idx, m, queries, 10);
   expect_exact(*idx, m, queries, 200);
 }
@@ -264,7 +264,7 @@ TEST(VectorIndexHnsw, DeletedSlotsAreReusedSoTheGraphStaysBounded) {
   auto idx = make_vector_index(opt);
   Model m{d};
   m.add(*idx, iota_ids(1000, 1), clustered_unit(1000, d, 20, 0.8f, 40));
-  ASSERT_EQ(idx->kind(), "hnsw");
+  ASSERT_EQ(idx->kind(), VectorIndexKind::Hnsw);
   idx->save(dir.file("a"), "");
   const auto base = std::filesystem::file_size(dir.file("a"));
   int64_t next = 100000;
@@ -306,8 +306,8 @@ TEST(VectorIndexHnsw, GrowsAcrossTheThresholdOverManySmallIngests) {
     size_t n = std::min<size_t>(37, 3000 - start);
     std::vector<float> part(x.begin() + start * d, x.begin() + (start + n) * d);
     m.add(*idx, iota_ids(n, 1 + static_cast<int64_t>(start)), part);
-    EXPECT_EQ(idx->kind(), start + n > 500 ? "hnsw" : "flat") << start;
-    if (!crossed && idx->kind() == "hnsw") {
+    EXPECT_EQ(idx->kind(), start + n > 500 ? VectorIndexKind::Hnsw : VectorIndexKind::Flat) << start;
+    if (!crossed && idx->kind() == VectorIndexKind::Hnsw) {
       crossed = true;
       expect_sorted_unique(idx->search(x.data(), 50));
       EXPECT_EQ(idx->size(), static_cast<int64_t>(start + n));
@@ -323,7 +323,7 @@ TEST(VectorIndexHnsw, GrowsAcrossTheThresholdOverManySmallIngests) {
   Model mf{d};
   mf.add(*f, iota_ids(100, 1), random_unit(100, d, 52));
   mf.add(*f, iota_ids(50, 1), random_unit(50, d, 53));
-  EXPECT_EQ(f->kind(), "flat");
+  EXPECT_EQ(f->kind(), VectorIndexKind::Flat);
   EXPECT_EQ(f->size(), 100);
   expect_exact(*f, mf, queries, 10);
 }
@@ -336,7 +336,7 @@ TEST(VectorIndexHnsw, ConcurrentSearchesAgree) {
   m.add(*idx, iota_ids(2000, 1), random_unit(2000, d, 40));
   std::vector<int64_t> gone = iota_ids(100, 1, 3);
   m.remove(*idx, gone);
-  ASSERT_EQ(idx->kind(), "hnsw");
+  ASSERT_EQ(idx->kind(), VectorIndexKind::Hnsw);
   auto queries = random_unit(64, d, 41);
   std::vector<Hits> want(64);
   for (int i = 0; i < 64; ++i) want[i] = idx->search(queries.data() + i * d, 10);

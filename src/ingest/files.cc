@@ -21,84 +21,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kOfficeFormats[] = {"docx", "pptx", "xlsx", "odt", "odp", "ods", "doc", "ppt", "xls"};
-constexpr const char* kImageExt[] = {".png", ".jpg", ".jpeg", ".jpe", ".tif", ".tiff", ".webp", ".gif", ".bmp"};
-// Pages that show images by file name (their images are their figures, drop_linked_images).
-constexpr const char* kPageExt[] = {".md", ".markdown", ".html", ".htm", ".xhtml"};
-// Extensions that say "a document": image content under one of them is a mistake worth naming.
-constexpr const char* kDocumentExt[] = {".pdf", ".md", ".markdown", ".txt", ".text", ".html", ".htm",
-                                        ".xhtml", ".epub", ".docx", ".pptx", ".xlsx", ".odt", ".odp",
-                                        ".ods", ".doc", ".ppt", ".xls"};
-
-template <size_t N>
-bool one_of(const std::string& s, const char* const (&list)[N]) {
-  return std::any_of(std::begin(list), std::end(list), [&](const char* x) { return s == x; });
-}
-
-bool supported_ext(const std::string& ext) {
-  const std::string e = lower_ascii(ext);
-  return one_of(e, kDocumentExt) || one_of(e, kImageExt);
-}
-
-uint32_t le16(std::string_view b, size_t at) {
-  return static_cast<uint8_t>(b[at]) | static_cast<uint32_t>(static_cast<uint8_t>(b[at + 1])) << 8;
-}
-uint32_t le32(std::string_view b, size_t at) { return le16(b, at) | le16(b, at + 2) << 16; }
-
-/// Entry names of a ZIP file from its central directory (at most `max`); empty if it has none
-/// (truncated file). Bounds-checked: any byte sequence is safe.
-std::vector<std::string_view> zip_entry_names(std::string_view b, size_t max = 5000) {
-  std::vector<std::string_view> names;
-  if (b.size() < 22) return names;
-  // End of central directory record: in the last 22 + 65535 (comment) bytes.
-  const size_t from = b.size() > 22 + 65535 ? b.size() - 22 - 65535 : 0;
-  size_t eocd = b.rfind(std::string_view("PK\x05\x06", 4));
-  if (eocd == std::string_view::npos || eocd < from || eocd + 22 > b.size()) return names;
-  size_t at = le32(b, eocd + 16);
-  const size_t count = le16(b, eocd + 10);
-  for (size_t k = 0; k < count && names.size() < max; ++k) {
-    if (at + 46 > b.size() || b.compare(at, 4, std::string_view("PK\x01\x02", 4)) != 0) break;
-    const size_t name_len = le16(b, at + 28), extra = le16(b, at + 30), comment = le16(b, at + 32);
-    if (at + 46 + name_len > b.size()) break;
-    names.push_back(b.substr(at + 46, name_len));
-    at += 46 + name_len + extra + comment;
-  }
-  return names;
-}
-
-/// The format of a ZIP-based document from its content: EPUB and OpenDocument store a
-/// `mimetype` entry first (uncompressed), Office Open XML has its part names. Empty if unknown.
-std::string zip_format(std::string_view b) {
-  if (b.size() >= 38 && b.compare(30, 8, "mimetype") == 0) {
-    const size_t start = 30 + 8 + le16(b, 28);
-    const std::string_view type = b.substr(std::min(start, b.size()), 80);
-    if (type.rfind("application/epub+zip", 0) == 0) return "epub";
-    if (type.rfind("application/vnd.oasis.opendocument.text", 0) == 0) return "odt";
-    if (type.rfind("application/vnd.oasis.opendocument.presentation", 0) == 0) return "odp";
-    if (type.rfind("application/vnd.oasis.opendocument.spreadsheet", 0) == 0) return "ods";
-  }
-  for (std::string_view name : zip_entry_names(b)) {
-    if (name == "word/document.xml") return "docx";
-    if (name == "ppt/presentation.xml") return "pptx";
-    if (name == "xl/workbook.xml") return "xlsx";
-  }
-  return "";
-}
-
-/// The format of a legacy (OLE2) Office file from its stream names, stored as UTF-16LE.
-std::string ole_format(std::string_view b) {
-  auto has = [&](const char* name) {
-    std::string u16;
-    for (const char* p = name; *p; ++p) {
-      u16.push_back(*p);
-      u16.push_back('\0');
-    }
-    return b.find(u16) != std::string_view::npos;
-  };
-  if (has("WordDocument")) return "doc";
-  if (has("PowerPoint Document")) return "ppt";
-  if (has("Workbook") || has("Book")) return "xls";
-  return "";
+// A file's format by its extension (the registry, formats.h); nullptr when mmkg does not read it.
+const FormatInfo* format_of_name(const std::string& path) {
+  return format_for_extension(fs::path(path).extension().string());
 }
 
 std::string norm(const std::string& p) {
@@ -198,7 +123,7 @@ struct Walker {
       }
       return;
     }
-    if (!explicit_path && !supported_ext(fs::path(path).extension().string())) {
+    if (!explicit_path && !format_of_name(path)) {
       ++out.ignored;
       return;
     }
@@ -230,7 +155,8 @@ void drop_linked_images(FileList& list, const std::vector<std::string>& paths) {
   }
   std::vector<std::string> pages;
   for (const auto& f : list.files) {
-    if (!one_of(lower_ascii(fs::path(f).extension().string()), kPageExt)) continue;
+    const FormatInfo* fmt = format_of_name(f);
+    if (!fmt || !fmt->shows_images) continue;
     try {
       pages.push_back(read_file(f, int64_t{4} << 20));
     } catch (const Error&) {  // unreadable: the parser reports it
@@ -238,7 +164,8 @@ void drop_linked_images(FileList& list, const std::vector<std::string>& paths) {
   }
   if (pages.empty()) return;
   std::erase_if(list.files, [&](const std::string& f) {
-    if (named.count(f) || !one_of(lower_ascii(fs::path(f).extension().string()), kImageExt)) return false;
+    const FormatInfo* fmt = format_of_name(f);
+    if (named.count(f) || !fmt || fmt->reader != Reader::Image) return false;
     const std::string name = fs::path(f).filename().string();
     for (const auto& page : pages)
       if (page.find(name) != std::string::npos) return true;
@@ -286,69 +213,6 @@ std::string read_file(const std::string& path, int64_t max_bytes) {
   data.resize(got);
   if (data.empty()) throw InputError("empty file (0 bytes)");
   return data;
-}
-
-std::string sniff_binary(std::string_view b) {
-  auto starts = [&](std::string_view m) { return b.substr(0, m.size()) == m; };
-  if (starts("\xFF\xD8\xFF")) return "JPEG image";
-  if (image_kind(b) == "BMP") return "BMP image";
-  if (starts("\x89PNG\r\n\x1a\n")) return "PNG image";
-  if (starts("GIF87a") || starts("GIF89a")) return "GIF image";
-  if (starts("II*\0") || starts(std::string_view("MM\0*", 4))) return "TIFF image";
-  if (starts("RIFF") && b.size() > 12 && b.substr(8, 4) == "WEBP") return "WebP image";
-  if (starts("PK\x03\x04")) return "ZIP archive";
-  if (starts("\x1f\x8b")) return "gzip archive";
-  if (starts("\x7f" "ELF")) return "ELF executable";
-  if (starts("BZh")) return "bzip2 archive";
-  if (starts("\xFD" "7zXZ")) return "xz archive";
-  if (starts("7z\xBC\xAF\x27\x1C")) return "7z archive";
-  if (starts("SQLite format 3")) return "SQLite database";
-  if (starts("\xD0\xCF\x11\xE0")) return "legacy Office document";
-  return "";
-}
-
-bool is_office_format(const std::string& format) { return one_of(format, kOfficeFormats); }
-
-std::string detect_format(const std::string& path, std::string_view bytes) {
-  std::string ext = lower_ascii(fs::path(path).extension().string());
-  const std::string ext_format = ext.empty() ? "" : ext.substr(1);
-  const std::string what = ext.empty() ? "file" : ext_format + " file";
-  // PDF readers accept the header anywhere in the first KiB.
-  if (bytes.substr(0, 1024).find("%PDF-") != std::string_view::npos) return "pdf";
-  if (!image_kind(bytes).empty()) {
-    if (!one_of(ext, kDocumentExt)) return "image";
-    throw InputError("this " + what + " is really a " + sniff_binary(bytes) +
-                     "; give it an image extension (.png, .jpg, ...) to ingest it as an image");
-  }
-  if (bytes.rfind("PK\x03\x04", 0) == 0) {
-    const std::string f = zip_format(bytes);
-    if (!f.empty()) return f;
-    // Not recognisable (a truncated file?): trust a document extension, the parser explains.
-    if (ext_format == "epub" || is_office_format(ext_format)) return ext_format;
-  }
-  if (bytes.rfind("\xD0\xCF\x11\xE0", 0) == 0) {
-    const std::string f = ole_format(bytes);
-    if (!f.empty()) return f;
-    if (ext_format == "doc" || ext_format == "ppt" || ext_format == "xls") return ext_format;
-    throw InputError("this " + what + " is a legacy Office document of unknown kind; name it .doc, .xls or .ppt");
-  }
-  std::string bin = sniff_binary(bytes);
-  if (!bin.empty()) {
-    throw InputError("this " + what + " is really a " + bin +
-                     "; supported are PDF, text, Markdown, HTML, EPUB, Office documents and images");
-  }
-  if (ext == ".pdf") return "pdf";  // no header: let the PDF parser try to repair it and explain
-  if (ext == ".md" || ext == ".markdown") return "markdown";
-  if (ext == ".html" || ext == ".htm" || ext == ".xhtml") return "html";
-  if (one_of(ext, kImageExt)) return "image";  // not an image inside: the image parser says so
-  if (ext == ".epub") return "epub";
-  // Word's "Save as HTML/RTF" files are often named .doc; LibreOffice reads them all.
-  if (is_office_format(ext_format)) return ext_format;
-  if (ext.empty()) {
-    std::string head = lower_ascii(collapse_ws(bytes.substr(0, 512)));
-    if (head.rfind("<!doctype html", 0) == 0 || head.rfind("<html", 0) == 0) return "html";
-  }
-  return "text";
 }
 
 }  // namespace mmkg

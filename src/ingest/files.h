@@ -1,10 +1,13 @@
-// Finding input files (recursive, loop-safe), reading them safely, and telling their format.
+// Finding input files (recursive, loop-safe) and reading them safely; their formats are in
+// formats.h.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "ingest/formats.h"
 
 namespace mmkg {
 
@@ -21,9 +24,9 @@ struct FileList {
 };
 
 /// Expands files and folders (recursively). Files named explicitly are always taken; inside
-/// folders only supported extensions are taken (.pdf .md .markdown .txt .text .html .htm .xhtml,
-/// images .png .jpg .jpeg .tif .tiff .webp .gif .bmp, .epub, Office .docx .pptx .xlsx .odt .odp
-/// .ods .doc .ppt .xls), hidden entries (".name") and Office lock files ("~$name") are skipped.
+/// folders only the extensions of formats() are taken (.pdf .md .markdown .txt .text .html .htm
+/// .xhtml, images .png .jpg .jpeg .tif .tiff .webp .gif .bmp, .epub, Office .docx .pptx .xlsx
+/// .odt .odp .ods .doc .ppt .xls), hidden entries (".name") and Office lock files ("~$name") are skipped.
 /// Directory symlink cycles are reported once. A symlink met inside a folder whose target lies
 /// outside that folder (`link.txt -> /etc/passwd`) is skipped with a warning in `skipped`, as
 /// `grep -r` does, unless `follow_symlinks`; links that stay inside the folder are followed.
@@ -38,19 +41,5 @@ void drop_linked_images(FileList& list, const std::vector<std::string>& paths);
 /// Reads a regular file whole. Throws InputError for non-regular files, permission problems,
 /// empty files and files above `max_bytes` (naming the limit and the flag that raises it).
 std::string read_file(const std::string& path, int64_t max_bytes);
-
-/// Chooses the parser for a file from its content (magic bytes, the entries of a ZIP) and then
-/// its extension. Returns "pdf", "markdown", "html", "text", "image", "epub" or an Office format
-/// ("docx", "pptx", "xlsx", "odt", "odp", "ods", "doc", "ppt", "xls"). Throws InputError for
-/// content that no parser handles (archives, executables), naming what the content really is,
-/// and for an image under a document's extension ("this pdf file is really a JPEG image").
-std::string detect_format(const std::string& path, std::string_view bytes);
-
-/// True for the formats make_office_parser() converts ("docx", "xls", ...).
-bool is_office_format(const std::string& format);
-
-/// What well-known binary content is, from its magic bytes ("JPEG image", "ZIP archive", ...),
-/// or empty when unknown.
-std::string sniff_binary(std::string_view bytes);
 
 }  // namespace mmkg

@@ -18,6 +18,7 @@
 #include "index/xapian_lexical.h"
 #include "ingest/embed_stage.h"
 #include "ingest/figures.h"
+#include "ingest/formats.h"
 #include "ingest/parser.h"
 #include "store/store.h"
 #include "text/words.h"
@@ -41,7 +42,7 @@ struct Parsed {
   FigureStats figure_stats;
 };
 
-const Parser& parser_for(const std::string& format) {
+const Parser& parser_for(Reader reader) {
   static const auto pdf = make_pdf_parser();
   static const auto md = make_markdown_parser();
   static const auto html = make_html_parser();
@@ -49,18 +50,21 @@ const Parser& parser_for(const std::string& format) {
   static const auto image = make_image_parser();
   static const auto epub = make_epub_parser();
   static const auto office = make_office_parser();
-  if (format == "pdf") return *pdf;
-  if (format == "markdown") return *md;
-  if (format == "html") return *html;
-  if (format == "image") return *image;
-  if (format == "epub") return *epub;
-  if (is_office_format(format)) return *office;
+  switch (reader) {
+    case Reader::Pdf: return *pdf;
+    case Reader::Markdown: return *md;
+    case Reader::Html: return *html;
+    case Reader::Text: return *text;
+    case Reader::Image: return *image;
+    case Reader::Epub: return *epub;
+    case Reader::Office: return *office;
+  }
   return *text;
 }
 
 }  // namespace
 
-int reader_revision(const std::string& format) { return format == "pdf" ? 2 : 1; }
+int reader_revision(const std::string& format) { return format_info(format).reader_revision; }
 
 std::string document_id(std::string_view bytes, const std::string& format) {
   std::string id = hash_hex(bytes);
@@ -87,7 +91,7 @@ void process(const std::string& path, const std::string& root, const IngestOptio
     ParseContext pctx;
     pctx.root = root;
     pctx.figures = opt.figures.enabled;
-    out.doc = parser_for(format).parse(path, bytes, pctx);
+    out.doc = parser_for(format_info(format).reader).parse(path, bytes, pctx);
     bytes.clear();
     bytes.shrink_to_fit();
     prepare_figures(out.doc, out.doc_id, opt.figures.max_references);

@@ -7,56 +7,23 @@
 
 #include <random>
 
-#include "agents/llm_synthesizer.h"
-#include "agents/verifier.h"
-#include "agents/synthesizer.h"
 #include "text/tokens.h"
+#include "support/context_fixtures.h"
 #include "support/temp_dir.h"
 #include "text/words.h"
 #include "index/lexical.h"
-#include "llm/llm_config.h"
-#include "llm/openai_chat.h"
-#include "support/scripted_http_server.h"
 #include "store/store.h"
 
 namespace mmkg {
 namespace {
 
-const std::string kGap = "\xE2\x80\xA6";
-
-Candidate cand(const std::string& id, const std::string& text, const std::string& doc = "notes.txt") {
-  Candidate c;
-  c.hit.chunk_id = id;
-  c.hit.doc_id = "d-" + doc;
-  c.hit.doc = doc;
-  c.hit.text = text;
-  return c;
-}
-
-std::vector<QueryTerm> terms(std::initializer_list<const char*> ws) {
-  std::vector<QueryTerm> out;
-  for (const char* w : ws) out.push_back({stem(w), 1.0});
-  return out;
-}
-
-size_t tokens_whole(size_t n, Candidate c) {
-  c.text = c.hit.text;
-  return default_token_counter().count(format_passage(n, c));
-}
+using namespace context_fixture;
 
 size_t total(const Retrieval& r) {
   size_t t = 0;
   for (size_t i = 0; i < r.context.size(); ++i) t += default_token_counter().count(format_passage(i + 1, r.context[i]));
   return t;
 }
-
-// A chunk whose 2nd and 4th sentences are about the softmax; the others are filler.
-const std::string kLong =
-    "Transformers were introduced for machine translation in 2017. "
-    "The numerically stable softmax subtracts the maximum score before exponentiating. "
-    "Gardening requires patience, water and good soil for tomatoes to grow well in summer. "
-    "Without that subtraction the softmax overflows when some scores are very large. "
-    "Many later models reuse the same encoder and decoder blocks with small changes.";
 
 TEST(ContextBudget, WholeChunksWhileTheyFitThenTrimmedToTheirBestSentences) {
   std::vector<Candidate> ranked = {cand("a", "Attention weighs the parts of a sequence; the softmax normalises scores."),
@@ -178,62 +145,6 @@ TEST(ContextBudget, NeverOverTheBudgetOnRandomChunks) {
       EXPECT_LE(used.count(all), budget) << "the whole context, counted at once";
     }
   }
-}
-
-// Citations of a trimmed chunk: the extractive and the LLM synthesizer both cite the chunk, and
-// their quotes are verbatim text of it; the model saw only the budgeted passages.
-class BudgetSynth : public ::testing::Test {
- protected:
-  void SetUp() override { store = Store::open(dir.str()); }
-  testing::TempDir dir;
-  std::unique_ptr<Store> store;
-};
-
-std::string chat_answer(const std::string& text) {
-  return nlohmann::json({{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}},
-                                       {"finish_reason", "stop"}}}},
-                         {"usage", {{"prompt_tokens", 50}, {"completion_tokens", 10}, {"total_tokens", 60}}}})
-      .dump();
-}
-
-TEST_F(BudgetSynth, CitationsOfATrimmedChunkPointAtItWithVerbatimQuotes) {
-  const std::string q = "Why does the softmax overflow when scores are very large?";
-  Retrieval r;
-  Candidate first = cand("a", "Gardening requires patience.");
-  pack_context({first, cand("b", kLong, "monograph.txt")}, terms({"softmax", "overflow", "score", "large"}),
-               {8, tokens_whole(1, first) + 30, nullptr}, r);
-  ASSERT_EQ(r.context.size(), 2u);
-  ASSERT_TRUE(r.context[1].trimmed());
-  TermStats stats(*store);
-  Answer a = synthesize_extractive(q, r, stats);
-  ASSERT_TRUE(a.found) << a.text;
-  ASSERT_FALSE(a.citations.empty());
-  bool cited_b = false;
-  for (const auto& c : a.citations) {
-    if (c.chunk_id != "b") continue;
-    cited_b = true;
-    EXPECT_EQ(c.doc, "monograph.txt");
-    EXPECT_EQ(c.text, kLong) << "the citation carries the whole chunk";
-    EXPECT_NE(kLong.find(c.quote), std::string::npos) << c.quote;
-    EXPECT_EQ(c.quote.find(kGap), std::string::npos);
-  }
-  EXPECT_TRUE(cited_b) << a.text;
-
-  mmkg::testing::ScriptedHttpServer srv;
-  srv.push_json(200, chat_answer("The softmax overflows when some scores are very large [2]."));
-  auto model = make_openai_chat(parse_llm_spec(srv.url("/v1#model=test")));
-  Draft draft = draft_llm(*model, q, r, stats, {}, {});
-  VerifyReport rep;
-  Answer l = verify_draft(q, r, draft, {}, rep);
-  ASSERT_TRUE(rep.used_model) << rep.fallback;
-  ASSERT_EQ(l.citations.size(), 1u);
-  EXPECT_EQ(l.citations[0].chunk_id, "b");
-  EXPECT_EQ(l.citations[0].quote, "Without that subtraction the softmax overflows when some scores are very large.");
-  // The prompt held exactly the budgeted passages.
-  auto req = nlohmann::json::parse(srv.requests()[0].body);
-  const std::string prompt = req["messages"][1]["content"];
-  EXPECT_NE(prompt.find(format_passage(1, r.context[0]) + format_passage(2, r.context[1])), std::string::npos) << prompt;
-  EXPECT_EQ(prompt.find("Gardening requires patience, water"), std::string::npos) << "left-out text is not sent";
 }
 
 }  // namespace

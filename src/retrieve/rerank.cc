@@ -56,39 +56,67 @@ class FusedReranker : public Reranker {
   std::vector<std::unique_ptr<Reranker>> parts_;
 };
 
-std::unique_ptr<Reranker> make_one(const std::string& name, const RerankDeps& deps) {
-  if (name == "lexical") {
-    if (!deps.stats) throw UsageError("--rerank lexical needs the store's term statistics");
-    return make_lexical_reranker(*deps.stats);
+std::unique_ptr<Reranker> make_one(RerankerKind kind, const RerankDeps& deps) {
+  switch (kind) {
+    case RerankerKind::Lexical:
+      if (!deps.stats) throw UsageError("--rerank lexical needs the store's term statistics");
+      return make_lexical_reranker(*deps.stats);
+    case RerankerKind::Embed:
+      if (!deps.embedder)
+        throw UsageError("--rerank embed needs the embedding model, which is unavailable (--embedder none, or the "
+                         "model is not installed: bash scripts/setup.sh); use --rerank lexical or none");
+      return make_embed_reranker(*deps.embedder);
+    case RerankerKind::Llm:
+      if (!deps.chat)
+        throw UsageError("--rerank llm needs a language model; pass --llm local or --llm URL, or use --rerank lexical");
+      return make_llm_reranker(*deps.chat);
   }
-  if (name == "embed") {
-    if (!deps.embedder)
-      throw UsageError("--rerank embed needs the embedding model, which is unavailable (--embedder none, or the "
-                       "model is not installed: bash scripts/setup.sh); use --rerank lexical or none");
-    return make_embed_reranker(*deps.embedder);
+  return nullptr;
+}
+
+const char* kind_name(RerankerKind k) {
+  switch (k) {
+    case RerankerKind::Lexical: return "lexical";
+    case RerankerKind::Embed: return "embed";
+    case RerankerKind::Llm: return "llm";
   }
-  if (name == "llm") {
-    if (!deps.chat)
-      throw UsageError("--rerank llm needs a language model; pass --llm local or --llm URL, or use --rerank lexical");
-    return make_llm_reranker(*deps.chat);
-  }
-  throw UsageError("unknown reranker '" + name + "'; use " + reranker_names());
+  return "lexical";
 }
 
 }  // namespace
 
 const char* reranker_names() { return "none, lexical, embed, llm, or several joined by '+' (lexical+embed)"; }
 
-std::unique_ptr<Reranker> make_reranker(const std::string& spec, const RerankDeps& deps) {
-  if (spec.empty() || spec == "none") return nullptr;
-  std::vector<std::unique_ptr<Reranker>> parts;
+RerankSpec RerankSpec::parse(const std::string& text) {
+  RerankSpec spec = none();
+  if (text.empty() || text == "none") return spec;
   size_t b = 0;
-  while (b <= spec.size()) {
-    size_t e = spec.find('+', b);
-    if (e == std::string::npos) e = spec.size();
-    parts.push_back(make_one(spec.substr(b, e - b), deps));
+  while (b <= text.size()) {
+    size_t e = text.find('+', b);
+    if (e == std::string::npos) e = text.size();
+    const std::string name = text.substr(b, e - b);
+    if (name == "lexical") spec.parts.push_back(RerankerKind::Lexical);
+    else if (name == "embed") spec.parts.push_back(RerankerKind::Embed);
+    else if (name == "llm") spec.parts.push_back(RerankerKind::Llm);
+    else throw UsageError("unknown reranker '" + name + "'; use " + reranker_names());
     b = e + 1;
   }
+  return spec;
+}
+
+bool RerankSpec::uses(RerankerKind k) const { return std::find(parts.begin(), parts.end(), k) != parts.end(); }
+
+std::string RerankSpec::text() const {
+  if (parts.empty()) return "none";
+  std::string s;
+  for (RerankerKind k : parts) s += (s.empty() ? "" : "+") + std::string(kind_name(k));
+  return s;
+}
+
+std::unique_ptr<Reranker> make_reranker(const RerankSpec& spec, const RerankDeps& deps) {
+  if (spec.parts.empty()) return nullptr;
+  std::vector<std::unique_ptr<Reranker>> parts;
+  for (RerankerKind k : spec.parts) parts.push_back(make_one(k, deps));
   if (parts.size() == 1) return std::move(parts[0]);
   return std::make_unique<FusedReranker>(std::move(parts));
 }

@@ -58,7 +58,7 @@ class RerankStore : public ::testing::Test {
 
 TEST_F(RerankStore, LexicalPutsTheAnswerWithAllTermsTogetherFirst) {
   TermStats stats(*store);
-  auto r = make_reranker("lexical", {&stats, nullptr, nullptr});
+  auto r = make_reranker(RerankSpec::parse("lexical"), {&stats, nullptr, nullptr});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->name(), "lexical");
   auto cs = constructed();
@@ -77,7 +77,7 @@ TEST_F(RerankStore, LexicalPutsTheAnswerWithAllTermsTogetherFirst) {
 
 TEST_F(RerankStore, OnlyTheTopNAreReordered) {
   TermStats stats(*store);
-  auto r = make_reranker("lexical", {&stats, nullptr, nullptr});
+  auto r = make_reranker(RerankSpec::parse("lexical"), {&stats, nullptr, nullptr});
   auto cs = constructed();
   rerank(*r, kQuestion, cs, 3, 1.0);  // "ans" is 4th: outside the top 3, it stays there
   EXPECT_EQ(cs[3].hit.chunk_id, "ans");
@@ -114,7 +114,7 @@ class BagEmbedder : public Embedder {
 
 TEST(Rerank, EmbedScoresPassagesByTheirBestSentenceAndCachesSentenceVectors) {
   BagEmbedder emb;
-  auto r = make_reranker("embed", {nullptr, &emb, nullptr});
+  auto r = make_reranker(RerankSpec::parse("embed"), {nullptr, &emb, nullptr});
   EXPECT_EQ(r->name(), "embed");
   auto cs = constructed();
   RerankReport rep = rerank(*r, kQuestion, cs, 20, 1.0);
@@ -137,7 +137,7 @@ TEST(Rerank, EmbedScoresPassagesByTheirBestSentenceAndCachesSentenceVectors) {
 TEST_F(RerankStore, FusedRerankersCombineAndFactoryErrorsSayWhatToDo) {
   TermStats stats(*store);
   BagEmbedder emb;
-  auto r = make_reranker("lexical+embed", {&stats, &emb, nullptr});
+  auto r = make_reranker(RerankSpec::parse("lexical+embed"), {&stats, &emb, nullptr});
   EXPECT_EQ(r->name(), "lexical+embed");
   auto cs = constructed();
   rerank(*r, kQuestion, cs, 20, 1.0);
@@ -149,11 +149,11 @@ TEST_F(RerankStore, FusedRerankersCombineAndFactoryErrorsSayWhatToDo) {
   EXPECT_TRUE(rep.fallback.empty());
   EXPECT_EQ(one[0].hit.chunk_id, "ans");
 
-  EXPECT_EQ(make_reranker("none", {}), nullptr);
-  EXPECT_EQ(make_reranker("", {}), nullptr);
+  EXPECT_EQ(make_reranker(RerankSpec::parse("none"), {}), nullptr);
+  EXPECT_EQ(make_reranker(RerankSpec::parse(""), {}), nullptr);
   auto message = [](const std::string& spec, const RerankDeps& d) {
     try {
-      make_reranker(spec, d);
+      make_reranker(RerankSpec::parse(spec), d);
     } catch (const UsageError& e) {
       return std::string(e.what());
     }
@@ -163,6 +163,18 @@ TEST_F(RerankStore, FusedRerankersCombineAndFactoryErrorsSayWhatToDo) {
   EXPECT_NE(message("embed", {}).find("use --rerank lexical or none"), std::string::npos);
   EXPECT_NE(message("llm", {}).find("--llm local"), std::string::npos);
   EXPECT_NE(message("lexical+", {&stats, nullptr, nullptr}).find("unknown reranker ''"), std::string::npos);
+}
+
+TEST(RerankSpec, ParsesOnceAndPrintsBack) {
+  EXPECT_EQ(RerankSpec().text(), "lexical");
+  EXPECT_TRUE(RerankSpec::parse("").parts.empty());
+  EXPECT_EQ(RerankSpec::parse("none").text(), "none");
+  const RerankSpec two = RerankSpec::parse("lexical+embed");
+  EXPECT_EQ(two.text(), "lexical+embed");
+  EXPECT_TRUE(two.uses(RerankerKind::Embed));
+  EXPECT_FALSE(two.uses(RerankerKind::Llm));
+  EXPECT_TRUE(RerankSpec::parse("llm").uses(RerankerKind::Llm));
+  EXPECT_THROW(RerankSpec::parse("lexical+bogus"), UsageError);
 }
 
 // What every backend promises: one score per passage (or none, with a reason), for any question.
@@ -180,7 +192,7 @@ TEST_F(RerankStore, EveryBackendGivesOneScorePerPassage) {
   std::vector<const SearchHit*> three = {&cs[0].hit, &cs[1].hit, &cs[2].hit};
   SearchHit empty_text;
   for (const char* spec : {"lexical", "embed", "llm", "lexical+embed"}) {
-    auto r = make_reranker(spec, {&stats, &emb, model.get()});
+    auto r = make_reranker(RerankSpec::parse(spec), {&stats, &emb, model.get()});
     for (const std::string& q : {kQuestion, std::string("???"), std::string()}) {
       std::string why;
       auto s = r->score(q, three, why);
@@ -203,7 +215,7 @@ TEST(Rerank, LlmRanksListwiseWithStructuredOutput) {
   mmkg::testing::ScriptedHttpServer srv;
   srv.push_json(200, chat_answer(R"({"ranking": [4, "1", 4, 9]})"));  // repeats and out-of-range ignored
   auto model = make_openai_chat(parse_llm_spec(srv.url("/v1#model=test&retries=0")));
-  auto r = make_reranker("llm", {nullptr, nullptr, model.get()});
+  auto r = make_reranker(RerankSpec::parse("llm"), {nullptr, nullptr, model.get()});
   EXPECT_EQ(r->name(), "llm");
   auto cs = constructed();
   RerankReport rep = rerank(*r, kQuestion, cs, 20, 1.0);
@@ -221,7 +233,7 @@ TEST(Rerank, LlmRanksListwiseWithStructuredOutput) {
 TEST(Rerank, LlmGarbageOrFailureKeepsTheInputOrder) {
   mmkg::testing::ScriptedHttpServer srv;
   auto model = make_openai_chat(parse_llm_spec(srv.url("/v1#model=test&retries=0")));
-  auto r = make_reranker("llm", {nullptr, nullptr, model.get()});
+  auto r = make_reranker(RerankSpec::parse("llm"), {nullptr, nullptr, model.get()});
   // Not JSON, twice (the client asks once more): the call fails, the order stands.
   srv.push_json(200, chat_answer("Passage four looks best to me, then maybe one."));
   srv.push_json(200, chat_answer("I would say four."));

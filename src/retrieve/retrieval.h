@@ -104,8 +104,9 @@ struct RerankReport {
   std::string fallback;   ///< why the fused order was kept, if it was (a failed LLM call)
 };
 
-struct Retrieval {
-  std::vector<Candidate> context;  ///< best first, within the budget
+/// What a retrieval reports about the context it packed (the trace's retrieve step is this
+/// report plus what the step adds).
+struct ContextReport {
   size_t unique_chunks = 0;        ///< after de-duplication, before the budget
   size_t context_chars = 0;        ///< bytes of the passages' text (Candidate::text)
   size_t context_tokens = 0;       ///< tokens of the passages as the model sees them (the budget's count)
@@ -115,6 +116,10 @@ struct Retrieval {
   size_t unbudgeted_chars = 0;
   size_t unbudgeted_tokens = 0;
   RerankReport rerank;
+};
+
+struct Retrieval : ContextReport {
+  std::vector<Candidate> context;  ///< best first, within the budget
 };
 
 /// A ranked list of chunk ids from another retriever (graph PPR, relation evidence). Lists are

@@ -41,7 +41,7 @@ struct GraphSlots : ::testing::Test {
   }
   testing::TempDir dir;
   std::unique_ptr<Store> store;
-  LazyEmbedder none{"none"};
+  LazyEmbedder none{EmbedderSpec::none()};
   std::unique_ptr<Searcher> searcher;
   std::vector<std::string> bm25;  // BM25's order for "alpha"
   RetrieveOptions opt;

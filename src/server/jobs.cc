@@ -21,9 +21,19 @@ json or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s);
 
 }  // namespace
 
+const char* job_state_name(JobState s) {
+  switch (s) {
+    case JobState::Queued: return "queued";
+    case JobState::Running: return "running";
+    case JobState::Done: return "done";
+    case JobState::Failed: return "failed";
+  }
+  return "queued";
+}
+
 json job_json(const Job& j) {
   return {{"id", j.id},           {"kind", "ingest"},
-          {"state", j.state},     {"files", j.files},
+          {"state", job_state_name(j.state)},     {"files", j.files},
           {"done", j.done},       {"total", j.total},
           {"current", j.current}, {"phase", j.phase}, {"created_at", j.created_at},
           {"finished_at", or_null(j.finished_at)}, {"result", j.result},
@@ -57,7 +67,7 @@ std::string JobQueue::submit(std::vector<std::string> names, std::vector<std::st
   order_.push_back(j.id);
   while (order_.size() > 500) {
     const auto& old = jobs_[order_.front()];
-    if (old.state == "queued" || old.state == "running") break;
+    if (!old.ended()) break;
     jobs_.erase(order_.front());
     order_.pop_front();
   }
@@ -85,8 +95,7 @@ bool JobQueue::wait_change(const std::string& id, uint64_t version, double timeo
   std::unique_lock<std::mutex> lk(mu_);
   auto changed = [&] {
     auto it = jobs_.find(id);
-    return it == jobs_.end() || it->second.version > version || it->second.state == "done" ||
-           it->second.state == "failed";
+    return it == jobs_.end() || it->second.version > version || it->second.ended();
   };
   cv_.wait_for(lk, std::chrono::duration<double>(timeout_s), changed);
   auto it = jobs_.find(id);
@@ -115,7 +124,7 @@ void JobQueue::run() {
         // Stopped: what is queued fails; the running job (none here) has finished.
         for (const auto& q : queue_) {
           Job& j = jobs_[q];
-          j.state = "failed";
+          j.state = JobState::Failed;
           j.error = "the server stopped before this job ran; upload the files again";
           j.finished_at = now_iso();
           ++j.version;
@@ -128,7 +137,7 @@ void JobQueue::run() {
       id = queue_.front();
       queue_.pop_front();
       Job& j = jobs_[id];
-      j.state = "running";
+      j.state = JobState::Running;
       j.phase = "read";
       ++j.version;
       paths = j.paths;
@@ -154,7 +163,7 @@ void JobQueue::run() {
       forget_unstored(paths);
       json r = ingest_json(rep);
       update(id, [&](Job& j) {
-        j.state = "done";
+        j.state = JobState::Done;
         j.phase = "end";
         j.done = j.total;
         j.current.clear();
@@ -166,7 +175,7 @@ void JobQueue::run() {
       if (after_write_) after_write_();
       const std::string msg = e.what();
       update(id, [&](Job& j) {
-        j.state = "failed";
+        j.state = JobState::Failed;
         j.phase = "end";
         j.error = msg;
         j.finished_at = now_iso();
@@ -182,7 +191,7 @@ void JobQueue::forget_unstored(const std::vector<std::string>& paths) {
   std::lock_guard<std::mutex> w(write_mu_);
   for (const auto& p : paths) {
     try {
-      if (!writer().store().find_by_path(p)) std::filesystem::remove(p);
+      if (!writer().has_document_at(p)) std::filesystem::remove(p);
     } catch (const std::exception&) {
     }
   }
@@ -206,7 +215,7 @@ int JobQueue::queued() const {
 int JobQueue::running() const {
   std::lock_guard<std::mutex> lk(mu_);
   int n = 0;
-  for (const auto& [id, j] : jobs_) n += j.state == "running";
+  for (const auto& [id, j] : jobs_) n += j.state == JobState::Running;
   return n;
 }
 

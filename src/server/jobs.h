@@ -21,9 +21,13 @@
 
 namespace mmkg::server {
 
+enum class JobState { Queued, Running, Done, Failed };
+/// "queued", "running", "done", "failed" (the JSON's `state`).
+const char* job_state_name(JobState s);
+
 struct Job {
   std::string id;
-  std::string state = "queued";  ///< queued | running | done | failed
+  JobState state = JobState::Queued;
   std::vector<std::string> files;  ///< file names, as uploaded
   std::vector<std::string> paths;  ///< where they are in the store's uploads/
   int done = 0, total = 0;
@@ -33,6 +37,7 @@ struct Job {
   nlohmann::json result;  ///< ingest_json of the report (done), or null
   std::string error;
   uint64_t version = 0;  ///< bumped at every change
+  bool ended() const { return state == JobState::Done || state == JobState::Failed; }
 };
 
 nlohmann::json job_json(const Job& j);

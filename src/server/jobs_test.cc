@@ -12,7 +12,7 @@ namespace {
 Config config_for(const mmkg::testing::TempDir& tmp) {
   Config c;
   c.store = tmp.file("store");
-  c.embedder = "none";
+  c.embedder = EmbedderSpec::parse("none");
   c.graph = GraphBackend::parse("none");
   c.warn = [](const std::string&) {};
   return c;
@@ -23,7 +23,7 @@ Job wait_done(const JobQueue& q, const std::string& id) {
   uint64_t seen = 0;
   for (int i = 0; i < 600; ++i) {
     EXPECT_TRUE(q.wait_change(id, seen, 1, j));
-    if (j.state == "done" || j.state == "failed") return j;
+    if (j.ended()) return j;
     seen = j.version;
   }
   ADD_FAILURE() << "job " << id << " did not end";
@@ -38,7 +38,7 @@ TEST(JobQueue, AnIngestJobRunsToDoneWithItsReportAndCountsItsFiles) {
   const std::string b = tmp.write("b.md", "# Numbats\n\nThe numbat eats termites.\n");
   const std::string id = q.submit({"a.md", "b.md"}, {a, b});
   Job j = wait_done(q, id);
-  EXPECT_EQ(j.state, "done");
+  EXPECT_EQ(j.state, JobState::Done);
   EXPECT_EQ(j.done, 2);
   EXPECT_EQ(j.total, 2);
   EXPECT_EQ(j.result["documents"], 2);
@@ -56,7 +56,7 @@ TEST(JobQueue, ABadFileIsReportedInItsJobAndTheNextJobStillRuns) {
   JobQueue q(config_for(tmp), nullptr);
   const std::string bad = tmp.write("bad.pdf", "this is not a pdf");
   Job j1 = wait_done(q, q.submit({"bad.pdf"}, {bad}));
-  EXPECT_EQ(j1.state, "done");  // ingest reports the file as failed, the job itself ran
+  EXPECT_EQ(j1.state, JobState::Done);  // ingest reports the file as failed, the job itself ran
   ASSERT_EQ(j1.result["failed"].size(), 1u);
   const std::string ok = tmp.write("ok.txt", "Plain text about termites.\n");
   Job j2 = wait_done(q, q.submit({"ok.txt"}, {ok}));
@@ -69,16 +69,16 @@ TEST(JobQueue, StopLetsTheRunningJobFinishAndFailsTheQueuedOnes) {
   auto doc = [&](int i) { return tmp.write("d" + std::to_string(i) + ".md", "# Doc " + std::to_string(i) + "\n\nText.\n"); };
   const std::string first = q.submit({"d0.md"}, {doc(0)});
   Job j;
-  while (q.get(first, j) && j.state == "queued") q.wait_change(first, j.version, 1, j);
+  while (q.get(first, j) && j.state == JobState::Queued) q.wait_change(first, j.version, 1, j);
   for (int i = 1; i < 5; ++i) q.submit({"d.md"}, {doc(i)});
   q.stop();
   ASSERT_TRUE(q.get(first, j));
-  EXPECT_EQ(j.state, "done");
+  EXPECT_EQ(j.state, JobState::Done);
   int ended = 0;
   for (const auto& x : q.list()) {
-    EXPECT_TRUE(x.state == "done" || x.state == "failed") << x.state;
+    EXPECT_TRUE(x.ended()) << job_state_name(x.state);
     ended += 1;
-    if (x.state == "failed") {
+    if (x.state == JobState::Failed) {
       EXPECT_NE(x.error.find("stopped"), std::string::npos);
     }
   }

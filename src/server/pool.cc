@@ -63,7 +63,7 @@ void SessionPool::give_back(Session* s) {
 
 void SessionPool::warm() {
   auto s = acquire();
-  s->searcher().embedder();
+  s->warm();
 }
 
 int SessionPool::busy() const {

@@ -17,7 +17,7 @@ namespace {
 Config config_for(const std::string& dir) {
   Config c;
   c.store = dir + "/store";
-  c.embedder = "none";
+  c.embedder = EmbedderSpec::parse("none");
   c.graph = GraphBackend::parse("none");
   c.warn = [](const std::string&) {};
   return c;

@@ -21,7 +21,7 @@ void health(Context& c, const httplib::Request&, httplib::Response& res) {
   StoreStats st;
   {
     std::lock_guard<std::mutex> lk(c.meta_mu);
-    st = c.meta.store().stats();
+    st = c.meta.store_stats(false).store;
   }
   send_json(res, {{"status", "ok"},
                   {"version", c.version},
@@ -34,8 +34,7 @@ void list_documents(Context& c, const httplib::Request&, httplib::Response& res)
   StatsReport r;
   {
     std::lock_guard<std::mutex> lk(c.meta_mu);
-    r.store = c.meta.store().stats();
-    r.docs = c.meta.store().documents();
+    r = c.meta.store_stats(true);
   }
   send_json(res, {{"documents", stats_json(r)["docs"]}});
 }
@@ -115,7 +114,7 @@ void job_events(Context& c, const httplib::Request& req, httplib::Response& res)
     uint64_t seen = 0;
     bool sent_any = false;
     for (;;) {
-      const bool ended = j.state == "done" || j.state == "failed";
+      const bool ended = j.ended();
       if (ended) {
         const std::string ev = sse_event("done", job_json(j));
         sink.write(ev.data(), ev.size());
@@ -128,7 +127,7 @@ void job_events(Context& c, const httplib::Request& req, httplib::Response& res)
         sent_any = true;
       }
       if (!c.jobs.wait_change(j.id, seen, 15, j)) break;
-      if (j.version == seen && j.state != "done" && j.state != "failed") {
+      if (j.version == seen && !j.ended()) {
         // No change in 15 s: a comment keeps proxies from closing the stream.
         if (!sink.write(": waiting\n\n", 11)) return false;
       }

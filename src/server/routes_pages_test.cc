@@ -26,7 +26,7 @@ TEST(PageRoutes, ServeAPageAsPngAndAChunkAsJson) {
   dir.write("docs/n.md", "# Notes\n\nNo pages here.\n");
   Config cfg;
   cfg.store = dir.str() + "/store";
-  cfg.embedder = "none";
+  cfg.embedder = EmbedderSpec::parse("none");
   cfg.graph = GraphBackend::parse("none");
   auto meta = Session::open(cfg, true);
   IngestRequest req;

@@ -36,8 +36,10 @@ extern "C" void on_stop_signal(int sig) {
 
 void stop_server() { ::kill(::getpid(), SIGTERM); }
 
-int serve(Config cfg, const ServeOptions& opt_in) {
-  ServeOptions opt = opt_in;
+namespace {
+
+/// Checks the options and fills in the defaults that depend on the machine; the access policy.
+AccessPolicy check_options(ServeOptions& opt) {
   AccessPolicy policy;
   policy.auth = parse_auth(opt.auth);
   policy.api_key = opt.api_key;
@@ -49,7 +51,10 @@ int serve(Config cfg, const ServeOptions& opt_in) {
   const int cores = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
   if (opt.workers <= 0) opt.workers = cores;
   if (opt.threads <= 0) opt.threads = std::max(16, 4 * opt.workers + opt.max_queue);
+  return policy;
+}
 
+void install_stop_handlers() {
   // A client that goes away must not end the process with SIGPIPE.
   ::signal(SIGPIPE, SIG_IGN);
   if (stop_pipe[0] < 0 && ::pipe2(stop_pipe, O_CLOEXEC) != 0) throw Error("cannot create the stop pipe");
@@ -58,19 +63,9 @@ int serve(Config cfg, const ServeOptions& opt_in) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
+}
 
-  // The store is created if missing (an empty store serves an empty corpus until an upload).
-  std::unique_ptr<Session> meta = Session::open(cfg, true);
-  meta->store();
-  // A local model server is started once, and every session talks to it.
-  cfg.llm = meta->shared_llm_spec();
-  const std::string store_dir = fs::absolute(cfg.store).lexically_normal().string();
-
-  Metrics metrics;
-  JobQueue jobs(cfg, nullptr);
-  SessionPool pool(cfg, opt.workers, opt.max_queue, 60, [&jobs] { return jobs.running() > 0; });
-  Context ctx{cfg, opt, pool, jobs, metrics, store_dir + "/uploads", MMKG_VERSION, *meta, {}};
-
+void add_gauges(Metrics& metrics, JobQueue& jobs, SessionPool& pool) {
   metrics.add_reading("mmkg_ingest_jobs", "gauge", "Ingest jobs waiting or running.", "state=\"queued\"",
                       [&jobs] { return jobs.queued(); });
   metrics.add_reading("mmkg_ingest_jobs", "gauge", "Ingest jobs waiting or running.", "state=\"running\"",
@@ -83,8 +78,10 @@ int serve(Config cfg, const ServeOptions& opt_in) {
                       [&pool] { return pool.busy(); });
   metrics.add_reading("mmkg_sessions", "gauge", "Reader sessions leased or waited for.", "state=\"waiting\"",
                       [&pool] { return pool.waiting(); });
+}
 
-  Http http(policy, metrics, opt.log_requests);
+/// httplib's limits and thread pool, the routes and the web UI.
+void set_up_http(Http& http, Context& ctx, const ServeOptions& opt) {
   httplib::Server& srv = http.raw();
   const int threads = opt.threads;
   srv.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
@@ -96,22 +93,23 @@ int serve(Config cfg, const ServeOptions& opt_in) {
   add_page_routes(http, ctx);
   add_compat_routes(http, ctx);
   if (!opt.ui_dir.empty() && fs::is_directory(opt.ui_dir)) srv.set_mount_point("/", opt.ui_dir);
+}
 
-  int port = opt.port;
-  if (port == 0) {
-    port = srv.bind_to_any_port(opt.host);
+/// Binds to opt.host:opt.port (any free port for 0); the port bound.
+int bind_port(httplib::Server& srv, const ServeOptions& opt) {
+  if (opt.port == 0) {
+    const int port = srv.bind_to_any_port(opt.host);
     if (port < 0) throw UsageError("cannot listen on " + opt.host + ": no free port");
-  } else if (!srv.bind_to_port(opt.host, port)) {
-    throw UsageError("cannot listen on " + opt.host + ":" + std::to_string(port) +
+    return port;
+  }
+  if (!srv.bind_to_port(opt.host, opt.port))
+    throw UsageError("cannot listen on " + opt.host + ":" + std::to_string(opt.port) +
                      " (in use, or not this machine's address); pick another --port, or --port 0 for any free one");
-  }
-  // The first query should not pay for loading the model.
-  try {
-    pool.warm();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "mmkg: warning: %s\n", e.what());
-  }
+  return opt.port;
+}
 
+/// Serves until SIGTERM or SIGINT (or a listen failure), then lets the requests in flight finish.
+void listen_until_stopped(httplib::Server& srv, const std::string& url, const ServeOptions& opt) {
   std::thread waiter([&srv] {
     unsigned char sig = 0;
     while (::read(stop_pipe[0], &sig, 1) < 0 && errno == EINTR) {
@@ -120,8 +118,6 @@ int serve(Config cfg, const ServeOptions& opt_in) {
     std::fprintf(stderr, "mmkg: serve: %s received; finishing the requests in flight\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
     srv.stop();
   });
-  const std::string url = "http://" + (opt.host.find(':') != std::string::npos ? "[" + opt.host + "]" : opt.host) +
-                          ":" + std::to_string(port);
   if (opt.on_ready) opt.on_ready(url);
   const bool ok = srv.listen_after_bind();
   if (!ok) {
@@ -129,6 +125,40 @@ int serve(Config cfg, const ServeOptions& opt_in) {
     [[maybe_unused]] auto n = ::write(stop_pipe[1], &zero, 1);
   }
   waiter.join();
+}
+
+}  // namespace
+
+int serve(Config cfg, const ServeOptions& opt_in) {
+  ServeOptions opt = opt_in;
+  const AccessPolicy policy = check_options(opt);
+  install_stop_handlers();
+
+  // The store is created if missing (an empty store serves an empty corpus until an upload).
+  std::unique_ptr<Session> meta = Session::open(cfg, true);
+  meta->store_stats(false);
+  // A local model server is started once, and every session talks to it.
+  cfg.llm = meta->shared_llm_spec();
+  const std::string store_dir = fs::absolute(cfg.store).lexically_normal().string();
+
+  Metrics metrics;
+  JobQueue jobs(cfg, nullptr);
+  SessionPool pool(cfg, opt.workers, opt.max_queue, 60, [&jobs] { return jobs.running() > 0; });
+  Context ctx{cfg, opt, pool, jobs, metrics, store_dir + "/uploads", MMKG_VERSION, *meta, {}};
+  add_gauges(metrics, jobs, pool);
+
+  Http http(policy, metrics, opt.log_requests);
+  set_up_http(http, ctx, opt);
+  const int port = bind_port(http.raw(), opt);
+  // The first query should not pay for loading the model.
+  try {
+    pool.warm();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mmkg: warning: %s\n", e.what());
+  }
+  const std::string url = "http://" + (opt.host.find(':') != std::string::npos ? "[" + opt.host + "]" : opt.host) +
+                          ":" + std::to_string(port);
+  listen_until_stopped(http.raw(), url, opt);
   // Requests have finished (httplib joined its threads); the running ingest job finishes now.
   jobs.stop();
   std::fprintf(stderr, "mmkg: serve: stopped\n");

@@ -68,21 +68,17 @@ std::string stored_name(const std::string& name, std::string_view bytes) {
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
   if (ext == ".pdf" && bytes.substr(0, 1024).find("%PDF-") == std::string_view::npos)
     throw HttpError(415, "unsupported_media_type", name + ": the name says PDF but the bytes are not a PDF");
-  std::string add;
+  UploadFormat format;
   try {
-    add = upload_extension(name, bytes);
+    format = upload_format(name, bytes);
   } catch (const InputError& e) {
     throw HttpError(415, "unsupported_media_type", name + ": " + e.what());
   }
-  const std::string final_ext = add.empty() ? ext : add;
-  const bool textual = final_ext == ".md" || final_ext == ".markdown" || final_ext == ".html" || final_ext == ".htm" ||
-                       final_ext == ".xhtml" || final_ext == ".txt" || final_ext == ".text" || final_ext == ".rst" ||
-                       final_ext == ".csv" || final_ext == ".log" || final_ext == ".tex";
-  if (textual && !utf8_text(bytes))
+  if (format.text && !utf8_text(bytes))
     throw HttpError(415, "unsupported_media_type",
                     name + ": not UTF-8 text and not a format mmkg reads (PDF, EPUB, Office, images); "
                            "convert it to UTF-8 or upload the original document");
-  return name + add;
+  return name + format.extension;
 }
 
 std::string write_upload(const std::string& dir, const std::string& name, std::string_view bytes) {

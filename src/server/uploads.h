@@ -14,7 +14,7 @@ namespace mmkg::server {
 std::string safe_file_name(std::string_view name);
 
 /// The name to store an upload under: `safe_name`, with the extension that says what the bytes
-/// are appended when its own does not (upload_extension in app/session.h: "scan.bin" holding a
+/// are appended when its own does not (upload_format in ingest/formats.h: "scan.bin" holding a
 /// PDF is stored as "scan.bin.pdf", "notes" holding text as "notes.txt"). Throws HttpError 415
 /// for bytes no parser reads (archives, executables, an image named like a document), or a name
 /// ending in .pdf whose bytes are not a PDF.

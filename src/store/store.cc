@@ -176,7 +176,7 @@ StoredChunk read_chunk(Stmt& s) {
   c.rowid = s.i64(10);
   c.chunk.figure_id = s.text(11);
   c.figure_label = s.text(12);
-  c.figure_kind = s.text(13);
+  c.figure_kind = figure_kind_from_name(s.text(13));
   return c;
 }
 

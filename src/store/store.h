@@ -41,7 +41,7 @@ struct StoredChunk {
   std::string doc_name;
   int64_t rowid = 0;  ///< the chunk's row id: its id in the vector index
   std::string figure_label;  ///< a figure's chunk: "Figure 2" (empty when uncaptioned)
-  std::string figure_kind;   ///< a figure's chunk: "figure" or "table"; empty for text chunks
+  FigureKind figure_kind = FigureKind::Figure;  ///< a figure's chunk: figure or table (text chunks: unused)
 };
 
 /// What the full-text index's "context" column holds for a document's chunks: its file name

@@ -32,7 +32,7 @@ StoredFigure read_figure(Stmt& s) {
   f.id = s.text(0);
   out.doc_id = s.text(1);
   f.seq = s.i32(2);
-  f.table = s.text(3) == "table";
+  f.table = figure_kind_from_name(s.text(3)) == FigureKind::Table;
   f.source = s.text(4);
   f.page = s.i32(5);
   f.x0 = static_cast<float>(s.f64(6));
@@ -105,7 +105,7 @@ void Store::insert_figures(const std::string& doc_id, const std::vector<Chunk>& 
   for (const Figure& f : figures) {
     ins.reset();
     nlohmann::json refs = f.references;
-    ins.bind(1, f.id).bind(2, doc_id).bind(3, f.seq).bind(4, std::string(f.table ? "table" : "figure"));
+    ins.bind(1, f.id).bind(2, doc_id).bind(3, f.seq).bind(4, std::string(figure_kind_name(f.kind())));
     ins.bind(5, f.source).bind(6, f.page).bind(7, static_cast<double>(f.x0)).bind(8, static_cast<double>(f.y0));
     ins.bind(9, static_cast<double>(f.x1)).bind(10, static_cast<double>(f.y1)).bind(11, f.offset).bind(12, f.label);
     ins.bind(13, f.caption).bind(14, f.alt).bind(15, refs.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));

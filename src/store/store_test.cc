@@ -5,7 +5,6 @@
 
 #include "core/error.h"
 #include "support/temp_dir.h"
-#include "index/lexical.h"
 #include "store/sqlite_util.h"
 #include "support/store_fixtures.h"
 
@@ -37,6 +36,15 @@ int64_t count(Store& s, const std::string& sql) {
   Stmt st(s.db(), sql);
   st.step();
   return st.i64(0);
+}
+
+// The chunks the full-text index finds for a word: the index stays in step with the chunks.
+std::vector<std::string> bm25_search(Store& s, const std::string& word) {
+  Stmt st(s.db(), "SELECT c.id FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid WHERE chunks_fts MATCH ?");
+  st.bind(1, word);
+  std::vector<std::string> ids;
+  while (st.step()) ids.push_back(st.text(0));
+  return ids;
 }
 
 TEST(Store, PutFindDeleteKeepsFtsInSync) {

@@ -36,6 +36,25 @@ mmkg_layer_probe(agents app/session.h agents/ask.h)
 add_test(NAME layering.server_includes_only_app_and_core
          COMMAND ${CMAKE_COMMAND} -DDIR=${PROJECT_SOURCE_DIR}/src/server -DALLOWED=app|core|server|support
                  -P ${PROJECT_SOURCE_DIR}/tests/layering/check_includes.cmake)
+add_test(NAME layering.server_uses_session_methods_only
+         COMMAND ${CMAKE_COMMAND} -DDIR=${PROJECT_SOURCE_DIR}/src/server
+                 -P ${PROJECT_SOURCE_DIR}/tests/layering/check_session_only.cmake)
 add_test(NAME layering.cli_includes_only_app_core_and_server
          COMMAND ${CMAKE_COMMAND} -DDIR=${PROJECT_SOURCE_DIR}/src/cli -DALLOWED=app|core|cli|server
                  -P ${PROJECT_SOURCE_DIR}/tests/layering/check_includes.cmake)
+
+# The unit tests beside a layer's code include nothing above that layer either, directly or
+# through the shared helpers of tests/support/ they include.
+foreach(layer IN LISTS MMKG_LAYERS)
+  get_property(dirs GLOBAL PROPERTY MMKG_LAYER_DIRS_${layer})
+  list(GET dirs 0 own)
+  file(GLOB layer_tests ${PROJECT_SOURCE_DIR}/src/${own}/*_test.cc)
+  if(NOT layer_tests)
+    continue()
+  endif()
+  string(REPLACE ";" "|" allowed "${dirs}")
+  add_test(NAME layering.${layer}_tests_include_only_their_layer
+           COMMAND ${CMAKE_COMMAND} -DDIR=${PROJECT_SOURCE_DIR}/src/${own} "-DALLOWED_DIRS=${allowed}"
+                   -DSRC=${PROJECT_SOURCE_DIR}/src -DTESTS=${PROJECT_SOURCE_DIR}/tests
+                   -P ${PROJECT_SOURCE_DIR}/tests/layering/check_test_includes.cmake)
+endforeach()

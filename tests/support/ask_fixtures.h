@@ -13,7 +13,7 @@ namespace mmkg::testing {
 /// ask() over `store` with the embedder `embedder` ("native" by default; "none": BM25 only).
 inline AskResult ask_with(Store& store, const std::string& question, const AskOptions& opt,
                           const std::string& embedder = "native") {
-  LazyEmbedder emb(embedder);
+  LazyEmbedder emb(EmbedderSpec::parse(embedder));
   Searcher searcher(store, emb);
   return ask(store, searcher, question, opt);
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/extract/rules.h"
 #include "graph/model/extractor.h"
 #include "graph/model/graph_types.h"
 

@@ -18,7 +18,7 @@ namespace mmkg::graph::testing {
 
 class MemoryGraphStore : public GraphStore {
  public:
-  std::string backend() const override { return "memory"; }
+  Backend backend() const override { return Backend::Memory; }
 
   void upsert(const GraphDelta& delta) override {
     for (const Entity& e : delta.entities) {

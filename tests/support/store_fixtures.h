@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "embed/embedder.h"
 #include "store/store.h"
 
 namespace mmkg::testing {
@@ -39,18 +38,6 @@ inline std::vector<Chunk> text_chunks(const std::string& id, const std::vector<s
 inline void put_text_document(Store& store, const std::string& id, const std::string& path,
                               const std::vector<std::string>& texts, int page = 0) {
   store.put_document(document_at(id, path, "text"), "", text_chunks(id, texts, page), std::nullopt);
-}
-
-/// Writes text document `id` (path "/c/<id>.txt") with one chunk per text, embedded by `emb`:
-/// chunk ids "<id>-<i>", seq i × `seq_step` (10: passages far apart, no two adjacent).
-inline void put_embedded_document(Store& store, Embedder& emb, const std::string& id,
-                                  const std::vector<std::string>& texts, int seq_step = 1) {
-  std::vector<Chunk> cs = text_chunks(id, texts, 0);
-  for (auto& c : cs) {
-    c.seq *= seq_step;
-    c.vector = emb.embed({c.text}, EmbedKind::Document);
-  }
-  store.put_document(document_at(id, "/c/" + id + ".txt", "text"), "", cs, std::nullopt, emb.id());
 }
 
 /// `n` background passages cycling through `topics`, numbered ("<topic>, example <i>."): chunks

@@ -15,6 +15,7 @@
 #include "core/hash.h"
 #include "embed/embedder.h"
 #include "graph/algo/graph_algo.h"
+#include "graph/extract/rules.h"
 #include "index/lexical.h"
 #include "store/sqlite_util.h"
 #include "store/store.h"
@@ -161,7 +162,7 @@ std::vector<ChunkNode> chunk_nodes(Store& store, const DocumentRecord& doc, cons
 
 FigureNode figure_node(const StoredFigure& sf) {
   const Figure& f = sf.figure;
-  return FigureNode{f.id, sf.doc_id, sf.chunk_id, f.table ? "table" : "figure", f.label, f.caption, f.page, {}};
+  return FigureNode{f.id, sf.doc_id, sf.chunk_id, f.kind(), f.label, f.caption, f.page, {}};
 }
 
 // Figure nodes for the figure chunks among `chunks`, each linked to the entities the delta's
@@ -182,7 +183,7 @@ void add_figures(GraphDelta& delta, const std::vector<StoredChunk>& chunks, std:
       n = figure_node(it->second);
       figs.erase(it);
     } else {  // a figure chunk without its figure row (a damaged store): what the chunk knows
-      n = FigureNode{c.figure_id, c.doc_id, c.id, sc.figure_kind.empty() ? "figure" : sc.figure_kind,
+      n = FigureNode{c.figure_id, c.doc_id, c.id, sc.figure_kind,
                      sc.figure_label, "", c.page_start, {}};
     }
     n.chunk_id = c.id;
@@ -356,7 +357,7 @@ GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor
   const ExtractorCounters before = extractor.counters();
   sqlite3* db = store.db();
   ensure_tables(db);
-  sync.same_db = graph.backend() == "sqlite";
+  sync.same_db = graph.backend() == Backend::Sqlite;
   const bool same_db = sync.same_db;
 
   // What the graph holds versus what the store holds.

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "graph/build/graph_builder.h"
+#include "graph/extract/rules.h"
 #include "graph/model/graph_store.h"
 #include "store/store.h"
 #include "support/neo4j_server.h"
@@ -103,7 +104,7 @@ TEST_P(GraphBuilderFigures, EachFigureIsANodeLinkedToTheEntitiesItsChunkMentions
   ASSERT_TRUE(f);
   EXPECT_EQ(f->doc_id, "d1");
   EXPECT_EQ(f->chunk_id, "d1-1");
-  EXPECT_EQ(f->kind, "figure");
+  EXPECT_EQ(f->kind, FigureKind::Figure);
   EXPECT_EQ(f->label, "Figure 1");
   EXPECT_EQ(f->caption, kCaption);
   EXPECT_EQ(f->page, 2);
@@ -125,7 +126,7 @@ TEST_P(GraphBuilderFigures, EachFigureIsANodeLinkedToTheEntitiesItsChunkMentions
   // The table has no chunk: a node all the same, with its page and kind, linked to nothing.
   auto t = g_->figure("d1-tab1");
   ASSERT_TRUE(t);
-  EXPECT_EQ(t->kind, "table");
+  EXPECT_EQ(t->kind, FigureKind::Table);
   EXPECT_EQ(t->page, 3);
   EXPECT_EQ(t->chunk_id, "");
   EXPECT_TRUE(t->entity_ids.empty());

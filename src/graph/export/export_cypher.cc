@@ -83,7 +83,7 @@ class CypherExporter final : public Exporter {
       const auto& f = g.figures[i];
       std::ostringstream r;
       r << "{id: " << cypher_str(f.id) << ", doc: " << cypher_str(f.doc_id) << ", chunk: " << cypher_str(f.chunk_id)
-        << ", kind: " << cypher_str(f.kind) << ", label: " << cypher_str(f.label) << ", caption: "
+        << ", kind: " << cypher_str(figure_kind_name(f.kind)) << ", label: " << cypher_str(f.label) << ", caption: "
         << cypher_str(f.caption) << ", page: " << f.page << ", entities: " << cypher_list(f.entity_ids) << "}";
       return r.str();
     }, "MERGE (f:Figure {id: row.id}) SET f.doc_id = row.doc, f.chunk_id = row.chunk, f.kind = row.kind, "

@@ -65,9 +65,9 @@ class GraphmlExporter final : public Exporter {
     }
     for (const auto& f : g.figures) {
       // The name is what a viewer labels the node with: "Figure 3", or the kind when uncaptioned.
-      const std::string name = !f.label.empty() ? f.label : f.kind == "table" ? "Table" : "Figure";
+      const std::string name = !f.label.empty() ? f.label : f.kind == FigureKind::Table ? "Table" : "Figure";
       out << "    <node id=\"" << xml_escape(f.id) << "\"><data key=\"name\">" << xml_escape(name)
-          << "</data><data key=\"type\">" << xml_escape(f.kind) << "</data><data key=\"kind\">figure</data>"
+          << "</data><data key=\"type\">" << xml_escape(figure_kind_name(f.kind)) << "</data><data key=\"kind\">figure</data>"
           << "<data key=\"label\">" << xml_escape(f.label) << "</data><data key=\"caption\">" << xml_escape(f.caption)
           << "</data><data key=\"doc_id\">" << xml_escape(f.doc_id) << "</data><data key=\"chunk_id\">"
           << xml_escape(f.chunk_id) << "</data><data key=\"page\">" << f.page << "</data></node>\n";

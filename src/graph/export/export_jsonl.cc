@@ -45,7 +45,7 @@ class JsonlExporter final : public Exporter {
     // "type" is figure or table, as an entity's or relation's "type" is its sub-kind; "entities"
     // are the DEPICTS links, in their order.
     for (const auto& f : g.figures)
-      out << json({{"kind", "figure"}, {"id", f.id}, {"type", f.kind}, {"doc_id", f.doc_id},
+      out << json({{"kind", "figure"}, {"id", f.id}, {"type", figure_kind_name(f.kind)}, {"doc_id", f.doc_id},
                    {"chunk_id", f.chunk_id}, {"page", f.page}, {"label", f.label}, {"caption", f.caption},
                    {"entities", f.entity_ids}})
                  .dump(-1, ' ', false, json::error_handler_t::replace)

@@ -1,6 +1,6 @@
 // The exporters on a small graph with figures: each format carries the figure nodes and their
-// DEPICTS links, and the Cypher export, loaded into a real Neo4j, reads back through the Neo4j
-// graph store as the same figures. tests/e2e/test_graph.py exports a whole ingested corpus.
+// DEPICTS links (app/graph_export_neo4j_test.cc loads the Cypher export into a real Neo4j).
+// tests/e2e/test_graph.py exports a whole ingested corpus.
 #include "graph/export/exporter.h"
 
 #include <gtest/gtest.h>
@@ -9,43 +9,14 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "graph/stores/neo4j_query.h"
-#include "support/neo4j_server.h"
+#include "support/graph_dump_fixtures.h"
 
 namespace mmkg::graph {
 namespace {
 
 using json = nlohmann::json;
-using mmkg::testing::Neo4jTestServer;
+using namespace graph_dump_fixture;
 
-[[maybe_unused]] const Neo4jTestServer& kServer = Neo4jTestServer::instance();
-
-// Two entities related and mentioned in d1; a figure depicting both (its caption with quotes and
-// a line break, the awkward cases of each format) and a table with nothing to link.
-GraphDump small_graph() {
-  GraphDump g;
-  Entity a;
-  a.id = "ea";
-  a.name = "Attention";
-  a.aliases = {"Attention"};
-  Entity b;
-  b.id = "eb";
-  b.name = "BLEU";
-  b.aliases = {"BLEU"};
-  g.entities = {a, b};
-  g.relations = {Relation{"ea", "eb", "co_occurs", 1, {Evidence{"d1c1", "d1", "Attention and BLEU."}}, ""}};
-  g.mentions = {Mention{"ea", "d1c1", "d1", "attention", 1}, Mention{"eb", "d1c1", "d1", "BLEU", 1}};
-  g.figures = {FigureNode{"f1", "d1", "d1c2", "figure", "Figure 1", "Figure 1: \"Attention\" & <BLEU>\nit's good.",
-                          3, {"eb", "ea"}},
-               FigureNode{"t1", "d1", "", "table", "", "", 0, {}}};
-  return g;
-}
-
-std::string write(const std::string& format, const GraphDump& g) {
-  std::ostringstream out;
-  find_exporter(format).write(g, out);
-  return out.str();
-}
 
 TEST(GraphExport, JsonlHasAFigureObjectWithItsEntities) {
   std::istringstream in(write("jsonl", small_graph()));
@@ -106,35 +77,6 @@ TEST(GraphExport, AnEmptyGraphHasNoFigureStatements) {
   const std::string x = write("cypher", GraphDump{});
   EXPECT_EQ(x.find("MERGE (f:Figure"), std::string::npos);
   EXPECT_EQ(write("jsonl", GraphDump{}), "");
-}
-
-class GraphExportNeo4j : public ::testing::Test {
- protected:
-  void SetUp() override { MMKG_REQUIRE_NEO4J(url_); }
-  std::string url_;
-};
-
-TEST_F(GraphExportNeo4j, TheCypherExportLoadsBackAsTheSameFigures) {
-  auto g = make_neo4j_graph_store(url_);
-  g->clear();
-  const GraphDump dump = small_graph();
-  Neo4jClient c(parse_neo4j_url(url_));
-  std::istringstream in(write("cypher", dump));
-  for (std::string line; std::getline(in, line);) c.run(line);
-  // The export's model is the store's: the store reads what the export wrote.
-  auto f = g->figure("f1");
-  ASSERT_TRUE(f);
-  EXPECT_EQ(f->caption, dump.figures[0].caption);
-  EXPECT_EQ(f->page, 3);
-  EXPECT_EQ(f->entity_ids, (std::vector<std::string>{"eb", "ea"}));
-  EXPECT_EQ(g->figures_of_entity("ea", 10).size(), 1u);
-  auto t = g->figure("t1");
-  ASSERT_TRUE(t);
-  EXPECT_EQ(t->kind, "table");
-  EXPECT_TRUE(t->entity_ids.empty());
-  EXPECT_EQ(g->stats().figures, 2);
-  EXPECT_EQ(c.run("MATCH (:Figure {id: 'f1'})-[:IN_CHUNK]->(k:Chunk {id: 'd1c2'}) RETURN count(k)").rows[0][0], 1);
-  g->clear();
 }
 
 }  // namespace

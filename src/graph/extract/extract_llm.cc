@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/hash.h"
+#include "graph/extract/rules.h"
 #include "text/words.h"
 #include "graph/model/graph_types.h"
 #include "graph/extract/terms.h"

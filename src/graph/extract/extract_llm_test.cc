@@ -9,69 +9,18 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "support/temp_dir.h"
-#include "graph/build/graph_builder.h"
+#include "graph/extract/rules.h"
 #include "graph/model/graph_store.h"
-#include "support/memory_graph_store.h"
-#include "ingest/ingest.h"
 #include "llm/openai_chat.h"
+#include "support/llm_extract_fixtures.h"
 #include "support/scripted_http_server.h"
-#include "store/sqlite_util.h"
-#include "store/store.h"
 
 namespace mmkg::graph {
 namespace {
 
 using json = nlohmann::json;
 using mmkg::testing::ScriptedHttpServer;
-using mmkg::testing::TempDir;
-
-const std::string kText =
-    "The Transformer uses multi-head attention. BERT is a language model pre-trained on BooksCorpus. "
-    "It reaches 80.5 on GLUE.";
-
-// An OpenAI chat completion whose content is `graph` as JSON text.
-std::string answer(const json& graph) {
-  json msg = {{"role", "assistant"}, {"content", graph.dump()}};
-  return json{{"id", "x"},
-              {"model", "m"},
-              {"choices", {{{"index", 0}, {"message", msg}, {"finish_reason", "stop"}}}},
-              {"usage", {{"prompt_tokens", 100}, {"completion_tokens", 20}, {"total_tokens", 120}}}}
-      .dump();
-}
-
-std::string raw_answer(const std::string& content) {
-  json msg = {{"role", "assistant"}, {"content", content}};
-  return json{{"choices", {{{"index", 0}, {"message", msg}, {"finish_reason", "stop"}}}}}.dump();
-}
-
-json ent(const std::string& name, const std::string& type, const std::string& desc = "") {
-  return {{"name", name}, {"type", type}, {"description", desc}};
-}
-
-json rel(const std::string& s, const std::string& t, const std::string& type, const std::string& desc = "") {
-  return {{"source", s}, {"target", t}, {"type", type}, {"description", desc}};
-}
-
-json graph(json entities, json relations = json::array()) {
-  return {{"entities", std::move(entities)}, {"relations", std::move(relations)}};
-}
-
-LlmConfig config(const ScriptedHttpServer& s, int concurrency = 4) {
-  LlmConfig c;
-  c.base_url = s.url("/v1");
-  c.model = "test-model";
-  c.timeout_s = 10;
-  c.max_retries = 1;
-  c.concurrency = concurrency;
-  return c;
-}
-
-RetryPolicy no_sleep() {
-  RetryPolicy p;
-  p.sleep = [](double) {};
-  return p;
-}
+using namespace llm_extract_fixture;
 
 ExtractInput input(const std::string& text = kText) { return {"c1", "d1", "Notes", "Intro", text}; }
 
@@ -292,133 +241,6 @@ TEST(LlmExtract, RankTermsKeepsWhatTheModelChose) {
   rank_terms(llm, idf);
   ASSERT_EQ(llm[0].terms.size(), 1u);
   EXPECT_GE(llm[0].terms[0].score, 0.5);
-}
-
-// ---- through sync_graph: the extraction cache, failures that are not cached, parallelism
-
-struct Corpus {
-  TempDir dir;
-  std::unique_ptr<Store> store;
-  explicit Corpus(const std::string& text, size_t chunk_chars = 1000) {
-    const std::string path = dir.write("notes.md", text);
-    store = Store::open(dir.file("store"), true);
-    IngestOptions o;
-    o.chunker.target_chars = chunk_chars;
-    o.chunker.overlap_chars = 0;
-    ingest(*store, {path}, o);
-  }
-  long long cached_rows() {
-    Stmt s(store->db(), "SELECT count(*) FROM extractions WHERE extractor LIKE 'llm-v1:%'");
-    return s.step() ? s.i64(0) : -1;
-  }
-};
-
-TEST(LlmExtractSync, ASecondBuildOfTheSameTextMakesNoRequest) {
-  Corpus corpus(kText + "\n");
-  ScriptedHttpServer s;
-  s.push_json(200, answer(graph({ent("BERT", "model", "A language model."), ent("BooksCorpus", "dataset")},
-                                {rel("BERT", "BooksCorpus", "uses", "BERT is pre-trained on BooksCorpus.")})));
-  s.push_json(200, answer(graph({})));
-  OpenAiChat chat(config(s), no_sleep());
-  auto ex = make_llm_extractor(chat, {});
-  auto gs = make_sqlite_graph_store(corpus.store->db());
-  GraphSyncResult r = sync_graph(*corpus.store, *gs, *ex, {});
-  EXPECT_EQ(r.extractor, ex->id());
-  EXPECT_EQ(r.chunks_extracted, 1);
-  EXPECT_EQ(r.model.model_calls, 2);
-  EXPECT_EQ(r.model.prompt_tokens, 200);
-  EXPECT_EQ(s.request_count(), 2u);
-  auto rels = gs->relations();
-  ASSERT_EQ(rels.size(), 1u);
-  EXPECT_EQ(rels[0].type, "uses");
-  EXPECT_EQ(rels[0].description, "BERT is pre-trained on BooksCorpus.");
-  bool typed = false;
-  for (const auto& e : gs->entities()) typed = typed || (e.name == "BooksCorpus" && e.type == "dataset");
-  EXPECT_TRUE(typed);
-
-  // Another backend builds the same document again: every extraction comes from the cache.
-  testing::MemoryGraphStore other;
-  GraphSyncOptions o;
-  o.backend_key = "memory";
-  GraphSyncResult again = sync_graph(*corpus.store, other, *ex, {}, o);
-  EXPECT_EQ(again.documents_added, 1);
-  EXPECT_EQ(again.extractions_cached, 1);
-  EXPECT_EQ(again.chunks_extracted, 0);
-  EXPECT_EQ(again.model.model_calls, 0);
-  EXPECT_EQ(s.request_count(), 2u);
-  EXPECT_EQ(other.relations().size(), 1u);
-}
-
-TEST(GraphSync, WithoutAddDocumentsItOnlyRemoves) {
-  // What `mmkg delete` runs: a document the graph lacks (its build pending for ingest's
-  // extractor) is not built; one the store no longer has is removed.
-  Corpus corpus(kText + "\n");
-  auto rules = make_rule_extractor();
-  testing::MemoryGraphStore gs;
-  GraphSyncOptions only_remove;
-  only_remove.backend_key = "memory";
-  only_remove.add_documents = false;
-  GraphSyncResult none = sync_graph(*corpus.store, gs, *rules, {}, only_remove);
-  EXPECT_EQ(none.documents_added, 0);
-  EXPECT_EQ(none.chunks_extracted, 0);
-  EXPECT_EQ(graph_document_count(*corpus.store, "memory"), 0);
-  GraphSyncOptions full;
-  full.backend_key = "memory";
-  EXPECT_EQ(sync_graph(*corpus.store, gs, *rules, {}, full).documents_added, 1);
-  ASSERT_GT(gs.entities().size(), 0u);
-  for (const auto& d : corpus.store->documents()) corpus.store->delete_document(d.id);
-  GraphSyncResult removed = sync_graph(*corpus.store, gs, *rules, {}, only_remove);
-  EXPECT_EQ(removed.documents_removed, 1);
-  EXPECT_EQ(gs.entities().size(), 0u);
-}
-
-TEST(LlmExtractSync, AFallbackIsCachedButATransportFailureIsNot) {
-  Corpus corpus(kText + "\n");
-  ScriptedHttpServer s;
-  for (int i = 0; i < 2; ++i) s.push_json(503, R"({"error":{"message":"overloaded"}})");
-  OpenAiChat chat(config(s), no_sleep());
-  auto ex = make_llm_extractor(chat, {});
-  auto gs = make_sqlite_graph_store(corpus.store->db());
-  EXPECT_THROW(sync_graph(*corpus.store, *gs, *ex, {}), Error);
-  EXPECT_EQ(corpus.cached_rows(), 0);
-  EXPECT_EQ(graph_document_count(*corpus.store, "sqlite"), 0);
-
-  // The next run resumes; this time the answer is garbage: rules, cached under the LLM id.
-  s.push_json(200, raw_answer("no"));
-  s.push_json(200, raw_answer("still no"));
-  GraphSyncResult r = sync_graph(*corpus.store, *gs, *ex, {});
-  EXPECT_EQ(r.documents_added, 1);
-  EXPECT_EQ(r.model.fallbacks, 1);
-  EXPECT_GT(r.stats.entities, 0);
-  EXPECT_EQ(corpus.cached_rows(), 1);
-  const size_t before = s.request_count();
-  testing::MemoryGraphStore other;
-  GraphSyncOptions o;
-  o.backend_key = "memory";
-  EXPECT_EQ(sync_graph(*corpus.store, other, *ex, {}, o).model.model_calls, 0);
-  EXPECT_EQ(s.request_count(), before);
-}
-
-TEST(LlmExtractSync, ChunksAreExtractedAsManyAtOnceAsTheExtractorAsks) {
-  std::string text;
-  for (int i = 0; i < 4; ++i)
-    text += "Paragraph " + std::to_string(i) + " is about attention and nothing else at all here.\n\n";
-  Corpus corpus(text, 64);
-  ASSERT_GE(corpus.store->stats().chunks, 4);
-  ScriptedHttpServer s;
-  for (int i = 0; i < 16; ++i)
-    s.push({ScriptedHttpServer::response(200, answer(graph({ent("attention", "concept")}))), 0, 0.3});
-  OpenAiChat chat(config(s, 2), no_sleep());
-  LlmExtractOptions lo;
-  lo.parallelism = 2;
-  lo.gleaning = false;
-  auto ex = make_llm_extractor(chat, lo);
-  testing::MemoryGraphStore g;
-  GraphSyncOptions o;
-  o.backend_key = "memory";
-  GraphSyncResult r = sync_graph(*corpus.store, g, *ex, {}, o);
-  EXPECT_EQ(r.model.model_calls, corpus.store->stats().chunks);
-  EXPECT_EQ(chat.max_in_flight(), 2);
 }
 
 }  // namespace

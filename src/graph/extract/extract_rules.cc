@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "graph/extract/rules.h"
 #include "text/lexicon.h"
 #include "text/words.h"
 #include "graph/model/extractor.h"

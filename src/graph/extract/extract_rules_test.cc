@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "graph/extract/rules.h"
 #include "text/words.h"
 #include "graph/model/extractor.h"
 #include "graph/model/graph_types.h"

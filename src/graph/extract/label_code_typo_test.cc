@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "graph/extract/terms.h"
+#include "graph/extract/rules.h"
 #include "graph/model/extractor.h"
 #include "graph/model/graph_types.h"
 #include "support/extract_fixtures.h"

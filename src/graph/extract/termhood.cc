@@ -1,4 +1,4 @@
-// rank_terms (graph/model/extractor.h): termhood of a document's candidate terms, split from
+// rank_terms (rules.h): termhood of a document's candidate terms, split from
 // extract_rules.cc (the rule extractor proposes the candidates; this decides which are terms).
 #include <algorithm>
 #include <cmath>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "graph/extract/chars.h"
+#include "graph/extract/rules.h"
 #include "graph/extract/terms.h"
 #include "graph/model/extractor.h"
 #include "graph/model/graph_types.h"

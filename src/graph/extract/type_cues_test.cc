@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "graph/extract/rules.h"
 #include "graph/model/extractor.h"
 #include "graph/model/graph_types.h"
 

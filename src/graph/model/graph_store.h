@@ -26,12 +26,17 @@ struct ChunkNode {
   std::string heading_path{}, text{}, context{};
 };
 
+/// Where a graph store keeps the graph: in the mmkg store's SQLite database, in Neo4j, or in
+/// memory (the tests' store, tests/support/memory_graph_store.h).
+enum class Backend { Sqlite, Neo4j, Memory };
+/// "sqlite", "neo4j" or "memory".
+const char* backend_name(Backend b);
+
 class GraphStore {
  public:
   virtual ~GraphStore() = default;
 
-  /// "sqlite" or "neo4j".
-  virtual std::string backend() const = 0;
+  virtual Backend backend() const = 0;
 
   // ---- writes. SQLite: joins the caller's open transaction if there is one, else one
   // transaction per call. Neo4j: batched with UNWIND, every value a parameter.

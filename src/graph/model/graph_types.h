@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/types.h"
+
 namespace mmkg::graph {
 
 /// Where a relation (or a definition) was read: the chunk and the sentence itself.
@@ -75,7 +77,7 @@ struct FigureNode {
   std::string id;
   std::string doc_id;
   std::string chunk_id;                 ///< its own chunk; empty for a figure with nothing to search by
-  std::string kind = "figure";          ///< figure | table
+  FigureKind kind = FigureKind::Figure;
   std::string label;                    ///< "Figure 3", "Table 2"; empty when uncaptioned
   std::string caption;
   int page = 0;                         ///< 1-based, 0 when the format has no pages

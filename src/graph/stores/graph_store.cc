@@ -13,6 +13,15 @@
 
 namespace mmkg::graph {
 
+const char* backend_name(Backend b) {
+  switch (b) {
+    case Backend::Sqlite: return "sqlite";
+    case Backend::Neo4j: return "neo4j";
+    case Backend::Memory: return "memory";
+  }
+  return "sqlite";
+}
+
 std::unique_ptr<GraphStore> make_graph_store(const std::string& spec, sqlite3* db) {
   if (spec.empty() || spec == "sqlite") {
     if (!db) throw UsageError("the SQLite graph store needs an open mmkg store");

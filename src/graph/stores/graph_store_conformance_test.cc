@@ -86,7 +86,7 @@ class GraphStoreConformance : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(GraphStoreConformance, UpsertStoresAndReadsBackAnEntity) {
-  EXPECT_EQ(g().backend(), GetParam());
+  EXPECT_EQ(backend_name(g().backend()), GetParam());
   g().upsert({{ent("e1", "Multi-Head Attention", {"MHA"}, 2.5, "MHA runs attention in parallel.", "method")}, {}, {}});
   auto e = g().entity("e1");
   ASSERT_TRUE(e);
@@ -601,8 +601,8 @@ TEST(GraphStoreSqlite, MigratesAVersion1GraphKeepingItsRelations) {
 TEST(GraphStoreDispatch, SpecsChooseTheBackendAndBadOnesSayWhatToDo) {
   TempDir dir;
   auto store = Store::open(dir.str());
-  EXPECT_EQ(make_graph_store("", store->db())->backend(), "sqlite");
-  EXPECT_EQ(make_graph_store("sqlite", store->db())->backend(), "sqlite");
+  EXPECT_EQ(make_graph_store("", store->db())->backend(), Backend::Sqlite);
+  EXPECT_EQ(make_graph_store("sqlite", store->db())->backend(), Backend::Sqlite);
   try {
     make_graph_store("bolt://neo:s3cret@host:7687", store->db());
     FAIL();
@@ -664,7 +664,7 @@ TEST_F(GraphStoreNeo4j, Neo4jSchemeAndCredentialsReachTheHttpPort) {
   // The test server has authentication disabled: credentials are sent and ignored.
   ASSERT_EQ(url_.rfind("http://", 0), 0u) << url_;
   auto g = make_graph_store("neo4j://neo4j:pw@" + url_.substr(7) + "/neo4j", nullptr);
-  EXPECT_EQ(g->backend(), "neo4j");
+  EXPECT_EQ(g->backend(), Backend::Neo4j);
   EXPECT_GE(g->stats().entities, 0);
 }
 

@@ -32,7 +32,7 @@ Mention men(const std::string& e, const std::string& chunk, const std::string& d
 }
 
 FigureNode fig(const std::string& id, const std::string& doc, int page, std::vector<std::string> entities,
-               const std::string& kind = "figure", const std::string& label = "", const std::string& caption = "") {
+               FigureKind kind = FigureKind::Figure, const std::string& label = "", const std::string& caption = "") {
   FigureNode f;
   f.id = id;
   f.doc_id = doc;
@@ -76,9 +76,9 @@ class GraphStoreFigures : public ::testing::TestWithParam<std::string> {
                 {men("a", "d1c1", "d1"), men("b", "d1c1", "d1"), men("shared", "d1c1", "d1"),
                  men("c", "d2c1", "d2"), men("shared", "d2c1", "d2")},
                 {},
-                {fig("f1", "d1", 3, {"b", "a", "shared"}, "figure", "Figure 1", "Figure 1: A and B."),
-                 fig("t1", "d1", 5, {"a"}, "table", "Table 1", "Table 1: Scores of A."),
-                 fig("f2", "d2", 1, {"a", "c", "shared"}, "figure", "Figure 2", "Figure 2: C.")}});
+                {fig("f1", "d1", 3, {"b", "a", "shared"}, FigureKind::Figure, "Figure 1", "Figure 1: A and B."),
+                 fig("t1", "d1", 5, {"a"}, FigureKind::Table, "Table 1", "Table 1: Scores of A."),
+                 fig("f2", "d2", 1, {"a", "c", "shared"}, FigureKind::Figure, "Figure 2", "Figure 2: C.")}});
   }
 
   TempDir dir_;
@@ -93,13 +93,13 @@ TEST_P(GraphStoreFigures, UpsertStoresAFigureWithItsEntityLinks) {
               {},
               {},
               // A link to an unknown entity is dropped, a repeated one kept once, the order kept.
-              {fig("f1", "d1", 3, {"b", "ghost", "a", "b"}, "figure", "Figure 1", "Figure 1: Loss curves.")}});
+              {fig("f1", "d1", 3, {"b", "ghost", "a", "b"}, FigureKind::Figure, "Figure 1", "Figure 1: Loss curves.")}});
   auto f = g().figure("f1");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->id, "f1");
   EXPECT_EQ(f->doc_id, "d1");
   EXPECT_EQ(f->chunk_id, "d1-fig-f1");
-  EXPECT_EQ(f->kind, "figure");
+  EXPECT_EQ(f->kind, FigureKind::Figure);
   EXPECT_EQ(f->label, "Figure 1");
   EXPECT_EQ(f->caption, "Figure 1: Loss curves.");
   EXPECT_EQ(f->page, 3);
@@ -110,12 +110,12 @@ TEST_P(GraphStoreFigures, UpsertStoresAFigureWithItsEntityLinks) {
 }
 
 TEST_P(GraphStoreFigures, AFigureWithoutChunkOrEntitiesIsANodeAllTheSame) {
-  FigureNode bare = fig("t9", "d1", 0, {}, "table");
+  FigureNode bare = fig("t9", "d1", 0, {}, FigureKind::Table);
   bare.chunk_id = "";
   g().upsert({{}, {}, {}, {bare}});
   auto f = g().figure("t9");
   ASSERT_TRUE(f);
-  EXPECT_EQ(f->kind, "table");
+  EXPECT_EQ(f->kind, FigureKind::Table);
   EXPECT_EQ(f->chunk_id, "");
   EXPECT_EQ(f->label, "");
   EXPECT_EQ(f->page, 0);
@@ -131,7 +131,7 @@ TEST_P(GraphStoreFigures, FiguresOfEntityAreOrderedByDocumentPageAndIdUpToTheLim
   EXPECT_EQ(ids(fs), (Ids{"f1", "t1", "f2"}));
   ASSERT_EQ(fs.size(), 3u);
   EXPECT_EQ(fs[0].entity_ids, (Ids{"b", "a", "shared"})) << "each with all its links, in order";
-  EXPECT_EQ(fs[1].kind, "table");
+  EXPECT_EQ(fs[1].kind, FigureKind::Table);
   EXPECT_EQ(fs[1].caption, "Table 1: Scores of A.");
   EXPECT_EQ(fs[2].doc_id, "d2");
   EXPECT_EQ(fs[2].page, 1);
@@ -146,10 +146,10 @@ TEST_P(GraphStoreFigures, FiguresOfEntityAreOrderedByDocumentPageAndIdUpToTheLim
 
 TEST_P(GraphStoreFigures, UpsertingAFigureAgainReplacesItAndItsLinks) {
   two_documents();
-  g().upsert({{}, {}, {}, {fig("f1", "d1", 4, {"c"}, "table", "Table 7", "Now a table.")}});
+  g().upsert({{}, {}, {}, {fig("f1", "d1", 4, {"c"}, FigureKind::Table, "Table 7", "Now a table.")}});
   auto f = g().figure("f1");
   ASSERT_TRUE(f);
-  EXPECT_EQ(f->kind, "table");
+  EXPECT_EQ(f->kind, FigureKind::Table);
   EXPECT_EQ(f->label, "Table 7");
   EXPECT_EQ(f->caption, "Now a table.");
   EXPECT_EQ(f->page, 4);
@@ -158,8 +158,8 @@ TEST_P(GraphStoreFigures, UpsertingAFigureAgainReplacesItAndItsLinks) {
   EXPECT_EQ(ids(g().figures_of_entity("c", 10)), (Ids{"f1", "f2"}));
   EXPECT_EQ(g().stats().figures, 3);
   // The same id twice in one delta: the last one is what is stored.
-  g().upsert({{}, {}, {}, {fig("f9", "d2", 1, {"a"}, "figure", "first"),
-                           fig("f9", "d2", 2, {"b", "c"}, "figure", "last")}});
+  g().upsert({{}, {}, {}, {fig("f9", "d2", 1, {"a"}, FigureKind::Figure, "first"),
+                           fig("f9", "d2", 2, {"b", "c"}, FigureKind::Figure, "last")}});
   f = g().figure("f9");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->label, "last");
@@ -212,7 +212,7 @@ TEST_P(GraphStoreFigures, CaptionsRoundTripAndCannotInjectQueries) {
   g().upsert({{ent("a"), ent(evil)},
               {},
               {},
-              {fig(evil, "d'1", 2, {evil, "a"}, "figure", sql, caption), fig("keep", "d2", 1, {"a"})}});
+              {fig(evil, "d'1", 2, {evil, "a"}, FigureKind::Figure, sql, caption), fig("keep", "d2", 1, {"a"})}});
   auto f = g().figure(evil);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->doc_id, "d'1");

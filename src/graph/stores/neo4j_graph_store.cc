@@ -171,7 +171,7 @@ FigureNode read_figure(const json& row) {
   f.id = str(row[0]);
   f.doc_id = str(row[1]);
   f.chunk_id = str(row[2]);
-  f.kind = str(row[3]);
+  f.kind = figure_kind_from_name(str(row[3]));
   f.label = str(row[4]);
   f.caption = str(row[5]);
   f.page = row[6].is_number() ? row[6].get<int>() : 0;
@@ -193,7 +193,7 @@ class Neo4jGraphStore final : public GraphStore {
  public:
   explicit Neo4jGraphStore(const std::string& url) : db_(parse_neo4j_url(url)) { ensure_schema(); }
 
-  std::string backend() const override { return "neo4j"; }
+  Backend backend() const override { return Backend::Neo4j; }
 
   void upsert(const GraphDelta& delta) override {
     std::vector<json> rows;
@@ -222,7 +222,7 @@ class Neo4jGraphStore final : public GraphStore {
     run_batched(kUpsertRelations, rows);
     rows.clear();
     for (const auto& f : detail::merge_figures(delta.figures))
-      rows.push_back({{"id", f.id}, {"doc", f.doc_id}, {"chunk", f.chunk_id}, {"kind", f.kind}, {"label", f.label},
+      rows.push_back({{"id", f.id}, {"doc", f.doc_id}, {"chunk", f.chunk_id}, {"kind", figure_kind_name(f.kind)}, {"label", f.label},
                       {"caption", f.caption}, {"page", f.page}, {"entities", f.entity_ids}});
     run_batched(kUpsertFigures, rows);
   }

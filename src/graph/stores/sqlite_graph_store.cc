@@ -152,7 +152,7 @@ class SqliteGraphStore final : public GraphStore {
  public:
   explicit SqliteGraphStore(sqlite3* db) : db_(db) { migrate(); }
 
-  std::string backend() const override { return "sqlite"; }
+  Backend backend() const override { return Backend::Sqlite; }
 
   void upsert(const GraphDelta& delta) override {
     const auto entities = detail::merge_entities(delta.entities);
@@ -222,7 +222,7 @@ class SqliteGraphStore final : public GraphStore {
                 "SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM graph_entities WHERE id = ?2)");
       for (const auto& f : figures) {
         fig.reset();
-        fig.bind(1, f.id).bind(2, f.doc_id).bind(3, f.chunk_id).bind(4, f.kind).bind(5, f.label).bind(6, f.caption)
+        fig.bind(1, f.id).bind(2, f.doc_id).bind(3, f.chunk_id).bind(4, std::string(figure_kind_name(f.kind))).bind(5, f.label).bind(6, f.caption)
             .bind(7, f.page).run();
         unlink.reset();
         unlink.bind(1, f.id).run();
@@ -541,7 +541,7 @@ class SqliteGraphStore final : public GraphStore {
       f.id = s.text(0);
       f.doc_id = s.text(1);
       f.chunk_id = s.text(2);
-      f.kind = s.text(3);
+      f.kind = figure_kind_from_name(s.text(3));
       f.label = s.text(4);
       f.caption = s.text(5);
       f.page = s.i32(6);

@@ -1,0 +1,18 @@
+# cmake -DDIR=src/server -P check_session_only.cmake: fails when the server's code (tests excluded)
+# reaches past the Session's methods to its components (store(), searcher(), embedder(),
+# graph_store(), graph_context(), chat(), expand_query(): for the benches and tests).
+file(GLOB files ${DIR}/*.h ${DIR}/*.cc)
+list(FILTER files EXCLUDE REGEX "_test\\.cc$")
+set(bad "")
+foreach(f IN LISTS files)
+  file(STRINGS ${f} lines REGEX "(\\.|->)(store|searcher|embedder|graph_store|graph_context|chat|expand_query)\\(\\)")
+  foreach(l IN LISTS lines)
+    list(APPEND bad "${f}: ${l}")
+  endforeach()
+endforeach()
+if(bad)
+  string(REPLACE ";" "\n  " bad "${bad}")
+  message(FATAL_ERROR "the server reaches past the Session:\n  ${bad}")
+endif()
+list(LENGTH files n)
+message(STATUS "${n} server files use Session methods only")
