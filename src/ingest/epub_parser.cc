@@ -250,6 +250,102 @@ bool drm_protected(const Book& book) {
   return false;
 }
 
+/// The path of the package document: named by the container, else the first .opf in the
+/// archive; empty when there is neither.
+std::string package_path(const Book& book) {
+  std::string opf_path, xml;
+  if (book.read("META-INF/container.xml", kMaxEntryBytes, xml).empty()) {
+    for (const TagAttrs& a : scan_tags(xml, "rootfile")) {
+      const std::string* p = find_attr(a, "full-path");
+      if (p && resolve("", *p, opf_path)) break;
+    }
+  }
+  if (opf_path.empty() || !book.has(opf_path)) {
+    opf_path.clear();
+    for (const std::string& e : book.entries())
+      if (e.size() > 4 && e.compare(e.size() - 4, 4, ".opf") == 0) {
+        opf_path = e;
+        break;
+      }
+  }
+  return opf_path;
+}
+
+/// The chapters of the spine, in reading order: the (X)HTML items of the manifest that the
+/// package document `opf` (in folder `opf_dir`) lists, resolved to paths in the book.
+std::vector<std::string> spine_chapters(const std::string& opf, const std::string& opf_dir) {
+  struct Item {
+    std::string href, type;
+  };
+  std::map<std::string, Item> manifest;
+  for (const TagAttrs& a : scan_tags(opf, "item")) {
+    const std::string* id = find_attr(a, "id");
+    const std::string* href = find_attr(a, "href");
+    const std::string* type = find_attr(a, "media-type");
+    if (id && href) manifest[*id] = {*href, type ? *type : ""};
+  }
+  std::vector<std::string> chapters;
+  for (const TagAttrs& a : scan_tags(opf, "itemref", kMaxChapters)) {
+    const std::string* idref = find_attr(a, "idref");
+    if (!idref) continue;
+    auto it = manifest.find(*idref);
+    if (it == manifest.end()) continue;
+    const std::string& type = it->second.type;
+    if (!type.empty() && type != "application/xhtml+xml" && type != "text/html") continue;
+    std::string p;
+    if (resolve(opf_dir, it->second.href, p)) chapters.push_back(p);
+  }
+  return chapters;
+}
+
+/// The chapters' blocks and figures, appended to `doc` in spine order. A chapter that cannot be
+/// read is skipped with a warning (the first kMaxChapterWarnings of them).
+struct ChapterReader {
+  const Book& book;
+  const ParseContext& ctx;
+  ParsedDocument& doc;
+  std::string first_h1, first_title;
+  size_t failed = 0;
+
+  void run(const std::vector<std::string>& chapters) {
+    BookImages source(book, ctx.max_image_bytes);
+    FigureCollector figures(source, doc, ctx.max_image_bytes);
+    size_t text_bytes = 0;
+    std::string chapter;
+    for (const std::string& ch : chapters) {
+      std::vector<ImageRef> images;
+      std::string why = book.read(ch, kMaxEntryBytes, chapter);
+      if (why.empty()) {
+        text_bytes += chapter.size();
+        if (text_bytes > kMaxTextBytes)
+          throw InputError("EPUB chapters hold more than " + std::to_string(kMaxTextBytes >> 20) +
+                           " MiB of text; this is not a book that can be read whole");
+        why = read_chapter(chapter, images);
+      }
+      if (!why.empty()) {
+        if (++failed <= kMaxChapterWarnings) doc.warnings.push_back("chapter " + ch + " skipped: " + why);
+        continue;
+      }
+      source.chapter_dir = folder_of(ch);
+      for (const ImageRef& r : images) figures.add(r);
+    }
+    figures.finish();
+  }
+
+  /// One chapter's blocks and image references; the reason it is unreadable, else "".
+  std::string read_chapter(const std::string& chapter, std::vector<ImageRef>& images) {
+    try {
+      const DecodedText dec = decode_text(chapter);
+      const HtmlTitles t = html_blocks(expand_empty_elements(dec.text), doc, ctx.figures ? &images : nullptr);
+      if (first_h1.empty()) first_h1 = t.first_h1;
+      if (first_title.empty()) first_title = t.title;
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  }
+};
+
 class EpubParser final : public Parser {
  public:
   const char* name() const override { return "epub"; }
@@ -262,85 +358,21 @@ class EpubParser final : public Parser {
     if (drm_protected(book))
       throw InputError("DRM-protected EPUB (its chapters are encrypted); only DRM-free books can be read");
 
-    // The package document: named by the container, else the first .opf in the archive.
-    std::string opf_path, xml;
-    if (book.read("META-INF/container.xml", kMaxEntryBytes, xml).empty()) {
-      for (const TagAttrs& a : scan_tags(xml, "rootfile")) {
-        const std::string* p = find_attr(a, "full-path");
-        if (p && resolve("", *p, opf_path)) break;
-      }
-    }
-    if (opf_path.empty() || !book.has(opf_path)) {
-      opf_path.clear();
-      for (const std::string& e : book.entries())
-        if (e.size() > 4 && e.compare(e.size() - 4, 4, ".opf") == 0) {
-          opf_path = e;
-          break;
-        }
-    }
+    const std::string opf_path = package_path(book);
     std::string opf;
     if (opf_path.empty() || !book.read(opf_path, kMaxEntryBytes, opf).empty())
       throw InputError("not a valid EPUB (no package document: META-INF/container.xml names none and "
                        "there is no .opf file); the file may be truncated or not an EPUB");
-    const std::string opf_dir = folder_of(opf_path);
-
-    struct Item {
-      std::string href, type;
-    };
-    std::map<std::string, Item> manifest;
-    for (const TagAttrs& a : scan_tags(opf, "item")) {
-      const std::string* id = find_attr(a, "id");
-      const std::string* href = find_attr(a, "href");
-      const std::string* type = find_attr(a, "media-type");
-      if (id && href) manifest[*id] = {*href, type ? *type : ""};
-    }
-    std::vector<std::string> chapters;
-    for (const TagAttrs& a : scan_tags(opf, "itemref", kMaxChapters)) {
-      const std::string* idref = find_attr(a, "idref");
-      if (!idref) continue;
-      auto it = manifest.find(*idref);
-      if (it == manifest.end()) continue;
-      const std::string& type = it->second.type;
-      if (!type.empty() && type != "application/xhtml+xml" && type != "text/html") continue;
-      std::string p;
-      if (resolve(opf_dir, it->second.href, p)) chapters.push_back(p);
-    }
+    const std::vector<std::string> chapters = spine_chapters(opf, folder_of(opf_path));
     if (chapters.empty())
       throw InputError("not a valid EPUB (the package document " + opf_path + " lists no chapters in its spine)");
 
     ParsedDocument doc;
     doc.format = "epub";
-    BookImages source(book, ctx.max_image_bytes);
-    FigureCollector figures(source, doc, ctx.max_image_bytes);
-    std::string first_h1, first_title;
-    size_t text_bytes = 0, failed = 0;
-    std::string chapter;
-    for (const std::string& ch : chapters) {
-      std::string why = book.read(ch, kMaxEntryBytes, chapter);
-      std::vector<ImageRef> images;
-      if (why.empty()) {
-        text_bytes += chapter.size();
-        if (text_bytes > kMaxTextBytes)
-          throw InputError("EPUB chapters hold more than " + std::to_string(kMaxTextBytes >> 20) +
-                           " MiB of text; this is not a book that can be read whole");
-        try {
-          const DecodedText dec = decode_text(chapter);
-          const HtmlTitles t = html_blocks(expand_empty_elements(dec.text), doc, ctx.figures ? &images : nullptr);
-          if (first_h1.empty()) first_h1 = t.first_h1;
-          if (first_title.empty()) first_title = t.title;
-        } catch (const InputError& e) {
-          why = e.what();
-        }
-      }
-      if (!why.empty()) {
-        if (++failed <= kMaxChapterWarnings) doc.warnings.push_back("chapter " + ch + " skipped: " + why);
-        continue;
-      }
-      source.chapter_dir = folder_of(ch);
-      for (const ImageRef& r : images) figures.add(r);
-    }
-    figures.finish();
+    ChapterReader reader{book, ctx, doc, {}, {}, 0};
+    reader.run(chapters);
     if (ctx.figures) tables_from_blocks(doc);
+    const size_t failed = reader.failed;
     if (failed > kMaxChapterWarnings)
       doc.warnings.push_back(std::to_string(failed - kMaxChapterWarnings) + " more chapters skipped");
     if (doc.blocks.empty()) {
@@ -349,7 +381,7 @@ class EpubParser final : public Parser {
       throw InputError("no readable text in EPUB (only images or markup?)");
     }
     doc.title = element_text(opf, "title");
-    if (doc.title.empty()) doc.title = !first_h1.empty() ? first_h1 : first_title;
+    if (doc.title.empty()) doc.title = !reader.first_h1.empty() ? reader.first_h1 : reader.first_title;
     return doc;
   }
 };
