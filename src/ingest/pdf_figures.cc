@@ -286,39 +286,17 @@ bool flat_pixmap(fz_context* ctx, fz_pixmap* pix) {
   return other * 200 < int64_t{w} * h;  // under 0.5% of the pixels
 }
 
-/// Renders `clip` (page space) of page `number` (0-based) at `scale` into PNG bytes. MuPDF
-/// calls only; the result lands in `png`, `w`, `h`, `flat` (see flat_pixmap).
-__attribute__((noinline)) bool render_region(fz_context* ctx, fz_document* doc, int number, fz_rect clip, float scale,
-                                             fz_buffer** png, int* w, int* h, bool* flat, std::string* err) {
-  fz_page* volatile page = nullptr;
-  fz_pixmap* volatile pix = nullptr;
-  fz_device* volatile dev = nullptr;
-  bool ok = true;
-  fz_try(ctx) {
-    page = fz_load_page(ctx, doc, number);
-    fz_matrix ctm = fz_scale(scale, scale);
-    fz_irect box = fz_round_rect(fz_transform_rect(clip, ctm));
-    pix = fz_new_pixmap_with_bbox(ctx, fz_device_rgb(ctx), box, nullptr, 0);
-    fz_clear_pixmap_with_value(ctx, pix, 255);
-    dev = fz_new_draw_device(ctx, fz_identity, pix);
-    fz_run_page_contents(ctx, page, dev, ctm, nullptr);
-    fz_close_device(ctx, dev);
+/// Renders `clip` (page space) of page `number` (0-based) at `scale` pixels per point (lowered
+/// so that no side exceeds kMaxSide) into PNG bytes. The result lands in `png`, `w`, `h`,
+/// `flat` (see flat_pixmap).
+bool render_region(fz_context* ctx, fz_document* doc, int number, fz_rect clip, float scale, fz_buffer** png, int* w,
+                   int* h, bool* flat, std::string* err) {
+  return mupdf::draw_page(ctx, doc, number, &clip, &scale, kMaxSide, /*annotations=*/false, err, [&](fz_pixmap* pix) {
     *w = fz_pixmap_width(ctx, pix);
     *h = fz_pixmap_height(ctx, pix);
     *flat = flat_pixmap(ctx, pix);
     *png = fz_new_buffer_from_pixmap_as_png(ctx, pix, fz_default_color_params);
-  }
-  fz_always(ctx) {
-    fz_drop_device(ctx, dev);
-    fz_drop_pixmap(ctx, pix);
-    fz_drop_page(ctx, page);
-  }
-  fz_catch(ctx) {
-    const char* m = fz_caught_message(ctx);
-    if (err) err->assign(m ? m : "unknown MuPDF error");
-    ok = false;
-  }
-  return ok;
+  });
 }
 
 // ---- MuPDF's messages while one figure is drawn ----
@@ -446,9 +424,6 @@ struct PdfFigureExtractor::Impl {
   Figure draw(fz_document* doc, const Found& f, size_t index) {
     const pdf::Rect& b = f.region.box;
     fz_rect clip{b.x0 - kPad, b.y0 - kPad, b.x1 + kPad, b.y1 + kPad};
-    float scale = kDpi / 72.0f;
-    float side = std::max(clip.x1 - clip.x0, clip.y1 - clip.y0) * scale;
-    if (side > kMaxSide) scale *= kMaxSide / side;
     fz_buffer* buf = nullptr;
     int w = 0, h = 0;
     bool flat = false, rendered = false;
@@ -458,7 +433,7 @@ struct PdfFigureExtractor::Impl {
     {
       Capture capture(ctx, &msgs);
       mupdf::JpegMessagesTo jpeg(ctx);
-      rendered = render_region(ctx, doc, f.page - 1, clip, scale, &buf, &w, &h, &flat, &err) && buf;
+      rendered = render_region(ctx, doc, f.page - 1, clip, kDpi / 72.0f, &buf, &w, &h, &flat, &err) && buf;
     }
     const bool out_of_memory = (budget && budget->refused > refused_before) || contains(err, {"out of memory"});
     std::string trouble = rendered ? image_trouble(msgs.list) : one_line(err);
