@@ -19,6 +19,7 @@
 #include "ingest/encoding.h"
 #include "ingest/figure_refs.h"
 #include "ingest/html_blocks.h"
+#include "ingest/markup_scan.h"
 #include "ingest/mupdf_support.h"
 #include "ingest/parser.h"
 #include "ingest/tables.h"
@@ -181,44 +182,31 @@ std::string expand_empty_elements(std::string_view h) {
                                       "meta", "param", "source", "track", "wbr"};
   std::string out;
   out.reserve(h.size() + h.size() / 64);
-  size_t i = 0;
-  while (i < h.size()) {
-    const size_t lt = h.find('<', i);
-    if (lt == std::string_view::npos) break;
-    size_t n = lt + 1;
-    while (n < h.size() && (std::isalnum(static_cast<unsigned char>(h[n])) || h[n] == ':' || h[n] == '-')) ++n;
-    const size_t gt = n > lt + 1 ? h.find('>', n) : std::string_view::npos;
-    if (gt == std::string_view::npos || h[gt - 1] != '/' ||
-        h.substr(n, gt - n).find('<') != std::string_view::npos) {
-      out.append(h.substr(i, lt + 1 - i));
-      i = lt + 1;
-      continue;
-    }
-    std::string name(h.substr(lt + 1, n - lt - 1));
+  size_t copied = 0;  // h before this offset is in `out`
+  TagScanner scan(h);
+  MarkupTag t;
+  while (scan.next(t)) {
+    if (t.closing || !t.self_closing) continue;
+    std::string name(t.name);
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const bool is_void = std::any_of(std::begin(kVoid), std::end(kVoid), [&](const char* v) { return name == v; });
-    out.append(h.substr(i, gt + 1 - i));
+    out.append(h.substr(copied, t.end - copied));
     if (!is_void) out += "</" + name + ">";
-    i = gt + 1;
+    copied = t.end;
   }
-  out.append(h.substr(std::min(i, h.size())));
+  out.append(h.substr(copied));
   return out;
 }
 
 /// Text of the first element named `tag` (namespace prefix ignored), markup removed.
 std::string element_text(std::string_view xml, std::string_view tag) {
-  size_t i = 0;
-  while ((i = xml.find('<', i)) != std::string_view::npos) {
-    ++i;
-    size_t n = i;
-    while (n < xml.size() && (std::isalnum(static_cast<unsigned char>(xml[n])) || xml[n] == ':' || xml[n] == '-')) ++n;
-    std::string_view name = xml.substr(i, n - i);
-    if (const size_t colon = name.rfind(':'); colon != std::string_view::npos) name.remove_prefix(colon + 1);
-    if (name != tag) continue;
-    const size_t gt = xml.find('>', n);
-    if (gt == std::string_view::npos || xml[gt - 1] == '/') return "";
-    const size_t end = xml.find("</", gt);
-    std::string text = decode_entities(xml.substr(gt + 1, end == std::string_view::npos ? 0 : end - gt - 1));
+  TagScanner scan(xml);
+  MarkupTag t;
+  while (scan.next(t)) {
+    if (t.closing || t.local_name() != tag) continue;
+    if (t.self_closing || !t.terminated) return "";
+    const size_t end = xml.find("</", t.end);
+    std::string text = decode_entities(xml.substr(t.end, end == std::string_view::npos ? 0 : end - t.end));
     std::string out;
     for (char c : text) {
       const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';

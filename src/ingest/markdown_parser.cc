@@ -18,6 +18,7 @@
 
 #include "ingest/encoding.h"
 #include "ingest/figure_refs.h"
+#include "ingest/markup_scan.h"
 #include "ingest/parser.h"
 #include "ingest/tables.h"
 
