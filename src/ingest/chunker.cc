@@ -107,14 +107,9 @@ std::string join_path(const std::vector<std::string>& stack) {
   return p;
 }
 
-}  // namespace
-
-std::vector<Chunk> chunk_document(const ParsedDocument& doc, const RenderedDocument& r,
-                                  const std::string& doc_id, const ChunkerOptions& opt) {
-  const size_t target = std::max<size_t>(opt.target_chars, 64);
+/// Step 1 of chunk_document: the units of the rendered blocks, each with its heading path.
+std::vector<Unit> make_units(const ParsedDocument& doc, const RenderedDocument& r, size_t target) {
   const std::string& text = r.text;
-
-  // 1. Units with their heading paths.
   std::vector<Unit> units;
   std::vector<std::string> stack;  // index = level - 1
   for (const auto& span : r.spans) {
@@ -145,6 +140,44 @@ std::vector<Chunk> chunk_document(const ParsedDocument& doc, const RenderedDocum
       }
     }
   }
+  return units;
+}
+
+/// The chunk of units [first, j): `first` is where the overlap carried from the chunk before
+/// starts, `i` the first unit of its own (its heading path is the chunk's).
+Chunk make_chunk(const ParsedDocument& doc, const std::string& text, const std::vector<Unit>& units,
+                 size_t first, size_t i, size_t j, const std::string& doc_id, int seq) {
+  const size_t start = units[first].start;
+  Chunk c;
+  c.doc_id = doc_id;
+  c.seq = seq;
+  c.start = static_cast<int64_t>(start);
+  c.end = static_cast<int64_t>(units[j - 1].end);
+  c.text = text.substr(start, units[j - 1].end - start);
+  c.heading_path = units[i].path;
+  int lo = 0, hi = 0;
+  for (size_t k = first; k < j; ++k) {
+    int p = units[k].page;
+    if (p <= 0) continue;
+    lo = lo == 0 ? p : std::min(lo, p);
+    hi = std::max(hi, p);
+  }
+  c.page_start = lo;
+  c.page_end = hi;
+  for (size_t k = first; k < j; ++k)
+    if (k == first || units[k].block != units[k - 1].block) add_block_box(doc.blocks[units[k].block], c.boxes);
+  c.id = hash_hex(doc_id + ":" + std::to_string(c.start) + ":" + std::to_string(c.end));
+  return c;
+}
+
+}  // namespace
+
+std::vector<Chunk> chunk_document(const ParsedDocument& doc, const RenderedDocument& r,
+                                  const std::string& doc_id, const ChunkerOptions& opt) {
+  const size_t target = std::max<size_t>(opt.target_chars, 64);
+
+  // 1. Units with their heading paths.
+  const std::vector<Unit> units = make_units(doc, r, target);
 
   // 2. Greedy packing. A chunk is a contiguous byte range of `text`.
   std::vector<Chunk> chunks;
@@ -163,26 +196,7 @@ std::vector<Chunk> chunk_document(const ParsedDocument& doc, const RenderedDocum
       ++j;
     }
     if (j == i) ++j;  // always make progress
-    Chunk c;
-    c.doc_id = doc_id;
-    c.seq = static_cast<int>(chunks.size());
-    c.start = static_cast<int64_t>(start);
-    c.end = static_cast<int64_t>(units[j - 1].end);
-    c.text = text.substr(start, units[j - 1].end - start);
-    c.heading_path = units[i].path;
-    int lo = 0, hi = 0;
-    for (size_t k = first; k < j; ++k) {
-      int p = units[k].page;
-      if (p <= 0) continue;
-      lo = lo == 0 ? p : std::min(lo, p);
-      hi = std::max(hi, p);
-    }
-    c.page_start = lo;
-    c.page_end = hi;
-    for (size_t k = first; k < j; ++k)
-      if (k == first || units[k].block != units[k - 1].block) add_block_box(doc.blocks[units[k].block], c.boxes);
-    c.id = hash_hex(doc_id + ":" + std::to_string(c.start) + ":" + std::to_string(c.end));
-    chunks.push_back(std::move(c));
+    chunks.push_back(make_chunk(doc, r.text, units, first, i, j, doc_id, static_cast<int>(chunks.size())));
 
     // Overlap: when the next chunk continues the same block (no heading, no paragraph break),
     // repeat the trailing sentences of this one that fit in overlap_chars.

@@ -19,6 +19,7 @@
 #include "ingest/encoding.h"
 #include "ingest/figure_refs.h"
 #include "ingest/html_blocks.h"
+#include "ingest/markup_scan.h"
 #include "ingest/mupdf_support.h"
 #include "ingest/parser.h"
 #include "ingest/tables.h"
@@ -181,44 +182,31 @@ std::string expand_empty_elements(std::string_view h) {
                                       "meta", "param", "source", "track", "wbr"};
   std::string out;
   out.reserve(h.size() + h.size() / 64);
-  size_t i = 0;
-  while (i < h.size()) {
-    const size_t lt = h.find('<', i);
-    if (lt == std::string_view::npos) break;
-    size_t n = lt + 1;
-    while (n < h.size() && (std::isalnum(static_cast<unsigned char>(h[n])) || h[n] == ':' || h[n] == '-')) ++n;
-    const size_t gt = n > lt + 1 ? h.find('>', n) : std::string_view::npos;
-    if (gt == std::string_view::npos || h[gt - 1] != '/' ||
-        h.substr(n, gt - n).find('<') != std::string_view::npos) {
-      out.append(h.substr(i, lt + 1 - i));
-      i = lt + 1;
-      continue;
-    }
-    std::string name(h.substr(lt + 1, n - lt - 1));
+  size_t copied = 0;  // h before this offset is in `out`
+  TagScanner scan(h);
+  MarkupTag t;
+  while (scan.next(t)) {
+    if (t.closing || !t.self_closing) continue;
+    std::string name(t.name);
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const bool is_void = std::any_of(std::begin(kVoid), std::end(kVoid), [&](const char* v) { return name == v; });
-    out.append(h.substr(i, gt + 1 - i));
+    out.append(h.substr(copied, t.end - copied));
     if (!is_void) out += "</" + name + ">";
-    i = gt + 1;
+    copied = t.end;
   }
-  out.append(h.substr(std::min(i, h.size())));
+  out.append(h.substr(copied));
   return out;
 }
 
 /// Text of the first element named `tag` (namespace prefix ignored), markup removed.
 std::string element_text(std::string_view xml, std::string_view tag) {
-  size_t i = 0;
-  while ((i = xml.find('<', i)) != std::string_view::npos) {
-    ++i;
-    size_t n = i;
-    while (n < xml.size() && (std::isalnum(static_cast<unsigned char>(xml[n])) || xml[n] == ':' || xml[n] == '-')) ++n;
-    std::string_view name = xml.substr(i, n - i);
-    if (const size_t colon = name.rfind(':'); colon != std::string_view::npos) name.remove_prefix(colon + 1);
-    if (name != tag) continue;
-    const size_t gt = xml.find('>', n);
-    if (gt == std::string_view::npos || xml[gt - 1] == '/') return "";
-    const size_t end = xml.find("</", gt);
-    std::string text = decode_entities(xml.substr(gt + 1, end == std::string_view::npos ? 0 : end - gt - 1));
+  TagScanner scan(xml);
+  MarkupTag t;
+  while (scan.next(t)) {
+    if (t.closing || t.local_name() != tag) continue;
+    if (t.self_closing || !t.terminated) return "";
+    const size_t end = xml.find("</", t.end);
+    std::string text = decode_entities(xml.substr(t.end, end == std::string_view::npos ? 0 : end - t.end));
     std::string out;
     for (char c : text) {
       const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
@@ -250,6 +238,102 @@ bool drm_protected(const Book& book) {
   return false;
 }
 
+/// The path of the package document: named by the container, else the first .opf in the
+/// archive; empty when there is neither.
+std::string package_path(const Book& book) {
+  std::string opf_path, xml;
+  if (book.read("META-INF/container.xml", kMaxEntryBytes, xml).empty()) {
+    for (const TagAttrs& a : scan_tags(xml, "rootfile")) {
+      const std::string* p = find_attr(a, "full-path");
+      if (p && resolve("", *p, opf_path)) break;
+    }
+  }
+  if (opf_path.empty() || !book.has(opf_path)) {
+    opf_path.clear();
+    for (const std::string& e : book.entries())
+      if (e.size() > 4 && e.compare(e.size() - 4, 4, ".opf") == 0) {
+        opf_path = e;
+        break;
+      }
+  }
+  return opf_path;
+}
+
+/// The chapters of the spine, in reading order: the (X)HTML items of the manifest that the
+/// package document `opf` (in folder `opf_dir`) lists, resolved to paths in the book.
+std::vector<std::string> spine_chapters(const std::string& opf, const std::string& opf_dir) {
+  struct Item {
+    std::string href, type;
+  };
+  std::map<std::string, Item> manifest;
+  for (const TagAttrs& a : scan_tags(opf, "item")) {
+    const std::string* id = find_attr(a, "id");
+    const std::string* href = find_attr(a, "href");
+    const std::string* type = find_attr(a, "media-type");
+    if (id && href) manifest[*id] = {*href, type ? *type : ""};
+  }
+  std::vector<std::string> chapters;
+  for (const TagAttrs& a : scan_tags(opf, "itemref", kMaxChapters)) {
+    const std::string* idref = find_attr(a, "idref");
+    if (!idref) continue;
+    auto it = manifest.find(*idref);
+    if (it == manifest.end()) continue;
+    const std::string& type = it->second.type;
+    if (!type.empty() && type != "application/xhtml+xml" && type != "text/html") continue;
+    std::string p;
+    if (resolve(opf_dir, it->second.href, p)) chapters.push_back(p);
+  }
+  return chapters;
+}
+
+/// The chapters' blocks and figures, appended to `doc` in spine order. A chapter that cannot be
+/// read is skipped with a warning (the first kMaxChapterWarnings of them).
+struct ChapterReader {
+  const Book& book;
+  const ParseContext& ctx;
+  ParsedDocument& doc;
+  std::string first_h1, first_title;
+  size_t failed = 0;
+
+  void run(const std::vector<std::string>& chapters) {
+    BookImages source(book, ctx.max_image_bytes);
+    FigureCollector figures(source, doc, ctx.max_image_bytes);
+    size_t text_bytes = 0;
+    std::string chapter;
+    for (const std::string& ch : chapters) {
+      std::vector<ImageRef> images;
+      std::string why = book.read(ch, kMaxEntryBytes, chapter);
+      if (why.empty()) {
+        text_bytes += chapter.size();
+        if (text_bytes > kMaxTextBytes)
+          throw InputError("EPUB chapters hold more than " + std::to_string(kMaxTextBytes >> 20) +
+                           " MiB of text; this is not a book that can be read whole");
+        why = read_chapter(chapter, images);
+      }
+      if (!why.empty()) {
+        if (++failed <= kMaxChapterWarnings) doc.warnings.push_back("chapter " + ch + " skipped: " + why);
+        continue;
+      }
+      source.chapter_dir = folder_of(ch);
+      for (const ImageRef& r : images) figures.add(r);
+    }
+    figures.finish();
+  }
+
+  /// One chapter's blocks and image references; the reason it is unreadable, else "".
+  std::string read_chapter(const std::string& chapter, std::vector<ImageRef>& images) {
+    try {
+      const DecodedText dec = decode_text(chapter);
+      const HtmlTitles t = html_blocks(expand_empty_elements(dec.text), doc, ctx.figures ? &images : nullptr);
+      if (first_h1.empty()) first_h1 = t.first_h1;
+      if (first_title.empty()) first_title = t.title;
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  }
+};
+
 class EpubParser final : public Parser {
  public:
   const char* name() const override { return "epub"; }
@@ -262,85 +346,21 @@ class EpubParser final : public Parser {
     if (drm_protected(book))
       throw InputError("DRM-protected EPUB (its chapters are encrypted); only DRM-free books can be read");
 
-    // The package document: named by the container, else the first .opf in the archive.
-    std::string opf_path, xml;
-    if (book.read("META-INF/container.xml", kMaxEntryBytes, xml).empty()) {
-      for (const TagAttrs& a : scan_tags(xml, "rootfile")) {
-        const std::string* p = find_attr(a, "full-path");
-        if (p && resolve("", *p, opf_path)) break;
-      }
-    }
-    if (opf_path.empty() || !book.has(opf_path)) {
-      opf_path.clear();
-      for (const std::string& e : book.entries())
-        if (e.size() > 4 && e.compare(e.size() - 4, 4, ".opf") == 0) {
-          opf_path = e;
-          break;
-        }
-    }
+    const std::string opf_path = package_path(book);
     std::string opf;
     if (opf_path.empty() || !book.read(opf_path, kMaxEntryBytes, opf).empty())
       throw InputError("not a valid EPUB (no package document: META-INF/container.xml names none and "
                        "there is no .opf file); the file may be truncated or not an EPUB");
-    const std::string opf_dir = folder_of(opf_path);
-
-    struct Item {
-      std::string href, type;
-    };
-    std::map<std::string, Item> manifest;
-    for (const TagAttrs& a : scan_tags(opf, "item")) {
-      const std::string* id = find_attr(a, "id");
-      const std::string* href = find_attr(a, "href");
-      const std::string* type = find_attr(a, "media-type");
-      if (id && href) manifest[*id] = {*href, type ? *type : ""};
-    }
-    std::vector<std::string> chapters;
-    for (const TagAttrs& a : scan_tags(opf, "itemref", kMaxChapters)) {
-      const std::string* idref = find_attr(a, "idref");
-      if (!idref) continue;
-      auto it = manifest.find(*idref);
-      if (it == manifest.end()) continue;
-      const std::string& type = it->second.type;
-      if (!type.empty() && type != "application/xhtml+xml" && type != "text/html") continue;
-      std::string p;
-      if (resolve(opf_dir, it->second.href, p)) chapters.push_back(p);
-    }
+    const std::vector<std::string> chapters = spine_chapters(opf, folder_of(opf_path));
     if (chapters.empty())
       throw InputError("not a valid EPUB (the package document " + opf_path + " lists no chapters in its spine)");
 
     ParsedDocument doc;
     doc.format = "epub";
-    BookImages source(book, ctx.max_image_bytes);
-    FigureCollector figures(source, doc, ctx.max_image_bytes);
-    std::string first_h1, first_title;
-    size_t text_bytes = 0, failed = 0;
-    std::string chapter;
-    for (const std::string& ch : chapters) {
-      std::string why = book.read(ch, kMaxEntryBytes, chapter);
-      std::vector<ImageRef> images;
-      if (why.empty()) {
-        text_bytes += chapter.size();
-        if (text_bytes > kMaxTextBytes)
-          throw InputError("EPUB chapters hold more than " + std::to_string(kMaxTextBytes >> 20) +
-                           " MiB of text; this is not a book that can be read whole");
-        try {
-          const DecodedText dec = decode_text(chapter);
-          const HtmlTitles t = html_blocks(expand_empty_elements(dec.text), doc, ctx.figures ? &images : nullptr);
-          if (first_h1.empty()) first_h1 = t.first_h1;
-          if (first_title.empty()) first_title = t.title;
-        } catch (const InputError& e) {
-          why = e.what();
-        }
-      }
-      if (!why.empty()) {
-        if (++failed <= kMaxChapterWarnings) doc.warnings.push_back("chapter " + ch + " skipped: " + why);
-        continue;
-      }
-      source.chapter_dir = folder_of(ch);
-      for (const ImageRef& r : images) figures.add(r);
-    }
-    figures.finish();
+    ChapterReader reader{book, ctx, doc, {}, {}, 0};
+    reader.run(chapters);
     if (ctx.figures) tables_from_blocks(doc);
+    const size_t failed = reader.failed;
     if (failed > kMaxChapterWarnings)
       doc.warnings.push_back(std::to_string(failed - kMaxChapterWarnings) + " more chapters skipped");
     if (doc.blocks.empty()) {
@@ -349,7 +369,7 @@ class EpubParser final : public Parser {
       throw InputError("no readable text in EPUB (only images or markup?)");
     }
     doc.title = element_text(opf, "title");
-    if (doc.title.empty()) doc.title = !first_h1.empty() ? first_h1 : first_title;
+    if (doc.title.empty()) doc.title = !reader.first_h1.empty() ? reader.first_h1 : reader.first_title;
     return doc;
   }
 };

@@ -91,18 +91,4 @@ std::string figure_label(std::string_view caption);
 /// Decodes %XX escapes (invalid escapes are kept as written; "+" is not a space in paths).
 std::string url_decode(std::string_view s);
 
-/// The attributes of one start tag, names lower-cased, values with entities decoded.
-using TagAttrs = std::vector<std::pair<std::string, std::string>>;
-
-/// Value of attribute `name` (lower case), or nullptr.
-const std::string* find_attr(const TagAttrs& attrs, std::string_view name);
-
-/// Every start tag named `tag` (case-insensitive, a namespace prefix "opf:" ignored) in a piece
-/// of HTML or XML, in order, with its attributes. A lenient scan, not a parser: comments are
-/// skipped, anything unparseable is passed over. Returns at most `max_tags` tags.
-std::vector<TagAttrs> scan_tags(std::string_view markup, std::string_view tag, size_t max_tags = 100000);
-
-/// Decodes the common named entities and numeric character references.
-std::string decode_entities(std::string_view s);
-
 }  // namespace mmkg

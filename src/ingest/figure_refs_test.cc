@@ -1,6 +1,7 @@
 // Tests for images referenced by Markdown and HTML: resolution, confinement to the root,
 // warnings, duplicates, captions, labels and positions in reading order.
 #include "ingest/figure_refs.h"
+#include "ingest/markup_scan.h"
 
 #include <gtest/gtest.h>
 

@@ -94,132 +94,170 @@ void prepare_figures(ParsedDocument& doc, const std::string& doc_id, size_t max_
   }
 }
 
-FigureStats enrich_figures(ParsedDocument& doc, const FigureOptions& opt, const FigureCache& cache) {
-  FigureStats st;
-  for (const Figure& f : doc.figures) (f.table ? st.tables : st.figures) += 1;
-  std::string why;
-  const bool ocr_on = opt.ocr && ocr_available(&why);
-  const std::string ocr_id = ocr_on ? ocr_engine_id() : std::string();
+namespace {
+
+/// One run of the figure stage's slow steps: OCR of raster images and the vision model's
+/// descriptions, as tasks read from the cache first and run on a small pool. The figures'
+/// fields and the stats are written under `mu_`.
+class FigureTextRun {
+ public:
+  FigureTextRun(ParsedDocument& doc, const FigureOptions& opt, const FigureCache& cache, FigureStats& st)
+      : doc_(doc), opt_(opt), cache_(cache), st_(st) {}
+
+  void run() {
+    std::string why;
+    const bool ocr_on = opt_.ocr && ocr_available(&why);
+    ocr_id_ = ocr_on ? ocr_engine_id() : std::string();
+    for (size_t i = 0; i < doc_.figures.size(); ++i) {
+      const Figure& f = doc_.figures[i];
+      if (f.png.empty()) continue;
+      if (ocr_on && (f.source == "raster" || f.source == "file")) tasks_.push_back({i, false});
+      if (opt_.describer) tasks_.push_back({i, true});
+    }
+    if (tasks_.empty()) return;
+    // The cache is read here, on the calling thread, before the pool starts: its reader is one
+    // store connection, which is not for sharing between threads.
+    hits_.resize(tasks_.size());
+    for (size_t t = 0; t < tasks_.size(); ++t) hits_[t] = cached_result(cache_, key_of(tasks_[t]));
+    run_pool();
+  }
+
+ private:
   struct Task {
     size_t fig;
     bool describe;  // else OCR
   };
-  std::vector<Task> tasks;
-  for (size_t i = 0; i < doc.figures.size(); ++i) {
-    const Figure& f = doc.figures[i];
-    if (f.png.empty()) continue;
-    if (ocr_on && (f.source == "raster" || f.source == "file")) tasks.push_back({i, false});
-    if (opt.describer) tasks.push_back({i, true});
+
+  std::string key_of(const Task& task) const {
+    const Figure& f = doc_.figures[task.fig];
+    return task.describe ? "vlm|" + opt_.describer->id() + "|" + f.image_hash + "|" + hash_hex(f.caption)
+                         : "ocr|" + ocr_id_ + "|" + f.image_hash;
   }
-  if (tasks.empty()) return st;
 
-  // The cache is read here, on the calling thread, before the pool starts: its reader is one
-  // store connection, which is not for sharing between threads.
-  auto key_of = [&](const Task& task) {
-    const Figure& f = doc.figures[task.fig];
-    return task.describe ? "vlm|" + opt.describer->id() + "|" + f.image_hash + "|" + hash_hex(f.caption)
-                         : "ocr|" + ocr_id + "|" + f.image_hash;
-  };
-  std::vector<nlohmann::json> hits(tasks.size());
-  for (size_t t = 0; t < tasks.size(); ++t) hits[t] = cached_result(cache, key_of(tasks[t]));
+  void run_pool() {
+    unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    size_t n = std::min<size_t>(tasks_.size(), opt_.threads > 0 ? static_cast<size_t>(opt_.threads) : hw);
+    // An exception must not leave a pool thread (that would end the process); the other threads
+    // go on with the remaining figures.
+    auto guarded_run = [&] {
+      try {
+        work();
+      } catch (const std::exception& e) {
+        std::lock_guard lk(mu_);
+        st_.warnings.push_back(std::string("figure text: ") + e.what() + "; some figures keep their caption only");
+      }
+    };
+    if (n <= 1) {
+      guarded_run();
+    } else {
+      std::vector<std::thread> pool;
+      for (size_t i = 0; i < n; ++i) pool.emplace_back(guarded_run);
+      for (auto& t : pool) t.join();
+    }
+  }
 
-  std::mutex mu;  // guards st and the figures' fields written by tasks
-  std::atomic<size_t> next{0};
-  auto run = [&] {
+  /// A pool thread: takes the next task until none is left.
+  void work() {
     for (;;) {
-      size_t t = next.fetch_add(1);
-      if (t >= tasks.size()) return;
-      const Task task = tasks[t];
-      Figure& f = doc.figures[task.fig];
+      size_t t = next_.fetch_add(1);
+      if (t >= tasks_.size()) return;
+      const Task task = tasks_[t];
+      Figure& f = doc_.figures[task.fig];
       const std::string where = (f.page ? "page " + std::to_string(f.page) + ", " : std::string()) +
                                 (f.label.empty() ? "figure " + std::to_string(f.seq + 1) : f.label);
       const std::string key = key_of(task);
-      nlohmann::json res = std::move(hits[t]);
-      if (!task.describe) {
-        const bool cached = res.is_object();
-        double secs = 0;
-        if (!cached) {
-          auto t0 = std::chrono::steady_clock::now();
-          OcrResult r = ocr_png(f.png);
-          secs = seconds_since(t0);
-          if (!r.error.empty()) {
-            std::lock_guard lk(mu);
-            st.warnings.push_back(where + ": OCR failed (" + r.error + "); the figure keeps its caption only");
-            ++st.ocr_runs;
-            st.ocr_seconds += secs;
-            continue;
-          }
-          res = {{"text", r.text}, {"conf", r.confidence}, {"blank", r.blank}};
-        }
-        std::lock_guard lk(mu);
-        if (cached) ++st.ocr_cached;
-        else {
-          ++st.ocr_runs;
-          st.ocr_seconds += secs;
-          st.cache_new.emplace_back(key, res.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-        }
-        if (res.value("blank", false)) ++st.ocr_blank;
-        std::string text = res.value("text", "");
-        if (!text.empty()) {
-          f.text = f.text.empty() ? text : f.text + "\n" + text;
-          f.text_source = f.text_source.empty() || f.text_source == "ocr" ? "ocr" : f.text_source + "+ocr";
-          f.ocr_confidence = res.value("conf", -1.0f);
-        }
-      } else {
-        const bool cached = res.is_object();
-        double secs = 0;
-        if (!cached) {
-          auto t0 = std::chrono::steady_clock::now();
-          try {
-            DescribedFigure d = opt.describer->describe(f);
-            res = {{"description", d.description}, {"text", d.text}, {"kind", d.kind}};
-          } catch (const std::exception& e) {
-            std::lock_guard lk(mu);
-            ++st.describe_failed;
-            st.describe_seconds += seconds_since(t0);
-            st.warnings.push_back(where + ": the vision model failed (" + std::string(e.what()) +
-                                  "); the figure has no description");
-            continue;
-          }
-          secs = seconds_since(t0);
-        }
-        std::lock_guard lk(mu);
-        if (cached) ++st.describe_cached;
-        else {
-          ++st.described;
-          st.describe_seconds += secs;
-          st.cache_new.emplace_back(key, res.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-        }
-        f.description = res.value("description", "");
-        f.visual_kind = res.value("kind", "");
-        std::string seen = res.value("text", "");
-        // The model's reading of the image helps where OCR found nothing.
-        if (f.text.empty() && !seen.empty()) {
-          f.text = seen;
-          f.text_source = "vlm";
-        }
-      }
+      nlohmann::json res = std::move(hits_[t]);
+      if (!task.describe) ocr(f, where, key, std::move(res));
+      else describe(f, where, key, std::move(res));
     }
-  };
-  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  size_t n = std::min<size_t>(tasks.size(), opt.threads > 0 ? static_cast<size_t>(opt.threads) : hw);
-  // An exception must not leave a pool thread (that would end the process); the other threads
-  // go on with the remaining figures.
-  auto guarded_run = [&] {
-    try {
-      run();
-    } catch (const std::exception& e) {
-      std::lock_guard lk(mu);
-      st.warnings.push_back(std::string("figure text: ") + e.what() + "; some figures keep their caption only");
-    }
-  };
-  if (n <= 1) {
-    guarded_run();
-  } else {
-    std::vector<std::thread> pool;
-    for (size_t i = 0; i < n; ++i) pool.emplace_back(guarded_run);
-    for (auto& t : pool) t.join();
   }
+
+  /// OCR of the figure's image (or its cached result): the text read is added to the figure's.
+  void ocr(Figure& f, const std::string& where, const std::string& key, nlohmann::json res) {
+    const bool cached = res.is_object();
+    double secs = 0;
+    if (!cached) {
+      auto t0 = std::chrono::steady_clock::now();
+      OcrResult r = ocr_png(f.png);
+      secs = seconds_since(t0);
+      if (!r.error.empty()) {
+        std::lock_guard lk(mu_);
+        st_.warnings.push_back(where + ": OCR failed (" + r.error + "); the figure keeps its caption only");
+        ++st_.ocr_runs;
+        st_.ocr_seconds += secs;
+        return;
+      }
+      res = {{"text", r.text}, {"conf", r.confidence}, {"blank", r.blank}};
+    }
+    std::lock_guard lk(mu_);
+    if (cached) ++st_.ocr_cached;
+    else {
+      ++st_.ocr_runs;
+      st_.ocr_seconds += secs;
+      st_.cache_new.emplace_back(key, res.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    }
+    if (res.value("blank", false)) ++st_.ocr_blank;
+    std::string text = res.value("text", "");
+    if (!text.empty()) {
+      f.text = f.text.empty() ? text : f.text + "\n" + text;
+      f.text_source = f.text_source.empty() || f.text_source == "ocr" ? "ocr" : f.text_source + "+ocr";
+      f.ocr_confidence = res.value("conf", -1.0f);
+    }
+  }
+
+  /// The vision model's description of the figure (or its cached result).
+  void describe(Figure& f, const std::string& where, const std::string& key, nlohmann::json res) {
+    const bool cached = res.is_object();
+    double secs = 0;
+    if (!cached) {
+      auto t0 = std::chrono::steady_clock::now();
+      try {
+        DescribedFigure d = opt_.describer->describe(f);
+        res = {{"description", d.description}, {"text", d.text}, {"kind", d.kind}};
+      } catch (const std::exception& e) {
+        std::lock_guard lk(mu_);
+        ++st_.describe_failed;
+        st_.describe_seconds += seconds_since(t0);
+        st_.warnings.push_back(where + ": the vision model failed (" + std::string(e.what()) +
+                               "); the figure has no description");
+        return;
+      }
+      secs = seconds_since(t0);
+    }
+    std::lock_guard lk(mu_);
+    if (cached) ++st_.describe_cached;
+    else {
+      ++st_.described;
+      st_.describe_seconds += secs;
+      st_.cache_new.emplace_back(key, res.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    }
+    f.description = res.value("description", "");
+    f.visual_kind = res.value("kind", "");
+    std::string seen = res.value("text", "");
+    // The model's reading of the image helps where OCR found nothing.
+    if (f.text.empty() && !seen.empty()) {
+      f.text = seen;
+      f.text_source = "vlm";
+    }
+  }
+
+  ParsedDocument& doc_;
+  const FigureOptions& opt_;
+  const FigureCache& cache_;
+  FigureStats& st_;
+  std::string ocr_id_;
+  std::vector<Task> tasks_;
+  std::vector<nlohmann::json> hits_;  // cached results, by task
+  std::mutex mu_;                     // guards st_ and the figures' fields written by tasks
+  std::atomic<size_t> next_{0};
+};
+
+}  // namespace
+
+FigureStats enrich_figures(ParsedDocument& doc, const FigureOptions& opt, const FigureCache& cache) {
+  FigureStats st;
+  for (const Figure& f : doc.figures) (f.table ? st.tables : st.figures) += 1;
+  FigureTextRun(doc, opt, cache, st).run();
   return st;
 }
 

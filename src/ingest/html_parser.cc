@@ -17,6 +17,7 @@
 #include "ingest/encoding.h"
 #include "ingest/figure_refs.h"
 #include "ingest/html_blocks.h"
+#include "ingest/markup_scan.h"
 #include "ingest/parser.h"
 #include "ingest/tables.h"
 
@@ -35,42 +36,24 @@ int estimate_nesting(std::string_view h) {
   static const char* const kNotCounted[] = {
       "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
       "source", "track", "wbr", "p", "li", "dt", "dd", "td", "th", "tr", "option", "optgroup",
-      "thead", "tbody", "tfoot", "colgroup", "rb", "rt", "rtc", "rp", "html", "head", "body",
-      "!doctype"};
+      "thead", "tbody", "tfoot", "colgroup", "rb", "rt", "rtc", "rp", "html", "head", "body"};
   int depth = 0, max_depth = 0;
-  size_t i = 0;
-  char name[16];
-  while ((i = h.find('<', i)) != std::string_view::npos) {
-    ++i;
-    if (h.compare(i, 3, "!--") == 0) {
-      const size_t e = h.find("-->", i);
-      if (e == std::string_view::npos) break;
-      i = e + 3;
-      continue;
-    }
-    const bool closing = i < h.size() && h[i] == '/';
-    if (closing) ++i;
-    size_t len = 0;
-    while (i < h.size() && len < sizeof(name) - 1 &&
-           (std::isalnum(static_cast<unsigned char>(h[i])) || h[i] == '!' || h[i] == '-')) {
-      name[len++] = static_cast<char>(std::tolower(static_cast<unsigned char>(h[i++])));
-    }
-    name[len] = '\0';
-    if (len == 0) continue;
+  TagScanner scan(h);
+  MarkupTag t;
+  while (scan.next(t) && t.terminated) {
+    std::string name(t.name);
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     bool counted = true;
-    for (const char* t : kNotCounted)
-      if (std::strcmp(t, name) == 0) counted = false;
-    const size_t gt = h.find('>', i);
-    if (gt == std::string_view::npos) break;
-    if (closing) {
+    for (const char* n : kNotCounted)
+      if (name == n) counted = false;
+    if (t.closing) {
       if (counted && depth > 0) --depth;
-    } else if (counted && h[gt - 1] != '/') {
+    } else if (counted && !t.self_closing) {
       max_depth = std::max(max_depth, ++depth);
     }
-    i = gt + 1;
-    if (!closing && (std::strcmp(name, "script") == 0 || std::strcmp(name, "style") == 0)) {
-      const size_t e = h.find(std::strcmp(name, "script") == 0 ? "</script" : "</style", i);
-      i = e == std::string_view::npos ? h.size() : e;  // raw text: its "<" are not tags
+    if (!t.closing && (name == "script" || name == "style")) {
+      const size_t e = h.find(name == "script" ? "</script" : "</style", t.end);
+      scan.seek(e == std::string_view::npos ? h.size() : e);  // raw text: its "<" are not tags
     }
   }
   return max_depth;

@@ -18,6 +18,7 @@
 
 #include "ingest/encoding.h"
 #include "ingest/figure_refs.h"
+#include "ingest/markup_scan.h"
 #include "ingest/parser.h"
 #include "ingest/tables.h"
 
@@ -275,6 +276,115 @@ size_t front_matter(std::string_view t, std::string& title) {
   return 0;  // no closing fence: not front matter, just a thematic break
 }
 
+/// The walk over a parsed Markdown document: one method per kind of block node. Images are
+/// gathered during the walk and decoded afterwards (decoding is the slow part).
+class MarkdownWalk {
+ public:
+  MarkdownWalk(std::string_view body, const ParseContext& ctx, ParsedDocument& doc)
+      : body_(body), ctx_(ctx), doc_(doc) {}
+
+  std::vector<ImageRef> images;
+
+  /// Iterating (not recursing) keeps deeply nested quotes/lists from exhausting the stack.
+  void run(cmark_node* root) {
+    IterPtr it(cmark_iter_new(root));
+    cmark_event_type ev;
+    while ((ev = cmark_iter_next(it.get())) != CMARK_EVENT_DONE) {
+      if (ev != CMARK_EVENT_ENTER) continue;
+      cmark_node* n = cmark_iter_get_node(it.get());
+      switch (cmark_node_get_type(n)) {
+        case CMARK_NODE_HEADING:
+          images_of(n);
+          add(BlockKind::Heading, cmark_node_get_heading_level(n), inline_text(n, false));
+          cmark_iter_reset(it.get(), n, CMARK_EVENT_EXIT);
+          break;
+        case CMARK_NODE_PARAGRAPH:
+          paragraph(n);
+          cmark_iter_reset(it.get(), n, CMARK_EVENT_EXIT);
+          break;
+        case CMARK_NODE_ITEM:
+          item(n);
+          break;
+        case CMARK_NODE_CODE_BLOCK: {
+          std::string code = cmark_node_get_literal(n) ? cmark_node_get_literal(n) : "";
+          while (!code.empty() && (code.back() == '\n' || is_hspace(code.back()))) code.pop_back();
+          add(BlockKind::Code, 0, std::move(code));
+          break;
+        }
+        case CMARK_NODE_HTML_BLOCK:
+          images_of(n);
+          if (const char* lit = cmark_node_get_literal(n)) add(BlockKind::Paragraph, 0, strip_html(lit));
+          break;
+        default:
+          break;  // document, block quote, list: descend; thematic break: nothing
+      }
+    }
+  }
+
+ private:
+  void images_of(cmark_node* n) {
+    if (ctx_.figures) find_images(n, doc_.blocks.size(), images);
+  }
+
+  void add(BlockKind kind, int level, std::string text) {
+    if (text.empty()) return;
+    Block b;
+    b.kind = kind;
+    b.level = level;
+    b.text = std::move(text);
+    doc_.blocks.push_back(std::move(b));
+  }
+
+  /// A paragraph outside a list item (an item's paragraphs are its text): a GFM pipe table
+  /// becomes a Table block.
+  void paragraph(cmark_node* n) {
+    cmark_node* parent = cmark_node_parent(n);
+    if (parent && cmark_node_get_type(parent) == CMARK_NODE_ITEM) return;
+    images_of(n);
+    std::string text = inline_text(n, false);
+    std::string rows;  // a table needs its rows, i.e. soft breaks as newlines
+    if (text.find('|') != std::string::npos && is_pipe_table(rows = inline_text(n, true))) {
+      std::string src = source_lines(body_, cmark_node_get_start_line(n), cmark_node_get_end_line(n));
+      add(BlockKind::Table, 0, is_pipe_table(src) ? std::move(src) : std::move(rows));
+    } else
+      add(BlockKind::Paragraph, 0, std::move(text));
+  }
+
+  /// The item's own paragraphs make its text; nested lists and code blocks are visited by the
+  /// iteration afterwards and become blocks of their own.
+  void item(cmark_node* n) {
+    std::string text;
+    for (cmark_node* c = cmark_node_first_child(n); c; c = cmark_node_next(c)) {
+      if (cmark_node_get_type(c) != CMARK_NODE_PARAGRAPH) continue;
+      images_of(c);
+      if (!text.empty()) text.push_back(' ');
+      text += inline_text(c, false);
+    }
+    add(BlockKind::ListItem, 0, std::move(text));
+  }
+
+  std::string_view body_;
+  const ParseContext& ctx_;
+  ParsedDocument& doc_;
+};
+
+/// Title: first level-1 heading, else first heading, else the front matter's `title:`.
+std::string markdown_title(const std::vector<Block>& blocks, const std::string& fm_title) {
+  std::string title;
+  for (const Block& b : blocks) {
+    if (b.kind == BlockKind::Heading && b.level == 1) {
+      title = b.text;
+      break;
+    }
+  }
+  for (const Block& b : blocks) {
+    if (!title.empty()) break;
+    if (b.kind == BlockKind::Heading) title = b.text;
+  }
+  if (title.empty()) title = fm_title;
+  return title;
+}
+
 class MarkdownParser final : public Parser {
  public:
   const char* name() const override { return "markdown"; }
@@ -291,90 +401,12 @@ class MarkdownParser final : public Parser {
     NodePtr root(cmark_parse_document(body.data(), body.size(), CMARK_OPT_DEFAULT));
     if (!root) throw InputError("cannot parse Markdown (out of memory?)");
 
-    // Images are gathered during the walk and decoded afterwards (decoding is the slow part).
-    std::vector<ImageRef> images;
-    auto images_of = [&](cmark_node* n) {
-      if (ctx.figures) find_images(n, doc.blocks.size(), images);
-    };
-    auto add = [&](BlockKind kind, int level, std::string text) {
-      if (text.empty()) return;
-      Block b;
-      b.kind = kind;
-      b.level = level;
-      b.text = std::move(text);
-      doc.blocks.push_back(std::move(b));
-    };
-
-    // Iterating (not recursing) keeps deeply nested quotes/lists from exhausting the stack.
-    IterPtr it(cmark_iter_new(root.get()));
-    cmark_event_type ev;
-    while ((ev = cmark_iter_next(it.get())) != CMARK_EVENT_DONE) {
-      if (ev != CMARK_EVENT_ENTER) continue;
-      cmark_node* n = cmark_iter_get_node(it.get());
-      switch (cmark_node_get_type(n)) {
-        case CMARK_NODE_HEADING:
-          images_of(n);
-          add(BlockKind::Heading, cmark_node_get_heading_level(n), inline_text(n, false));
-          cmark_iter_reset(it.get(), n, CMARK_EVENT_EXIT);
-          break;
-        case CMARK_NODE_PARAGRAPH: {
-          cmark_node* parent = cmark_node_parent(n);
-          if (!parent || cmark_node_get_type(parent) != CMARK_NODE_ITEM) {
-            images_of(n);
-            std::string text = inline_text(n, false);
-            std::string rows;  // a table needs its rows, i.e. soft breaks as newlines
-            if (text.find('|') != std::string::npos && is_pipe_table(rows = inline_text(n, true))) {
-              std::string src = source_lines(body, cmark_node_get_start_line(n), cmark_node_get_end_line(n));
-              add(BlockKind::Table, 0, is_pipe_table(src) ? std::move(src) : std::move(rows));
-            } else
-              add(BlockKind::Paragraph, 0, std::move(text));
-          }
-          cmark_iter_reset(it.get(), n, CMARK_EVENT_EXIT);
-          break;
-        }
-        case CMARK_NODE_ITEM: {
-          // The item's own paragraphs make its text; nested lists and code blocks are visited
-          // by the iteration afterwards and become blocks of their own.
-          std::string text;
-          for (cmark_node* c = cmark_node_first_child(n); c; c = cmark_node_next(c)) {
-            if (cmark_node_get_type(c) != CMARK_NODE_PARAGRAPH) continue;
-            images_of(c);
-            if (!text.empty()) text.push_back(' ');
-            text += inline_text(c, false);
-          }
-          add(BlockKind::ListItem, 0, std::move(text));
-          break;
-        }
-        case CMARK_NODE_CODE_BLOCK: {
-          std::string code = cmark_node_get_literal(n) ? cmark_node_get_literal(n) : "";
-          while (!code.empty() && (code.back() == '\n' || is_hspace(code.back()))) code.pop_back();
-          add(BlockKind::Code, 0, std::move(code));
-          break;
-        }
-        case CMARK_NODE_HTML_BLOCK:
-          images_of(n);
-          if (const char* lit = cmark_node_get_literal(n)) add(BlockKind::Paragraph, 0, strip_html(lit));
-          break;
-        default:
-          break;  // document, block quote, list: descend; thematic break: nothing
-      }
-    }
+    MarkdownWalk walk(body, ctx, doc);
+    walk.run(root.get());
     if (doc.blocks.empty()) throw InputError("no text in Markdown file (only markup or front matter)");
-    add_file_figures(path, ctx, images, doc);
+    add_file_figures(path, ctx, walk.images, doc);
     if (ctx.figures) tables_from_blocks(doc);
-
-    // Title: first level-1 heading, else first heading, else the front matter's `title:`.
-    for (const Block& b : doc.blocks) {
-      if (b.kind == BlockKind::Heading && b.level == 1) {
-        doc.title = b.text;
-        break;
-      }
-    }
-    for (const Block& b : doc.blocks) {
-      if (!doc.title.empty()) break;
-      if (b.kind == BlockKind::Heading) doc.title = b.text;
-    }
-    if (doc.title.empty()) doc.title = fm_title;
+    doc.title = markdown_title(doc.blocks, fm_title);
     return doc;
   }
 };

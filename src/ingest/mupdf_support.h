@@ -4,10 +4,13 @@
 //    instead of growing the process by gigabytes;
 //  - libjpeg's own messages ("Corrupt JPEG data: ..."), which MuPDF leaves on libjpeg's default
 //    of printing to stderr, turned into MuPDF warnings of the context decoding on this thread.
+//  - the drawing of a page (or a region of it) into a pixmap, shared by the figure extractor
+//    (pdf_figures) and the server's page view (pdf_render).
 #pragma once
 
 #include <mupdf/fitz.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 
@@ -55,6 +58,48 @@ __attribute__((noinline)) bool guarded(fz_context* ctx, std::string* err, F&& f)
     return false;
   }
   return true;
+}
+
+/// Draws `area` (page space, points; the whole page when null) of page `index` (0-based) into a
+/// new white RGB pixmap at `*scale` pixels per point, first lowered so that no side of the
+/// pixmap exceeds `max_side`; with `annotations` the page's annotations and widgets too, else
+/// only its contents. Hands the pixmap to `use` (MuPDF calls only, like guarded(); it keeps
+/// the pixmap with fz_keep_pixmap if it needs it longer), then drops it. Returns false and
+/// stores MuPDF's message in `err` if anything threw. The page render of the figure extractor
+/// (a region, to PNG) and of the server's page view (a page, highlighted) both draw this way.
+template <typename F>
+__attribute__((noinline)) bool draw_page(fz_context* ctx, fz_document* doc, int index, const fz_rect* area,
+                                         float* scale, int max_side, bool annotations, std::string* err, F&& use) {
+  fz_page* volatile page = nullptr;
+  fz_pixmap* volatile pix = nullptr;
+  fz_device* volatile dev = nullptr;
+  bool ok = true;
+  fz_try(ctx) {
+    page = fz_load_page(ctx, doc, index);
+    const fz_rect r = area ? *area : fz_bound_page(ctx, page);
+    float side = std::max(r.x1 - r.x0, r.y1 - r.y0) * *scale;
+    if (side > max_side) *scale *= max_side / side;
+    fz_matrix ctm = fz_scale(*scale, *scale);
+    fz_irect box = fz_round_rect(fz_transform_rect(r, ctm));
+    pix = fz_new_pixmap_with_bbox(ctx, fz_device_rgb(ctx), box, nullptr, 0);
+    fz_clear_pixmap_with_value(ctx, pix, 255);
+    dev = fz_new_draw_device(ctx, fz_identity, pix);
+    if (annotations) fz_run_page(ctx, page, dev, ctm, nullptr);
+    else fz_run_page_contents(ctx, page, dev, ctm, nullptr);
+    fz_close_device(ctx, dev);
+    use(static_cast<fz_pixmap*>(pix));
+  }
+  fz_always(ctx) {
+    fz_drop_device(ctx, dev);
+    fz_drop_pixmap(ctx, pix);
+    fz_drop_page(ctx, page);
+  }
+  fz_catch(ctx) {
+    const char* m = fz_caught_message(ctx);
+    if (err) err->assign(m && *m ? m : "unknown MuPDF error");
+    ok = false;
+  }
+  return ok;
 }
 
 /// One-line version of a MuPDF message (they can contain newlines or be long).

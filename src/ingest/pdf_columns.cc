@@ -77,6 +77,22 @@ class Orderer {
   /// left-side lines reaching towards it (a column of running text, not a table of short cells
   /// or a table of contents with dot leaders).
   void analyze(const std::vector<int>& idx, float g0, float g1, Analysis& a) const {
+    const Extent e = split_bands(idx, g0, g1, a);
+    a.score = 0;
+    if (!columns_of_text(idx, g0, g1, a, e)) return;
+    for (const Band& bd : a.bands)
+      if (bd.columns) a.score += std::min(bd.left, bd.right);
+  }
+
+  /// How far the lines of a region reach: the leftmost left-side line, the rightmost
+  /// right-side line, the rightmost line of all.
+  struct Extent {
+    float lx0, rx1, maxx;
+  };
+
+  /// analyze(), first half: each line's side of the gutter, the spanning lines cutting the
+  /// region into bands, and the bands with lines on both sides next to each other.
+  Extent split_bands(const std::vector<int>& idx, float g0, float g1, Analysis& a) const {
     const size_t n = idx.size();
     a.side.assign(n, kLeft);
     a.band.assign(n, 0);
@@ -116,8 +132,14 @@ class Orderer {
       bd.columns = bd.left >= 2 && bd.right >= 2 && bd.cross * 4 <= bd.left + bd.right &&
                    std::min(bd.lbot, bd.rbot) - std::max(bd.ltop, bd.rtop) > 0;
     }
-    // Shape of the sides, over the lines of column bands, row by row (a row of a column can
-    // hold several pieces, e.g. a term and its description).
+    return {lx0, rx1, maxx};
+  }
+
+  /// analyze(), second half: whether the sides of the column bands, row by row (a row of a
+  /// column can hold several pieces, e.g. a term and its description), look like columns of
+  /// running text.
+  bool columns_of_text(const std::vector<int>& idx, float g0, float g1, const Analysis& a, const Extent& e) const {
+    const size_t n = idx.size();
     rows_.clear();
     int nl = 0, nr = 0;
     double wl = 0, wr = 0;
@@ -130,17 +152,16 @@ class Orderer {
       (left ? wl : wr) += l.x1 - l.x0;
       rows_.push_back({static_cast<long>(std::floor(l.base / q)), left, l.x0, l.x1});
     }
-    a.score = 0;
-    if (nl < 2 || nr < 2) return;
+    if (nl < 2 || nr < 2) return false;
     const float min_avg = 6.0f * body_;
-    if (wl / nl < min_avg || wr / nr < min_avg) return;
+    if (wl / nl < min_avg || wr / nr < min_avg) return false;
     std::sort(rows_.begin(), rows_.end(), [](const RowPiece& x, const RowPiece& y) {
       return x.left != y.left ? x.left : x.row < y.row;
     });
     // Page columns have comparable widths (a wide text and a narrow tag column is a table).
-    float wide_side = std::max(g0 - lx0, rx1 - g1), narrow_side = std::min(g0 - lx0, rx1 - g1);
-    if (!(wide_side <= 3.0f * narrow_side)) return;
-    const float reach_x = g0 - 0.3f * (g0 - lx0);
+    float wide_side = std::max(g0 - e.lx0, e.rx1 - g1), narrow_side = std::min(g0 - e.lx0, e.rx1 - g1);
+    if (!(wide_side <= 3.0f * narrow_side)) return false;
+    const float reach_x = g0 - 0.3f * (g0 - e.lx0);
     int lrows = 0, rrows = 0, reach = 0, aligned = 0;
     double rfill = 0;  // how far right-side rows extend into their side, on average
     for (size_t i = 0; i < rows_.size();) {
@@ -154,15 +175,13 @@ class Orderer {
       } else {
         ++rrows;
         aligned += x0 <= g1 + 2.0f * body_;
-        rfill += (x1 - g1) / std::max(1.0f, maxx - g1);  // the region's right edge
+        rfill += (x1 - g1) / std::max(1.0f, e.maxx - g1);  // the region's right edge
       }
       i = j;
     }
     // A column of running text: left rows reach towards the gutter, right rows start at it and
     // mostly fill their side up to the region's right edge (short cells of a table do not).
-    if (reach * 2 < lrows || aligned * 5 < rrows * 3 || rfill < 0.55 * rrows) return;
-    for (const Band& bd : a.bands)
-      if (bd.columns) a.score += std::min(bd.left, bd.right);
+    return !(reach * 2 < lrows || aligned * 5 < rrows * 3 || rfill < 0.55 * rrows);
   }
 
   /// Rows top to bottom (baselines bucketed to tolerate small offsets), left to right in a row.

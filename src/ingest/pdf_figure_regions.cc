@@ -251,12 +251,11 @@ void join_row(const Page& pg, const std::vector<char>& claimed, Cap& c) {
   }
 }
 
-/// Captioned figures and tables: the drawing nearest above the caption (else below), for the
-/// captions on horizontal lines of `pg`.
-void captioned(Builder& b, std::vector<Region>& out) {
+/// The caption lines of `pg` (horizontal, not yet claimed), strongest first ("Figure 3:"
+/// before "Figure 3." before "Figure 3 Title"): a line of prose that happens to start with
+/// "Figure 3." must not take the figure from its caption.
+std::vector<Cap> find_captions(const Builder& b) {
   const Page& pg = b.pg;
-  const std::vector<Graphic>& gs = b.gs;
-  const float page_w = std::max(1.0f, pg.x1 - pg.x0);
   std::vector<Cap> caps;
   for (size_t i = 0; i < pg.lines.size(); ++i) {
     const Line& l = pg.lines[i];
@@ -271,8 +270,6 @@ void captioned(Builder& b, std::vector<Region>& out) {
     c.label = *lab;
     caps.push_back(std::move(c));
   }
-  // Strongest captions first ("Figure 3:" before "Figure 3." before "Figure 3 Title"): a line
-  // of prose that happens to start with "Figure 3." must not take the figure from its caption.
   auto strength = [&](const Cap& c) {
     std::string_view t = c.text;
     if (!c.label.delimited) return 2;
@@ -281,63 +278,100 @@ void captioned(Builder& b, std::vector<Region>& out) {
     return e > 0 && t[e - 1] == '.' ? 1 : 0;
   };
   std::stable_sort(caps.begin(), caps.end(), [&](const Cap& a, const Cap& c) { return strength(a) < strength(c); });
-  for (const Cap& c : caps) {
-    const Line& l = pg.lines[c.line];
-    Rect cap;
-    for (size_t i : c.pieces) cap.add(line_box(pg.lines[i]));
-    // The caption's row: the label may be a line of its own ("Figure 1:" then a gap, then the text).
-    for (const Line& o : pg.lines)
-      if (!o.dropped && std::fabs(o.y0 - l.y0) < 2 && std::fabs(o.y1 - l.y1) < 3 && o.x0 >= l.x1 && o.x0 - cap.x1 < 40)
-        cap.add(line_box(o));
-    // The caption's column: a caption narrower than half the page sits in one column.
-    float col_x0 = pg.x0, col_x1 = pg.x1;
-    if (cap.w() < 0.5f * page_w) {
-      float mid = (pg.x0 + pg.x1) / 2;
-      if (cap.x1 <= mid + 10) col_x1 = mid;
-      else if (cap.x0 >= mid - 10) col_x0 = mid;
-    }
-    Rect column{col_x0, pg.y0, col_x1, pg.y1};
+  return caps;
+}
+
+/// The box of caption `c`, with the rest of its row: the label may be a line of its own
+/// ("Figure 1:" then a gap, then the text).
+Rect caption_box(const Page& pg, const Cap& c) {
+  const Line& l = pg.lines[c.line];
+  Rect cap;
+  for (size_t i : c.pieces) cap.add(line_box(pg.lines[i]));
+  for (const Line& o : pg.lines)
+    if (!o.dropped && std::fabs(o.y0 - l.y0) < 2 && std::fabs(o.y1 - l.y1) < 3 && o.x0 >= l.x1 && o.x0 - cap.x1 < 40)
+      cap.add(line_box(o));
+  return cap;
+}
+
+/// The caption's column: a caption narrower than half the page sits in one column.
+Rect caption_column(const Page& pg, const Rect& cap, float page_w) {
+  float col_x0 = pg.x0, col_x1 = pg.x1;
+  if (cap.w() < 0.5f * page_w) {
+    float mid = (pg.x0 + pg.x1) / 2;
+    if (cap.x1 <= mid + 10) col_x1 = mid;
+    else if (cap.x0 >= mid - 10) col_x0 = mid;
+  }
+  return {col_x0, pg.y0, col_x1, pg.y1};
+}
+
+/// The seed of a captioned figure: the unclaimed graphic in the column nearest to the caption
+/// on `side` (0: above, 1: below); gs.size() when there is none.
+size_t caption_seed(const Builder& b, const Rect& cap, const Rect& column, float page_w, int side) {
+  const std::vector<Graphic>& gs = b.gs;
+  size_t best = gs.size();
+  float best_gap = kCaptionGap;
+  for (size_t i = 0; i < gs.size(); ++i) {
+    if (b.claimed[i] || !usable(gs[i], b.page)) continue;
+    const Rect& g = gs[i].box;
+    if (!overlaps_x(g, column) || !overlaps_x(g, cap, 0.25f * page_w)) continue;
+    float gap = side == 0 ? cap.y0 - g.y1 : g.y0 - cap.y1;
+    if (gap < -2 || gap > std::max(best_gap, kLabelGap)) continue;
+    if (gap > best_gap && (best != gs.size() || !only_labels_between(b.pg, g, cap, column.x1 - column.x0))) continue;
+    if (!gs[i].image && gs[i].boxy && g.h() < 2) continue;  // a rule under a caption: not a seed
+    best_gap = gap;
+    best = i;
+  }
+  return best;
+}
+
+enum class Grown { Figure, Table, TooSmall };
+
+/// Grows the region of caption `c` from graphic `seed` on `side` of the caption. A figure is
+/// appended to `out`; a table without images and a region too small to be a figure give their
+/// graphics back.
+Grown grow_captioned(Builder& b, const Cap& c, const Rect& cap, const Rect& column, size_t seed, int side,
+                     std::vector<Region>& out) {
+  const Page& pg = b.pg;
+  const float column_width = column.x1 - column.x0;
+  Region r;
+  r.caption_line = static_cast<int>(c.line);
+  r.label = c.label.label();
+  r.table = c.label.table;
+  r.box = b.gs[seed].box;
+  b.claimed[seed] = 1;
+  std::vector<size_t> members{seed};
+  // Never grow across the caption itself.
+  Rect limit = side == 0 ? Rect{pg.x0, cap.y0 + 1, pg.x1, pg.y1} : Rect{pg.x0, pg.y0, pg.x1, cap.y1 - 1};
+  b.grow(r.box, members, limit, /*panels=*/true, column_width);
+  // A table caption above a ruled table is a table; its cells are text, left to the layout.
+  if (r.table && !std::any_of(members.begin(), members.end(), [&](size_t i) { return b.gs[i].image; })) {
+    for (size_t i : members) b.claimed[i] = 0;
+    return Grown::Table;
+  }
+  if (r.box.w() < kMinSide || r.box.h() < kMinSide) {
+    for (size_t i : members) b.claimed[i] = 0;
+    return Grown::TooSmall;
+  }
+  for (size_t i : c.pieces) b.line_claimed[i] = 1;
+  if (c.pieces.size() > 1) r.caption_text = c.text;
+  b.take_text(r, column_width);
+  b.finish(r, members);
+  out.push_back(std::move(r));
+  return Grown::Figure;
+}
+
+/// Captioned figures and tables: the drawing nearest above the caption (else below), for the
+/// captions on horizontal lines of `pg`.
+void captioned(Builder& b, std::vector<Region>& out) {
+  const Page& pg = b.pg;
+  const float page_w = std::max(1.0f, pg.x1 - pg.x0);
+  for (const Cap& c : find_captions(b)) {
+    const Rect cap = caption_box(pg, c);
+    const Rect column = caption_column(pg, cap, page_w);
     for (int side = 0; side < 2; ++side) {  // 0: above the caption, 1: below
-      // Seed: the unclaimed graphic in the column nearest to the caption on that side.
-      size_t best = gs.size();
-      float best_gap = kCaptionGap;
-      for (size_t i = 0; i < gs.size(); ++i) {
-        if (b.claimed[i] || !usable(gs[i], b.page)) continue;
-        const Rect& g = gs[i].box;
-        if (!overlaps_x(g, column) || !overlaps_x(g, cap, 0.25f * page_w)) continue;
-        float gap = side == 0 ? cap.y0 - g.y1 : g.y0 - cap.y1;
-        if (gap < -2 || gap > std::max(best_gap, kLabelGap)) continue;
-        if (gap > best_gap && (best != gs.size() || !only_labels_between(pg, g, cap, col_x1 - col_x0))) continue;
-        if (!gs[i].image && gs[i].boxy && g.h() < 2) continue;  // a rule under a caption: not a seed
-        best_gap = gap;
-        best = i;
-      }
-      if (best == gs.size()) continue;
-      Region r;
-      r.caption_line = static_cast<int>(c.line);
-      r.label = c.label.label();
-      r.table = c.label.table;
-      r.box = gs[best].box;
-      b.claimed[best] = 1;
-      std::vector<size_t> members{best};
-      // Never grow across the caption itself.
-      Rect limit = side == 0 ? Rect{pg.x0, cap.y0 + 1, pg.x1, pg.y1} : Rect{pg.x0, pg.y0, pg.x1, cap.y1 - 1};
-      b.grow(r.box, members, limit, /*panels=*/true, col_x1 - col_x0);
-      // A table caption above a ruled table is a table; its cells are text, left to the layout.
-      if (r.table && !std::any_of(members.begin(), members.end(), [&](size_t i) { return gs[i].image; })) {
-        for (size_t i : members) b.claimed[i] = 0;
-        break;
-      }
-      if (r.box.w() < kMinSide || r.box.h() < kMinSide) {
-        for (size_t i : members) b.claimed[i] = 0;
-        continue;
-      }
-      for (size_t i : c.pieces) b.line_claimed[i] = 1;
-      if (c.pieces.size() > 1) r.caption_text = c.text;
-      b.take_text(r, col_x1 - col_x0);
-      b.finish(r, members);
-      out.push_back(std::move(r));
-      break;
+      const size_t seed = caption_seed(b, cap, column, page_w, side);
+      if (seed == b.gs.size()) continue;
+      if (grow_captioned(b, c, cap, column, seed, side, out) != Grown::TooSmall) break;
     }
   }
 }

@@ -286,39 +286,17 @@ bool flat_pixmap(fz_context* ctx, fz_pixmap* pix) {
   return other * 200 < int64_t{w} * h;  // under 0.5% of the pixels
 }
 
-/// Renders `clip` (page space) of page `number` (0-based) at `scale` into PNG bytes. MuPDF
-/// calls only; the result lands in `png`, `w`, `h`, `flat` (see flat_pixmap).
-__attribute__((noinline)) bool render_region(fz_context* ctx, fz_document* doc, int number, fz_rect clip, float scale,
-                                             fz_buffer** png, int* w, int* h, bool* flat, std::string* err) {
-  fz_page* volatile page = nullptr;
-  fz_pixmap* volatile pix = nullptr;
-  fz_device* volatile dev = nullptr;
-  bool ok = true;
-  fz_try(ctx) {
-    page = fz_load_page(ctx, doc, number);
-    fz_matrix ctm = fz_scale(scale, scale);
-    fz_irect box = fz_round_rect(fz_transform_rect(clip, ctm));
-    pix = fz_new_pixmap_with_bbox(ctx, fz_device_rgb(ctx), box, nullptr, 0);
-    fz_clear_pixmap_with_value(ctx, pix, 255);
-    dev = fz_new_draw_device(ctx, fz_identity, pix);
-    fz_run_page_contents(ctx, page, dev, ctm, nullptr);
-    fz_close_device(ctx, dev);
+/// Renders `clip` (page space) of page `number` (0-based) at `scale` pixels per point (lowered
+/// so that no side exceeds kMaxSide) into PNG bytes. The result lands in `png`, `w`, `h`,
+/// `flat` (see flat_pixmap).
+bool render_region(fz_context* ctx, fz_document* doc, int number, fz_rect clip, float scale, fz_buffer** png, int* w,
+                   int* h, bool* flat, std::string* err) {
+  return mupdf::draw_page(ctx, doc, number, &clip, &scale, kMaxSide, /*annotations=*/false, err, [&](fz_pixmap* pix) {
     *w = fz_pixmap_width(ctx, pix);
     *h = fz_pixmap_height(ctx, pix);
     *flat = flat_pixmap(ctx, pix);
     *png = fz_new_buffer_from_pixmap_as_png(ctx, pix, fz_default_color_params);
-  }
-  fz_always(ctx) {
-    fz_drop_device(ctx, dev);
-    fz_drop_pixmap(ctx, pix);
-    fz_drop_page(ctx, page);
-  }
-  fz_catch(ctx) {
-    const char* m = fz_caught_message(ctx);
-    if (err) err->assign(m ? m : "unknown MuPDF error");
-    ok = false;
-  }
-  return ok;
+  });
 }
 
 // ---- MuPDF's messages while one figure is drawn ----
@@ -429,6 +407,74 @@ struct PdfFigureExtractor::Impl {
   std::vector<std::pair<size_t, std::string>> problems;
   int more_problems = 0;
 
+  /// Logos and page decoration: an uncaptioned image drawn on many pages.
+  bool repeated_image(const pdf::Region& r) const {
+    if (r.caption_line >= 0 || !r.raster) return false;
+    bool repeated = false;
+    for (uint64_t k : r.image_keys) {
+      auto it = image_pages.find(k);
+      if (it != image_pages.end() && static_cast<int>(it->second.size()) >= kRepeatedPages) repeated = true;
+    }
+    return repeated;
+  }
+
+  /// The figure's picture: its region rendered to PNG, at most kMaxSide pixels a side. A
+  /// problem (a broken image, a render that failed) is noted as figure `index`'s; the figure
+  /// then has no image when nothing of it could be drawn.
+  Figure draw(fz_document* doc, const Found& f, size_t index) {
+    const pdf::Rect& b = f.region.box;
+    fz_rect clip{b.x0 - kPad, b.y0 - kPad, b.x1 + kPad, b.y1 + kPad};
+    fz_buffer* buf = nullptr;
+    int w = 0, h = 0;
+    bool flat = false, rendered = false;
+    std::string err;
+    Messages msgs;
+    const int refused_before = budget ? budget->refused : 0;
+    {
+      Capture capture(ctx, &msgs);
+      mupdf::JpegMessagesTo jpeg(ctx);
+      rendered = render_region(ctx, doc, f.page - 1, clip, kDpi / 72.0f, &buf, &w, &h, &flat, &err) && buf;
+    }
+    const bool out_of_memory = (budget && budget->refused > refused_before) || contains(err, {"out of memory"});
+    std::string trouble = rendered ? image_trouble(msgs.list) : one_line(err);
+    if (trouble.empty() && !rendered) trouble = "unknown MuPDF error";
+    // Nothing of a broken image came out: a flat render is no picture of the figure.
+    const bool keep_image = rendered && !(out_of_memory || (!trouble.empty() && flat));
+    Figure fig;
+    if (keep_image) {
+      unsigned char* data = nullptr;
+      size_t n = fz_buffer_storage(ctx, buf, &data);
+      fig.png.assign(reinterpret_cast<const char*>(data), n);
+      fig.width = w;
+      fig.height = h;
+    }
+    if (buf) fz_drop_buffer(ctx, buf);
+    if (!trouble.empty() || out_of_memory) {
+      std::string problem = describe_problem(f.region, out_of_memory, rendered, keep_image, trouble);
+      if (static_cast<int>(problems.size()) < kMaxImageWarnings)
+        problems.emplace_back(index, std::move(problem));
+      else
+        ++more_problems;
+    }
+    return fig;
+  }
+
+  /// What went wrong with the figure's image, for its warning.
+  std::string describe_problem(const pdf::Region& r, bool out_of_memory, bool rendered, bool keep_image,
+                               const std::string& trouble) const {
+    if (out_of_memory)
+      return what_failed(r) + " needs more than the " + std::to_string((budget ? budget->limit : 0) >> 20) +
+             " MiB of memory allowed per document to decode; the figure is kept without its image "
+             "(downscale the image in the PDF to keep it)";
+    if (!rendered) return "could not be drawn (" + trouble + "); the figure is kept without its image";
+    // MuPDF's own words for data that simply ends early are no help to a reader.
+    const bool short_data = contains(trouble, {"padding truncated image", "read error"});
+    return what_failed(r) +
+           (short_data ? std::string(" is truncated (its data ends before the image does)")
+                       : (keep_image ? " is damaged (" : " is corrupt (") + one_line(trouble) + ")") +
+           (keep_image ? "; the figure is kept, part of it may be blank" : "; the figure is kept without its image");
+  }
+
   /// "its image (JBIG2, 200x150 px)", "one of its 3 images", "its drawing".
   std::string what_failed(const pdf::Region& r) const {
     std::vector<const ImageInfo*> infos;
@@ -507,71 +553,11 @@ void PdfFigureExtractor::render(void* doc, ParsedDocument& out) {
       kept.push_back(std::move(f));
       continue;
     }
-    // Logos and page decoration: an uncaptioned image drawn on many pages.
-    if (f.region.caption_line < 0 && f.region.raster) {
-      bool repeated = false;
-      for (uint64_t k : f.region.image_keys) {
-        auto it = m.image_pages.find(k);
-        if (it != m.image_pages.end() && static_cast<int>(it->second.size()) >= kRepeatedPages) repeated = true;
-      }
-      if (repeated) continue;
-    }
-    const pdf::Rect& b = f.region.box;
-    fz_rect clip{b.x0 - kPad, b.y0 - kPad, b.x1 + kPad, b.y1 + kPad};
-    float scale = kDpi / 72.0f;
-    float side = std::max(clip.x1 - clip.x0, clip.y1 - clip.y0) * scale;
-    if (side > kMaxSide) scale *= kMaxSide / side;
-    fz_buffer* buf = nullptr;
-    int w = 0, h = 0;
-    bool flat = false, rendered = false;
-    std::string err;
-    Messages msgs;
-    const int refused_before = m.budget ? m.budget->refused : 0;
-    {
-      Capture capture(m.ctx, &msgs);
-      mupdf::JpegMessagesTo jpeg(m.ctx);
-      rendered = render_region(m.ctx, static_cast<fz_document*>(doc), f.page - 1, clip, scale, &buf, &w, &h, &flat, &err) &&
-                 buf;
-    }
-    const bool out_of_memory = (m.budget && m.budget->refused > refused_before) || contains(err, {"out of memory"});
-    std::string trouble = rendered ? image_trouble(msgs.list) : one_line(err);
-    if (trouble.empty() && !rendered) trouble = "unknown MuPDF error";
-    // Nothing of a broken image came out: a flat render is no picture of the figure.
-    const bool keep_image = rendered && !(out_of_memory || (!trouble.empty() && flat));
-    Figure fig;
-    if (keep_image) {
-      unsigned char* data = nullptr;
-      size_t n = fz_buffer_storage(m.ctx, buf, &data);
-      fig.png.assign(reinterpret_cast<const char*>(data), n);
-      fig.width = w;
-      fig.height = h;
-    }
-    if (buf) fz_drop_buffer(m.ctx, buf);
-    if (!trouble.empty() || out_of_memory) {
-      std::string problem;
-      if (out_of_memory)
-        problem = m.what_failed(f.region) + " needs more than the " +
-                  std::to_string((m.budget ? m.budget->limit : 0) >> 20) +
-                  " MiB of memory allowed per document to decode; the figure is kept without its image "
-                  "(downscale the image in the PDF to keep it)";
-      else if (!rendered)
-        problem = "could not be drawn (" + trouble + "); the figure is kept without its image";
-      else {
-        // MuPDF's own words for data that simply ends early are no help to a reader.
-        const bool short_data = contains(trouble, {"padding truncated image", "read error"});
-        problem = m.what_failed(f.region) +
-                  (short_data ? std::string(" is truncated (its data ends before the image does)")
-                              : (keep_image ? " is damaged (" : " is corrupt (") + one_line(trouble) + ")") +
-                  (keep_image ? "; the figure is kept, part of it may be blank"
-                              : "; the figure is kept without its image");
-      }
-      if (static_cast<int>(m.problems.size()) < kMaxImageWarnings)
-        m.problems.emplace_back(out.figures.size(), std::move(problem));
-      else
-        ++m.more_problems;
-    }
+    if (m.repeated_image(f.region)) continue;
+    Figure fig = m.draw(static_cast<fz_document*>(doc), f, out.figures.size());
     fig.seq = static_cast<int>(out.figures.size());  // render order, for place(); renumbered later
     fig.page = f.page;
+    const pdf::Rect& b = f.region.box;
     fig.x0 = b.x0;
     fig.y0 = b.y0;
     fig.x1 = b.x1;

@@ -144,8 +144,48 @@ std::string margin_key(std::string_view s) {
 
 // ---- running headers, footers, page numbers ----
 
-void detail::drop_margin_lines(std::vector<Page>& pages, const DocStats& st) {
-  const int npages = static_cast<int>(pages.size());
+namespace {
+
+/// The margin lines of a document: what they say and where they sit, counted over its pages.
+/// scan() visits each page's margin bands, drop() then drops the repeated lines.
+class MarginScan {
+ public:
+  MarginScan(int npages, const detail::DocStats& st) : npages_(npages), st_(st) {}
+
+  /// Lines in the narrow band are candidates; lines a little further in (wide band) only when
+  /// a clear gap separates them from the body. `top` walks down from the top edge, then the
+  /// bottom edge is walked up.
+  void scan(Page& pg, int pi) {
+    float h = pg.y1 - pg.y0;
+    if (!(h > 0) || pg.lines.empty()) return;
+    by_y_.clear();
+    for (int i = 0; i < static_cast<int>(pg.lines.size()); ++i)
+      if (!pg.lines[i].rotated) by_y_.push_back(i);
+    for (int top = 1; top >= 0; --top) {
+      if (top) {
+        std::sort(by_y_.begin(), by_y_.end(), [&](int a, int b) { return pg.lines[a].y0 < pg.lines[b].y0; });
+      } else {
+        std::sort(by_y_.begin(), by_y_.end(), [&](int a, int b) { return pg.lines[a].y1 > pg.lines[b].y1; });
+      }
+      scan_edge(pg, pi, top);
+    }
+  }
+
+  void drop() {
+    for (const Cand& c : cands_) {
+      // Same text (numbers aside) on several pages, or a header-like line at a position used by
+      // header-like lines on most pages (chapter names in running heads vary).
+      int n = texts_[*c.key].pages;
+      bool repeated = n >= 2 && ((n >= 3 && !c.large) || n * 2 >= npages_);
+      if (!repeated && c.slot >= 0) {
+        int m = slots_[c.slot].pages;
+        repeated = m >= 3 && m * 2 >= npages_;
+      }
+      if (repeated) c.line->dropped = true;
+    }
+  }
+
+ private:
   struct Cand {
     Line* line;
     const std::string* key;
@@ -159,73 +199,64 @@ void detail::drop_margin_lines(std::vector<Page>& pages, const DocStats& st) {
       if (last_page != page) last_page = page, ++pages;
     }
   };
-  std::unordered_map<std::string, Count> texts;  // margin_key -> pages
-  std::unordered_map<long, Count> slots;         // band + baseline position -> pages
-  std::vector<Cand> cands;
-  std::vector<int> by_y;
-  for (int pi = 0; pi < npages; ++pi) {
-    Page& pg = pages[pi];
-    float h = pg.y1 - pg.y0;
-    if (!(h > 0) || pg.lines.empty()) continue;
-    const float band = 0.10f * h, wide = 0.16f * h, min_gap = 1.2f * st.body;
-    auto same_row = [](const Line& a, const Line& b) {
-      return std::fabs(a.base - b.base) < 0.5f * std::max(a.size, b.size);
-    };
-    by_y.clear();
-    for (int i = 0; i < static_cast<int>(pg.lines.size()); ++i)
-      if (!pg.lines[i].rotated) by_y.push_back(i);
-    // Lines in the narrow band are candidates; lines a little further in (wide band) only when
-    // a clear gap separates them from the body. `top` walks down from the top edge, then the
-    // bottom edge is walked up.
-    for (int top = 1; top >= 0; --top) {
-      if (top) {
-        std::sort(by_y.begin(), by_y.end(), [&](int a, int b) { return pg.lines[a].y0 < pg.lines[b].y0; });
-      } else {
-        std::sort(by_y.begin(), by_y.end(), [&](int a, int b) { return pg.lines[a].y1 > pg.lines[b].y1; });
+
+  /// The lines of one margin band of page `pi`, from its edge inwards (by_y_ in that order):
+  /// page numbers dropped now, other lines counted and kept as candidates.
+  void scan_edge(Page& pg, int pi, int top) {
+    const float h = pg.y1 - pg.y0;
+    const float band = 0.10f * h, wide = 0.16f * h, min_gap = 1.2f * st_.body;
+    for (size_t k = 0; k < by_y_.size(); ++k) {
+      Line& l = pg.lines[by_y_[k]];
+      float cy = 0.5f * (l.y0 + l.y1);
+      float depth = top ? cy - pg.y0 : pg.y1 - cy;  // distance from the page edge
+      if (depth > wide) break;
+      if (l.dropped) continue;
+      float gap = gap_inwards(pg, k, top);
+      bool separated = gap >= min_gap && gap < std::numeric_limits<float>::max();
+      if (depth > band && !separated) break;  // body text reached: nothing further in
+      std::string_view text = pg.line_text(l);
+      if (is_page_number_text(text)) {
+        l.dropped = true;
+        continue;
       }
-      for (size_t k = 0; k < by_y.size(); ++k) {
-        Line& l = pg.lines[by_y[k]];
-        float cy = 0.5f * (l.y0 + l.y1);
-        float depth = top ? cy - pg.y0 : pg.y1 - cy;  // distance from the page edge
-        if (depth > wide) break;
-        if (l.dropped) continue;
-        float gap = std::numeric_limits<float>::max();
-        for (size_t j = k + 1; j < by_y.size(); ++j) {
-          const Line& o = pg.lines[by_y[j]];
-          if (same_row(l, o)) continue;
-          gap = top ? o.y0 - l.y1 : l.y0 - o.y1;
-          break;
-        }
-        bool separated = gap >= min_gap && gap < std::numeric_limits<float>::max();
-        if (depth > band && !separated) break;  // body text reached: nothing further in
-        std::string_view text = pg.line_text(l);
-        if (is_page_number_text(text)) {
-          l.dropped = true;
-          continue;
-        }
-        if (npages < 3 || text.size() > 200) continue;
-        auto it = texts.try_emplace((top ? "T" : "B") + margin_key(text)).first;
-        it->second.add(pi);
-        long slot = -1;
-        if (separated && text.size() <= 120 && l.size <= st.body * 1.05f && !line_bold(l)) {
-          slot = 2 * std::lround(std::clamp(l.base, -1e5f, 1e5f) / 2.0f) + 200000 + top;
-          slots[slot].add(pi);
-        }
-        cands.push_back({&l, &it->first, slot, l.size > st.body * 1.3f});
+      if (npages_ < 3 || text.size() > 200) continue;
+      auto it = texts_.try_emplace((top ? "T" : "B") + margin_key(text)).first;
+      it->second.add(pi);
+      long slot = -1;
+      if (separated && text.size() <= 120 && l.size <= st_.body * 1.05f && !line_bold(l)) {
+        slot = 2 * std::lround(std::clamp(l.base, -1e5f, 1e5f) / 2.0f) + 200000 + top;
+        slots_[slot].add(pi);
       }
+      cands_.push_back({&l, &it->first, slot, l.size > st_.body * 1.3f});
     }
   }
-  for (const Cand& c : cands) {
-    // Same text (numbers aside) on several pages, or a header-like line at a position used by
-    // header-like lines on most pages (chapter names in running heads vary).
-    int n = texts[*c.key].pages;
-    bool repeated = n >= 2 && ((n >= 3 && !c.large) || n * 2 >= npages);
-    if (!repeated && c.slot >= 0) {
-      int m = slots[c.slot].pages;
-      repeated = m >= 3 && m * 2 >= npages;
+
+  /// The gap between line by_y_[k] and the next line further in that is not on its row.
+  float gap_inwards(const Page& pg, size_t k, int top) const {
+    const Line& l = pg.lines[by_y_[k]];
+    for (size_t j = k + 1; j < by_y_.size(); ++j) {
+      const Line& o = pg.lines[by_y_[j]];
+      if (std::fabs(l.base - o.base) < 0.5f * std::max(l.size, o.size)) continue;  // same row
+      return top ? o.y0 - l.y1 : l.y0 - o.y1;
     }
-    if (repeated) c.line->dropped = true;
+    return std::numeric_limits<float>::max();
   }
+
+  const int npages_;
+  const detail::DocStats& st_;
+  std::unordered_map<std::string, Count> texts_;  // margin_key -> pages
+  std::unordered_map<long, Count> slots_;         // band + baseline position -> pages
+  std::vector<Cand> cands_;
+  std::vector<int> by_y_;
+};
+
+}  // namespace
+
+void detail::drop_margin_lines(std::vector<Page>& pages, const DocStats& st) {
+  const int npages = static_cast<int>(pages.size());
+  MarginScan scan(npages, st);
+  for (int pi = 0; pi < npages; ++pi) scan.scan(pages[pi], pi);
+  scan.drop();
 }
 
 }  // namespace mmkg::pdf

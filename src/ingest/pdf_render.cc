@@ -56,42 +56,6 @@ struct Render {
   }
 };
 
-/// Draws page `index` (0-based) at `*zoom` (lowered so that no side exceeds kMaxPageSide) into
-/// a new white RGB pixmap. MuPDF calls only.
-__attribute__((noinline)) bool draw_page(fz_context* ctx, fz_document* doc, int index, float* zoom, fz_pixmap** out,
-                                         std::string* err) {
-  fz_page* volatile page = nullptr;
-  fz_device* volatile dev = nullptr;
-  fz_pixmap* volatile pix = nullptr;
-  bool ok = true;
-  fz_try(ctx) {
-    page = fz_load_page(ctx, doc, index);
-    fz_rect bounds = fz_bound_page(ctx, page);
-    float side = std::max(bounds.x1 - bounds.x0, bounds.y1 - bounds.y0) * *zoom;
-    if (side > kMaxPageSide) *zoom *= kMaxPageSide / side;
-    fz_matrix ctm = fz_scale(*zoom, *zoom);
-    fz_irect box = fz_round_rect(fz_transform_rect(bounds, ctm));
-    pix = fz_new_pixmap_with_bbox(ctx, fz_device_rgb(ctx), box, nullptr, 0);
-    fz_clear_pixmap_with_value(ctx, pix, 255);
-    dev = fz_new_draw_device(ctx, fz_identity, pix);
-    fz_run_page(ctx, page, dev, ctm, nullptr);
-    fz_close_device(ctx, dev);
-  }
-  fz_always(ctx) {
-    fz_drop_device(ctx, dev);
-    fz_drop_page(ctx, page);
-  }
-  fz_catch(ctx) {
-    fz_drop_pixmap(ctx, pix);
-    pix = nullptr;
-    const char* m = fz_caught_message(ctx);
-    if (err) err->assign(m && *m ? m : "unknown MuPDF error");
-    ok = false;
-  }
-  *out = pix;
-  return ok;
-}
-
 /// Paints the boxes of `page` onto the pixmap (pixel = point * zoom - pixmap origin). Returns
 /// how many boxes were painted (those that overlap the page).
 int paint_highlight(fz_context* ctx, fz_pixmap* pix, float zoom, int page, const std::vector<PageBox>& boxes) {
@@ -188,8 +152,11 @@ RenderedPage render_pdf_page_png(std::string_view bytes, const std::string& name
     throw InputError(name + ": no page " + std::to_string(page) + "; the document has " + std::to_string(pages) +
                      (pages == 1 ? " page" : " pages"));
 
+  // The page at the zoom, lowered so that no side exceeds kMaxPageSide, into a white pixmap.
   float z = static_cast<float>(out.zoom);
-  if (!draw_page(ctx, r.doc, page - 1, &z, &r.pix, &err) || !r.pix)
+  if (!mupdf::draw_page(ctx, r.doc, page - 1, nullptr, &z, kMaxPageSide, /*annotations=*/true, &err,
+                        [&](fz_pixmap* pix) { r.pix = fz_keep_pixmap(ctx, pix); }) ||
+      !r.pix)
     throw InputError(name + ": page " + std::to_string(page) + " cannot be drawn (" + one_line(err) +
                      "); the file may be damaged");
   out.zoom = z;
