@@ -363,10 +363,70 @@ void BertEncoder::linear(const float* x, int rows, const Linear& l, float* y, bo
   f32::gemm(f32_isa_, x, rows, l.wf.k, l.wf, y, l.wf.n, {.alpha = 1.0f, .bias = l.b.data(), .accumulate = accumulate});
 }
 
-void BertEncoder::forward(const int32_t* ids, const int* lens, int n, float* out, InputRanges* ranges) const {
-  const int H = cfg_.hidden_size, I = cfg_.intermediate_size, NH = cfg_.num_heads;
+void BertEncoder::embed_tokens(const int32_t* ids, const int* lens, int n, int T, float* x) const {
+  const int H = cfg_.hidden_size;
+  // Embeddings: word + position + token type 0, then LayerNorm.
+  for (int s = 0, row = 0; s < n; ++s) {
+    for (int p = 0; p < lens[s]; ++p, ++row) {
+      const int32_t id = ids[row];
+      if (id < 0 || id >= cfg_.vocab_size) throw Error("embedder: token id out of range");
+      const float* we = &word_emb_[static_cast<size_t>(id) * H];
+      const float* pe = &pos_emb_[static_cast<size_t>(p) * H];
+      float* xr = &x[static_cast<size_t>(row) * H];
+      for (int k = 0; k < H; ++k) xr[k] = we[k] + pe[k] + type_emb_[k];
+    }
+  }
+  layernorm_rows(x, T, H, emb_ln_g_.data(), emb_ln_b_.data(), cfg_.layer_norm_eps);
+}
+
+void BertEncoder::attention(const float* qkv, const int* lens, int n, float* ctx, std::vector<float>& scores,
+                            f32::Packed& keys, f32::Packed& values) const {
+  const int H = cfg_.hidden_size, NH = cfg_.num_heads;
   const int D = H / NH;
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  // Scaled dot-product attention, per sequence and head.
+  for (int s = 0, off = 0; s < n; off += lens[s], ++s) {
+    const int l = lens[s];
+    for (int h = 0; h < NH; ++h) {
+      const float* q = &qkv[static_cast<size_t>(off) * 3 * H + static_cast<size_t>(h) * D];
+      const float* k = q + H;
+      const float* v = q + 2 * H;
+      f32::pack_rows(k, l, D, 3 * H, keys);
+      f32::gemm(f32_isa_, q, l, 3 * H, keys, scores.data(), l, {.alpha = scale});
+      softmax_rows(scores.data(), l, l);
+      f32::pack_transposed(v, l, D, 3 * H, values);
+      f32::gemm(f32_isa_, scores.data(), l, l, values, &ctx[static_cast<size_t>(off) * H + static_cast<size_t>(h) * D],
+                H, {});
+    }
+  }
+}
+
+namespace {
+
+// Mean pooling over each sequence's tokens of x[T, H], then L2 normalisation (eps 1e-12 as
+// PyTorch), into out[n, H].
+void mean_pool(const float* x, const int* lens, int n, int H, float* out) {
+  for (int s = 0, off = 0; s < n; off += lens[s], ++s) {
+    float* o = out + static_cast<size_t>(s) * H;
+    std::vector<double> acc(static_cast<size_t>(H), 0.0);
+    for (int p = 0; p < lens[s]; ++p) {
+      const float* xr = &x[static_cast<size_t>(off + p) * H];
+      for (int k = 0; k < H; ++k) acc[static_cast<size_t>(k)] += xr[k];
+    }
+    double norm = 0;
+    for (int k = 0; k < H; ++k) {
+      acc[static_cast<size_t>(k)] /= lens[s];
+      norm += acc[static_cast<size_t>(k)] * acc[static_cast<size_t>(k)];
+    }
+    const double inv = 1.0 / std::max(std::sqrt(norm), 1e-12);
+    for (int k = 0; k < H; ++k) o[k] = static_cast<float>(acc[static_cast<size_t>(k)] * inv);
+  }
+}
+
+}  // namespace
+
+void BertEncoder::forward(const int32_t* ids, const int* lens, int n, float* out, InputRanges* ranges) const {
+  const int H = cfg_.hidden_size, I = cfg_.intermediate_size;
   int T = 0, max_len = 0;
   for (int s = 0; s < n; ++s) {
     if (lens[s] <= 0 || lens[s] > cfg_.max_position) {
@@ -382,18 +442,7 @@ void BertEncoder::forward(const int32_t* ids, const int* lens, int n, float* out
   int8::QuantRows qscratch;  // int8: the activation codes of the current linear layer
   f32::Packed keys, values;  // one sequence's keys and values of one head, packed
 
-  // Embeddings: word + position + token type 0, then LayerNorm.
-  for (int s = 0, row = 0; s < n; ++s) {
-    for (int p = 0; p < lens[s]; ++p, ++row) {
-      const int32_t id = ids[row];
-      if (id < 0 || id >= cfg_.vocab_size) throw Error("embedder: token id out of range");
-      const float* we = &word_emb_[static_cast<size_t>(id) * H];
-      const float* pe = &pos_emb_[static_cast<size_t>(p) * H];
-      float* xr = &x[static_cast<size_t>(row) * H];
-      for (int k = 0; k < H; ++k) xr[k] = we[k] + pe[k] + type_emb_[k];
-    }
-  }
-  layernorm_rows(x.data(), T, H, emb_ln_g_.data(), emb_ln_b_.data(), cfg_.layer_norm_eps);
+  embed_tokens(ids, lens, n, T, x.data());
 
   // Calibration: the root mean square per channel of each linear layer's input.
   auto record = [&](size_t layer, int which, const float* a, int k) {
@@ -410,21 +459,7 @@ void BertEncoder::forward(const int32_t* ids, const int* lens, int n, float* out
     record(li, 0, x.data(), H);
     // Q, K, V in one product: qkv[T, 3H] = x W_qkv^T + b.
     linear(x.data(), T, L.qkv, qkv.data(), false, qscratch);
-    // Scaled dot-product attention, per sequence and head.
-    for (int s = 0, off = 0; s < n; off += lens[s], ++s) {
-      const int l = lens[s];
-      for (int h = 0; h < NH; ++h) {
-        const float* q = &qkv[static_cast<size_t>(off) * 3 * H + static_cast<size_t>(h) * D];
-        const float* k = q + H;
-        const float* v = q + 2 * H;
-        f32::pack_rows(k, l, D, 3 * H, keys);
-        f32::gemm(f32_isa_, q, l, 3 * H, keys, scores.data(), l, {.alpha = scale});
-        softmax_rows(scores.data(), l, l);
-        f32::pack_transposed(v, l, D, 3 * H, values);
-        f32::gemm(f32_isa_, scores.data(), l, l, values, &ctx[static_cast<size_t>(off) * H + static_cast<size_t>(h) * D],
-                  H, {});
-      }
-    }
+    attention(qkv.data(), lens, n, ctx.data(), scores, keys, values);
     // Output projection + bias + residual, LayerNorm.
     record(li, 1, ctx.data(), H);
     linear(ctx.data(), T, L.out, x.data(), true, qscratch);
@@ -438,22 +473,7 @@ void BertEncoder::forward(const int32_t* ids, const int* lens, int n, float* out
     layernorm_rows(x.data(), T, H, L.ln2_g.data(), L.ln2_b.data(), cfg_.layer_norm_eps);
   }
 
-  // Mean pooling over each sequence's tokens, then L2 normalisation (eps 1e-12 as PyTorch).
-  for (int s = 0, off = 0; s < n; off += lens[s], ++s) {
-    float* o = out + static_cast<size_t>(s) * H;
-    std::vector<double> acc(static_cast<size_t>(H), 0.0);
-    for (int p = 0; p < lens[s]; ++p) {
-      const float* xr = &x[static_cast<size_t>(off + p) * H];
-      for (int k = 0; k < H; ++k) acc[static_cast<size_t>(k)] += xr[k];
-    }
-    double norm = 0;
-    for (int k = 0; k < H; ++k) {
-      acc[static_cast<size_t>(k)] /= lens[s];
-      norm += acc[static_cast<size_t>(k)] * acc[static_cast<size_t>(k)];
-    }
-    const double inv = 1.0 / std::max(std::sqrt(norm), 1e-12);
-    for (int k = 0; k < H; ++k) o[k] = static_cast<float>(acc[static_cast<size_t>(k)] * inv);
-  }
+  mean_pool(x.data(), lens, n, H, out);
 }
 
 }  // namespace mmkg

@@ -117,6 +117,13 @@ class BertEncoder {
 
   // y[T, n] (+)= x[T, k] W^T + b in the encoder's precision.
   void linear(const float* x, int rows, const Linear& l, float* y, bool accumulate, int8::QuantRows& scratch) const;
+  // forward()'s steps. x[T, H] = LayerNorm(word + position + token type 0 embeddings) of the n
+  // packed sequences (T tokens in all).
+  void embed_tokens(const int32_t* ids, const int* lens, int n, int T, float* x) const;
+  // ctx[T, H] = scaled dot-product attention of qkv[T, 3H], per sequence and head; `scores`
+  // (max_len^2), `keys` and `values` are scratch.
+  void attention(const float* qkv, const int* lens, int n, float* ctx, std::vector<float>& scores, f32::Packed& keys,
+                 f32::Packed& values) const;
 
   BertConfig cfg_;
   BertPrecision precision_ = BertPrecision::Fp32;

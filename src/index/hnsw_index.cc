@@ -174,6 +174,8 @@ void parallel_for(size_t n, int threads, F&& f) {
   if (error) std::rethrow_exception(error);
 }
 
+struct HnswFile;
+
 class HnswIndex final : public IndexBackend {
  public:
   explicit HnswIndex(const VectorIndexOptions& opt, size_t capacity = kMinCapacity)
@@ -292,6 +294,10 @@ class HnswIndex final : public IndexBackend {
   static std::unique_ptr<HnswIndex> load(VectorIndexOptions opt, const vecfile::Loaded& f);
 
  private:
+  /// load()'s last step: the checked file `h` (`live` elements not deleted) copied into g_, the
+  /// label table and the free list rebuilt.
+  void adopt(const HnswFile& h, uint64_t live, const vecfile::Loaded& f);
+
   /// hnswlib's deleted count is a plain integer that concurrent updates of deleted slots decrement
   /// without a lock; the label table holds exactly the live elements, so set it from that.
   void recount_deleted() { g_->num_deleted_ = g_->cur_element_count - g_->label_lookup_.size(); }
@@ -325,28 +331,47 @@ class HnswIndex final : public IndexBackend {
   std::vector<tableint> free_;  ///< deleted slots, reused by add()
 };
 
-std::unique_ptr<HnswIndex> HnswIndex::load(VectorIndexOptions opt, const vecfile::Loaded& f) {
+// An HNSW file body (see the file comment) with its header and tables checked for size: the
+// header fields, the layout they imply, where the tables start, and every element's level.
+struct HnswFile {
+  uint32_t m = 0;
+  uint64_t n = 0;
+  int32_t max_level = -1;
+  uint32_t entry = 0;
+  uint64_t per_element = 0, per_links = 0;
+  size_t max_m0 = 0, label_at = 0;
+  const char* level0 = nullptr;   ///< n x per_element bytes
+  const char* upper = nullptr;    ///< the upper link lists, element by element
+  std::vector<int32_t> levels;
+};
+
+// The header, the layout hnswlib derives from M and the dimension, the table sizes, the levels
+// and the entry point of `f`'s body; f.bad() when any is wrong.
+HnswFile read_hnsw_file(const VectorIndexOptions& opt, const vecfile::Loaded& f) {
+  HnswFile h;
   vecfile::Cursor c{f.body, f.body_size};
-  const auto m = c.get<uint32_t>();
-  const auto n = c.get<uint64_t>();
-  const auto max_level = c.get<int32_t>();
-  const auto entry = c.get<uint32_t>();
-  const auto per_element = c.get<uint64_t>();
-  const auto per_links = c.get<uint64_t>();
+  const auto m = h.m = c.get<uint32_t>();
+  const auto n = h.n = c.get<uint64_t>();
+  const auto max_level = h.max_level = c.get<int32_t>();
+  const auto entry = h.entry = c.get<uint32_t>();
+  const auto per_element = h.per_element = c.get<uint64_t>();
+  const auto per_links = h.per_links = c.get<uint64_t>();
   if (!c.ok) f.bad("its HNSW header is incomplete");
   if (m < 2 || m > 1000) f.bad("its HNSW degree M is " + std::to_string(m));
   // The layout that hnswlib derives from M and the dimension (see its constructor).
   const size_t d = static_cast<size_t>(opt.dim);
-  const size_t max_m0 = 2 * size_t{m};
+  const size_t max_m0 = h.max_m0 = 2 * size_t{m};
   const size_t links0 = max_m0 * sizeof(tableint) + sizeof(hnswlib::linklistsizeint);
   const size_t want_element = links0 + d * sizeof(float) + sizeof(labeltype);
   const size_t want_links = size_t{m} * sizeof(tableint) + sizeof(hnswlib::linklistsizeint);
+  h.label_at = links0 + d * sizeof(float);
   if (per_element != want_element || per_links != want_links) f.bad("its HNSW element sizes do not match M and the dimension");
   if (n > std::numeric_limits<int32_t>::max()) f.bad("its HNSW element count is implausible");
-  const char* level0 = c.skip_items(n, per_element);
+  h.level0 = c.skip_items(n, per_element);
   const char* levels_p = c.skip_items(n, sizeof(int32_t));
   if (!c.ok) f.bad("its HNSW tables run past the end of the file");
-  std::vector<int32_t> levels(n);
+  std::vector<int32_t>& levels = h.levels;
+  levels.resize(n);
   if (n) std::memcpy(levels.data(), levels_p, n * sizeof(int32_t));
   uint64_t upper = 0;
   int32_t top = -1;
@@ -355,69 +380,93 @@ std::unique_ptr<HnswIndex> HnswIndex::load(VectorIndexOptions opt, const vecfile
     upper += static_cast<uint64_t>(l);
     top = std::max(top, l);
   }
-  const char* upper_p = c.skip_items(upper, per_links);
+  h.upper = c.skip_items(upper, per_links);
   if (!c.ok) f.bad("its HNSW link lists run past the end of the file");
   if (c.pos != c.size) f.bad("unexpected bytes after the HNSW link lists");
   if (n == 0 ? (max_level != -1 || entry != ~tableint{0})
              : (entry >= n || max_level != top || levels[entry] != max_level))
     f.bad("its HNSW entry point is invalid");
+  return h;
+}
 
-  // Level 0: link counts, links, deleted flags; live labels unique and non-negative.
-  auto u16 = [](const char* p) {
-    uint16_t v;
-    std::memcpy(&v, p, 2);
-    return v;
-  };
-  const size_t label_at = links0 + d * sizeof(float);
+uint16_t u16_at(const char* p) {
+  uint16_t v;
+  std::memcpy(&v, p, 2);
+  return v;
+}
+
+// Level 0: link counts, links, deleted flags; live labels unique and non-negative. The number of
+// live (not deleted) elements.
+uint64_t check_level0(const HnswFile& h, const vecfile::Loaded& f) {
+  const uint64_t n = h.n;
   uint64_t live = 0;
   for (size_t i = 0; i < n; ++i) {
-    const char* e = level0 + i * per_element;
-    const uint16_t cnt = u16(e);
+    const char* e = h.level0 + i * h.per_element;
+    const uint16_t cnt = u16_at(e);
     const unsigned char flag = static_cast<unsigned char>(e[2]);
-    if (cnt > max_m0 || flag > 1 || e[3] != 0) f.bad("an HNSW element's link list header is invalid");
+    if (cnt > h.max_m0 || flag > 1 || e[3] != 0) f.bad("an HNSW element's link list header is invalid");
     for (size_t j = 0; j < cnt; ++j) {
       tableint v;
       std::memcpy(&v, e + 4 + j * sizeof v, sizeof v);
       if (v >= n) f.bad("an HNSW link points past the last element");
     }
     int64_t label;
-    std::memcpy(&label, e + label_at, sizeof label);
+    std::memcpy(&label, e + h.label_at, sizeof label);
     if (!flag) {
       if (label < 0) f.bad("it has a negative id");
       ++live;
     }
   }
-  if (live != f.count) f.bad("the live vector count does not match the header");
-  // Upper levels: a link at level l points to an element that has level l.
-  const char* up = upper_p;
+  return live;
+}
+
+// Upper levels: a link at level l points to an element that has level l.
+void check_upper_levels(const HnswFile& h, const vecfile::Loaded& f) {
+  const uint64_t n = h.n;
+  const std::vector<int32_t>& levels = h.levels;
+  const char* up = h.upper;
   for (size_t i = 0; i < n; ++i)
-    for (int32_t l = 1; l <= levels[i]; ++l, up += per_links) {
-      const uint16_t cnt = u16(up);
-      if (cnt > m || up[2] != 0 || up[3] != 0) f.bad("an HNSW upper link list header is invalid");
+    for (int32_t l = 1; l <= levels[i]; ++l, up += h.per_links) {
+      const uint16_t cnt = u16_at(up);
+      if (cnt > h.m || up[2] != 0 || up[3] != 0) f.bad("an HNSW upper link list header is invalid");
       for (size_t j = 0; j < cnt; ++j) {
         tableint v;
         std::memcpy(&v, up + 4 + j * sizeof v, sizeof v);
         if (v >= n || levels[v] < l) f.bad("an HNSW upper-level link is invalid");
       }
     }
+}
 
-  opt.hnsw_m = static_cast<int>(m);
+std::unique_ptr<HnswIndex> HnswIndex::load(VectorIndexOptions opt, const vecfile::Loaded& f) {
+  const HnswFile h = read_hnsw_file(opt, f);
+  const uint64_t live = check_level0(h, f);
+  if (live != f.count) f.bad("the live vector count does not match the header");
+  check_upper_levels(h, f);
+
+  opt.hnsw_m = static_cast<int>(h.m);
   std::unique_ptr<HnswIndex> out;
   try {
-    out = std::make_unique<HnswIndex>(opt, static_cast<size_t>(n + n / 8));
+    out = std::make_unique<HnswIndex>(opt, static_cast<size_t>(h.n + h.n / 8));
   } catch (const std::exception& e) {
     f.bad(std::string("cannot allocate its HNSW graph: ") + e.what());
   }
-  Graph& g = *out->g_;
-  if (g.size_data_per_element_ != per_element || g.size_links_per_element_ != per_links || g.label_offset_ != label_at)
+  out->adopt(h, live, f);
+  return out;
+}
+
+void HnswIndex::adopt(const HnswFile& h, uint64_t live, const vecfile::Loaded& f) {
+  const uint64_t n = h.n;
+  const std::vector<int32_t>& levels = h.levels;
+  Graph& g = *g_;
+  if (g.size_data_per_element_ != h.per_element || g.size_links_per_element_ != h.per_links || g.label_offset_ != h.label_at)
     f.bad("its HNSW layout differs from this hnswlib's");
-  if (n) std::memcpy(g.data_level0_memory_, level0, n * per_element);
-  up = upper_p;
+  if (n) std::memcpy(g.data_level0_memory_, h.level0, n * h.per_element);
+  const char* up = h.upper;
   for (size_t i = 0; i < n; ++i) {
     g.element_levels_[i] = levels[i];
     g.linkLists_[i] = nullptr;
     if (levels[i] > 0) {
-      const size_t bytes = per_links * static_cast<size_t>(levels[i]);
+      const size_t bytes = h.per_links * static_cast<size_t>(levels[i]);
       g.linkLists_[i] = static_cast<char*>(std::malloc(bytes + 1));  // as hnswlib's addPoint sizes it
       if (!g.linkLists_[i]) {
         g.cur_element_count = i;  // the destructor frees the lists allocated so far
@@ -429,21 +478,20 @@ std::unique_ptr<HnswIndex> HnswIndex::load(VectorIndexOptions opt, const vecfile
     g.cur_element_count = i + 1;
   }
   g.cur_element_count = n;
-  g.maxlevel_ = max_level;
-  g.enterpoint_node_ = entry;
+  g.maxlevel_ = h.max_level;
+  g.enterpoint_node_ = h.entry;
   g.num_deleted_ = 0;
   g.label_lookup_.reserve(live);
   for (tableint i = 0; i < n; ++i) {
     if (g.isMarkedDeleted(i)) {
       ++g.num_deleted_;
-      out->free_.push_back(i);
+      free_.push_back(i);
       continue;
     }
     if (!g.label_lookup_.emplace(g.getExternalLabel(i), i).second) f.bad("it has duplicate ids");
   }
   // Reuse the lowest slots first (back of the list).
-  std::reverse(out->free_.begin(), out->free_.end());
-  return out;
+  std::reverse(free_.begin(), free_.end());
 }
 
 }  // namespace

@@ -466,22 +466,37 @@ nlohmann::ordered_json OpenAiChat::build_body(const ChatRequest& req, const std:
   return b;
 }
 
-ChatResponse OpenAiChat::exchange(const nlohmann::ordered_json& body, const ChatRequest& req, const TokenCallback& on_token,
-                                  bool& emitted, bool retry_500) {
+HttpRequest OpenAiChat::http_request(const nlohmann::ordered_json& body, const ChatRequest& req) const {
   HttpRequest hr{url_, body.dump(-1, ' ', false, json::error_handler_t::replace),
                  {"Content-Type: application/json", req.stream ? "Accept: text/event-stream" : "Accept: application/json"}};
   if (!cfg_.api_key.empty()) hr.headers.push_back("Authorization: Bearer " + cfg_.api_key);
+  return hr;
+}
+
+HttpLimits OpenAiChat::http_limits(const ChatRequest& req) const {
   HttpLimits lim;
   lim.timeout_s = cfg_.timeout_s;
   lim.stall_s = std::min(cfg_.stall_s, cfg_.timeout_s);
   lim.cancel = req.cancel;
   lim.max_body = size_t(64) << 20;
+  return lim;
+}
+
+RetryPolicy OpenAiChat::retry_policy(bool retry_500) const {
   RetryPolicy pol = policy_;
   pol.max_attempts = cfg_.max_retries + 1;
   if (!retry_500) {
     pol.retry_statuses.erase(std::remove(pol.retry_statuses.begin(), pol.retry_statuses.end(), 500L),
                              pol.retry_statuses.end());
   }
+  return pol;
+}
+
+ChatResponse OpenAiChat::exchange(const nlohmann::ordered_json& body, const ChatRequest& req, const TokenCallback& on_token,
+                                  bool& emitted, bool retry_500) {
+  const HttpRequest hr = http_request(body, req);
+  HttpLimits lim = http_limits(req);
+  const RetryPolicy pol = retry_policy(retry_500);
 
   ++requests_;
   if (!req.stream) {
@@ -490,7 +505,33 @@ ChatResponse OpenAiChat::exchange(const nlohmann::ordered_json& body, const Chat
     });
     return parse_completion(resp.body, req);
   }
+  return exchange_stream(hr, std::move(lim), pol, req, on_token, emitted);
+}
 
+namespace {
+
+// The answer of a stream that ended well: its text, finish reason, model, usage and tool calls.
+ChatResponse streamed_response(StreamState& st, const ChatRequest& req) {
+  ChatResponse r;
+  r.text = std::move(st.text);
+  r.finish_reason = st.finish_reason;
+  r.model = st.model;
+  r.usage = st.usage;
+  for (auto& [idx, f] : st.calls) {
+    ToolCall call;
+    call.id = f.id;
+    call.name = f.name;
+    check_tool_name(call.name, req);
+    call.arguments = parse_arguments(json(f.args), f.name);
+    r.tool_calls.push_back(std::move(call));
+  }
+  return r;
+}
+
+}  // namespace
+
+ChatResponse OpenAiChat::exchange_stream(const HttpRequest& hr, HttpLimits lim, const RetryPolicy& pol,
+                                         const ChatRequest& req, const TokenCallback& on_token, bool& emitted) {
   StreamState st;
   auto handler = [&](const SseEvent& ev) { st.event(ev, on_token); };
   SseParser parser(handler);
@@ -534,20 +575,7 @@ ChatResponse OpenAiChat::exchange(const nlohmann::ordered_json& body, const Chat
   }
   if (!st.done && st.finish_reason.empty()) throw BadAnswer{"ended the stream before [DONE]"};
   if (!st.saw_choice) throw BadAnswer{"streamed an empty choice list"};
-  ChatResponse r;
-  r.text = std::move(st.text);
-  r.finish_reason = st.finish_reason;
-  r.model = st.model;
-  r.usage = st.usage;
-  for (auto& [idx, f] : st.calls) {
-    ToolCall call;
-    call.id = f.id;
-    call.name = f.name;
-    check_tool_name(call.name, req);
-    call.arguments = parse_arguments(json(f.args), f.name);
-    r.tool_calls.push_back(std::move(call));
-  }
-  return r;
+  return streamed_response(st, req);
 }
 
 ChatResponse OpenAiChat::run(const ChatRequest& req, const TokenCallback& on_token) {

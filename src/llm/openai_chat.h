@@ -59,6 +59,14 @@ class OpenAiChat final : public ChatModel {
   nlohmann::ordered_json build_body(const ChatRequest& req, const std::vector<Message>& msgs, JsonMode mode) const;
   ChatResponse exchange(const nlohmann::ordered_json& body, const ChatRequest& req, const TokenCallback& on_token,
                         bool& emitted, bool retry_500);
+  // exchange()'s request: the body with its headers, the time and size limits, and the retry
+  // policy (HTTP 500 retried only with `retry_500`).
+  HttpRequest http_request(const nlohmann::ordered_json& body, const ChatRequest& req) const;
+  HttpLimits http_limits(const ChatRequest& req) const;
+  RetryPolicy retry_policy(bool retry_500) const;
+  // exchange() of a streamed request: the events fed to on_token as they come.
+  ChatResponse exchange_stream(const HttpRequest& hr, HttpLimits lim, const RetryPolicy& pol, const ChatRequest& req,
+                               const TokenCallback& on_token, bool& emitted);
   void acquire(const std::atomic<bool>* cancel);
   void release();
   std::string scrub(std::string s) const;

@@ -309,81 +309,99 @@ bool misspelt(const Lexicon& lex, const std::string& l) {
   });
 }
 
-void classify(Token& t, bool sentence_initial, bool title_case, bool shouting, const Token* prev) {
-  const Lexicon& lex = Lexicon::get();
+// What a word is made of, for classify().
+struct WordShape {
+  bool has_alpha = false, has_digit = false, has_hyphen = false, non_ascii = false, camel = false;
+  int uppers = 0, letters = 0;
+};
+
+WordShape shape_of(const std::string& w) {
+  WordShape sh;
+  for (char c : w) {
+    if (is_alpha(c)) sh.has_alpha = true;
+    if (is_digit(c)) sh.has_digit = true;
+    if (c == '-') sh.has_hyphen = true;
+    if (is_upper(c)) ++sh.uppers;
+    if (static_cast<unsigned char>(c) >= 0x80) sh.non_ascii = true;
+  }
+  for (size_t i = 1; i < w.size(); ++i)
+    if (is_lower(w[i - 1]) && is_upper(w[i])) sh.camel = true;
+  for (char c : w) sh.letters += is_alpha(c);
+  return sh;
+}
+
+// Words that never start or continue a term: numbers, the symbols of a formula, words starting
+// with a digit, garbage, single letters and function words.
+bool never_a_term(const std::string& w, const std::string& l, const WordShape& sh) {
+  if (!sh.has_alpha && !sh.non_ascii) return true;   // numbers
+  if (sh.non_ascii && math_debris(w)) return true;   // ˆσ, ûi: symbols of a formula
+  if (is_digit(w[0])) return true;                   // 7B, 3rd, 1st
+  if (w.size() > 40) return true;                    // garbage
+  if (w.size() == 1) return true;                    // single letters
+  return is_stopword(l) || kFunc.count(l);
+}
+
+// "SubscribeHow", "PDFThe": debris glued to the next word (a page's menu or header run into the
+// text). A camel boundary that starts a function word ("How", "The", "In") is no name.
+bool glued_debris(const std::string& w) {
+  for (size_t i = 1; i < w.size(); ++i) {
+    if (!(is_lower(w[i - 1]) || is_upper(w[i - 1])) || !is_upper(w[i]) || i + 1 >= w.size() || !is_lower(w[i + 1]))
+      continue;
+    size_t j = i + 1;
+    while (j < w.size() && is_lower(w[j])) ++j;
+    if (is_stopword(lower_ascii(w.substr(i, j - i)))) return true;
+  }
+  return false;
+}
+
+// A hyphenated word: a modifier when its last part describes ("attention-based") or is no noun,
+// else a head; no term at all when it spells years or counts ("mid-2020s", "1990-2000").
+void classify_hyphenated(Token& t, const Lexicon& lex, bool sentence_initial, bool title_case) {
   const std::string& w = t.text;
   const std::string& l = t.lower;
-  bool has_alpha = false, has_digit = false, has_hyphen = false, non_ascii = false;
-  int uppers = 0;
-  for (char c : w) {
-    if (is_alpha(c)) has_alpha = true;
-    if (is_digit(c)) has_digit = true;
-    if (c == '-') has_hyphen = true;
-    if (is_upper(c)) ++uppers;
-    if (static_cast<unsigned char>(c) >= 0x80) non_ascii = true;
+  std::string last = l.substr(l.rfind('-') + 1);
+  std::string first = l.substr(0, l.find('-'));
+  if (last.empty() || first.empty()) return;
+  // years and counts: mid-2020s, 1990-2000
+  for (size_t p = 0; p <= l.size();) {
+    size_t q = l.find('-', p);
+    if (q == std::string::npos) q = l.size();
+    if (q - p >= 3 && is_digit(l[p])) return;
+    p = q + 1;
   }
-  t.role = Role::kBreak;
-  if (!has_alpha && !non_ascii) return;           // numbers
-  if (non_ascii && math_debris(w)) return;        // ˆσ, ûi: symbols of a formula
-  if (is_digit(w[0])) return;                     // 7B, 3rd, 1st
-  if (w.size() > 40) return;                      // garbage
-  if (w.size() == 1) return;                      // single letters
-  if (is_stopword(l) || kFunc.count(l)) return;
-  if (!shouting && looks_acronym(w)) {
-    t.acronym = t.cap = t.technical = true;
-    t.role = Role::kHead;
-    return;
-  }
-  bool camel = false;
-  for (size_t i = 1; i < w.size(); ++i)
-    if (is_lower(w[i - 1]) && is_upper(w[i])) camel = true;
-  int letters = 0;
-  for (char c : w) letters += is_alpha(c);
-  // "SubscribeHow", "PDFThe": debris glued to the next word (a page's menu or header run into the
-  // text). A camel boundary that starts a function word ("How", "The", "In") is no name.
-  if (camel)
-    for (size_t i = 1; i < w.size(); ++i) {
-      if (!(is_lower(w[i - 1]) || is_upper(w[i - 1])) || !is_upper(w[i]) || i + 1 >= w.size() || !is_lower(w[i + 1]))
-        continue;
-      size_t j = i + 1;
-      while (j < w.size() && is_lower(w[j])) ++j;
-      if (is_stopword(lower_ascii(w.substr(i, j - i)))) return;
-    }
-  bool digit_word = has_digit && (letters >= 2 || uppers >= 1);
-  if (has_digit && !digit_word) return;  // x1, h2: variables
-  t.technical = camel || digit_word || has_hyphen;
-  if (kGenericMod.count(l)) {
-    t.generic_mod = true;
+  bool part = false;
+  bool last_noun = noun_form(lex, last);
+  if (kModSuffix.count(last) || (!last_noun && (lex.is_adj(last) || verb_form(lex, last, &part) || lex.is_adv(last))))
     t.role = Role::kModifier;
-    return;
-  }
-  if (has_hyphen) {
-    std::string last = l.substr(l.rfind('-') + 1);
-    std::string first = l.substr(0, l.find('-'));
-    if (last.empty() || first.empty()) return;
-    // years and counts: mid-2020s, 1990-2000
-    for (size_t p = 0; p <= l.size();) {
-      size_t q = l.find('-', p);
-      if (q == std::string::npos) q = l.size();
-      if (q - p >= 3 && is_digit(l[p])) return;
-      p = q + 1;
-    }
-    bool part = false;
-    bool last_noun = noun_form(lex, last);
-    if (kModSuffix.count(last) || (!last_noun && (lex.is_adj(last) || verb_form(lex, last, &part) || lex.is_adv(last))))
-      t.role = Role::kModifier;
-    else
-      t.role = Role::kHead;
-    bool up = is_upper(w[0]) && !sentence_initial && !title_case;
-    t.cap = up;
-    return;
-  }
-  bool capital = is_upper(w[0]) || (uppers > 0 && camel);
-  if (camel || digit_word) {
+  else
     t.role = Role::kHead;
-    t.cap = capital;
-    return;
-  }
+  bool up = is_upper(w[0]) && !sentence_initial && !title_case;
+  t.cap = up;
+}
+
+// A word unknown to WordNet: technical vocabulary, shaped by its suffix (none for a PDF word
+// that lost a ligature, an adverb in -ly or a word under three letters).
+void classify_unknown(Token& t, const Lexicon& lex, bool non_ascii) {
+  const std::string& l = t.lower;
+  if (!non_ascii && lost_ligature(lex, l)) return;
+  if (l.size() < 3) return;
+  if (ends_with(l, "ly")) return;
+  static const char* kAdjSuffix[] = {"ive", "ous", "al", "ic", "able", "ible", "ful", "less", "ary", "ed", "ian", "istic"};
+  for (const char* s : kAdjSuffix)
+    if (ends_with(l, s)) {
+      t.role = Role::kModifier;
+      return;
+    }
+  t.role = Role::kHead;
+  t.technical = t.technical || !non_ascii;
+}
+
+// A plain word by its parts of speech: a capitalised one is a name (mid-sentence, or unknown at a
+// sentence's start), a noun a head, an adjective a modifier, a verb's participle after a
+// determiner a modifier.
+void classify_by_lexicon(Token& t, const Lexicon& lex, bool capital, bool sentence_initial, bool title_case,
+                         bool non_ascii, const Token* prev) {
+  const std::string& l = t.lower;
   bool part = false;
   bool noun = noun_form(lex, l), adj = lex.is_adj(l), verb = verb_form(lex, l, &part), adv = lex.is_adv(l);
   bool known = noun || adj || verb || adv;
@@ -412,18 +430,41 @@ void classify(Token& t, bool sentence_initial, bool title_case, bool shouting, c
     return;
   }
   if (adv) return;
-  if (!non_ascii && lost_ligature(lex, l)) return;
-  // Unknown to WordNet: technical vocabulary, shaped by its suffix.
-  if (l.size() < 3) return;
-  if (ends_with(l, "ly")) return;
-  static const char* kAdjSuffix[] = {"ive", "ous", "al", "ic", "able", "ible", "ful", "less", "ary", "ed", "ian", "istic"};
-  for (const char* s : kAdjSuffix)
-    if (ends_with(l, s)) {
-      t.role = Role::kModifier;
-      return;
-    }
-  t.role = Role::kHead;
-  t.technical = t.technical || !non_ascii;
+  classify_unknown(t, lex, non_ascii);
+}
+
+void classify(Token& t, bool sentence_initial, bool title_case, bool shouting, const Token* prev) {
+  const Lexicon& lex = Lexicon::get();
+  const std::string& w = t.text;
+  const std::string& l = t.lower;
+  const WordShape sh = shape_of(w);
+  t.role = Role::kBreak;
+  if (never_a_term(w, l, sh)) return;
+  if (!shouting && looks_acronym(w)) {
+    t.acronym = t.cap = t.technical = true;
+    t.role = Role::kHead;
+    return;
+  }
+  if (sh.camel && glued_debris(w)) return;
+  bool digit_word = sh.has_digit && (sh.letters >= 2 || sh.uppers >= 1);
+  if (sh.has_digit && !digit_word) return;  // x1, h2: variables
+  t.technical = sh.camel || digit_word || sh.has_hyphen;
+  if (kGenericMod.count(l)) {
+    t.generic_mod = true;
+    t.role = Role::kModifier;
+    return;
+  }
+  if (sh.has_hyphen) {
+    classify_hyphenated(t, lex, sentence_initial, title_case);
+    return;
+  }
+  bool capital = is_upper(w[0]) || (sh.uppers > 0 && sh.camel);
+  if (sh.camel || digit_word) {
+    t.role = Role::kHead;
+    t.cap = capital;
+    return;
+  }
+  classify_by_lexicon(t, lex, capital, sentence_initial, title_case, sh.non_ascii, prev);
 }
 
 bool heading_line(std::string_view raw, std::string_view text, size_t b, size_t e) {
@@ -449,120 +490,150 @@ bool heading_line(std::string_view raw, std::string_view text, size_t b, size_t 
   return false;
 }
 
-}  // namespace
-
-std::vector<Sentence> analyse(std::string_view text, std::string_view masked) {
-  std::vector<Sentence> out;
-  auto ranges = split_sentences(masked);
-  // Wiki heading runs ("====== Title ======") inside a range cut it further.
+// Sentence ranges of the text, cut further at wiki heading runs ("====== Title ======") inside
+// them; `heading` says which pieces were between two runs.
+struct Pieces {
   std::vector<std::pair<size_t, size_t>> cut;
-  std::vector<bool> wiki_heading;
-  for (auto [b, e] : ranges) {
+  std::vector<bool> heading;
+};
+
+Pieces wiki_pieces(std::string_view text, std::string_view masked) {
+  Pieces out;
+  for (auto [b, e] : split_sentences(masked)) {
     size_t s = b;
     bool in_heading = false;
     for (size_t i = b; i + 1 < e; ++i) {
       if (text[i] == '=' && text[i + 1] == '=') {
         size_t j = i;
         while (j < e && text[j] == '=') ++j;
-        if (i > s) cut.emplace_back(s, i), wiki_heading.push_back(in_heading);
+        if (i > s) out.cut.emplace_back(s, i), out.heading.push_back(in_heading);
         in_heading = !in_heading;
         s = j;
         i = j - 1;
       }
     }
-    if (e > s) cut.emplace_back(s, e), wiki_heading.push_back(false);
+    if (e > s) out.cut.emplace_back(s, e), out.heading.push_back(false);
   }
-  for (size_t k = 0; k < cut.size(); ++k) {
-    auto [b, e] = cut[k];
+  return out;
+}
+
+// The end of the word starting at `i` (before `e`): word characters, joined by an internal
+// hyphen or by a '.' between digits (GPT-3.5).
+size_t word_end(std::string_view masked, size_t i, size_t e) {
+  size_t j = i;
+  while (j < e) {
+    size_t l2 = 1;
+    if (word_char(masked, j, &l2)) {
+      j += l2;
+      continue;
+    }
+    // internal hyphen between word characters; '.' between digits (GPT-3.5)
+    size_t l3 = 1;
+    if (j + 1 < e && (masked[j] == '-' || (masked[j] == '.' && j > i && is_digit(masked[j - 1]) && is_digit(masked[j + 1]))) &&
+        j > i && word_char(masked, j + 1, &l3))
+      ++j;
+    else
+      break;
+  }
+  return j;
+}
+
+// Tokens of s.b..s.e over the masked text (words and punctuation, texts from `text`).
+void tokenise(Sentence& s, std::string_view text, std::string_view masked) {
+  const size_t e = s.e;
+  size_t i = s.b;
+  while (i < e) {
+    size_t len = 1;
+    if (is_space(masked[i])) {
+      ++i;
+      continue;
+    }
+    if (!word_char(masked, i, &len)) {
+      Token t;
+      t.b = i;
+      t.e = i + len;
+      t.punct = masked[i] == '\x01' ? '\x01' : (len == 1 ? masked[i] : '~');
+      t.text = std::string(text.substr(i, len));
+      s.toks.push_back(std::move(t));
+      i += len;
+      continue;
+    }
+    // A line break before a capitalised word, after a word: a title, a page header or a menu
+    // line run into the next line ("... reasoning\nDespite superior ..."). Phrases stop there.
+    if (!s.toks.empty() && s.toks.back().word() && is_upper(masked[i]) &&
+        std::memchr(masked.data() + s.toks.back().e, '\n', i - s.toks.back().e) != nullptr) {
+      Token br;
+      br.b = br.e = i;
+      br.punct = '\x01';
+      s.toks.push_back(std::move(br));
+    }
+    size_t j = word_end(masked, i, e);
+    Token t;
+    t.b = i;
+    t.e = j;
+    t.text = std::string(text.substr(i, j - i));
+    t.lower = lower_ascii(t.text);
+    s.toks.push_back(std::move(t));
+    i = j;
+  }
+}
+
+// Sets s.title_case (most content words capitalised: headings, paper titles) and classifies each
+// word; a sentence mostly in capitals is shouting (its words are no acronyms).
+void classify_words(Sentence& s, std::string_view text) {
+  int content = 0, caps = 0, allcaps = 0;
+  for (auto& t : s.toks) {
+    if (!t.word() || is_stopword(t.lower) || !is_alpha(t.text[0])) continue;
+    ++content;
+    if (is_upper(t.text[0])) ++caps;
+    if (std::none_of(t.text.begin(), t.text.end(), is_lower) && t.text.size() > 1) ++allcaps;
+  }
+  char last = text[s.e - 1];
+  bool ends_sentence = last == '.' || last == '?' || last == '!';
+  s.title_case = content >= 2 && caps * 10 >= content * 7 && (s.heading || (content <= 14 && !ends_sentence));
+  bool shouting = content >= 3 && allcaps * 10 >= content * 6;
+  bool first = true;
+  for (size_t k2 = 0; k2 < s.toks.size(); ++k2) {
+    Token& t = s.toks[k2];
+    if (!t.word()) {
+      if (t.punct == ':' || t.punct == '*' || t.punct == '-' || t.punct == '~' || t.punct == '\x01') first = true;
+      continue;
+    }
+    const Token* prev = k2 > 0 ? &s.toks[k2 - 1] : nullptr;
+    classify(t, first, s.title_case, shouting, prev);
+    first = false;
+  }
+}
+
+// "Figure 3", "Table 2", "Section 4.1": references, not topics
+void break_references(Sentence& s) {
+  static const std::unordered_set<std::string_view> kRefNoun = {
+      "figure", "fig", "table", "section", "chapter", "equation", "eq", "appendix", "algorithm",
+      "theorem", "lemma", "proposition", "corollary", "definition", "example", "remark", "proof",
+      "step", "line", "page", "part", "volume", "listing", "exercise", "problem"};
+  for (size_t k2 = 0; k2 + 1 < s.toks.size(); ++k2)
+    if (s.toks[k2].word() && kRefNoun.count(s.toks[k2].lower) && !s.toks[k2 + 1].text.empty() &&
+        (is_digit(s.toks[k2 + 1].text[0]) || kRoman.count(s.toks[k2 + 1].lower)))
+      s.toks[k2].role = Role::kBreak;
+}
+
+}  // namespace
+
+std::vector<Sentence> analyse(std::string_view text, std::string_view masked) {
+  std::vector<Sentence> out;
+  const Pieces pieces = wiki_pieces(text, masked);
+  for (size_t k = 0; k < pieces.cut.size(); ++k) {
+    auto [b, e] = pieces.cut[k];
     while (b < e && is_space(text[b])) ++b;
     while (e > b && is_space(text[e - 1])) --e;
     if (e <= b) continue;
     Sentence s;
     s.b = b;
     s.e = e;
-    s.heading = wiki_heading[k] || heading_line(text.substr(b, e - b), text, b, e);
-    // tokens over the masked text
-    size_t i = b;
-    while (i < e) {
-      size_t len = 1;
-      if (is_space(masked[i])) {
-        ++i;
-        continue;
-      }
-      if (!word_char(masked, i, &len)) {
-        Token t;
-        t.b = i;
-        t.e = i + len;
-        t.punct = masked[i] == '\x01' ? '\x01' : (len == 1 ? masked[i] : '~');
-        t.text = std::string(text.substr(i, len));
-        s.toks.push_back(std::move(t));
-        i += len;
-        continue;
-      }
-      // A line break before a capitalised word, after a word: a title, a page header or a menu
-      // line run into the next line ("... reasoning\nDespite superior ..."). Phrases stop there.
-      if (!s.toks.empty() && s.toks.back().word() && is_upper(masked[i]) &&
-          std::memchr(masked.data() + s.toks.back().e, '\n', i - s.toks.back().e) != nullptr) {
-        Token br;
-        br.b = br.e = i;
-        br.punct = '\x01';
-        s.toks.push_back(std::move(br));
-      }
-      size_t j = i;
-      while (j < e) {
-        size_t l2 = 1;
-        if (word_char(masked, j, &l2)) {
-          j += l2;
-          continue;
-        }
-        // internal hyphen between word characters; '.' between digits (GPT-3.5)
-        size_t l3 = 1;
-        if (j + 1 < e && (masked[j] == '-' || (masked[j] == '.' && j > i && is_digit(masked[j - 1]) && is_digit(masked[j + 1]))) &&
-            j > i && word_char(masked, j + 1, &l3))
-          ++j;
-        else
-          break;
-      }
-      Token t;
-      t.b = i;
-      t.e = j;
-      t.text = std::string(text.substr(i, j - i));
-      t.lower = lower_ascii(t.text);
-      s.toks.push_back(std::move(t));
-      i = j;
-    }
-    // title case: most content words capitalised (headings, paper titles)
-    int content = 0, caps = 0, allcaps = 0;
-    for (auto& t : s.toks) {
-      if (!t.word() || is_stopword(t.lower) || !is_alpha(t.text[0])) continue;
-      ++content;
-      if (is_upper(t.text[0])) ++caps;
-      if (std::none_of(t.text.begin(), t.text.end(), is_lower) && t.text.size() > 1) ++allcaps;
-    }
-    char last = text[e - 1];
-    bool ends_sentence = last == '.' || last == '?' || last == '!';
-    s.title_case = content >= 2 && caps * 10 >= content * 7 && (s.heading || (content <= 14 && !ends_sentence));
-    bool shouting = content >= 3 && allcaps * 10 >= content * 6;
-    bool first = true;
-    for (size_t k2 = 0; k2 < s.toks.size(); ++k2) {
-      Token& t = s.toks[k2];
-      if (!t.word()) {
-        if (t.punct == ':' || t.punct == '*' || t.punct == '-' || t.punct == '~' || t.punct == '\x01') first = true;
-        continue;
-      }
-      const Token* prev = k2 > 0 ? &s.toks[k2 - 1] : nullptr;
-      classify(t, first, s.title_case, shouting, prev);
-      first = false;
-    }
-    // "Figure 3", "Table 2", "Section 4.1": references, not topics
-    static const std::unordered_set<std::string_view> kRefNoun = {
-        "figure", "fig", "table", "section", "chapter", "equation", "eq", "appendix", "algorithm",
-        "theorem", "lemma", "proposition", "corollary", "definition", "example", "remark", "proof",
-        "step", "line", "page", "part", "volume", "listing", "exercise", "problem"};
-    for (size_t k2 = 0; k2 + 1 < s.toks.size(); ++k2)
-      if (s.toks[k2].word() && kRefNoun.count(s.toks[k2].lower) && !s.toks[k2 + 1].text.empty() &&
-          (is_digit(s.toks[k2 + 1].text[0]) || kRoman.count(s.toks[k2 + 1].lower)))
-        s.toks[k2].role = Role::kBreak;
+    s.heading = pieces.heading[k] || heading_line(text.substr(b, e - b), text, b, e);
+    tokenise(s, text, masked);
+    classify_words(s, text);
+    break_references(s);
     out.push_back(std::move(s));
   }
   return out;

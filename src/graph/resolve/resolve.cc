@@ -329,6 +329,66 @@ class Resolver {
     return pick_name(g.surfaces);
   }
 
+  /// Stored entities that an open group may merge with (same head word, lexically compatible,
+  /// another key), and for each open name (`name_keys`) the indices of its candidates among them.
+  struct StoredCandidates {
+    std::vector<Entity> entities;
+    std::vector<std::vector<size_t>> of_open;  // → index into entities
+  };
+
+  StoredCandidates stored_candidates(const std::vector<std::string>& name_keys) {
+    std::map<std::string, std::vector<size_t>> open_by_head;
+    for (size_t i = 0; i < name_keys.size(); ++i) {
+      std::vector<std::string> w = key_words(name_keys[i]);
+      if (!w.empty()) open_by_head[stem(w.back())].push_back(i);
+    }
+    StoredCandidates out;
+    out.of_open.resize(name_keys.size());
+    for (Entity& e : store_.entities()) {
+      std::string ek = name_key(e.name);
+      std::vector<std::string> w = key_words(ek);
+      if (w.empty()) continue;
+      auto it = open_by_head.find(stem(w.back()));
+      if (it == open_by_head.end()) continue;
+      bool used = false;
+      for (size_t i : it->second)
+        if (ek != name_keys[i] && lexically_compatible(name_keys[i], ek)) {
+          out.of_open[i].push_back(out.entities.size());
+          used = true;
+        }
+      if (used) out.entities.push_back(std::move(e));
+    }
+    return out;
+  }
+
+  /// A pair of names at least ResolveOptions::merge_cosine apart.
+  struct Edge {
+    double cos;
+    size_t a;      // index into open
+    long b;        // index into open, or -1 - index into StoredCandidates::entities
+  };
+
+  /// The edges between the open names (`vecs`, `name_keys`) and their stored candidates (unless
+  /// `stored_vecs` is empty) and among each other, by decreasing cosine.
+  std::vector<Edge> merge_edges(const std::vector<std::vector<float>>& vecs, const std::vector<std::string>& name_keys,
+                                const StoredCandidates& stored, const std::vector<std::vector<float>>& stored_vecs) const {
+    std::vector<Edge> edges;
+    for (size_t i = 0; i < vecs.size(); ++i) {
+      if (!stored_vecs.empty())
+        for (size_t s : stored.of_open[i]) {
+          double c = dot(vecs[i], stored_vecs[s]);
+          if (c >= options_.merge_cosine) edges.push_back({c, i, -1 - static_cast<long>(s)});
+        }
+      for (size_t j = i + 1; j < vecs.size(); ++j) {
+        if (!lexically_compatible(name_keys[i], name_keys[j])) continue;
+        double c = dot(vecs[i], vecs[j]);
+        if (c >= options_.merge_cosine) edges.push_back({c, i, static_cast<long>(j)});
+      }
+    }
+    std::stable_sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.cos > y.cos; });
+    return edges;
+  }
+
   /// Step 4: unmatched groups (with a phrase, not acronym-only) vs stored entities and each other.
   void merge_by_embedding() {
     group_uf_ = UnionFind();
@@ -343,60 +403,21 @@ class Resolver {
     if (vecs.size() != names.size()) return;  // no embedder
 
     // Stored entities with the same head word that pass the lexical checks.
-    std::map<std::string, std::vector<size_t>> open_by_head;
-    for (size_t i = 0; i < open.size(); ++i) {
-      std::vector<std::string> w = key_words(name_keys[i]);
-      if (!w.empty()) open_by_head[stem(w.back())].push_back(i);
-    }
-    std::vector<Entity> stored_entities;
-    std::vector<std::vector<size_t>> pairs_of_open(open.size());  // → index into stored_entities
-    for (Entity& e : store_.entities()) {
-      std::string ek = name_key(e.name);
-      std::vector<std::string> w = key_words(ek);
-      if (w.empty()) continue;
-      auto it = open_by_head.find(stem(w.back()));
-      if (it == open_by_head.end()) continue;
-      bool used = false;
-      for (size_t i : it->second)
-        if (ek != name_keys[i] && lexically_compatible(name_keys[i], ek)) {
-          pairs_of_open[i].push_back(stored_entities.size());
-          used = true;
-        }
-      if (used) stored_entities.push_back(std::move(e));
-    }
+    const StoredCandidates stored = stored_candidates(name_keys);
     std::vector<std::vector<float>> stored_vecs;
-    if (!stored_entities.empty()) {
+    if (!stored.entities.empty()) {
       std::vector<std::string> en;
-      for (const Entity& e : stored_entities) en.push_back(e.name);
+      for (const Entity& e : stored.entities) en.push_back(e.name);
       stored_vecs = embed_(en);
       if (stored_vecs.size() != en.size()) stored_vecs.clear();
     }
 
     // Edges by decreasing cosine; a component takes at most one stored entity.
-    struct Edge {
-      double cos;
-      size_t a;      // index into open
-      long b;        // index into open, or -1 - index into stored_entities
-    };
-    std::vector<Edge> edges;
-    for (size_t i = 0; i < open.size(); ++i) {
-      if (!stored_vecs.empty())
-        for (size_t s : pairs_of_open[i]) {
-          double c = dot(vecs[i], stored_vecs[s]);
-          if (c >= options_.merge_cosine) edges.push_back({c, i, -1 - static_cast<long>(s)});
-        }
-      for (size_t j = i + 1; j < open.size(); ++j) {
-        if (!lexically_compatible(name_keys[i], name_keys[j])) continue;
-        double c = dot(vecs[i], vecs[j]);
-        if (c >= options_.merge_cosine) edges.push_back({c, i, static_cast<long>(j)});
-      }
-    }
-    std::stable_sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.cos > y.cos; });
     std::map<int, std::string> existing_of_root;
-    for (const Edge& e : edges) {
+    for (const Edge& e : merge_edges(vecs, name_keys, stored, stored_vecs)) {
       int ra = group_uf_.find(open[e.a]);
       if (e.b < 0) {
-        const std::string& id = stored_entities[static_cast<size_t>(-1 - e.b)].id;
+        const std::string& id = stored.entities[static_cast<size_t>(-1 - e.b)].id;
         auto it = existing_of_root.find(ra);
         if (it == existing_of_root.end()) existing_of_root[ra] = id;
         continue;
@@ -416,13 +437,18 @@ class Resolver {
     }
   }
 
-  GraphDelta emit() {
-    // Clusters: groups joined by embedding, and groups resolving to the same stored entity.
+  /// Clusters: groups joined by embedding, and groups resolving to the same stored entity.
+  struct Clusters {
+    std::vector<std::vector<int>> members;  // group indices
+    std::vector<std::string> existing;      // the stored entity's id, or ""
+    std::vector<int> of_group;
+  };
+
+  Clusters build_clusters() {
+    Clusters out;
     std::map<std::string, int> cluster_of_existing;
     std::map<int, int> cluster_of_root;
-    std::vector<std::vector<int>> clusters;
-    std::vector<std::string> cluster_existing;
-    std::vector<int> cluster_of_group(groups_.size());
+    out.of_group.resize(groups_.size());
     for (int i = 0; i < static_cast<int>(groups_.size()); ++i) {
       int root = group_uf_.find(i);
       int c = -1;
@@ -435,76 +461,82 @@ class Resolver {
         if (it != cluster_of_root.end()) c = it->second;
       }
       if (c < 0) {
-        c = static_cast<int>(clusters.size());
-        clusters.emplace_back();
-        cluster_existing.emplace_back();
+        c = static_cast<int>(out.members.size());
+        out.members.emplace_back();
+        out.existing.emplace_back();
       }
-      clusters[c].push_back(i);
+      out.members[c].push_back(i);
       cluster_of_root.try_emplace(root, c);
       if (!groups_[i].existing.empty()) {
         cluster_of_existing.try_emplace(groups_[i].existing, c);
-        if (cluster_existing[c].empty()) cluster_existing[c] = groups_[i].existing;
+        if (out.existing[c].empty()) out.existing[c] = groups_[i].existing;
       }
-      cluster_of_group[i] = c;
+      out.of_group[i] = c;
     }
+    return out;
+  }
 
-    GraphDelta delta;
-    std::vector<std::string> cluster_id(clusters.size());
-    std::set<std::string> used_ids;
-    for (size_t c = 0; c < clusters.size(); ++c) {
-      Group all;
-      for (int gi : clusters[c]) {
-        const Group& g = groups_[gi];
-        for (const auto& [s, n] : g.surfaces) all.surfaces[s] += n;
-        for (const auto& [s, n] : g.acronyms) all.acronyms[s] += n;
-        for (const auto& [t, n] : g.types) all.types[t] += n;
-        all.expansion_keys.insert(g.expansion_keys.begin(), g.expansion_keys.end());
-        if (all.description.empty()) all.description = g.description;
-        all.score = std::max(all.score, g.score);
-      }
-      Entity e;
-      std::optional<Entity> old;
-      if (!cluster_existing[c].empty()) old = store_.entity(cluster_existing[c]);
-      if (old) {
-        e.id = old->id;
-        e.name = old->name;
-        e.type = old->type;
-        // A later document may say what the entity is ("Zeileis (2004)" makes "Achim Zeileis" a
-        // person) where the first one did not: a specific type replaces the untyped "concept".
-        if (untyped(e.type)) e.type = most_voted_type(all.types, /*specific_only=*/true, e.type);
-        e.description = old->description.empty() ? all.description : old->description;
-      } else {
-        e.name = display_name(all);
-        std::string key = name_key(e.name);
-        e.id = "e" + hash_hex(key);
-        for (int n = 2; used_ids.count(e.id) || store_.entity(e.id); ++n) e.id = "e" + hash_hex(key + "#" + std::to_string(n));
-        e.type = most_voted_type(all.types, /*specific_only=*/false, e.type);
-        e.description = all.description;
-      }
-      used_ids.insert(e.id);
-      e.score = all.score;
-      e.aliases.push_back(e.name);
-      for (const auto* m : {&all.surfaces, &all.acronyms})
-        for (const auto& [s, n] : *m)
-          if (s != e.name) e.aliases.push_back(s);
-      cluster_id[c] = e.id;
-      delta.entities.push_back(std::move(e));
+  /// The groups `members` as one: surfaces, acronyms and type votes summed, the first description.
+  Group merged_group(const std::vector<int>& members) const {
+    Group all;
+    for (int gi : members) {
+      const Group& g = groups_[gi];
+      for (const auto& [s, n] : g.surfaces) all.surfaces[s] += n;
+      for (const auto& [s, n] : g.acronyms) all.acronyms[s] += n;
+      for (const auto& [t, n] : g.types) all.types[t] += n;
+      all.expansion_keys.insert(g.expansion_keys.begin(), g.expansion_keys.end());
+      if (all.description.empty()) all.description = g.description;
+      all.score = std::max(all.score, g.score);
     }
-    std::sort(delta.entities.begin(), delta.entities.end(), [](const Entity& a, const Entity& b) { return a.id < b.id; });
+    return all;
+  }
 
-    auto entity_of_key = [&](int k) { return cluster_id[cluster_of_group[key_group_[k]]]; };
+  /// The entity of a cluster (`all` its merged groups): the stored one `existing` updated, or a new
+  /// one with an id not in `used_ids` nor the store. Its aliases are all its surfaces.
+  Entity cluster_entity(const Group& all, const std::string& existing, std::set<std::string>& used_ids) {
+    Entity e;
+    std::optional<Entity> old;
+    if (!existing.empty()) old = store_.entity(existing);
+    if (old) {
+      e.id = old->id;
+      e.name = old->name;
+      e.type = old->type;
+      // A later document may say what the entity is ("Zeileis (2004)" makes "Achim Zeileis" a
+      // person) where the first one did not: a specific type replaces the untyped "concept".
+      if (untyped(e.type)) e.type = most_voted_type(all.types, /*specific_only=*/true, e.type);
+      e.description = old->description.empty() ? all.description : old->description;
+    } else {
+      e.name = display_name(all);
+      std::string key = name_key(e.name);
+      e.id = "e" + hash_hex(key);
+      for (int n = 2; used_ids.count(e.id) || store_.entity(e.id); ++n) e.id = "e" + hash_hex(key + "#" + std::to_string(n));
+      e.type = most_voted_type(all.types, /*specific_only=*/false, e.type);
+      e.description = all.description;
+    }
+    used_ids.insert(e.id);
+    e.score = all.score;
+    e.aliases.push_back(e.name);
+    for (const auto* m : {&all.surfaces, &all.acronyms})
+      for (const auto& [s, n] : *m)
+        if (s != e.name) e.aliases.push_back(s);
+    return e;
+  }
 
-    // Mentions: one per (entity, chunk), counts summed, first surface kept.
+  /// Mentions: one per (entity, chunk), counts summed, first surface kept. `entity_of_key`: the
+  /// entity id of each key.
+  void emit_mentions(const std::vector<std::string>& entity_of_key, GraphDelta& delta) const {
     std::map<std::pair<std::string, size_t>, Mention> mentions;
     for (const Cand& c : cands_) {
-      const std::string& id = entity_of_key(c.key);
+      const std::string& id = entity_of_key[c.key];
       auto [it, fresh] = mentions.try_emplace({id, c.chunk}, Mention{id, doc_[c.chunk].chunk_id, doc_id_, c.term->surface, 0});
       it->second.count += std::max(1, c.term->count);
     }
     for (auto& [k, m] : mentions) delta.mentions.push_back(std::move(m));
+  }
 
-    // Relations: by (src, dst, type); one evidence per (chunk, sentence), its weight the largest of
-    // the candidates that read it (two surfaces of one entity in one sentence count once).
+  /// Relations: by (src, dst, type); one evidence per (chunk, sentence), its weight the largest of
+  /// the candidates that read it (two surfaces of one entity in one sentence count once).
+  void emit_relations(const std::vector<std::string>& entity_of_key, GraphDelta& delta) {
     using RelKey = std::tuple<std::string, std::string, std::string>;
     std::map<RelKey, std::map<std::pair<size_t, std::string>, double>> rels;
     std::map<RelKey, std::string> descriptions;  // the first non-empty one (LLM extraction)
@@ -513,11 +545,11 @@ class Resolver {
       if (c.chunk < doc_.size()) cands_of_chunk[c.chunk].push_back(&c);
     for (size_t ci = 0; ci < doc_.size(); ++ci) {
       std::unordered_map<std::string, std::string> id_of_surface;
-      for (const Cand* c : cands_of_chunk[ci]) id_of_surface.try_emplace(c->term->surface, entity_of_key(c->key));
+      for (const Cand* c : cands_of_chunk[ci]) id_of_surface.try_emplace(c->term->surface, entity_of_key[c->key]);
       auto resolve_surface = [&](const std::string& s) -> std::string {
         if (word_not_acronym_.count(s)) return "";
         if (auto it = id_of_surface.find(s); it != id_of_surface.end()) return it->second;
-        if (auto it = key_index_.find(key_of(s)); it != key_index_.end()) return entity_of_key(it->second);
+        if (auto it = key_index_.find(key_of(s)); it != key_index_.end()) return entity_of_key[it->second];
         return "";
       };
       for (const RelationCandidate& r : doc_[ci].relations) {
@@ -542,6 +574,24 @@ class Resolver {
       }
       delta.relations.push_back(std::move(rel));
     }
+  }
+
+  GraphDelta emit() {
+    const Clusters clusters = build_clusters();
+    GraphDelta delta;
+    std::vector<std::string> cluster_id(clusters.members.size());
+    std::set<std::string> used_ids;
+    for (size_t c = 0; c < clusters.members.size(); ++c) {
+      Entity e = cluster_entity(merged_group(clusters.members[c]), clusters.existing[c], used_ids);
+      cluster_id[c] = e.id;
+      delta.entities.push_back(std::move(e));
+    }
+    std::sort(delta.entities.begin(), delta.entities.end(), [](const Entity& a, const Entity& b) { return a.id < b.id; });
+
+    std::vector<std::string> entity_of_key(keys_.size());
+    for (size_t k = 0; k < keys_.size(); ++k) entity_of_key[k] = cluster_id[clusters.of_group[key_group_[k]]];
+    emit_mentions(entity_of_key, delta);
+    emit_relations(entity_of_key, delta);
     return delta;
   }
 

@@ -160,79 +160,10 @@ class SqliteGraphStore final : public GraphStore {
     const auto relations = detail::merge_relations(delta.relations);
     const auto figures = detail::merge_figures(delta.figures);
     WriteScope w(db_);
-    if (!entities.empty()) {
-      Stmt ent(db_,
-               "INSERT INTO graph_entities(id, name, type, description, score) VALUES (?1, ?2, ?3, ?4, ?5) "
-               "ON CONFLICT(id) DO UPDATE SET score = max(score, excluded.score), "
-               "type = CASE WHEN type IN ('', 'concept') THEN excluded.type ELSE type END, "
-               "description = CASE WHEN description = '' THEN excluded.description ELSE description END");
-      Stmt alias(db_, "INSERT OR IGNORE INTO graph_aliases(entity_id, alias, name_key) VALUES (?1, ?2, ?3)");
-      for (const auto& e : entities) {
-        ent.reset();
-        ent.bind(1, e.id).bind(2, e.name).bind(3, e.type).bind(4, e.description).bind(5, e.score).run();
-        for (const auto& a : e.aliases) {
-          alias.reset();
-          alias.bind(1, e.id).bind(2, a).bind(3, name_key(a)).run();
-        }
-      }
-    }
-    if (!mentions.empty()) {
-      // Mentions of unknown entities are dropped (as in Neo4j, where they have nothing to hang on).
-      Stmt men(db_,
-               "INSERT INTO graph_mentions(entity_id, chunk_id, doc_id, surface, count) "
-               "SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM graph_entities WHERE id = ?1) "
-               "ON CONFLICT(entity_id, chunk_id) DO UPDATE SET count = count + excluded.count");
-      for (const auto& m : mentions) {
-        men.reset();
-        men.bind(1, m.entity_id).bind(2, m.chunk_id).bind(3, m.doc_id).bind(4, m.surface).bind(5, m.count).run();
-      }
-    }
-    if (!relations.empty()) {
-      Stmt rel(db_,
-               "INSERT INTO graph_relations(src, dst, type, weight, description) SELECT ?1, ?2, ?3, ?4, ?5 "
-               "WHERE EXISTS (SELECT 1 FROM graph_entities WHERE id = ?1) "
-               "AND EXISTS (SELECT 1 FROM graph_entities WHERE id = ?2) "
-               "ON CONFLICT(src, dst, type) DO UPDATE SET weight = weight + excluded.weight, "
-               "description = CASE WHEN description = '' THEN excluded.description ELSE description END "
-               "RETURNING id");
-      Stmt ev(db_,
-              "INSERT INTO graph_evidence(rel_id, chunk_id, doc_id, sentence, weight) VALUES (?1, ?2, ?3, ?4, ?5) "
-              "ON CONFLICT(rel_id, chunk_id, sentence) DO UPDATE SET weight = weight + excluded.weight");
-      for (const auto& r : relations) {
-        rel.reset();
-        rel.bind(1, r.src).bind(2, r.dst).bind(3, r.type).bind(4, r.weight).bind(5, r.description);
-        if (!rel.step()) continue;  // an endpoint is unknown
-        const int64_t id = rel.i64(0);
-        rel.run();
-        for (const auto& e : r.evidence) {
-          ev.reset();
-          ev.bind(1, id).bind(2, e.ev.chunk_id).bind(3, e.ev.doc_id).bind(4, e.ev.sentence).bind(5, e.weight).run();
-        }
-      }
-    }
-    if (!figures.empty()) {
-      // A figure is replaced whole: its row and all its links (a re-extraction may link others).
-      Stmt fig(db_,
-               "INSERT OR REPLACE INTO graph_figures(id, doc_id, chunk_id, kind, label, caption, page) "
-               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-      Stmt unlink(db_, "DELETE FROM graph_depicts WHERE figure_id = ?1");
-      // Links to unknown entities are dropped (Neo4j has no node to link them to).
-      Stmt link(db_,
-                "INSERT OR IGNORE INTO graph_depicts(figure_id, entity_id, pos) "
-                "SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM graph_entities WHERE id = ?2)");
-      for (const auto& f : figures) {
-        fig.reset();
-        fig.bind(1, f.id).bind(2, f.doc_id).bind(3, f.chunk_id).bind(4, std::string(figure_kind_name(f.kind))).bind(5, f.label).bind(6, f.caption)
-            .bind(7, f.page).run();
-        unlink.reset();
-        unlink.bind(1, f.id).run();
-        int pos = 0;
-        for (const auto& e : f.entity_ids) {
-          link.reset();
-          link.bind(1, f.id).bind(2, e).bind(3, pos++).run();
-        }
-      }
-    }
+    if (!entities.empty()) write_entities(entities);
+    if (!mentions.empty()) write_mentions(mentions);
+    if (!relations.empty()) write_relations(relations);
+    if (!figures.empty()) write_figures(figures);
     w.commit();
   }
 
@@ -446,6 +377,84 @@ class SqliteGraphStore final : public GraphStore {
   }
 
  private:
+  // upsert()'s steps, inside its write scope, each given a non-empty merged list.
+  void write_entities(const std::vector<Entity>& entities) {
+    Stmt ent(db_,
+             "INSERT INTO graph_entities(id, name, type, description, score) VALUES (?1, ?2, ?3, ?4, ?5) "
+             "ON CONFLICT(id) DO UPDATE SET score = max(score, excluded.score), "
+             "type = CASE WHEN type IN ('', 'concept') THEN excluded.type ELSE type END, "
+             "description = CASE WHEN description = '' THEN excluded.description ELSE description END");
+    Stmt alias(db_, "INSERT OR IGNORE INTO graph_aliases(entity_id, alias, name_key) VALUES (?1, ?2, ?3)");
+    for (const auto& e : entities) {
+      ent.reset();
+      ent.bind(1, e.id).bind(2, e.name).bind(3, e.type).bind(4, e.description).bind(5, e.score).run();
+      for (const auto& a : e.aliases) {
+        alias.reset();
+        alias.bind(1, e.id).bind(2, a).bind(3, name_key(a)).run();
+      }
+    }
+  }
+
+  void write_mentions(const std::vector<Mention>& mentions) {
+    // Mentions of unknown entities are dropped (as in Neo4j, where they have nothing to hang on).
+    Stmt men(db_,
+             "INSERT INTO graph_mentions(entity_id, chunk_id, doc_id, surface, count) "
+             "SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM graph_entities WHERE id = ?1) "
+             "ON CONFLICT(entity_id, chunk_id) DO UPDATE SET count = count + excluded.count");
+    for (const auto& m : mentions) {
+      men.reset();
+      men.bind(1, m.entity_id).bind(2, m.chunk_id).bind(3, m.doc_id).bind(4, m.surface).bind(5, m.count).run();
+    }
+  }
+
+  void write_relations(const std::vector<detail::RelationWrite>& relations) {
+    Stmt rel(db_,
+             "INSERT INTO graph_relations(src, dst, type, weight, description) SELECT ?1, ?2, ?3, ?4, ?5 "
+             "WHERE EXISTS (SELECT 1 FROM graph_entities WHERE id = ?1) "
+             "AND EXISTS (SELECT 1 FROM graph_entities WHERE id = ?2) "
+             "ON CONFLICT(src, dst, type) DO UPDATE SET weight = weight + excluded.weight, "
+             "description = CASE WHEN description = '' THEN excluded.description ELSE description END "
+             "RETURNING id");
+    Stmt ev(db_,
+            "INSERT INTO graph_evidence(rel_id, chunk_id, doc_id, sentence, weight) VALUES (?1, ?2, ?3, ?4, ?5) "
+            "ON CONFLICT(rel_id, chunk_id, sentence) DO UPDATE SET weight = weight + excluded.weight");
+    for (const auto& r : relations) {
+      rel.reset();
+      rel.bind(1, r.src).bind(2, r.dst).bind(3, r.type).bind(4, r.weight).bind(5, r.description);
+      if (!rel.step()) continue;  // an endpoint is unknown
+      const int64_t id = rel.i64(0);
+      rel.run();
+      for (const auto& e : r.evidence) {
+        ev.reset();
+        ev.bind(1, id).bind(2, e.ev.chunk_id).bind(3, e.ev.doc_id).bind(4, e.ev.sentence).bind(5, e.weight).run();
+      }
+    }
+  }
+
+  void write_figures(const std::vector<FigureNode>& figures) {
+    // A figure is replaced whole: its row and all its links (a re-extraction may link others).
+    Stmt fig(db_,
+             "INSERT OR REPLACE INTO graph_figures(id, doc_id, chunk_id, kind, label, caption, page) "
+             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+    Stmt unlink(db_, "DELETE FROM graph_depicts WHERE figure_id = ?1");
+    // Links to unknown entities are dropped (Neo4j has no node to link them to).
+    Stmt link(db_,
+              "INSERT OR IGNORE INTO graph_depicts(figure_id, entity_id, pos) "
+              "SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM graph_entities WHERE id = ?2)");
+    for (const auto& f : figures) {
+      fig.reset();
+      fig.bind(1, f.id).bind(2, f.doc_id).bind(3, f.chunk_id).bind(4, std::string(figure_kind_name(f.kind)))
+          .bind(5, f.label).bind(6, f.caption).bind(7, f.page).run();
+      unlink.reset();
+      unlink.bind(1, f.id).run();
+      int pos = 0;
+      for (const auto& e : f.entity_ids) {
+        link.reset();
+        link.bind(1, f.id).bind(2, e).bind(3, pos++).run();
+      }
+    }
+  }
+
   void migrate() {
     if (schema_version() == detail::kGraphSchemaVersion) return;
     WriteScope w(db_);
