@@ -18,6 +18,7 @@
 
 #include "ingest/encoding.h"
 #include "ingest/figure_refs.h"
+#include "ingest/formats.h"
 #include "ingest/html_blocks.h"
 #include "ingest/markup_scan.h"
 #include "ingest/mupdf_support.h"
@@ -279,7 +280,8 @@ std::vector<std::string> spine_chapters(const std::string& opf, const std::strin
     auto it = manifest.find(*idref);
     if (it == manifest.end()) continue;
     const std::string& type = it->second.type;
-    if (!type.empty() && type != "application/xhtml+xml" && type != "text/html") continue;
+    const FormatInfo* as = type.empty() ? nullptr : format_for_mime(type);
+    if (!type.empty() && (!as || as->reader != Reader::Html)) continue;
     std::string p;
     if (resolve(opf_dir, it->second.href, p)) chapters.push_back(p);
   }

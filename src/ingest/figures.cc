@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "ingest/formats.h"
 #include "ingest/ocr.h"
 #include "text/captions.h"
 #include "text/sentences.h"
@@ -312,7 +313,7 @@ void add_figure_chunks(ParsedDocument& doc, RenderedDocument& rendered, const st
     c.end = static_cast<int64_t>(rendered.text.size());
     c.text = rendered.text.substr(static_cast<size_t>(c.start));
     c.figure_id = f.id;
-    if (doc.format == "pdf" && f.page > 0 && f.x1 > f.x0 && f.y1 > f.y0)
+    if (format_info(doc.format).paged && f.page > 0 && f.x1 > f.x0 && f.y1 > f.y0)
       c.boxes.push_back({f.page, std::floor(f.x0), std::floor(f.y0), std::ceil(f.x1), std::ceil(f.y1)});
     c.id = hash_hex(doc_id + ":figure:" + f.id);
     chunks.push_back(std::move(c));
