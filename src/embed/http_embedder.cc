@@ -112,7 +112,7 @@ class HttpEmbedder final : public Embedder {
     const std::string who = cfg_.model.empty() ? redact_url(cfg_.url) : cfg_.model;
     id_ = "http:" + who;
     if (!cfg_.query_prefix.empty() || !cfg_.doc_prefix.empty()) {
-      id_ += cfg_.style != "custom" ? "+" + cfg_.style
+      id_ += cfg_.style != PromptStyle::Custom ? "+" + std::string(prompt_style_name(cfg_.style))
                                     : "+prefix:" + hash_hex(cfg_.query_prefix + '\0' + cfg_.doc_prefix).substr(0, 8);
     }
   }
@@ -276,6 +276,17 @@ class HttpEmbedder final : public Embedder {
 
 }  // namespace
 
+const char* prompt_style_name(PromptStyle s) {
+  switch (s) {
+    case PromptStyle::None: return "none";
+    case PromptStyle::Gemma: return "gemma";
+    case PromptStyle::E5: return "e5";
+    case PromptStyle::Nomic: return "nomic";
+    case PromptStyle::Custom: return "custom";
+  }
+  return "none";
+}
+
 HttpEmbedderConfig parse_http_embedder_spec(const std::string& spec) {
   HttpEmbedderConfig c;
   std::string s = spec;
@@ -286,11 +297,12 @@ HttpEmbedderConfig parse_http_embedder_spec(const std::string& spec) {
     throw UsageError("embedder spec \"" + redact_url(spec) + "\" is not an http(s) URL");
   }
   std::string key_env;
+  std::string style = "none";  // prompts= as given; "custom" once a prefix is given (the last word wins)
   for (const auto& [key, val] : split_fragment_options(s)) {
     if (key == "model") c.model = val;
-    else if (key == "prompts") c.style = val;
-    else if (key == "query_prefix") c.query_prefix = val, c.style = "custom";
-    else if (key == "doc_prefix") c.doc_prefix = val, c.style = "custom";
+    else if (key == "prompts") style = val;
+    else if (key == "query_prefix") c.query_prefix = val, style = "custom";
+    else if (key == "doc_prefix") c.doc_prefix = val, style = "custom";
     else if (key == "batch") c.batch = positive_int(key, val);
     else if (key == "parallel") c.parallel = positive_int(key, val);
     else if (key == "dim") c.dim = positive_int(key, val);
@@ -301,11 +313,20 @@ HttpEmbedderConfig parse_http_embedder_spec(const std::string& spec) {
                        "\"; use model, prompts, query_prefix, doc_prefix, batch, parallel, dim, "
                        "key_env or timeout");
   }
-  if (c.style == "gemma") c.query_prefix = kGemmaQuery, c.doc_prefix = kGemmaDoc;
-  else if (c.style == "e5") c.query_prefix = "query: ", c.doc_prefix = "passage: ";
-  else if (c.style == "nomic") c.query_prefix = "search_query: ", c.doc_prefix = "search_document: ";
-  else if (c.style != "none" && c.style != "custom")
-    throw UsageError("unknown prompts=" + c.style + "; use gemma, e5, nomic or none");
+  if (style == "gemma") {
+    c.style = PromptStyle::Gemma;
+    c.query_prefix = kGemmaQuery, c.doc_prefix = kGemmaDoc;
+  } else if (style == "e5") {
+    c.style = PromptStyle::E5;
+    c.query_prefix = "query: ", c.doc_prefix = "passage: ";
+  } else if (style == "nomic") {
+    c.style = PromptStyle::Nomic;
+    c.query_prefix = "search_query: ", c.doc_prefix = "search_document: ";
+  } else if (style == "custom") {
+    c.style = PromptStyle::Custom;
+  } else if (style != "none") {
+    throw UsageError("unknown prompts=" + style + "; use gemma, e5, nomic or none");
+  }
 
   // Endpoint: a URL ending in /embeddings is used as is; a base such as .../v1 gets /embeddings;
   // a bare host gets /v1/embeddings.

@@ -29,10 +29,16 @@ namespace mmkg {
 ///                       then OPENAI_API_KEY for api.openai.com)
 ///   timeout=SECONDS     per request (default 120)
 /// "openai" alone means https://api.openai.com/v1#model=text-embedding-3-small.
+/// The prompts put before queries and documents: none, a model family's (prompts=gemma, e5,
+/// nomic) or the user's own (query_prefix=, doc_prefix=).
+enum class PromptStyle { None, Gemma, E5, Nomic, Custom };
+/// "none", "gemma", "e5", "nomic", "custom" (a part of the embedder's id).
+const char* prompt_style_name(PromptStyle s);
+
 struct HttpEmbedderConfig {
   std::string url;  // the full .../embeddings endpoint
   std::string model;
-  std::string style = "none";
+  PromptStyle style = PromptStyle::None;
   std::string query_prefix;
   std::string doc_prefix;
   int batch = 32;

@@ -47,6 +47,7 @@ TEST(HttpEmbedderSpec, Parses) {
   EXPECT_EQ(c.model, "embeddinggemma");
   EXPECT_EQ(c.query_prefix, "task: search result | query: ");
   EXPECT_EQ(c.doc_prefix, "title: none | text: ");
+  EXPECT_EQ(c.style, PromptStyle::Gemma);
   EXPECT_EQ(c.batch, 8);
   EXPECT_EQ(c.parallel, 3);
   EXPECT_EQ(c.dim, 768);
@@ -55,6 +56,10 @@ TEST(HttpEmbedderSpec, Parses) {
   auto custom = parse_http_embedder_spec("https://h/v1#query_prefix=search_query:%20&doc_prefix=doc:+");
   EXPECT_EQ(custom.query_prefix, "search_query: ");
   EXPECT_EQ(custom.doc_prefix, "doc: ");
+  EXPECT_EQ(custom.style, PromptStyle::Custom);
+  EXPECT_EQ(parse_http_embedder_spec("http://h/v1#prompts=bogus&query_prefix=q").style, PromptStyle::Custom)
+      << "a prefix given after prompts= wins, as before";
+  EXPECT_EQ(parse_http_embedder_spec("http://h/v1").style, PromptStyle::None);
   EXPECT_EQ(parse_http_embedder_spec("openai").url, "https://api.openai.com/v1/embeddings");
   EXPECT_EQ(parse_http_embedder_spec("openai").model, "text-embedding-3-small");
   EXPECT_THROW(parse_http_embedder_spec("http://h/v1#colour=red"), UsageError);
