@@ -54,6 +54,15 @@ Config Config::from_env() {
 
 void Config::validate() const {
   if (store.empty()) throw UsageError("--store is empty; give the store directory (default ./mmkg-store)");
+  // A URL is not a folder: without this, "neo4j://user:pass@host:7474" became a local folder named
+  // "neo4j:" holding an embedded store (and the password in its path).
+  if (const size_t scheme = store.find("://"); scheme != std::string::npos && scheme > 0) {
+    std::string graph = redact_url(store);
+    if (const size_t at = graph.find("***@"); at != std::string::npos) graph.replace(at, 3, "USER:PASS");
+    throw UsageError("--store " + redact_url(store) +
+                     ": the store is a local folder; a store in Neo4j is not supported yet. Keep the store "
+                     "local and put the graph, with its vector and full-text search, in Neo4j: --graph " + graph);
+  }
 }
 
 }  // namespace mmkg

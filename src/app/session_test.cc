@@ -54,6 +54,20 @@ TEST(Config, EnvironmentGivesTheDefaults) {
   Config empty;
   empty.store = "";
   EXPECT_THROW(empty.validate(), UsageError);
+  // A URL is refused (it would become a folder named "neo4j:"), and the message hides the password.
+  Config url;
+  url.store = "neo4j://neo4j:secret@127.0.0.1:7474";
+  try {
+    url.validate();
+    ADD_FAILURE() << "a URL store was accepted";
+  } catch (const UsageError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("--graph"), std::string::npos) << m;
+    EXPECT_EQ(m.find("secret"), std::string::npos) << m;
+  }
+  Config folder;
+  folder.store = "data/my:store";
+  EXPECT_NO_THROW(folder.validate());
 }
 
 class SessionTest : public ::testing::Test {

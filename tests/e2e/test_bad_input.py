@@ -182,3 +182,21 @@ def test_an_unknown_native_precision_is_refused_before_anything_is_written(tmp_p
     assert r.rc == 2, r
     assert "fp16" in r.err and "fp32" in r.err and "int8" in r.err, r.err
     assert not store.exists(), list(store.iterdir())
+
+
+def test_a_url_store_is_refused_not_made_into_a_folder(tmp_path):
+    """--store neo4j://USER:PASS@HOST:PORT used to create a local folder named "neo4j:" holding an
+    embedded store (the password in its path). A store in Neo4j is not supported yet: refused, the
+    password not echoed, --graph suggested, and nothing written."""
+    doc = tmp_path / "a.md"
+    doc.write_text("# Quokkas\n\nThe quokka lives on Rottnest Island.\n")
+    url = "neo4j://neo4j:s3cret@127.0.0.1:7474"
+    try:
+        for args in (("ingest", doc), ("ask", "where does the quokka live?"), ("stats",)):
+            r = run(*args, store=url)
+            assert r.rc == 2, r
+            assert "--graph" in r.err and "s3cret" not in r.err, r.err
+        assert not os.path.exists("neo4j:"), "a folder named after the URL was made"
+    finally:
+        if os.path.isdir("neo4j:"):
+            shutil.rmtree("neo4j:")
