@@ -30,6 +30,19 @@ constexpr int kMaxNesting = 10000;
 
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
+/// Where the raw text of a script or style element ends: its closing tag `close` ("</script"),
+/// in any case, as HTML matches it; npos when it is never closed.
+size_t find_closing(std::string_view h, std::string_view close, size_t from) {
+  for (size_t i = h.find('<', from); i != std::string_view::npos; i = h.find('<', i + 1)) {
+    if (h.size() - i < close.size()) break;
+    bool same = true;
+    for (size_t k = 0; k < close.size() && same; ++k)
+      same = std::tolower(static_cast<unsigned char>(h[i + k])) == close[k];
+    if (same) return i;
+  }
+  return std::string_view::npos;
+}
+
 /// Upper estimate of element nesting from a tag scan: opening tags minus closing tags, ignoring
 /// void elements and elements whose end tag is optional (they close implicitly).
 int estimate_nesting(std::string_view h) {
@@ -52,7 +65,7 @@ int estimate_nesting(std::string_view h) {
       max_depth = std::max(max_depth, ++depth);
     }
     if (!t.closing && (name == "script" || name == "style")) {
-      const size_t e = h.find(name == "script" ? "</script" : "</style", t.end);
+      const size_t e = find_closing(h, name == "script" ? "</script" : "</style", t.end);
       scan.seek(e == std::string_view::npos ? h.size() : e);  // raw text: its "<" are not tags
     }
   }

@@ -106,6 +106,11 @@ TEST(HtmlParserTest, MalformedAndDeepMarkupDoesNotCrash) {
   for (int i = 0; i < 20000; ++i) deep += "<div>";
   deep += "x";
   EXPECT_THROW(parse(deep), InputError);  // refused up front rather than crawling
+  // A script's raw text ends at its closing tag in any case: an upper-case <SCRIPT> must not hide
+  // the rest of the page from the nesting check.
+  EXPECT_THROW(parse("<SCRIPT>var a = 1;</SCRIPT>" + deep), InputError);
+  EXPECT_THROW(parse("<Style>p {}</STYLE>" + deep), InputError);
+  EXPECT_EQ(parse("<p>a</p><SCRIPT>if (1 < 2) { x = '<div><div>'; }</Script><p>b</p>").blocks.size(), 2u);
   std::string wide;
   for (int i = 0; i < 20000; ++i) wide += "<p>para " + std::to_string(i) + "<li>item";
   EXPECT_EQ(parse(wide).blocks.size(), 40000u);
