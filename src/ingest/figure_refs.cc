@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "ingest/image_decode.h"
+#include "ingest/markup_scan.h"
 
 namespace mmkg {
 
@@ -18,21 +19,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-
-char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (lower(a[i]) != lower(b[i])) return false;
-  return true;
-}
-
 std::string trim(std::string_view s) {
   size_t b = 0, e = s.size();
-  while (b < e && is_space(s[b])) ++b;
-  while (e > b && is_space(s[e - 1])) --e;
+  while (b < e && is_markup_space(s[b])) ++b;
+  while (e > b && is_markup_space(s[e - 1])) --e;
   return std::string(s.substr(b, e - b));
 }
 
@@ -44,7 +34,7 @@ std::string url_scheme(std::string_view s) {
   // One letter before ':' would be a Windows drive ("C:\img.png"), not a scheme.
   if (i < 2 || i >= s.size() || s[i] != ':' || !std::isalpha(static_cast<unsigned char>(s[0]))) return "";
   std::string out(s.substr(0, i));
-  for (char& c : out) c = lower(c);
+  for (char& c : out) c = lower_ascii_char(c);
   return out;
 }
 
@@ -59,7 +49,7 @@ bool base64_decode(std::string_view in, std::string& out) {
     else if (c >= '0' && c <= '9') v = c - '0' + 52;
     else if (c == '+' || c == '-') v = 62;
     else if (c == '/' || c == '_') v = 63;
-    else if (c == '=' || is_space(c)) continue;
+    else if (c == '=' || is_markup_space(c)) continue;
     else return false;
     buf = (buf << 6) | static_cast<unsigned>(v);
     bits += 6;
@@ -78,7 +68,7 @@ bool is_file_name(const std::string& s) {
   const size_t dot = s.rfind('.');
   if (dot == std::string::npos) return false;
   std::string ext = s.substr(dot + 1);
-  for (char& c : ext) c = lower(c);
+  for (char& c : ext) c = lower_ascii_char(c);
   for (const char* e : {"png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp", "svg"})
     if (ext == e) return true;
   return false;
@@ -270,14 +260,14 @@ void add_file_figures(const std::string& doc_path, const ParseContext& ctx, cons
 
 std::string figure_label(std::string_view c) {
   size_t i = 0;
-  while (i < c.size() && is_space(c[i])) ++i;
+  while (i < c.size() && is_markup_space(c[i])) ++i;
   size_t word = i;
   while (i < c.size() && std::isalpha(static_cast<unsigned char>(c[i]))) ++i;
   const std::string_view name = c.substr(word, i - word);
-  if (!iequals(name, "figure") && !iequals(name, "fig")) return "";
+  if (!iequals_ascii(name, "figure") && !iequals_ascii(name, "fig")) return "";
   std::string label(name);
   if (i < c.size() && c[i] == '.') label.push_back(c[i++]);
-  while (i < c.size() && is_space(c[i])) ++i;
+  while (i < c.size() && is_markup_space(c[i])) ++i;
   // The number: an optional letter (S1, A2), digits, ".digits" parts, an optional letter (2b).
   const size_t num = i;
   if (i < c.size() && std::isalpha(static_cast<unsigned char>(c[i])) && i + 1 < c.size() &&

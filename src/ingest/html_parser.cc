@@ -28,18 +28,12 @@ namespace {
 // stack) and it frees the tree recursively, so absurdly deep markup is refused up front.
 constexpr int kMaxNesting = 10000;
 
-bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
 /// Where the raw text of a script or style element ends: its closing tag `close` ("</script"),
 /// in any case, as HTML matches it; npos when it is never closed.
 size_t find_closing(std::string_view h, std::string_view close, size_t from) {
-  for (size_t i = h.find('<', from); i != std::string_view::npos; i = h.find('<', i + 1)) {
-    if (h.size() - i < close.size()) break;
-    bool same = true;
-    for (size_t k = 0; k < close.size() && same; ++k)
-      same = std::tolower(static_cast<unsigned char>(h[i + k])) == close[k];
-    if (same) return i;
-  }
+  for (size_t i = h.find('<', from); i != std::string_view::npos; i = h.find('<', i + 1))
+    if (iequals_ascii(h.substr(i, close.size()), close)) return i;
   return std::string_view::npos;
 }
 
@@ -131,7 +125,7 @@ bool block_kind(GumboTag tag, BlockKind& kind, int& level) {
 /// Appends text with whitespace runs collapsed to one space.
 void append_collapsed(std::string& out, const char* s) {
   for (; *s; ++s) {
-    if (is_ws(*s)) {
+    if (is_markup_space(*s)) {
       if (!out.empty() && out.back() != ' ' && out.back() != '\n') out.push_back(' ');
     } else {
       out.push_back(*s);

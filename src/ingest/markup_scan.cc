@@ -4,18 +4,18 @@
 
 namespace mmkg {
 
-namespace {
+bool is_markup_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+char lower_ascii_char(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
 
-char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
-
-bool iequals(std::string_view a, std::string_view b) {
+bool iequals_ascii(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
-    if (lower(a[i]) != lower(b[i])) return false;
+    if (lower_ascii_char(a[i]) != lower_ascii_char(b[i])) return false;
   return true;
 }
+
+namespace {
 
 bool name_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == ':' || c == '.';
@@ -27,19 +27,19 @@ bool name_char(char c) {
 template <typename F>
 size_t read_attributes(std::string_view h, size_t i, F&& f) {
   while (i < h.size() && h[i] != '>') {
-    if (is_space(h[i]) || h[i] == '/') {
+    if (is_markup_space(h[i]) || h[i] == '/') {
       ++i;
       continue;
     }
     size_t a = i;
-    while (i < h.size() && !is_space(h[i]) && h[i] != '=' && h[i] != '>' && h[i] != '/') ++i;
+    while (i < h.size() && !is_markup_space(h[i]) && h[i] != '=' && h[i] != '>' && h[i] != '/') ++i;
     const std::string_view key = h.substr(a, i - a);
-    while (i < h.size() && is_space(h[i])) ++i;
+    while (i < h.size() && is_markup_space(h[i])) ++i;
     std::string_view value;
     bool quoted = false;
     if (i < h.size() && h[i] == '=') {
       ++i;
-      while (i < h.size() && is_space(h[i])) ++i;
+      while (i < h.size() && is_markup_space(h[i])) ++i;
       if (i < h.size() && (h[i] == '"' || h[i] == '\'')) {
         const char q = h[i++];
         const size_t e = h.find(q, i);
@@ -49,7 +49,7 @@ size_t read_attributes(std::string_view h, size_t i, F&& f) {
         i = e == std::string_view::npos ? h.size() : e + 1;
       } else {
         a = i;
-        while (i < h.size() && !is_space(h[i]) && h[i] != '>') ++i;
+        while (i < h.size() && !is_markup_space(h[i]) && h[i] != '>') ++i;
         value = h.substr(a, i - a);
       }
     }
@@ -82,7 +82,7 @@ bool TagScanner::next(MarkupTag& t) {
     size_t n = i;
     while (n < h.size() && name_char(h[n])) ++n;
     // Not a tag ("<!DOCTYPE", "<?xml", "a < b"): the scan goes on after the '<'.
-    if (n == i || n >= h.size() || !(is_space(h[n]) || h[n] == '>' || h[n] == '/')) continue;
+    if (n == i || n >= h.size() || !(is_markup_space(h[n]) || h[n] == '>' || h[n] == '/')) continue;
     const size_t gt = read_attributes(h, n, [](std::string_view, std::string_view, bool) {});
     t.begin = lt;
     t.name = h.substr(i, n - i);
@@ -102,7 +102,7 @@ TagAttrs tag_attributes(const MarkupTag& tag) {
   TagAttrs attrs;
   read_attributes(tag.attributes, 0, [&](std::string_view k, std::string_view v, bool) {
     std::string key(k);
-    for (char& c : key) c = lower(c);
+    for (char& c : key) c = lower_ascii_char(c);
     if (!key.empty()) attrs.emplace_back(std::move(key), decode_entities(v));
   });
   return attrs;
@@ -119,7 +119,7 @@ std::vector<TagAttrs> scan_tags(std::string_view h, std::string_view tag, size_t
   TagScanner scan(h);
   MarkupTag t;
   while (out.size() < max_tags && scan.next(t))
-    if (!t.closing && iequals(t.local_name(), tag)) out.push_back(tag_attributes(t));
+    if (!t.closing && iequals_ascii(t.local_name(), tag)) out.push_back(tag_attributes(t));
   return out;
 }
 
@@ -147,7 +147,7 @@ std::string decode_entities(std::string_view s) {
       for (size_t k = hexa ? 2 : 1; ok && k < ent.size(); ++k) {
         const char c = ent[k];
         const int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
-                      : hexa && std::isxdigit(static_cast<unsigned char>(c)) ? lower(c) - 'a' + 10 : -1;
+                      : hexa && std::isxdigit(static_cast<unsigned char>(c)) ? lower_ascii_char(c) - 'a' + 10 : -1;
         ok = d >= 0 && cp < 0x110000;
         cp = cp * (hexa ? 16 : 10) + static_cast<unsigned long>(d);
       }

@@ -15,6 +15,13 @@
 
 namespace mmkg {
 
+/// White space between a tag's name and attributes (HTML's, and \v).
+bool is_markup_space(char c);
+/// ASCII case-insensitive equality, as HTML compares tag and attribute names.
+bool iequals_ascii(std::string_view a, std::string_view b);
+/// ASCII lower case of one character.
+char lower_ascii_char(char c);
+
 /// One tag found by TagScanner; offsets into the scanned text.
 struct MarkupTag {
   size_t begin = 0;            ///< the '<'
