@@ -19,7 +19,7 @@ GraphBackend GraphBackend::parse(const std::string& spec) {
     g.url = spec;
     return g;
   }
-  throw UsageError("unknown graph backend '" + spec +
+  throw UsageError("unknown graph backend '" + redact_url(spec) +
                    "'; use sqlite, none or neo4j://USER:PASS@HOST:PORT[/DB] (Neo4j's HTTP port)");
 }
 
@@ -40,15 +40,20 @@ ExtractMode parse_extract_mode(const std::string& s) {
   throw UsageError("unknown extractor '" + s + "'; use rules, llm or none");
 }
 
-Config Config::from_env() {
-  Config c;
+Config::Env Config::read_env() {
   auto env = [](const char* name) -> std::string {
     const char* v = std::getenv(name);
     return v && *v ? v : "";
   };
-  if (auto s = env("MMKG_STORE"); !s.empty()) c.store = s;
-  if (auto s = env("MMKG_EMBEDDER"); !s.empty()) c.embedder = EmbedderSpec::parse(s);
-  if (auto s = env("MMKG_GRAPH"); !s.empty()) c.graph = GraphBackend::parse(s);
+  return {env("MMKG_STORE"), env("MMKG_EMBEDDER"), env("MMKG_GRAPH")};
+}
+
+Config Config::from_env() {
+  Config c;
+  const Env e = read_env();
+  if (!e.store.empty()) c.store = e.store;
+  if (!e.embedder.empty()) c.embedder = EmbedderSpec::parse(e.embedder);
+  if (!e.graph.empty()) c.graph = GraphBackend::parse(e.graph);
   return c;
 }
 

@@ -65,7 +65,14 @@ struct Config {
   /// Where warnings go; empty: "mmkg: warning: ..." on stderr.
   WarnFn warn;
 
-  /// The defaults with the environment applied (MMKG_STORE, MMKG_EMBEDDER, MMKG_GRAPH).
+  /// The settings the environment gives, as written (empty: unset): the defaults of --store,
+  /// --embedder and --graph, which a command line parses once with its own flags.
+  struct Env {
+    std::string store, embedder, graph;  ///< MMKG_STORE, MMKG_EMBEDDER, MMKG_GRAPH
+  };
+  static Env read_env();
+  /// The defaults with the environment applied (read_env(), parsed). Throws UsageError for a bad
+  /// MMKG_EMBEDDER or MMKG_GRAPH.
   static Config from_env();
   /// Throws UsageError naming the setting and what to give instead.
   void validate() const;

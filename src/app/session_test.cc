@@ -70,6 +70,24 @@ TEST(Config, EnvironmentGivesTheDefaults) {
   EXPECT_NO_THROW(folder.validate());
 }
 
+// --graph's one parser: the spec chooses the backend; a bad one says what to give, without the
+// password.
+TEST(Config, GraphSpecsChooseTheBackendAndBadOnesSayWhatToDo) {
+  EXPECT_EQ(GraphBackend::parse("").kind, GraphBackend::Kind::Sqlite);
+  EXPECT_EQ(GraphBackend::parse("sqlite").kind, GraphBackend::Kind::Sqlite);
+  EXPECT_EQ(GraphBackend::parse("none").kind, GraphBackend::Kind::None);
+  const GraphBackend neo = GraphBackend::parse("neo4j://neo4j:pw@db.example:7474/graph");
+  EXPECT_EQ(neo.kind, GraphBackend::Kind::Neo4j);
+  EXPECT_EQ(neo.key(), "neo4j:db.example:7474/graph");
+  try {
+    GraphBackend::parse("bolt://neo:s3cret@host:7687");
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).find("s3cret"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("neo4j://"), std::string::npos) << e.what();
+  }
+}
+
 class SessionTest : public ::testing::Test {
  protected:
   void SetUp() override {

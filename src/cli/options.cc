@@ -1,17 +1,18 @@
 // The options every command shares, and the Session they open.
 #include <cstdio>
-#include <cstdlib>
 
 #include "cli/commands.h"
 
 namespace mmkg::cli {
 
 Common Common::from_env() {
+  // As written: config() parses them with the command line's flags, where a bad value is a usage
+  // error (exit 2), and a flag given overrides a bad default.
   Common c;
-  Config d = Config::from_env();
-  c.store = d.store;
-  c.embedder = d.embedder.text;
-  if (const char* g = std::getenv("MMKG_GRAPH"); g && *g) c.graph = g;
+  const Config::Env e = Config::read_env();
+  c.store = e.store.empty() ? Config().store : e.store;
+  if (!e.embedder.empty()) c.embedder = e.embedder;
+  if (!e.graph.empty()) c.graph = e.graph;
   return c;
 }
 

@@ -200,3 +200,19 @@ def test_a_url_store_is_refused_not_made_into_a_folder(tmp_path):
     finally:
         if os.path.isdir("neo4j:"):
             shutil.rmtree("neo4j:")
+
+
+def test_a_bad_default_in_the_environment_is_a_usage_error_not_an_abort(tmp_path):
+    """MMKG_EMBEDDER and MMKG_GRAPH are parsed with the command line: a bad value is one error line
+    and exit 2 (it used to end the process with an uncaught exception, exit 134), --help still
+    works, and a flag given on the command line overrides it."""
+    store = tmp_path / "s"
+    for var, value, said in (("MMKG_EMBEDDER", "bogus", "unknown embedder"),
+                             ("MMKG_GRAPH", "bogus", "unknown graph backend")):
+        r = run("stats", store=store, env={var: value})
+        assert r.rc == 2 and said in r.err and "terminate" not in r.err, r
+        assert run("--help", env={var: value}).rc == 0
+    doc = tmp_path / "a.md"
+    doc.write_text("# Quokkas\n\nThe quokka lives on Rottnest Island.\n")
+    r = run("ingest", doc, "--embedder", "none", store=store, env={"MMKG_EMBEDDER": "bogus"})
+    assert r.rc == 0, r

@@ -123,7 +123,4 @@ std::unique_ptr<GraphStore> make_sqlite_graph_store(sqlite3* db);
 /// Throws Error (what to do) when the server cannot be reached or refuses the credentials.
 std::unique_ptr<GraphStore> make_neo4j_graph_store(const std::string& url);
 
-/// Dispatches on a spec: "sqlite" (or empty) → SQLite on `db`; "neo4j://..." or "http(s)://..." → Neo4j.
-std::unique_ptr<GraphStore> make_graph_store(const std::string& spec, sqlite3* db);
-
 }  // namespace mmkg::graph

@@ -1,5 +1,5 @@
-// make_graph_store (the one place a graph-store spec is parsed) and the delta normalisation the
-// backends share.
+// The backends' names and the delta normalisation they share. (--graph is parsed in one place,
+// app/config.cc's GraphBackend::parse, which chooses the factory.)
 #include "graph/model/graph_store.h"
 
 #include <algorithm>
@@ -7,9 +7,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "core/error.h"
 #include "graph/stores/graph_store_impl.h"
-#include "net/http.h"
 
 namespace mmkg::graph {
 
@@ -20,20 +18,6 @@ const char* backend_name(Backend b) {
     case Backend::Memory: return "memory";
   }
   return "sqlite";
-}
-
-std::unique_ptr<GraphStore> make_graph_store(const std::string& spec, sqlite3* db) {
-  if (spec.empty() || spec == "sqlite") {
-    if (!db) throw UsageError("the SQLite graph store needs an open mmkg store");
-    return make_sqlite_graph_store(db);
-  }
-  const size_t sep = spec.find("://");
-  std::string scheme = sep == std::string::npos ? "" : spec.substr(0, sep);
-  for (auto& c : scheme) c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
-  if (scheme == "neo4j" || scheme == "neo4j+s" || scheme == "http" || scheme == "https")
-    return make_neo4j_graph_store(spec);
-  throw UsageError("unknown graph store '" + redact_url(spec) +
-                   "'; use sqlite (the default) or neo4j://USER:PASS@HOST:7474[/DB]");
 }
 
 namespace detail {
