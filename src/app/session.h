@@ -265,6 +265,9 @@ class Session {
   ChatModel* chat();
 
   // ---- for a long-lived process (the server)
+  /// Opens the store now (creating it, for a session that may create one), so that readers
+  /// opened after it find one.
+  void open_store() { store(); }
   /// Opens the searcher and loads the embedding model now, so that the first query does not
   /// pay for it.
   void warm();

@@ -95,10 +95,10 @@ RerankSpec RerankSpec::parse(const std::string& text) {
     size_t e = text.find('+', b);
     if (e == std::string::npos) e = text.size();
     const std::string name = text.substr(b, e - b);
-    if (name == "lexical") spec.parts.push_back(RerankerKind::Lexical);
-    else if (name == "embed") spec.parts.push_back(RerankerKind::Embed);
-    else if (name == "llm") spec.parts.push_back(RerankerKind::Llm);
-    else throw UsageError("unknown reranker '" + name + "'; use " + reranker_names());
+    const size_t before = spec.parts.size();
+    for (RerankerKind k : {RerankerKind::Lexical, RerankerKind::Embed, RerankerKind::Llm})
+      if (name == kind_name(k)) spec.parts.push_back(k);
+    if (spec.parts.size() == before) throw UsageError("unknown reranker '" + name + "'; use " + reranker_names());
     b = e + 1;
   }
   return spec;

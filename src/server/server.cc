@@ -136,7 +136,7 @@ int serve(Config cfg, const ServeOptions& opt_in) {
 
   // The store is created if missing (an empty store serves an empty corpus until an upload).
   std::unique_ptr<Session> meta = Session::open(cfg, true);
-  meta->store_stats(false);
+  meta->open_store();
   // A local model server is started once, and every session talks to it.
   cfg.llm = meta->shared_llm_spec();
   const std::string store_dir = fs::absolute(cfg.store).lexically_normal().string();
