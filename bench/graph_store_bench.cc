@@ -22,7 +22,7 @@
 
 #include "support/temp_dir.h"
 #include "graph/model/graph_store.h"
-#include "graph/stores/neo4j_query.h"
+#include "net/neo4j_query.h"
 #include "store/store.h"
 
 using namespace mmkg;

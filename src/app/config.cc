@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "net/http.h"
+#include "store/neo4j_store.h"
 
 namespace mmkg {
 
@@ -33,6 +34,10 @@ std::string GraphBackend::key() const {
   return "neo4j:" + (scheme == std::string::npos ? r : r.substr(scheme + 3));
 }
 
+void Config::share_graph_with_store(bool graph_unset) {
+  if (graph_unset && is_shared_store_spec(store)) graph = GraphBackend::parse(store);
+}
+
 ExtractMode parse_extract_mode(const std::string& s) {
   if (s == "rules") return ExtractMode::Rules;
   if (s == "llm") return ExtractMode::Llm;
@@ -45,7 +50,7 @@ Config::Env Config::read_env() {
     const char* v = std::getenv(name);
     return v && *v ? v : "";
   };
-  return {env("MMKG_STORE"), env("MMKG_EMBEDDER"), env("MMKG_GRAPH")};
+  return {env("MMKG_STORE"), env("MMKG_EMBEDDER"), env("MMKG_GRAPH"), env("MMKG_CACHE")};
 }
 
 Config Config::from_env() {
@@ -54,20 +59,24 @@ Config Config::from_env() {
   if (!e.store.empty()) c.store = e.store;
   if (!e.embedder.empty()) c.embedder = EmbedderSpec::parse(e.embedder);
   if (!e.graph.empty()) c.graph = GraphBackend::parse(e.graph);
+  if (!e.cache.empty()) c.cache = e.cache;
+  c.share_graph_with_store(e.graph.empty());
   return c;
 }
 
 void Config::validate() const {
   if (store.empty()) throw UsageError("--store is empty; give the store directory (default ./mmkg-store)");
-  // A URL is not a folder: without this, "neo4j://user:pass@host:7474" became a local folder named
-  // "neo4j:" holding an embedded store (and the password in its path).
-  if (const size_t scheme = store.find("://"); scheme != std::string::npos && scheme > 0) {
-    std::string graph = redact_url(store);
-    if (const size_t at = graph.find("***@"); at != std::string::npos) graph.replace(at, 3, "USER:PASS");
+  // A URL is not a folder: without this, "ftp://user:pass@host" would become a local folder named
+  // "ftp:" holding an embedded store (and the password in its path).
+  if (const size_t scheme = store.find("://"); scheme != std::string::npos && scheme > 0 &&
+                                               !is_shared_store_spec(store))
     throw UsageError("--store " + redact_url(store) +
-                     ": the store is a local folder; a store in Neo4j is not supported yet. Keep the store "
-                     "local and put the graph, with its vector and full-text search, in Neo4j: --graph " + graph);
-  }
+                     ": give a local folder, or a shared store in Neo4j as neo4j://USER:PASS@HOST:PORT[/DB] "
+                     "(Neo4j's HTTP port)");
+  if (is_shared_store_spec(store) && graph.kind == GraphBackend::Kind::Sqlite)
+    throw UsageError("--store " + redact_url(store) +
+                     ": a shared store keeps its graph in Neo4j too; leave --graph out (the same database) "
+                     "or give --graph neo4j://... or none");
 }
 
 }  // namespace mmkg

@@ -34,8 +34,12 @@ ExtractMode parse_extract_mode(const std::string& s);
 using WarnFn = std::function<void(const std::string&)>;
 
 struct Config {
-  /// The store directory (--store; env MMKG_STORE; default ./mmkg-store).
+  /// The store (--store; env MMKG_STORE; default ./mmkg-store): a directory (the embedded SQLite
+  /// store) or neo4j://USER:PASS@HOST:PORT[/DB] (a store several processes and machines share).
   std::string store = "mmkg-store";
+  /// With a shared store, the folder for this node's caches (--cache; env MMKG_CACHE; default
+  /// $XDG_CACHE_HOME/mmkg, else ~/.cache/mmkg).
+  std::string cache;
   /// The embedding model (--embedder; env MMKG_EMBEDDER): native (all-MiniLM-L6-v2),
   /// native:/model/folder, an OpenAI-compatible URL http(s)://HOST/v1#model=NAME&..., openai, or
   /// none (BM25 only); parsed where it is set (EmbedderSpec::parse), the model loads on first use.
@@ -68,12 +72,15 @@ struct Config {
   /// The settings the environment gives, as written (empty: unset): the defaults of --store,
   /// --embedder and --graph, which a command line parses once with its own flags.
   struct Env {
-    std::string store, embedder, graph;  ///< MMKG_STORE, MMKG_EMBEDDER, MMKG_GRAPH
+    std::string store, embedder, graph, cache;  ///< MMKG_STORE, MMKG_EMBEDDER, MMKG_GRAPH, MMKG_CACHE
   };
   static Env read_env();
   /// The defaults with the environment applied (read_env(), parsed). Throws UsageError for a bad
   /// MMKG_EMBEDDER or MMKG_GRAPH.
   static Config from_env();
+  /// A shared store keeps its graph in the same Neo4j database unless --graph said otherwise
+  /// (`graph_unset`): sets `graph` to the store's URL then.
+  void share_graph_with_store(bool graph_unset);
   /// Throws UsageError naming the setting and what to give instead.
   void validate() const;
 };

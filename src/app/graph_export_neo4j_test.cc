@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "graph/model/graph_store.h"
-#include "graph/stores/neo4j_query.h"
+#include "net/neo4j_query.h"
 #include "support/graph_dump_fixtures.h"
 #include "support/neo4j_server.h"
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iterator>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "agents/graph_retriever.h"
@@ -28,6 +29,7 @@
 #include "llm/llm_config.h"
 #include "llm/local_server.h"
 #include "store/sqlite_util.h"
+#include "store/neo4j_store.h"
 #include "store/write_lock.h"
 
 namespace mmkg {
@@ -54,15 +56,48 @@ std::unique_ptr<Session> Session::open(Config cfg, bool create) {
   s->create_ = create;
   // An existing store opens now (a missing one is an error at once); a store to create waits for
   // the first write, so that a configuration error found before it leaves nothing behind.
-  if (!create) s->store_ = Store::open(s->cfg_.store, false);
+  if (!create) s->store_ = s->open_configured_store(false);
   return s;
+}
+
+std::unique_ptr<Store> Session::open_configured_store(bool create) {
+  if (!is_shared_store_spec(cfg_.store)) return Store::open(cfg_.store, create);
+  std::unique_ptr<Store> st = open_neo4j_store({cfg_.store, cfg_.cache, create});
+  store_ = std::move(st);
+  sync_shared();
+  return std::move(store_);
+}
+
+std::string Session::local_dir() const {
+  return is_shared_store_spec(cfg_.store) ? shared_store_cache_dir(cfg_.store, cfg_.cache) : cfg_.store;
+}
+
+void Session::sync_shared() {
+  if (!store().shared()) return;
+  const int64_t before = store().generation();
+  WriteResult wr = store().sync();
+  if (!wr.added_rowids.empty() || !wr.removed_rowids.empty()) update_indexes(before, wr.added_rowids, wr.removed_rowids);
+}
+
+void Session::update_indexes(int64_t gen_before, const std::vector<int64_t>& added,
+                             const std::vector<int64_t>& removed) {
+  if (!embedder().disabled() && std::filesystem::exists(vector_index_path(store().dir()))) {
+    try {
+      if (Embedder* emb = embedder().get()) update_vector_index(store(), emb->id(), emb->dim(), gen_before, added, removed);
+    } catch (const Error&) {
+    }
+  }
+  try {
+    update_lexical_index(store(), gen_before, added, removed);
+  } catch (const Error&) {
+  }
 }
 
 Session::Session(Config cfg) : cfg_(std::move(cfg)) {}
 Session::~Session() = default;
 
 Store& Session::store() {
-  if (!store_) store_ = Store::open(cfg_.store, create_);
+  if (!store_) store_ = open_configured_store(create_);
   return *store_;
 }
 
@@ -91,7 +126,8 @@ Searcher& Session::searcher() {
   searcher_->allow_stale_index(accept_stale_index_);
   // With the graph in Neo4j, Neo4j's vector index serves the dense side, and its full-text index
   // the lexical side once it holds every document's chunks (graph_text_unavailable).
-  if (cfg_.graph.kind == GraphBackend::Kind::Neo4j) {
+  // A shared store searches its local copy's indexes, which rank as the embedded store's do.
+  if (cfg_.graph.kind == GraphBackend::Kind::Neo4j && !store().shared()) {
     graph::GraphStore* g = graph_store();
     if (g) graph_search_ = std::make_unique<GraphSearchBackend>(*g);
     if (g && g->supports_vector_search()) searcher_->set_vector_backend(graph_search_.get());
@@ -110,11 +146,10 @@ std::string Session::graph_text_unavailable(graph::GraphStore& g) {
   if (g.chunk_text_pending())
     return "the chunk nodes in Neo4j lack their text (an older mmkg stored them); run `mmkg ingest` once with the "
            "same --graph to copy it";
-  graph::graph_document_count(store(), cfg_.graph.key());  // makes the bookkeeping table
-  Stmt s(store().db(),
-         "SELECT count(*) FROM documents WHERE id NOT IN (SELECT doc_id FROM graph_docs WHERE backend = ?)");
-  s.bind(1, cfg_.graph.key());
-  const long long missing = s.step() ? s.i64(0) : 0;
+  std::set<std::string> in_graph;
+  for (const auto& m : store().graph_documents(cfg_.graph.key())) in_graph.insert(m.doc_id);
+  long long missing = 0;
+  for (const auto& d : store().documents()) missing += in_graph.count(d.id) ? 0 : 1;
   if (missing == 0) return "";
   return std::to_string(missing) + " document" + (missing == 1 ? " is" : "s are") +
          " not in the Neo4j graph yet (ingested with --extract none, or the graph build stopped); `mmkg ingest` "
@@ -124,8 +159,11 @@ std::string Session::graph_text_unavailable(graph::GraphStore& g) {
 graph::GraphStore* Session::graph_store() {
   if (!cfg_.graph.enabled()) return nullptr;
   if (!graph_)
-    graph_ = cfg_.graph.kind == GraphBackend::Kind::Neo4j ? graph::make_neo4j_graph_store(cfg_.graph.url)
-                                                          : graph::make_sqlite_graph_store(store().db());
+    // In a shared store's own database, the chunk nodes are the store's.
+    graph_ = cfg_.graph.kind == GraphBackend::Kind::Neo4j
+                 ? graph::make_neo4j_graph_store(cfg_.graph.url, store().shared() &&
+                                                                     GraphBackend::parse(cfg_.store).key() == cfg_.graph.key())
+                 : graph::make_sqlite_graph_store(store().db());
   return graph_.get();
 }
 
@@ -178,6 +216,7 @@ ChatModel* Session::chat() {
 }
 
 std::pair<long long, long long> Session::read_mark() {
+  sync_shared();
   long long docs = 0;
   if (cfg_.graph.enabled()) {
     try {
@@ -273,7 +312,7 @@ IngestReport Session::ingest(const IngestRequest& req) {
   // configuration error leaves the store as it was.
   LazyLlm llm;
   if (build_graph && req.extract == ExtractMode::Llm) {
-    llm = open_llm_lazy(cfg_.verbose, cfg_.store, cfg_.llm);
+    llm = open_llm_lazy(cfg_.verbose, local_dir(), cfg_.llm);
     if (!llm.chat)
       throw UsageError("--extract llm needs a chat model: pass --llm local (SmolLM2 via llama-cpp-python, "
                        "installed by `make setup`) or --llm http(s)://HOST/v1#model=NAME, or set "
@@ -302,11 +341,14 @@ IngestReport Session::ingest(const IngestRequest& req) {
   if (!req.vlm.empty() && opt.figures.enabled) {
     parse_vlm_spec(req.vlm);
     store();
-    vlm = open_vlm(cfg_.store, req.vlm);
+    vlm = open_vlm(local_dir(), req.vlm);
     describer = make_vision_describer(*vlm);
     opt.figures.describer = describer.get();
   }
-  StoreWriteLock lock(store().dir(), [this](const std::string& m) { warn(m); });
+  // One writer per embedded store; a shared store takes writers side by side (neo4j_store.h).
+  std::optional<StoreWriteLock> lock;
+  if (!store().shared()) lock.emplace(store().dir(), [this](const std::string& m) { warn(m); });
+  sync_shared();
   store().remove_unreferenced_images();  // what a killed earlier write left behind
   rep.files = mmkg::ingest(store(), req.paths, opt, req.progress);
   rep.llm_extraction = req.extract == ExtractMode::Llm;
@@ -316,7 +358,9 @@ IngestReport Session::ingest(const IngestRequest& req) {
 
 RemoveReport Session::remove(const std::vector<std::string>& docs) {
   RemoveReport rep;
-  StoreWriteLock lock(store().dir(), [this](const std::string& m) { warn(m); });
+  std::optional<StoreWriteLock> lock;
+  if (!store().shared()) lock.emplace(store().dir(), [this](const std::string& m) { warn(m); });
+  sync_shared();
   const int64_t gen_before = store().generation();
   std::vector<int64_t> removed;
   for (const auto& key : docs) {
@@ -335,22 +379,9 @@ RemoveReport Session::remove(const std::vector<std::string>& docs) {
     removed.insert(removed.end(), wr.removed_rowids.begin(), wr.removed_rowids.end());
     rep.deleted.push_back({found[0].id, found[0].name, found[0].path, found[0].chunks});
   }
-  // Keep the vector index in step, once for all deletions (it is rebuilt on next use anyway if
-  // this fails).
-  if (!removed.empty() && !embedder().disabled() && std::filesystem::exists(vector_index_path(store().dir()))) {
-    try {
-      if (Embedder* emb = embedder().get()) update_vector_index(store(), emb->id(), emb->dim(), gen_before, {}, removed);
-    } catch (const Error&) {
-    }
-  }
-  // And the lexical index of a large store (left stale on failure: search then uses FTS5, and
-  // the next write syncs it).
-  if (!removed.empty()) {
-    try {
-      update_lexical_index(store(), gen_before, {}, removed);
-    } catch (const Error&) {
-    }
-  }
+  // Keep the vector index and the lexical index in step, once for all deletions (left stale on
+  // failure: rebuilt on next use, search uses FTS5 meanwhile).
+  if (!removed.empty()) update_indexes(gen_before, {}, removed);
   // A delete only removes from the graph: building pending documents is ingest's work.
   // A delete killed between the store and the graph left deleted documents in the graph: any
   // delete (even of nothing) finishes that, so re-running the command completes it.
@@ -391,11 +422,11 @@ StatsReport Session::stats() {
 }
 
 long long Session::graph_deleted_documents() {
-  graph::graph_document_count(store(), cfg_.graph.key());  // makes the bookkeeping table
-  Stmt s(store().db(), "SELECT count(*) FROM graph_docs WHERE backend = ? AND doc_id NOT IN (SELECT id FROM documents)");
-  s.bind(1, cfg_.graph.key());
-  return s.step() ? s.i64(0) : 0;
+  std::set<std::string> in_store;
+  for (const auto& d : store().documents()) in_store.insert(d.id);
+  long long gone = 0;
+  for (const auto& m : store().graph_documents(cfg_.graph.key())) gone += in_store.count(m.doc_id) ? 0 : 1;
+  return gone;
 }
-
 
 }  // namespace mmkg

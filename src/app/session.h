@@ -323,6 +323,16 @@ class Session {
   std::pair<long long, long long> read_at_{-1, -1};
   bool accept_stale_index_ = false;
   std::pair<long long, long long> read_mark();
+  /// Opens the store of cfg_.store: the embedded one, or a shared one (brought up to date).
+  std::unique_ptr<Store> open_configured_store(bool create);
+  /// The store's local folder (a shared store's: its local copy under the cache folder), known
+  /// before the store is opened.
+  std::string local_dir() const;
+  /// A shared store: brings the local copy up to date, and the vector and lexical indexes with it.
+  void sync_shared();
+  /// Brings the vector index (when there is one) and the lexical index up to date with the rows
+  /// added and removed since generation `gen_before`; left stale (rebuilt on use) on failure.
+  void update_indexes(int64_t gen_before, const std::vector<int64_t>& added, const std::vector<int64_t>& removed);
 };
 
 }  // namespace mmkg

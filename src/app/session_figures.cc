@@ -74,12 +74,7 @@ ExportReport Session::export_markdown(const ExportRequest& req) {
   if (docs.size() > 1)
     throw UsageError(req.doc + ": matches " + std::to_string(docs.size()) + " documents; name it by path or id");
   const DocumentRecord& d = docs.front();
-  std::string text;
-  {
-    Stmt s(store().db(), "SELECT text FROM documents WHERE id = ?");
-    s.bind(1, d.id);
-    if (s.step()) text = s.text(0);
-  }
+  const std::string text = store().document_text(d.id);
   // The body ends where the figures' own chunks (appended after it) begin.
   size_t body_end = text.size();
   for (const StoredChunk& c : store().chunks_of(d.id))

@@ -14,7 +14,7 @@
 #include "app/session.h"
 #include "embed/embedder.h"
 #include "graph/model/graph_store.h"
-#include "graph/stores/neo4j_query.h"
+#include "net/neo4j_query.h"
 #include "index/searcher.h"
 #include "support/embed_fixtures.h"
 #include "support/neo4j_server.h"
@@ -238,7 +238,7 @@ TEST(SessionSearchBackendsNeo4j, AnOlderGraphGetsItsChunkTextOnTheNextIngest) {
   IngestRequest req;
   req.paths = {dir.str() + "/docs"};
   Session::open(cfg, true)->ingest(req);
-  graph::Neo4jClient c(graph::parse_neo4j_url(url));
+  Neo4jClient c(parse_neo4j_url(url));
   c.run("MATCH (c:Chunk) REMOVE c.text, c.heading_path, c.context");
   c.run("MATCH (m:MmkgGraphMeta {key: 'graph'}) SET m.schema_version = 3");
   {

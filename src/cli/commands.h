@@ -23,10 +23,11 @@ struct Common {
   std::string ranker;               ///< --ranker FILE (Config::ranker)
   std::string answerable;           ///< --answerable FILE (Config::answerable)
   std::string selector;             ///< --selector FILE (Config::selector)
-  std::string graph = "sqlite";     ///< --graph / MMKG_GRAPH
+  std::string graph;                ///< --graph / MMKG_GRAPH (empty: sqlite, or a shared store's database)
+  std::string cache;                ///< --cache / MMKG_CACHE
   std::string llm;                  ///< --llm of the commands that take one (empty: config file, environment)
 
-  /// The environment's defaults (MMKG_STORE, MMKG_EMBEDDER, MMKG_GRAPH).
+  /// The environment's defaults (MMKG_STORE, MMKG_EMBEDDER, MMKG_GRAPH, MMKG_CACHE).
   static Common from_env();
   /// The typed Config (UsageError for a bad value).
   Config config() const;

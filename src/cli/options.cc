@@ -13,6 +13,7 @@ Common Common::from_env() {
   c.store = e.store.empty() ? Config().store : e.store;
   if (!e.embedder.empty()) c.embedder = e.embedder;
   if (!e.graph.empty()) c.graph = e.graph;
+  c.cache = e.cache;
   return c;
 }
 
@@ -25,13 +26,21 @@ Config Common::config() const {
   cfg.answerable = answerable;
   cfg.selector = selector;
   cfg.graph = GraphBackend::parse(graph);
+  cfg.cache = cache;
+  cfg.share_graph_with_store(graph.empty());
   cfg.llm = llm;
   cfg.verbose = verbose;
   return cfg;
 }
 
 void add_common(CLI::App* a, Common& c) {
-  a->add_option("--store", c.store, "store directory (env MMKG_STORE)")->capture_default_str();
+  a->add_option("--store", c.store,
+                "store directory, or neo4j://USER:PASS@HOST:PORT[/DB] for a store several processes and machines "
+                "share (Neo4j's HTTP port; env MMKG_STORE)")
+      ->capture_default_str();
+  a->add_option("--cache", c.cache,
+                "with a shared --store: this machine's folder for its local copy and indexes (env MMKG_CACHE; "
+                "default $XDG_CACHE_HOME/mmkg or ~/.cache/mmkg)");
   a->add_flag("--json", c.json, "print one JSON object on stdout (fields in docs/JSON.md)");
   a->add_flag("-v,--verbose", c.verbose, "log every step on stderr");
   a->add_option("--embedder", c.embedder,
@@ -59,9 +68,9 @@ void add_common(CLI::App* a, Common& c) {
                 "sentence of an extractive answer, instead of the hand-set score (docs/EVAL.md)")
       ->check(CLI::ExistingFile);
   a->add_option("--graph", c.graph,
-                "where the knowledge graph lives: sqlite (in the store), neo4j://USER:PASS@HOST:PORT[/DB] "
-                "(Neo4j HTTP port; its vector and full-text indexes then serve search too), or none (env MMKG_GRAPH)")
-      ->capture_default_str();
+                "where the knowledge graph lives: sqlite (in the store; the default), neo4j://USER:PASS@HOST:PORT[/DB] "
+                "(Neo4j HTTP port; its vector and full-text indexes then serve search too), or none (env MMKG_GRAPH; "
+                "with a shared --store, the default is the store's database)");
 }
 
 std::unique_ptr<Session> open_session(const Common& c, bool create) { return Session::open(c.config(), create); }

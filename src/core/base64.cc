@@ -1,5 +1,7 @@
 #include "core/base64.h"
 
+#include "core/error.h"
+
 namespace mmkg {
 
 std::string base64_encode(std::string_view in) {
@@ -22,6 +24,33 @@ std::string base64_encode(std::string_view in) {
     out += kTable[v >> 12 & 63];
     out += two ? kTable[v >> 6 & 63] : '=';
     out += '=';
+  }
+  return out;
+}
+
+std::string base64_decode(std::string_view in) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::string out;
+  out.reserve(in.size() / 4 * 3);
+  unsigned acc = 0;
+  int bits = 0;
+  for (char c : in) {
+    if (c == '=') break;
+    const int v = value(c);
+    if (v < 0) throw Error("not base64: a character outside the alphabet");
+    acc = (acc << 6) | static_cast<unsigned>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xFF);
+    }
   }
   return out;
 }

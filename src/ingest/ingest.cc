@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -275,6 +276,37 @@ void reuse_vectors(Writer& w, std::vector<Chunk>& chunks) {
     }
 }
 
+// A shared store's documents are committed with their vectors (readers on other machines never
+// see one without them): the chunks' missing vectors are computed here, in batches of
+// kEmbedBatch, each distinct text once. An embedder that fails leaves them without vectors (the
+// next ingest's backfill embeds them), as the embedding stage would.
+void embed_before_commit(Writer& w, Parsed& p) {
+  std::vector<Chunk>& chunks = p.chunks;
+  Embedder& emb = *w.opt.embedder;
+  std::map<std::string, std::vector<size_t>> where;  // text -> chunks with it
+  for (size_t i = 0; i < chunks.size(); ++i)
+    if (chunks[i].vector.empty()) where[chunks[i].text].push_back(i);
+  std::vector<std::string> texts;
+  for (const auto& [t, _] : where) texts.push_back(t);
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    for (size_t from = 0; from < texts.size(); from += kEmbedBatch) {
+      std::vector<std::string> batch(texts.begin() + static_cast<long>(from),
+                                     texts.begin() + static_cast<long>(std::min(texts.size(), from + kEmbedBatch)));
+      std::vector<std::vector<float>> vecs = embed_rows(emb, batch, EmbedKind::Document);
+      for (size_t k = 0; k < batch.size(); ++k)
+        for (size_t i : where[batch[k]]) chunks[i].vector = vecs[k];
+      w.res.embedded += static_cast<int64_t>(batch.size());
+    }
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    w.res.warnings.push_back({p.path, std::string("embedding failed (") + e.what() +
+                                      "); stored without vectors, the next ingest embeds them"});
+  }
+  w.res.embed_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 // The texts of committed chunks still without vectors, for the embedding stage: each text once
 // per ingest (a text already handed over counts as reused, as it would once embedded).
 std::vector<std::string> texts_to_embed(Writer& w, const std::vector<Chunk>& chunks) {
@@ -298,6 +330,7 @@ std::vector<std::string> store_document(Writer& w, Parsed& p, const std::optiona
   DocumentRecord d = record_of(p);
   try {
     if (w.opt.embedder) reuse_vectors(w, p.chunks);
+    if (w.opt.embedder && w.store.shared()) embed_before_commit(w, p);
     for (const auto& [key, value] : p.figure_stats.cache_new) w.store.cache_put(key, value);
     WriteResult wr = w.store.put_document(d, p.text, p.chunks,
                                           prev ? std::optional<std::string>(prev->id) : std::nullopt,
@@ -467,7 +500,7 @@ IngestResult ingest(Store& store, const std::vector<std::string>& paths, const I
   const int64_t gen_before = store.generation();
   Progress prog(progress, list.files.size(), t0);
   std::unique_ptr<EmbedStage> stage;
-  if (opt.embedder)
+  if (opt.embedder && !store.shared())
     stage = std::make_unique<EmbedStage>(store.dir(), *opt.embedder,
                                          [&](int64_t done, int64_t queued) { prog.embedded(done, queued); });
   Writer w{store, opt, res, prog, stage.get(), {}, {}, {}};
@@ -486,6 +519,8 @@ IngestResult ingest(Store& store, const std::vector<std::string>& paths, const I
       throw_embed_error(*stage, store.chunks_without_vectors(opt.embedder->id()).size());
     }
     stage.reset();
+  }
+  if (opt.embedder) {
     backfill_embeddings(w);
     res.vector_index = update_index(store, *opt.embedder, gen_before, w.added, w.removed);
   }

@@ -1,4 +1,5 @@
-// The embedded store: one directory with mmkg.db (SQLite, WAL, versioned schema).
+// The store interface (documents, chunks, vectors, figures) and its records. The embedded
+// implementation is sqlite_store.h, the shared one neo4j_store.h.
 #pragma once
 
 #include <cstdint>
@@ -64,106 +65,132 @@ struct WriteResult {
   std::vector<std::string> removed_hashes;
 };
 
-/// SQLite-backed store. Not thread-safe: use one Store per thread.
+/// Which documents a graph backend holds, and which extractor built each (the graph's
+/// bookkeeping: `mmkg ingest` builds the documents missing from it, removes those gone from the
+/// store, rebuilds those older rules made).
+struct GraphDocMark {
+  std::string doc_id;
+  std::string extractor;
+};
+
+/// Where documents, chunks, vectors, figures and the per-image cache live. Two implementations
+/// share this interface and one conformance suite (store_conformance_test.cc): SqliteStore, the
+/// embedded default (one directory, store.h's Store::open), and Neo4jStore, a Neo4j database that
+/// several mmkg processes and machines share (neo4j_store.h). Not thread-safe: one per thread.
+///
+/// Reads of a Neo4jStore are served by a node-local SQLite copy under its cache directory (dir()),
+/// which sync() brings up to date; so db() and dir() name that local copy for both kinds, and the
+/// derived indexes (vector index, Xapian) live beside it.
 class Store {
  public:
-  /// Current on-disk schema version (PRAGMA user_version).
+  /// Current on-disk schema version of the SQLite store (PRAGMA user_version).
   static constexpr int kSchemaVersion = 4;
 
-  /// Opens (and with `create`, creates) the store in directory `dir`.
+  /// Opens (and with `create`, creates) the embedded SQLite store in directory `dir`.
   /// Throws IOError when it cannot, UsageError for a store of a newer schema.
   /// A store on a read-only file system (or whose folder or database file this user may not
   /// write) opens read-only: search, ask and check work, every write throws IOError saying so.
   static std::unique_ptr<Store> open(const std::string& dir, bool create = true);
-  ~Store();
+  virtual ~Store() = default;
 
   /// True when the store was opened read-only (see open()).
-  bool read_only() const { return read_only_; }
+  virtual bool read_only() const = 0;
 
-  std::optional<DocumentRecord> find_by_path(const std::string& path);
-  std::optional<DocumentRecord> find_by_id(const std::string& id);
+  virtual std::optional<DocumentRecord> find_by_path(const std::string& path) = 0;
+  virtual std::optional<DocumentRecord> find_by_id(const std::string& id) = 0;
   /// Documents matching `key`: an id, an id prefix (>= 4 hex digits), a file name or a path.
-  std::vector<DocumentRecord> resolve(const std::string& key);
-  std::vector<DocumentRecord> documents();
+  virtual std::vector<DocumentRecord> resolve(const std::string& key) = 0;
+  virtual std::vector<DocumentRecord> documents() = 0;
+  /// The document's rendered text ("" for an unknown id).
+  virtual std::string document_text(const std::string& id) = 0;
 
   /// Inserts a document and its chunks (with their embeddings for `embed_model`, when a chunk's
   /// `vector` is set) in one transaction; first deletes the document with id `replace_id` (an
   /// older version of the same path) if given. Atomic under SIGKILL.
-  /// `figures` (with their PNG bytes) are written too: each image once per content hash under
-  /// figures/, before the transaction (a kill in between leaves an unreferenced file that the
-  /// next write removes, never a row without its file).
-  WriteResult put_document(const DocumentRecord& doc, const std::string& text, const std::vector<Chunk>& chunks,
-                           const std::optional<std::string>& replace_id, const std::string& embed_model = "",
-                           const std::vector<Figure>& figures = {});
+  /// `figures` (with their PNG bytes) are written too: each image once per content hash, before
+  /// the transaction (a kill in between leaves an unreferenced image that the next write
+  /// removes, never a row without its image).
+  virtual WriteResult put_document(const DocumentRecord& doc, const std::string& text,
+                                   const std::vector<Chunk>& chunks, const std::optional<std::string>& replace_id,
+                                   const std::string& embed_model = "", const std::vector<Figure>& figures = {}) = 0;
   /// Deletes a document and everything derived from it. Returns false if it did not exist.
-  bool delete_document(const std::string& id, WriteResult* removed = nullptr);
+  virtual bool delete_document(const std::string& id, WriteResult* removed = nullptr) = 0;
 
   /// Embeddings already stored for these chunk texts under `model` (empty vectors where none).
-  std::vector<std::vector<float>> cached_embeddings(const std::string& model, const std::vector<std::string>& texts);
+  virtual std::vector<std::vector<float>> cached_embeddings(const std::string& model,
+                                                            const std::vector<std::string>& texts) = 0;
   /// Stores embeddings for chunk texts (backfill of chunks ingested without a model). With
   /// `chunk_vectors` false (entity names and other non-chunk texts) the store generation is not
   /// bumped, so the vector index is not made stale.
-  void put_embeddings(const std::string& model, const std::vector<std::string>& texts,
-                      const std::vector<std::vector<float>>& vecs, bool chunk_vectors = true);
+  virtual void put_embeddings(const std::string& model, const std::vector<std::string>& texts,
+                              const std::vector<std::vector<float>>& vecs, bool chunk_vectors = true) = 0;
   /// (rowid, text) of chunks with no embedding under `model`.
-  std::vector<std::pair<int64_t, std::string>> chunks_without_vectors(const std::string& model);
+  virtual std::vector<std::pair<int64_t, std::string>> chunks_without_vectors(const std::string& model) = 0;
   /// Calls fn(rowid, vector, dim) for every embedded chunk (or only for the row ids in `only`).
-  void for_each_vector(const std::string& model, const std::function<void(int64_t, const float*, size_t)>& fn,
-                       const std::vector<int64_t>* only = nullptr);
-  std::vector<StoredChunk> chunks_by_rowid(const std::vector<int64_t>& rowids);
+  virtual void for_each_vector(const std::string& model, const std::function<void(int64_t, const float*, size_t)>& fn,
+                               const std::vector<int64_t>* only = nullptr) = 0;
+  virtual std::vector<StoredChunk> chunks_by_rowid(const std::vector<int64_t>& rowids) = 0;
   /// The row ids of the chunks just before and after a chunk in its document (by seq); empty
   /// for an unknown row id.
-  std::vector<int64_t> adjacent_rowids(int64_t rowid);
-  /// Incremented by every write: the vector index records the generation it reflects.
-  int64_t generation();
+  virtual std::vector<int64_t> adjacent_rowids(int64_t rowid) = 0;
+  /// Incremented by every change of the (local) rows: the vector index records the generation
+  /// it reflects.
+  virtual int64_t generation() = 0;
 
   /// The chunk with this id; its `boxes` are not loaded (chunk_boxes()).
-  std::optional<StoredChunk> chunk(const std::string& chunk_id);
+  virtual std::optional<StoredChunk> chunk(const std::string& chunk_id) = 0;
   /// Where a chunk's text lies on its PDF pages (Chunk::boxes), in order; empty for a chunk of
   /// another format, one stored before schema version 4, or an unknown chunk.
-  std::vector<PageBox> chunk_boxes(const std::string& chunk_id);
-  std::vector<PageBox> chunk_boxes(int64_t rowid);
+  virtual std::vector<PageBox> chunk_boxes(const std::string& chunk_id) = 0;
+  virtual std::vector<PageBox> chunk_boxes(int64_t rowid) = 0;
+  virtual std::vector<StoredChunk> chunks_of(const std::string& doc_id) = 0;
 
-  // ---- figures and tables (store_figures.cc) ----
+  // ---- figures and tables ----
   /// Figures of a document in reading order.
-  std::vector<StoredFigure> figures_of(const std::string& doc_id);
+  virtual std::vector<StoredFigure> figures_of(const std::string& doc_id) = 0;
   /// Figures whose id is `key` or starts with it (>= 4 hex digits).
-  std::vector<StoredFigure> find_figures(const std::string& key);
+  virtual std::vector<StoredFigure> find_figures(const std::string& key) = 0;
   /// Figures and tables captioned `label` ("Figure 3", "Table 2"), over all documents.
-  std::vector<StoredFigure> figures_labelled(const std::string& label);
-  /// Path of a stored image (figures/HASH.png); the file exists unless the store was damaged.
-  std::string figure_path(const std::string& image_hash) const;
-  int64_t figure_count();
+  virtual std::vector<StoredFigure> figures_labelled(const std::string& label) = 0;
+  /// Path of a stored image (figures/HASH.png under dir()); the file exists unless the store was
+  /// damaged.
+  virtual std::string figure_path(const std::string& image_hash) const = 0;
+  virtual int64_t figure_count() = 0;
   /// Cache of per-image work (OCR, vision descriptions) keyed by what produced it and the
   /// image's hash; survives deletes, so a document ingested again costs no OCR or model call.
-  std::optional<std::string> cache_get(const std::string& key);
-  void cache_put(const std::string& key, const std::string& value);
+  virtual std::optional<std::string> cache_get(const std::string& key) = 0;
+  virtual void cache_put(const std::string& key, const std::string& value) = 0;
   /// Files in the store folder that nothing refers to: figure images no figure uses, and
   /// temporary files (NAME.tmpPID...) whose writing process is gone. Left by a killed write.
-  std::vector<std::string> leftover_files();
+  virtual std::vector<std::string> leftover_files() = 0;
   /// Removes leftover_files(); returns how many. Runs after deletes and at the start of an ingest
   /// (under StoreWriteLock, so no other writer's image is taken for a leftover).
-  int remove_unreferenced_images();
-  std::vector<StoredChunk> chunks_of(const std::string& doc_id);
-  StoreStats stats();
+  virtual int remove_unreferenced_images() = 0;
+  virtual StoreStats stats() = 0;
 
-  sqlite3* db() { return db_; }
-  const std::string& dir() const { return dir_; }
+  // ---- the graph's bookkeeping (which documents a graph backend holds) ----
+  virtual std::vector<GraphDocMark> graph_documents(const std::string& backend) = 0;
+  /// Records that `doc_id` is in (`present`) or out of the graph `backend`.
+  virtual void mark_graph_document(const std::string& backend, const std::string& doc_id,
+                                   const std::string& extractor, bool present) = 0;
 
-  /// Runs `sql` (no results); throws IOError with the SQLite message on failure.
-  void exec(const std::string& sql);
+  // ---- sharing ----
+  /// True for a store several processes and machines write (Neo4jStore): ingest then embeds
+  /// before it commits, and readers call sync() to see the others' writes.
+  virtual bool shared() const { return false; }
+  /// Brings the node-local copy up to date with the shared store; returns the local rows it
+  /// added and removed, for the derived indexes (the caller updates them, as ingest does with
+  /// put_document's). Nothing to do for the embedded store.
+  virtual WriteResult sync() { return {}; }
+  /// What messages call the store: its directory, or a shared store's URL without credentials.
+  virtual std::string location() const { return dir(); }
 
- private:
-  Store(sqlite3* db, std::string dir) : db_(db), dir_(std::move(dir)) {}
-  void migrate();
-  void remove_rows(const std::string& doc_id, WriteResult& wr);
-  void collect_garbage(const std::vector<std::string>& hashes);
-  void bump_generation();
-  void write_images(const std::vector<Figure>& figures);
-  void insert_figures(const std::string& doc_id, const std::vector<Chunk>& chunks, const std::vector<Figure>& figures);
-  sqlite3* db_;
-  bool read_only_ = false;
-  std::string dir_;
+  /// The local SQLite database: the store itself, or a shared store's node-local copy.
+  virtual sqlite3* db() = 0;
+  /// The local directory: the store's, or a shared store's cache directory.
+  virtual const std::string& dir() const = 0;
+  /// Runs `sql` (no results) on db(); throws IOError with the SQLite message on failure.
+  virtual void exec(const std::string& sql) = 0;
 };
 
 }  // namespace mmkg

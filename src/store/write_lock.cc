@@ -11,11 +11,11 @@
 
 namespace mmkg {
 
-std::string StoreWriteLock::path(const std::string& store_dir) { return store_dir + "/write.lock"; }
+std::string StoreWriteLock::path(const std::string& store_dir, const char* file) { return store_dir + "/" + file; }
 
 StoreWriteLock::StoreWriteLock(const std::string& store_dir,
-                               const std::function<void(const std::string&)>& on_wait) {
-  const std::string p = path(store_dir);
+                               const std::function<void(const std::string&)>& on_wait, const char* file) {
+  const std::string p = path(store_dir, file);
   fd_ = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd_ < 0) {
     const int err = errno;

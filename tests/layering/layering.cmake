@@ -26,7 +26,7 @@ mmkg_layer_probe(text index/lexical.h text/query_terms.h)
 mmkg_layer_probe(store index/lexical.h store/store.h)
 mmkg_layer_probe(index graph/model/graph_store.h index/searcher.h)
 mmkg_layer_probe(graph_model graph/build/graph_builder.h graph/model/graph_store.h)
-mmkg_layer_probe(graph_algo graph/stores/neo4j_query.h graph/algo/graph_algo.h)
+mmkg_layer_probe(graph_algo graph/stores/graph_store_impl.h graph/algo/graph_algo.h)
 mmkg_layer_probe(retrieve agents/planner.h retrieve/retrieval.h)
 mmkg_layer_probe(agents app/session.h agents/ask.h)
 

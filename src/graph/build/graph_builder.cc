@@ -229,10 +229,7 @@ EmbedNames make_embed_names(Store& store, Embedder* embedder) {
 }
 
 long long graph_document_count(Store& store, const std::string& backend_key) {
-  ensure_tables(store.db());
-  Stmt s(store.db(), "SELECT count(*) FROM graph_docs WHERE backend = ?");
-  s.bind(1, backend_key);
-  return s.step() ? s.i64(0) : 0;
+  return static_cast<long long>(store.graph_documents(backend_key).size());
 }
 
 // One sync_graph run: what it writes with, and what it has done.
@@ -275,15 +272,13 @@ void graph_write(bool same_db, sqlite3* db, Fn&& fn) {
 // the rules are now "rules-v3"): those are built again, so an upgrade's better graph reaches
 // existing stores on their next ingest. A graph a model built is kept whatever extractor runs now
 // (it cost model calls; --extractor chooses).
-std::pair<std::set<std::string>, std::set<std::string>> graph_documents(sqlite3* db, const std::string& backend_key,
+std::pair<std::set<std::string>, std::set<std::string>> graph_documents(Store& store, const std::string& backend_key,
                                                                         const std::string& extractor_id) {
   std::set<std::string> in_graph, stale;
-  Stmt s(db, "SELECT doc_id, extractor FROM graph_docs WHERE backend = ?");
-  s.bind(1, backend_key);
   auto rules = [](const std::string& id) { return id.starts_with("rules-"); };
-  while (s.step()) {
-    in_graph.insert(s.text(0));
-    if (rules(s.text(1)) && rules(extractor_id) && s.text(1) != extractor_id) stale.insert(s.text(0));
+  for (const auto& m : store.graph_documents(backend_key)) {
+    in_graph.insert(m.doc_id);
+    if (rules(m.extractor) && rules(extractor_id) && m.extractor != extractor_id) stale.insert(m.doc_id);
   }
   return {in_graph, stale};
 }
@@ -340,11 +335,7 @@ void GraphSync::build(const DocumentRecord& doc) {
 }
 
 void GraphSync::mark(const std::string& doc_id, bool present) {
-  Stmt s(store.db(), present ? "INSERT OR REPLACE INTO graph_docs(backend, doc_id, extractor) VALUES (?,?,?)"
-                             : "DELETE FROM graph_docs WHERE backend = ? AND doc_id = ?");
-  s.bind(1, opt.backend_key).bind(2, doc_id);
-  if (present) s.bind(3, extractor.id());
-  s.run();
+  store.mark_graph_document(opt.backend_key, doc_id, extractor.id(), present);
 }
 
 GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor, const EmbedNames& embed,
@@ -361,7 +352,7 @@ GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor
   const bool same_db = sync.same_db;
 
   // What the graph holds versus what the store holds.
-  const auto [in_graph, stale] = graph_documents(db, opt.backend_key, extractor.id());
+  const auto [in_graph, stale] = graph_documents(store, opt.backend_key, extractor.id());
   std::vector<DocumentRecord> docs = store.documents();
   std::set<std::string> in_store;
   for (const auto& d : docs) in_store.insert(d.id);

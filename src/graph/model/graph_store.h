@@ -121,6 +121,9 @@ std::unique_ptr<GraphStore> make_sqlite_graph_store(sqlite3* db);
 /// The Neo4j backend. `url`: neo4j://USER:PASS@HOST:PORT[/DB] or http(s)://USER:PASS@HOST:PORT[/DB]
 /// (the HTTP port, default database "neo4j"). Creates constraints and indexes on first use.
 /// Throws Error (what to do) when the server cannot be reached or refuses the credentials.
-std::unique_ptr<GraphStore> make_neo4j_graph_store(const std::string& url);
+/// `chunks_owned_by_store`: the chunk nodes belong to a shared mmkg store in the same database
+/// (store/neo4j_store.h), which writes and deletes them; the graph only links to them
+/// (upsert_chunks does nothing, remove_document and clear leave them).
+std::unique_ptr<GraphStore> make_neo4j_graph_store(const std::string& url, bool chunks_owned_by_store = false);
 
 }  // namespace mmkg::graph

@@ -5,7 +5,7 @@
 
 #include "core/error.h"
 #include "graph/model/graph_store.h"
-#include "graph/stores/neo4j_query.h"
+#include "net/neo4j_query.h"
 #include "store/sqlite_util.h"
 #include "store/store.h"
 #include "support/neo4j_server.h"

@@ -34,7 +34,7 @@
 #include "graph/model/graph_store.h"
 #include "graph/stores/graph_store_impl.h"
 #include "graph/stores/lucene_query.h"
-#include "graph/stores/neo4j_query.h"
+#include "net/neo4j_query.h"
 
 namespace mmkg::graph {
 
@@ -191,7 +191,10 @@ Mention read_mention(const json& row) {
 
 class Neo4jGraphStore final : public GraphStore {
  public:
-  explicit Neo4jGraphStore(const std::string& url) : db_(parse_neo4j_url(url)) { ensure_schema(); }
+  Neo4jGraphStore(const std::string& url, bool chunks_owned_by_store)
+      : db_(parse_neo4j_url(url)), chunks_external_(chunks_owned_by_store) {
+    ensure_schema();
+  }
 
   Backend backend() const override { return Backend::Neo4j; }
 
@@ -232,15 +235,15 @@ class Neo4jGraphStore final : public GraphStore {
     db_.run(kRemoveEvidence, p);
     db_.run(kRemoveMentions, p);
     db_.run(kRemoveFigures, p);
-    db_.run(kRemoveChunks, p);
+    if (!chunks_external_) db_.run(kRemoveChunks, p);
   }
 
   void clear() override {
     // In slices, so that a large graph does not need one huge transaction; only mmkg's labels.
     for (;;) {
       auto r = db_.run(
-          "MATCH (n) WHERE n:Entity OR n:Chunk OR n:Alias OR n:Community OR n:Figure "
-          "WITH n LIMIT 10000 DETACH DELETE n RETURN count(*)");
+          std::string("MATCH (n) WHERE n:Entity OR n:Alias OR n:Community OR n:Figure") +
+          (chunks_external_ ? "" : " OR n:Chunk") + " WITH n LIMIT 10000 DETACH DELETE n RETURN count(*)");
       if (r.rows.empty() || num(r.rows[0][0]) == 0) break;
     }
     db_.run("DROP INDEX " + std::string(kVectorIndex) + " IF EXISTS");
@@ -409,6 +412,7 @@ RETURN c.id AS id, c.level AS level, c.title, c.summary, c.chunk_ids, members OR
       dim = c.vector.size();
     }
     if (dim) ensure_vector_index(dim);
+    if (chunks_external_) return;  // the shared store wrote them; the index over them is made here
     std::vector<json> rows;
     for (const auto& c : chunks) {
       json v = json::array();
@@ -566,6 +570,7 @@ SET c.doc_id = row.doc, c.embedding = CASE WHEN size(row.v) > 0 THEN row.v ELSE 
   }
 
   Neo4jClient db_;
+  bool chunks_external_ = false;  ///< chunk nodes belong to a shared store (make_neo4j_graph_store)
   size_t vector_dim_ = 0;
   bool vector_awaited_ = false;
   bool text_awaited_ = false;
@@ -574,8 +579,8 @@ SET c.doc_id = row.doc, c.embedding = CASE WHEN size(row.v) > 0 THEN row.v ELSE 
 
 }  // namespace
 
-std::unique_ptr<GraphStore> make_neo4j_graph_store(const std::string& url) {
-  return std::make_unique<Neo4jGraphStore>(url);
+std::unique_ptr<GraphStore> make_neo4j_graph_store(const std::string& url, bool chunks_owned_by_store) {
+  return std::make_unique<Neo4jGraphStore>(url, chunks_owned_by_store);
 }
 
 }  // namespace mmkg::graph

@@ -1,4 +1,4 @@
-#include "graph/stores/neo4j_query.h"
+#include "net/neo4j_query.h"
 
 #include <chrono>
 #include <optional>
@@ -8,11 +8,12 @@
 #include "core/error.h"
 #include "net/http.h"
 
-namespace mmkg::graph {
+namespace mmkg {
 
 namespace {
 
-std::string percent_decode(const std::string& s) {
+// Unlike net/http.h's percent_decode, '+' stays a plus: in the user-info of a URL it is literal.
+std::string userinfo_decode(const std::string& s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '%' && i + 2 < s.size() && isxdigit((unsigned char)s[i + 1]) && isxdigit((unsigned char)s[i + 2])) {
@@ -88,8 +89,8 @@ Neo4jTarget parse_neo4j_url(const std::string& url) {
     std::string userinfo = rest.substr(0, at);
     rest = rest.substr(at + 1);
     size_t colon = userinfo.find(':');
-    std::string user = percent_decode(userinfo.substr(0, colon));
-    std::string pass = colon == std::string::npos ? "" : percent_decode(userinfo.substr(colon + 1));
+    std::string user = userinfo_decode(userinfo.substr(0, colon));
+    std::string pass = colon == std::string::npos ? "" : userinfo_decode(userinfo.substr(colon + 1));
     t.authorization = "Authorization: Basic " + base64_encode(user + ":" + pass);
   }
   if (rest.empty()) throw bad("no host");
@@ -100,7 +101,7 @@ Neo4jTarget parse_neo4j_url(const std::string& url) {
   while (!path.empty() && path.back() == '/') path.pop_back();
   if (!path.empty()) {
     if (path.find('/') != std::string::npos) throw bad("the path must be just a database name");
-    t.db = percent_decode(path);
+    t.db = userinfo_decode(path);
   }
   for (size_t i = 0; i < query.size();) {
     size_t amp = query.find('&', i);
@@ -201,4 +202,4 @@ Neo4jResult Neo4jClient::run(const std::string& statement, const nlohmann::json&
   }
 }
 
-}  // namespace mmkg::graph
+}  // namespace mmkg

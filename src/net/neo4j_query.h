@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace mmkg::graph {
+namespace mmkg {
 
 /// Where a Neo4j server is, parsed from neo4j://USER:PASS@HOST:PORT[/DB] or
 /// http(s)://USER:PASS@HOST:PORT[/DB] (the HTTP port; neo4j:// defaults to 7474).
@@ -49,4 +49,4 @@ class Neo4jClient {
   long long requests_ = 0;
 };
 
-}  // namespace mmkg::graph
+}  // namespace mmkg

@@ -1,4 +1,4 @@
-#include "store/store.h"
+#include "store/sqlite_store.h"
 
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -194,7 +194,9 @@ std::string document_context(const std::string& name, const std::string& title) 
   return title.empty() || title == stem ? stem : stem + " | " + title;
 }
 
-std::unique_ptr<Store> Store::open(const std::string& dir, bool create) {
+std::unique_ptr<Store> Store::open(const std::string& dir, bool create) { return SqliteStore::open(dir, create); }
+
+std::unique_ptr<SqliteStore> SqliteStore::open(const std::string& dir, bool create) {
   std::error_code ec;
   if (!fs::exists(dir, ec)) {
     if (!create) throw UsageError(dir + ": no store here; run `mmkg ingest PATH --store " + dir + "` first");
@@ -226,7 +228,7 @@ std::unique_ptr<Store> Store::open(const std::string& dir, bool create) {
     sqlite3_close(db);
     throw IOError(file + ": cannot open the store (" + msg + "); check permissions");
   }
-  std::unique_ptr<Store> s(new Store(db, dir));
+  std::unique_ptr<SqliteStore> s(new SqliteStore(db, dir));
   s->read_only_ = read_only;
   sqlite3_busy_timeout(db, 10000);
   if (read_only) {
@@ -252,9 +254,9 @@ std::unique_ptr<Store> Store::open(const std::string& dir, bool create) {
   return s;
 }
 
-Store::~Store() { sqlite3_close(db_); }
+SqliteStore::~SqliteStore() { sqlite3_close(db_); }
 
-void Store::exec(const std::string& sql) {
+void SqliteStore::exec(const std::string& sql) {
   char* err = nullptr;
   if (int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err); rc != SQLITE_OK) {
     std::string msg = err ? err : "unknown error";
@@ -263,7 +265,7 @@ void Store::exec(const std::string& sql) {
   }
 }
 
-void Store::migrate() {
+void SqliteStore::migrate() {
   int version = 0;
   {
     Stmt s(db_, "PRAGMA user_version");
@@ -315,21 +317,21 @@ void Store::migrate() {
   tx.commit();
 }
 
-std::optional<DocumentRecord> Store::find_by_path(const std::string& path) {
+std::optional<DocumentRecord> SqliteStore::find_by_path(const std::string& path) {
   Stmt s(db_, std::string("SELECT ") + kDocCols + " FROM documents WHERE path = ?");
   s.bind(1, path);
   if (s.step()) return read_doc(s);
   return std::nullopt;
 }
 
-std::optional<DocumentRecord> Store::find_by_id(const std::string& id) {
+std::optional<DocumentRecord> SqliteStore::find_by_id(const std::string& id) {
   Stmt s(db_, std::string("SELECT ") + kDocCols + " FROM documents WHERE id = ?");
   s.bind(1, id);
   if (s.step()) return read_doc(s);
   return std::nullopt;
 }
 
-std::vector<DocumentRecord> Store::resolve(const std::string& key) {
+std::vector<DocumentRecord> SqliteStore::resolve(const std::string& key) {
   std::vector<DocumentRecord> out;
   auto collect = [&](const std::string& sql, const std::string& v) {
     Stmt s(db_, std::string("SELECT ") + kDocCols + " FROM documents WHERE " + sql + " ORDER BY path");
@@ -348,14 +350,14 @@ std::vector<DocumentRecord> Store::resolve(const std::string& key) {
   return out;
 }
 
-std::vector<DocumentRecord> Store::documents() {
+std::vector<DocumentRecord> SqliteStore::documents() {
   std::vector<DocumentRecord> out;
   Stmt s(db_, std::string("SELECT ") + kDocCols + " FROM documents ORDER BY path");
   while (s.step()) out.push_back(read_doc(s));
   return out;
 }
 
-void Store::remove_rows(const std::string& doc_id, WriteResult& wr) {
+void SqliteStore::remove_rows(const std::string& doc_id, WriteResult& wr) {
   {
     Stmt s(db_, "SELECT rowid, text_hash FROM chunks WHERE doc_id = ?");
     s.bind(1, doc_id);
@@ -372,7 +374,7 @@ void Store::remove_rows(const std::string& doc_id, WriteResult& wr) {
   Stmt(db_, "DELETE FROM documents WHERE id = ?").bind(1, doc_id).run();
 }
 
-void Store::collect_garbage(const std::vector<std::string>& hashes) {
+void SqliteStore::collect_garbage(const std::vector<std::string>& hashes) {
   // Embeddings no chunk refers to any more (a chunk elsewhere with the same text keeps them).
   Stmt gc(db_,
           "DELETE FROM embeddings WHERE text_hash = ?1 AND NOT EXISTS (SELECT 1 FROM chunks WHERE text_hash = ?1)");
@@ -382,16 +384,16 @@ void Store::collect_garbage(const std::vector<std::string>& hashes) {
   }
 }
 
-void Store::bump_generation() {
+void SqliteStore::bump_generation() {
   Stmt(db_, "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'").run();
 }
 
-int64_t Store::generation() {
+int64_t SqliteStore::generation() {
   Stmt s(db_, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'generation'");
   return s.step() ? s.i64(0) : 0;
 }
 
-WriteResult Store::put_document(const DocumentRecord& d, const std::string& text, const std::vector<Chunk>& chunks,
+WriteResult SqliteStore::put_document(const DocumentRecord& d, const std::string& text, const std::vector<Chunk>& chunks,
                                 const std::optional<std::string>& replace_id, const std::string& embed_model,
                                 const std::vector<Figure>& figures) {
   WriteResult wr;
@@ -459,7 +461,7 @@ WriteResult Store::put_document(const DocumentRecord& d, const std::string& text
   return wr;
 }
 
-bool Store::delete_document(const std::string& id, WriteResult* out) {
+bool SqliteStore::delete_document(const std::string& id, WriteResult* out) {
   WriteResult wr;
   Transaction tx(db_);
   remove_rows(id, wr);
@@ -472,7 +474,7 @@ bool Store::delete_document(const std::string& id, WriteResult* out) {
   return existed;
 }
 
-std::vector<std::vector<float>> Store::cached_embeddings(const std::string& model,
+std::vector<std::vector<float>> SqliteStore::cached_embeddings(const std::string& model,
                                                         const std::vector<std::string>& texts) {
   std::vector<std::vector<float>> out(texts.size());
   Stmt s(db_, "SELECT vec FROM embeddings WHERE model = ? AND text_hash = ?");
@@ -484,7 +486,7 @@ std::vector<std::vector<float>> Store::cached_embeddings(const std::string& mode
   return out;
 }
 
-void Store::put_embeddings(const std::string& model, const std::vector<std::string>& texts,
+void SqliteStore::put_embeddings(const std::string& model, const std::vector<std::string>& texts,
                            const std::vector<std::vector<float>>& vecs, bool chunk_vectors) {
   Transaction tx(db_);
   Stmt e(db_, "INSERT OR REPLACE INTO embeddings(model, text_hash, vec) VALUES (?,?,?)");
@@ -497,7 +499,7 @@ void Store::put_embeddings(const std::string& model, const std::vector<std::stri
   tx.commit();
 }
 
-std::vector<std::pair<int64_t, std::string>> Store::chunks_without_vectors(const std::string& model) {
+std::vector<std::pair<int64_t, std::string>> SqliteStore::chunks_without_vectors(const std::string& model) {
   std::vector<std::pair<int64_t, std::string>> out;
   Stmt s(db_,
          "SELECT c.rowid, c.text FROM chunks c WHERE NOT EXISTS "
@@ -507,7 +509,7 @@ std::vector<std::pair<int64_t, std::string>> Store::chunks_without_vectors(const
   return out;
 }
 
-void Store::for_each_vector(const std::string& model, const std::function<void(int64_t, const float*, size_t)>& fn,
+void SqliteStore::for_each_vector(const std::string& model, const std::function<void(int64_t, const float*, size_t)>& fn,
                             const std::vector<int64_t>* only) {
   const char* sql =
       "SELECT c.rowid, e.vec FROM chunks c JOIN embeddings e ON e.model = ?1 AND e.text_hash = c.text_hash";
@@ -529,7 +531,7 @@ void Store::for_each_vector(const std::string& model, const std::function<void(i
   }
 }
 
-std::vector<StoredChunk> Store::chunks_by_rowid(const std::vector<int64_t>& rowids) {
+std::vector<StoredChunk> SqliteStore::chunks_by_rowid(const std::vector<int64_t>& rowids) {
   std::vector<StoredChunk> out;
   Stmt s(db_, std::string(kChunkSelect) + "WHERE c.rowid = ?");
   for (int64_t id : rowids) {
@@ -540,7 +542,7 @@ std::vector<StoredChunk> Store::chunks_by_rowid(const std::vector<int64_t>& rowi
   return out;
 }
 
-std::vector<int64_t> Store::adjacent_rowids(int64_t rowid) {
+std::vector<int64_t> SqliteStore::adjacent_rowids(int64_t rowid) {
   std::vector<int64_t> out;
   Stmt s(db_,
          "SELECT n.rowid FROM chunks c JOIN chunks n ON n.doc_id = c.doc_id AND n.seq IN (c.seq - 1, c.seq + 1) "
@@ -550,14 +552,14 @@ std::vector<int64_t> Store::adjacent_rowids(int64_t rowid) {
   return out;
 }
 
-std::optional<StoredChunk> Store::chunk(const std::string& chunk_id) {
+std::optional<StoredChunk> SqliteStore::chunk(const std::string& chunk_id) {
   Stmt s(db_, std::string(kChunkSelect) + "WHERE c.id = ?");
   s.bind(1, chunk_id);
   if (s.step()) return read_chunk(s);
   return std::nullopt;
 }
 
-std::vector<PageBox> Store::chunk_boxes(int64_t rowid) {
+std::vector<PageBox> SqliteStore::chunk_boxes(int64_t rowid) {
   std::vector<PageBox> out;
   Stmt s(db_, "SELECT page, x0, y0, x1, y1 FROM chunk_boxes WHERE chunk_rowid = ? ORDER BY seq");
   s.bind(1, rowid);
@@ -567,13 +569,13 @@ std::vector<PageBox> Store::chunk_boxes(int64_t rowid) {
   return out;
 }
 
-std::vector<PageBox> Store::chunk_boxes(const std::string& chunk_id) {
+std::vector<PageBox> SqliteStore::chunk_boxes(const std::string& chunk_id) {
   Stmt s(db_, "SELECT rowid FROM chunks WHERE id = ?");
   s.bind(1, chunk_id);
   return s.step() ? chunk_boxes(s.i64(0)) : std::vector<PageBox>{};
 }
 
-std::vector<StoredChunk> Store::chunks_of(const std::string& doc_id) {
+std::vector<StoredChunk> SqliteStore::chunks_of(const std::string& doc_id) {
   std::vector<StoredChunk> out;
   Stmt s(db_, std::string(kChunkSelect) + "WHERE c.doc_id = ? ORDER BY c.seq");
   s.bind(1, doc_id);
@@ -581,7 +583,7 @@ std::vector<StoredChunk> Store::chunks_of(const std::string& doc_id) {
   return out;
 }
 
-StoreStats Store::stats() {
+StoreStats SqliteStore::stats() {
   StoreStats st;
   st.path = dir_;
   {
@@ -604,6 +606,56 @@ StoreStats Store::stats() {
     if (!ec) st.db_bytes += static_cast<int64_t>(sz);
   }
   return st;
+}
+
+std::string SqliteStore::document_text(const std::string& id) {
+  Stmt s(db_, "SELECT text FROM documents WHERE id = ?");
+  s.bind(1, id);
+  return s.step() ? s.text(0) : std::string();
+}
+
+namespace {
+
+// The graph's bookkeeping table, made on first use (a store no graph was built for has none).
+// On a read-only store that lacks it, the CREATE fails quietly and the query after it says so.
+void ensure_graph_docs(sqlite3* db) {
+  sqlite3_exec(db,
+               "CREATE TABLE IF NOT EXISTS graph_docs(backend TEXT NOT NULL, doc_id TEXT NOT NULL, "
+               "extractor TEXT NOT NULL, PRIMARY KEY(backend, doc_id)) WITHOUT ROWID;",
+               nullptr, nullptr, nullptr);
+}
+
+}  // namespace
+
+std::vector<GraphDocMark> SqliteStore::graph_documents(const std::string& backend) {
+  ensure_graph_docs(db_);
+  std::vector<GraphDocMark> out;
+  Stmt s(db_, "SELECT doc_id, extractor FROM graph_docs WHERE backend = ?");
+  s.bind(1, backend);
+  while (s.step()) out.push_back({s.text(0), s.text(1)});
+  return out;
+}
+
+void SqliteStore::mark_graph_document(const std::string& backend, const std::string& doc_id,
+                                      const std::string& extractor, bool present) {
+  ensure_graph_docs(db_);
+  Stmt s(db_, present ? "INSERT OR REPLACE INTO graph_docs(backend, doc_id, extractor) VALUES (?,?,?)"
+                      : "DELETE FROM graph_docs WHERE backend = ? AND doc_id = ?");
+  s.bind(1, backend).bind(2, doc_id);
+  if (present) s.bind(3, extractor);
+  s.run();
+}
+
+std::string SqliteStore::meta(const std::string& key) {
+  Stmt s(db_, "SELECT value FROM meta WHERE key = ?");
+  s.bind(1, key);
+  return s.step() ? s.text(0) : std::string();
+}
+
+void SqliteStore::set_meta(const std::string& key, const std::string& value) {
+  Stmt s(db_, "INSERT OR REPLACE INTO meta(key, value) VALUES (?,?)");
+  s.bind(1, key).bind(2, value);
+  s.run();
 }
 
 }  // namespace mmkg

@@ -13,7 +13,7 @@
 #include "core/error.h"
 #include "core/hash.h"
 #include "store/sqlite_util.h"
-#include "store/store.h"
+#include "store/sqlite_store.h"
 
 namespace mmkg {
 
@@ -63,11 +63,11 @@ StoredFigure read_figure(Stmt& s) {
 
 }  // namespace
 
-std::string Store::figure_path(const std::string& image_hash) const {
+std::string SqliteStore::figure_path(const std::string& image_hash) const {
   return (fs::path(dir_) / "figures" / (image_hash + ".png")).string();
 }
 
-void Store::write_images(const std::vector<Figure>& figures) {
+void SqliteStore::write_images(const std::vector<Figure>& figures) {
   for (const Figure& f : figures) {
     if (f.png.empty() || f.image_hash.empty()) continue;
     const std::string path = figure_path(f.image_hash);
@@ -93,7 +93,7 @@ void Store::write_images(const std::vector<Figure>& figures) {
   }
 }
 
-void Store::insert_figures(const std::string& doc_id, const std::vector<Chunk>& chunks, const std::vector<Figure>& figures) {
+void SqliteStore::insert_figures(const std::string& doc_id, const std::vector<Chunk>& chunks, const std::vector<Figure>& figures) {
   if (figures.empty()) return;
   std::map<std::string, std::string> chunk_of;  // figure id -> its chunk
   for (const Chunk& c : chunks)
@@ -118,7 +118,7 @@ void Store::insert_figures(const std::string& doc_id, const std::vector<Chunk>& 
   }
 }
 
-std::vector<StoredFigure> Store::figures_of(const std::string& doc_id) {
+std::vector<StoredFigure> SqliteStore::figures_of(const std::string& doc_id) {
   std::vector<StoredFigure> out;
   Stmt s(db_, std::string("SELECT ") + kFigureCols +
                   " FROM figures f JOIN documents d ON d.id = f.doc_id WHERE f.doc_id = ? ORDER BY f.seq");
@@ -127,7 +127,7 @@ std::vector<StoredFigure> Store::figures_of(const std::string& doc_id) {
   return out;
 }
 
-std::vector<StoredFigure> Store::find_figures(const std::string& key) {
+std::vector<StoredFigure> SqliteStore::find_figures(const std::string& key) {
   std::vector<StoredFigure> out;
   Stmt s(db_, std::string("SELECT ") + kFigureCols + " FROM figures f JOIN documents d ON d.id = f.doc_id WHERE f.id = ?");
   s.bind(1, key);
@@ -141,7 +141,7 @@ std::vector<StoredFigure> Store::find_figures(const std::string& key) {
   return out;
 }
 
-std::vector<StoredFigure> Store::figures_labelled(const std::string& label) {
+std::vector<StoredFigure> SqliteStore::figures_labelled(const std::string& label) {
   std::vector<StoredFigure> out;
   Stmt s(db_, std::string("SELECT ") + kFigureCols +
                   " FROM figures f JOIN documents d ON d.id = f.doc_id WHERE f.label = ? ORDER BY d.name, f.seq");
@@ -150,19 +150,19 @@ std::vector<StoredFigure> Store::figures_labelled(const std::string& label) {
   return out;
 }
 
-int64_t Store::figure_count() {
+int64_t SqliteStore::figure_count() {
   Stmt s(db_, "SELECT count(*) FROM figures");
   return s.step() ? s.i64(0) : 0;
 }
 
-std::optional<std::string> Store::cache_get(const std::string& key) {
+std::optional<std::string> SqliteStore::cache_get(const std::string& key) {
   Stmt s(db_, "SELECT value FROM figure_cache WHERE key = ?");
   s.bind(1, key);
   if (s.step()) return s.text(0);
   return std::nullopt;
 }
 
-void Store::cache_put(const std::string& key, const std::string& value) {
+void SqliteStore::cache_put(const std::string& key, const std::string& value) {
   Stmt(db_, "INSERT OR REPLACE INTO figure_cache(key, value) VALUES (?, ?)").bind(1, key).bind(2, value).run();
 }
 
@@ -181,7 +181,7 @@ bool live_temp(const std::string& name) {
 
 }  // namespace
 
-std::vector<std::string> Store::leftover_files() {
+std::vector<std::string> SqliteStore::leftover_files() {
   std::vector<std::string> out;
   std::error_code ec;
   // Temporary files of a vector index save (vectors.idx.tmpPID-N) or any other atomic write in
@@ -210,7 +210,7 @@ std::vector<std::string> Store::leftover_files() {
   return out;
 }
 
-int Store::remove_unreferenced_images() {
+int SqliteStore::remove_unreferenced_images() {
   if (read_only_) return 0;
   int removed = 0;
   std::error_code ec;

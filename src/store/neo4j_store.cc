@@ -1,0 +1,351 @@
+// The shared store on Neo4j: opening it (schema, counter node, the local copy) and its writes.
+// The model and the staged-then-published write are described in neo4j_store.h.
+#include "store/neo4j_store.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <random>
+
+#include "core/base64.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/hash.h"
+#include "store/neo4j_store_impl.h"
+#include "store/write_lock.h"
+
+namespace mmkg {
+
+namespace fs = std::filesystem;
+using neo4j_store::json;
+
+bool is_shared_store_spec(const std::string& spec) {
+  return spec.rfind("neo4j://", 0) == 0 || spec.rfind("http://", 0) == 0 || spec.rfind("https://", 0) == 0;
+}
+
+std::string shared_store_cache_dir(const std::string& url, const std::string& cache_dir) {
+  std::string root = cache_dir;
+  if (root.empty())
+    if (const char* v = std::getenv("MMKG_CACHE"); v && *v) root = v;
+  if (root.empty())
+    if (const char* v = std::getenv("XDG_CACHE_HOME"); v && *v) root = std::string(v) + "/mmkg";
+  if (root.empty()) {
+    const char* home = std::getenv("HOME");
+    root = std::string(home && *home ? home : ".") + "/.cache/mmkg";
+  }
+  // One folder per server and database (never the credentials): "127.0.0.1_7474_neo4j".
+  const Neo4jTarget t = parse_neo4j_url(url);
+  std::string name = t.base.substr(t.base.find("://") + 3) + "_" + t.db;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') c = '_';
+  return (fs::path(root) / name).string();
+}
+
+namespace neo4j_store {
+
+namespace {
+
+// Rows and bytes per UNWIND request: large enough that a document costs a few requests, small
+// enough that one request stays far below the server's transaction memory (a 384-dimension
+// vector is ~7 KB of JSON).
+constexpr size_t kBatchRows = 500;
+constexpr size_t kBatchBytes = 4 << 20;
+// Staged nodes older than this belong to a process that died before publishing: swept.
+constexpr int64_t kStagedTtlMs = 3600 * 1000;
+
+const char* kSchema[] = {
+    "CREATE CONSTRAINT mmkg_store_key IF NOT EXISTS FOR (s:MmkgStore) REQUIRE s.key IS UNIQUE",
+    "CREATE CONSTRAINT mmkg_document_id IF NOT EXISTS FOR (d:Document) REQUIRE d.id IS UNIQUE",
+    "CREATE CONSTRAINT mmkg_chunk_id IF NOT EXISTS FOR (c:Chunk) REQUIRE c.id IS UNIQUE",
+    "CREATE CONSTRAINT mmkg_image_hash IF NOT EXISTS FOR (i:Image) REQUIRE i.hash IS UNIQUE",
+    "CREATE CONSTRAINT mmkg_figure_cache_key IF NOT EXISTS FOR (f:FigureCache) REQUIRE f.key IS UNIQUE",
+    "CREATE INDEX mmkg_document_path IF NOT EXISTS FOR (d:Document) ON (d.path)",
+    "CREATE INDEX mmkg_document_gen IF NOT EXISTS FOR (d:Document) ON (d.gen)",
+    "CREATE INDEX mmkg_chunk_doc IF NOT EXISTS FOR (c:Chunk) ON (c.doc_id)",
+    "CREATE INDEX mmkg_chunk_text_hash IF NOT EXISTS FOR (c:Chunk) ON (c.text_hash)",
+    "CREATE INDEX mmkg_figure_record_doc IF NOT EXISTS FOR (f:FigureRecord) ON (f.doc_id)",
+    "CREATE INDEX mmkg_tombstone_gen IF NOT EXISTS FOR (t:Tombstone) ON (t.gen)",
+    "CREATE INDEX mmkg_graph_doc IF NOT EXISTS FOR (g:GraphDoc) ON (g.backend, g.doc_id)",
+    "CREATE INDEX mmkg_staged_document IF NOT EXISTS FOR (d:StagedDocument) ON (d.version)",
+    "CREATE INDEX mmkg_staged_chunk IF NOT EXISTS FOR (c:StagedChunk) ON (c.version)",
+    "CREATE INDEX mmkg_staged_figure IF NOT EXISTS FOR (f:StagedFigureRecord) ON (f.version)",
+};
+
+// Publishes staged version $v in one transaction. The counter node is written first, so
+// publishes and deletes take its lock in turn and every one gets its own generation. Nothing is
+// published when the same content is already stored at a smaller path (the smallest path keeps a
+// document stored under several, as a single ingest's sorted walk does) or when the staged
+// chunks are not all there. What it replaces (the same path, the same content at a larger path,
+// $replace) is deleted with a tombstone.
+const char* kPublish = R"(
+MATCH (st:MmkgStore {key: 'store'})
+SET st.generation = st.generation + 1
+WITH st
+MATCH (d:StagedDocument {version: $v})
+OPTIONAL MATCH (dup:Document {id: d.id})
+WITH st, d, dup WHERE dup IS NULL OR dup.path > d.path
+WITH st, d, COUNT { MATCH (c:StagedChunk {version: $v}) } AS staged
+WHERE staged = d.chunks
+OPTIONAL MATCH (old:Document) WHERE old.path = d.path OR old.id = d.id OR old.id IN $replace
+WITH st, d, [x IN collect(DISTINCT old.id) WHERE x IS NOT NULL] AS gone
+CALL (st, gone) { UNWIND gone AS g CREATE (:Tombstone {doc_id: g, gen: st.generation}) }
+CALL (gone) { UNWIND gone AS g MATCH (f:FigureRecord {doc_id: g}) DETACH DELETE f }
+CALL (gone, d) { UNWIND gone + [d.id] AS g MATCH (c:Chunk {doc_id: g}) DETACH DELETE c }
+CALL (gone) { UNWIND gone AS g MATCH (o:Document {id: g}) DETACH DELETE o }
+CALL (d) { MATCH (c:StagedChunk {version: d.version}) REMOVE c:StagedChunk SET c:Chunk REMOVE c.version, c.staged_at }
+CALL (d) {
+  MATCH (f:StagedFigureRecord {version: d.version})
+  REMOVE f:StagedFigureRecord SET f:FigureRecord REMOVE f.version, f.staged_at
+}
+REMOVE d:StagedDocument
+SET d:Document, d.gen = st.generation
+REMOVE d.version, d.staged_at
+RETURN d.id, st.generation, gone)";
+
+const char* kDelete = R"(
+MATCH (st:MmkgStore {key: 'store'})
+SET st.generation = st.generation + 1
+WITH st
+MATCH (d:Document {id: $id})
+CALL (d) { MATCH (c:Chunk {doc_id: d.id}) DETACH DELETE c }
+CALL (d) { MATCH (f:FigureRecord {doc_id: d.id}) DETACH DELETE f }
+CREATE (:Tombstone {doc_id: d.id, gen: st.generation})
+DETACH DELETE d
+RETURN 1)";
+
+std::string random_version() {
+  std::random_device rd;
+  std::mt19937_64 g((static_cast<uint64_t>(rd()) << 32) ^ rd() ^ static_cast<uint64_t>(::getpid()));
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(g()));
+  return buf;
+}
+
+}  // namespace
+
+Neo4jStore::Neo4jStore(Neo4jTarget target, std::unique_ptr<SqliteStore> local, std::string uuid)
+    : db_(std::move(target)), local_(std::move(local)), uuid_(std::move(uuid)) {}
+
+void Neo4jStore::run_rows(const std::string& statement, const std::vector<json>& rows, const json& params) {
+  std::vector<json> batch;
+  size_t bytes = 0;
+  auto flush = [&] {
+    if (batch.empty()) return;
+    json p = params;
+    p["rows"] = std::move(batch);
+    db_.run(statement, p);
+    batch.clear();
+    bytes = 0;
+  };
+  for (const auto& r : rows) {
+    const size_t n = r.dump(-1, ' ', false, json::error_handler_t::replace).size();
+    if (!batch.empty() && (batch.size() >= kBatchRows || bytes + n > kBatchBytes)) flush();
+    batch.push_back(r);
+    bytes += n;
+  }
+  flush();
+}
+
+// Each image once per content hash, before the document that shows it (MERGE: a retry or another
+// worker writing the same image costs nothing).
+void Neo4jStore::write_images(const std::vector<Figure>& figures) {
+  std::vector<json> rows;
+  for (const Figure& f : figures)
+    if (!f.png.empty() && !f.image_hash.empty()) rows.push_back({{"h", f.image_hash}, {"png", base64_encode(f.png)}});
+  run_rows("UNWIND $rows AS r MERGE (i:Image {hash: r.h}) ON CREATE SET i.png = r.png, i.written_at = timestamp()",
+           rows);
+}
+
+void Neo4jStore::write_staged(const std::string& version, const DocumentRecord& doc, const std::string& text,
+                              const std::vector<Chunk>& chunks, const std::string& embed_model,
+                              const std::vector<Figure>& figures) {
+  DocumentRecord d = doc;
+  if (d.ingested_at.empty()) d.ingested_at = utc_now_iso();
+  json props = document_props(d, text, chunks.size());
+  db_.run("CREATE (d:StagedDocument) SET d = $p, d.version = $v, d.staged_at = timestamp()",
+          {{"p", std::move(props)}, {"v", version}});
+  std::vector<json> rows;
+  for (const Chunk& c : chunks) rows.push_back(chunk_props(c, d.name, d.title, embed_model));
+  run_rows("UNWIND $rows AS r CREATE (c:StagedChunk) SET c = r, c.version = $v, c.staged_at = timestamp()", rows,
+           {{"v", version}});
+  std::map<std::string, std::string> chunk_of;  // figure id -> its chunk
+  for (const Chunk& c : chunks)
+    if (!c.figure_id.empty()) chunk_of[c.figure_id] = c.id;
+  rows.clear();
+  for (const Figure& f : figures) {
+    json r = figure_props(f, d.id);
+    auto it = chunk_of.find(f.id);
+    r["chunk_id"] = it == chunk_of.end() ? std::string() : it->second;
+    rows.push_back(std::move(r));
+  }
+  run_rows("UNWIND $rows AS r CREATE (f:StagedFigureRecord) SET f = r, f.version = $v, f.staged_at = timestamp()",
+           rows, {{"v", version}});
+}
+
+void Neo4jStore::drop_staged(const std::string& version) {
+  db_.run("MATCH (n:StagedDocument|StagedChunk|StagedFigureRecord {version: $v}) DETACH DELETE n", {{"v", version}});
+}
+
+void Neo4jStore::sweep_staged() {
+  if (swept_) return;
+  swept_ = true;
+  db_.run("MATCH (n:StagedDocument|StagedChunk|StagedFigureRecord) WHERE n.staged_at < timestamp() - $ttl "
+          "DETACH DELETE n",
+          {{"ttl", kStagedTtlMs}});
+}
+
+WriteResult Neo4jStore::put_document(const DocumentRecord& doc, const std::string& text,
+                                     const std::vector<Chunk>& chunks, const std::optional<std::string>& replace_id,
+                                     const std::string& embed_model, const std::vector<Figure>& figures) {
+  sweep_staged();
+  write_images(figures);
+  const std::string version = random_version();
+  try {
+    write_staged(version, doc, text, chunks, embed_model, figures);
+    json replace = json::array();
+    if (replace_id) replace.push_back(*replace_id);
+    auto r = db_.run(kPublish, {{"v", version}, {"replace", replace}});
+    // Not published (the same content is stored at a smaller path, by this or another process):
+    // the staged copy goes.
+    if (r.rows.empty()) drop_staged(version);
+  } catch (...) {
+    try {
+      drop_staged(version);
+    } catch (const Error&) {  // unreachable server: swept later by age
+    }
+    throw;
+  }
+  return sync();
+}
+
+bool Neo4jStore::delete_document(const std::string& id, WriteResult* removed) {
+  auto r = db_.run(kDelete, {{"id", id}});
+  WriteResult wr = sync();
+  if (removed) *removed = std::move(wr);
+  return !r.rows.empty();
+}
+
+void Neo4jStore::put_embeddings(const std::string& model, const std::vector<std::string>& texts,
+                                const std::vector<std::vector<float>>& vecs, bool chunk_vectors) {
+  // Vectors of other texts (entity names) are this node's cache; chunk vectors are shared: the
+  // documents that hold them get a new generation, so every local copy reads them again.
+  if (!chunk_vectors) return local_->put_embeddings(model, texts, vecs, false);
+  std::vector<json> rows;
+  for (size_t i = 0; i < texts.size() && i < vecs.size(); ++i) {
+    json v = json::array();
+    for (float x : vecs[i]) v.push_back(static_cast<double>(x));
+    rows.push_back({{"h", hash_hex(texts[i])}, {"v", std::move(v)}});
+  }
+  run_rows(R"(
+MATCH (st:MmkgStore {key: 'store'})
+SET st.generation = st.generation + 1
+WITH st
+UNWIND $rows AS r
+MATCH (c:Chunk {text_hash: r.h})
+SET c.embedding = r.v, c.embed_model = $m
+WITH st, collect(DISTINCT c.doc_id) AS docs
+UNWIND docs AS id
+MATCH (d:Document {id: id})
+SET d.gen = st.generation)",
+           rows, {{"m", model}});
+}
+
+std::optional<std::string> Neo4jStore::cache_get(const std::string& key) {
+  auto r = db_.run("MATCH (f:FigureCache {key: $k}) RETURN f.value", {{"k", key}});
+  if (r.rows.empty() || !r.rows[0][0].is_string()) return std::nullopt;
+  return r.rows[0][0].get<std::string>();
+}
+
+void Neo4jStore::cache_put(const std::string& key, const std::string& value) {
+  db_.run("MERGE (f:FigureCache {key: $k}) SET f.value = $v", {{"k", key}, {"v", value}});
+}
+
+// The local copy's leftovers, and images in Neo4j no figure shows (older than a staged write can
+// be, so that an image written for a document not yet published is kept).
+int Neo4jStore::remove_unreferenced_images() {
+  db_.run("MATCH (i:Image) WHERE i.written_at < timestamp() - $ttl "
+          "AND NOT EXISTS { MATCH (f:FigureRecord|StagedFigureRecord {image_hash: i.hash}) } DELETE i",
+          {{"ttl", kStagedTtlMs}});
+  StoreWriteLock lock(local_->dir(), {}, "sync.lock");
+  return local_->remove_unreferenced_images();
+}
+
+StoreStats Neo4jStore::stats() {
+  StoreStats s = local_->stats();
+  s.path = location();
+  return s;
+}
+
+std::vector<GraphDocMark> Neo4jStore::graph_documents(const std::string& backend) {
+  std::vector<GraphDocMark> out;
+  for (const auto& row :
+       db_.run("MATCH (g:GraphDoc {backend: $b}) RETURN g.doc_id, g.extractor", {{"b", backend}}).rows)
+    out.push_back({row[0].get<std::string>(), row[1].get<std::string>()});
+  return out;
+}
+
+void Neo4jStore::mark_graph_document(const std::string& backend, const std::string& doc_id,
+                                     const std::string& extractor, bool present) {
+  const json p = {{"b", backend}, {"d", doc_id}, {"x", extractor}};
+  if (present)
+    db_.run("MERGE (g:GraphDoc {backend: $b, doc_id: $d}) SET g.extractor = $x", p);
+  else
+    db_.run("MATCH (g:GraphDoc {backend: $b, doc_id: $d}) DELETE g", p);
+}
+
+namespace {
+
+// The counter node (made, with the schema, when the store is new and may be created): the
+// store's uuid, so that a local copy of another (or a wiped and remade) database is dropped.
+std::string open_schema(Neo4jClient& db, bool create) {
+  auto r = db.run("MATCH (s:MmkgStore {key: 'store'}) RETURN s.uuid, s.schema_version");
+  if (!r.rows.empty() && as_i64(r.rows[0][1]) > kSchemaVersion)
+    throw UsageError(db.target().shown + ": the shared store has schema version " +
+                     std::to_string(as_i64(r.rows[0][1])) + "; upgrade mmkg");
+  if (!r.rows.empty() && as_i64(r.rows[0][1]) == kSchemaVersion) return r.rows[0][0].get<std::string>();
+  if (r.rows.empty() && !create)
+    throw UsageError(db.target().shown + ": no mmkg store in this database; run `mmkg ingest PATH --store " +
+                     db.target().shown + "` first");
+  for (const char* s : kSchema) db.run(s);
+  r = db.run(
+      "MERGE (s:MmkgStore {key: 'store'}) ON CREATE SET s.uuid = randomUUID(), s.generation = 0 "
+      "SET s.schema_version = $v RETURN s.uuid",
+      {{"v", kSchemaVersion}});
+  return r.rows.at(0).at(0).get<std::string>();
+}
+
+// The local copy for store `uuid`: a copy of another store found in its folder is deleted first.
+std::unique_ptr<SqliteStore> open_local(const std::string& dir, const std::string& uuid) {
+  fs::create_directories(dir);
+  {
+    StoreWriteLock lock(dir, {}, "sync.lock");
+    auto local = SqliteStore::open(dir, true);
+    const std::string have = local->meta("shared_uuid");
+    if (have == uuid) return local;
+    if (!have.empty()) {
+      local.reset();
+      for (const auto& e : fs::directory_iterator(dir))
+        if (e.path().filename() != "sync.lock") fs::remove_all(e.path());
+      local = SqliteStore::open(dir, true);
+    }
+    local->set_meta("shared_uuid", uuid);
+    local->set_meta("shared_generation", "0");
+    return local;
+  }
+}
+
+}  // namespace
+
+}  // namespace neo4j_store
+
+std::unique_ptr<Store> open_neo4j_store(const SharedStoreOptions& opt) {
+  Neo4jTarget target = parse_neo4j_url(opt.url);
+  Neo4jClient db(target);
+  const std::string uuid = neo4j_store::open_schema(db, opt.create);
+  const std::string dir = shared_store_cache_dir(opt.url, opt.cache_dir);
+  return std::make_unique<neo4j_store::Neo4jStore>(std::move(target), neo4j_store::open_local(dir, uuid), uuid);
+}
+
+}  // namespace mmkg
