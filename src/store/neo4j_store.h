@@ -49,8 +49,10 @@ struct SharedStoreOptions {
 /// True for a --store value that names a shared store (neo4j://, http://, https://).
 bool is_shared_store_spec(const std::string& spec);
 
-/// Opens the shared store (and its local copy, brought up to date). Throws UsageError for a bad
-/// URL or a missing store with `create` false, Error when Neo4j cannot be reached.
+/// Opens the shared store and its local copy (dropped first when it is a copy of another database).
+/// The copy is as the last sync() of this cache folder left it: call sync() and hand the rows it
+/// changed to the derived indexes (Session does). Throws UsageError for a bad URL or a missing
+/// store with `create` false, Error when Neo4j cannot be reached.
 std::unique_ptr<Store> open_neo4j_store(const SharedStoreOptions& opt);
 
 /// The folder of the local copy for `url` under `cache_dir` (resolved as in SharedStoreOptions).

@@ -1,0 +1,141 @@
+// What only the shared Neo4j store has: staged writes no reader sees, the smallest path keeping
+// content stored under several, the local copy of another database dropped, a missing store.
+// Against a real Neo4j 5.26 (tests/support/neo4j_server.h), each test on an emptied database.
+#include "store/neo4j_store.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "net/neo4j_query.h"
+#include "support/neo4j_server.h"
+#include "support/temp_dir.h"
+
+namespace mmkg {
+namespace {
+
+using testing::TempDir;
+
+Chunk chunk_of(const std::string& doc, int seq, const std::string& text) {
+  Chunk c;
+  c.id = doc + "-" + std::to_string(seq);
+  c.doc_id = doc;
+  c.seq = seq;
+  c.text = text;
+  c.end = static_cast<int64_t>(text.size());
+  return c;
+}
+
+DocumentRecord doc_at(const std::string& id, const std::string& path) {
+  DocumentRecord d;
+  d.id = id;
+  d.path = path;
+  d.name = path.substr(path.rfind('/') + 1);
+  d.format = "text";
+  return d;
+}
+
+class Neo4jStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    MMKG_REQUIRE_NEO4J(url_);
+    db_ = std::make_unique<Neo4jClient>(parse_neo4j_url(url_));
+    for (;;) {
+      auto r = db_->run("MATCH (n) WITH n LIMIT 10000 DETACH DELETE n RETURN count(*)");
+      if (r.rows.empty() || r.rows[0][0].get<int64_t>() == 0) break;
+    }
+  }
+  std::unique_ptr<Store> node(const std::string& cache, bool create = true) {
+    return open_neo4j_store({url_, dir_.file(cache), create});
+  }
+  int64_t count(const std::string& cypher) { return db_->run(cypher).rows[0][0].get<int64_t>(); }
+
+  TempDir dir_;
+  std::string url_;
+  std::unique_ptr<Neo4jClient> db_;
+};
+
+TEST_F(Neo4jStoreTest, AStoreThatIsNotThereIsAUsageErrorWithoutCreate) {
+  try {
+    node("c", /*create=*/false);
+    FAIL() << "opened a store that does not exist";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("mmkg ingest PATH --store"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(count("MATCH (s:MmkgStore) RETURN count(s)"), 0) << "nothing was made";
+  node("c");
+  EXPECT_EQ(count("MATCH (s:MmkgStore) RETURN count(s)"), 1);
+  EXPECT_NO_THROW(node("d", false));
+}
+
+// A writer killed before its publish statement leaves staged nodes: no reader sees them, and the
+// document written again by another process is whole.
+TEST_F(Neo4jStoreTest, StagedNodesOfAKilledWriterAreInvisible) {
+  auto a = node("a");
+  db_->run(
+      "CREATE (:StagedDocument {id: 'd1', path: '/x/a.txt', name: 'a.txt', format: 'text', title: '', bytes: 1, "
+      "pages: 0, chunks: 2, text: 't', ingested_at: '', version: 'dead', staged_at: timestamp()}) "
+      "CREATE (:StagedChunk {id: 'd1-0', doc_id: 'd1', seq: 0, text: 'half written', version: 'dead', "
+      "staged_at: timestamp()})");
+  auto b = node("b");
+  EXPECT_FALSE(b->find_by_id("d1"));
+  EXPECT_TRUE(b->documents().empty());
+  a->put_document(doc_at("d1", "/x/a.txt"), "t", {chunk_of("d1", 0, "whole one"), chunk_of("d1", 1, "whole two")},
+                  std::nullopt);
+  b->sync();
+  ASSERT_TRUE(b->find_by_id("d1"));
+  EXPECT_EQ(b->chunks_of("d1").size(), 2u);
+  EXPECT_EQ(b->chunk("d1-0")->chunk.text, "whole one");
+  EXPECT_EQ(count("MATCH (c:Chunk {doc_id: 'd1'}) RETURN count(c)"), 2);
+}
+
+// The same content under two paths is stored once, under the smaller path, whichever process
+// writes first (as one ingest's sorted walk keeps the first).
+TEST_F(Neo4jStoreTest, TheSmallestPathKeepsContentStoredUnderSeveral) {
+  auto a = node("a");
+  auto b = node("b");
+  b->put_document(doc_at("same", "/z/copy.txt"), "t", {chunk_of("same", 0, "words")}, std::nullopt);
+  a->put_document(doc_at("same", "/a/orig.txt"), "t", {chunk_of("same", 0, "words")}, std::nullopt);
+  b->put_document(doc_at("same", "/m/later.txt"), "t", {chunk_of("same", 0, "words")}, std::nullopt);
+  for (auto* s : {a.get(), b.get()}) {
+    s->sync();
+    auto docs = s->documents();
+    ASSERT_EQ(docs.size(), 1u);
+    EXPECT_EQ(docs[0].path, "/a/orig.txt");
+    EXPECT_EQ(s->chunks_of("same").size(), 1u);
+  }
+  EXPECT_EQ(count("MATCH (n:StagedDocument|StagedChunk) RETURN count(n)"), 0) << "the refused copies are gone";
+}
+
+// The local copy is a cache of one database: pointed at another (or a wiped and remade one), it
+// starts again from that database's documents.
+TEST_F(Neo4jStoreTest, TheLocalCopyOfAnotherDatabaseIsDropped) {
+  {
+    auto a = node("a");
+    a->put_document(doc_at("old", "/x/old.txt"), "t", {chunk_of("old", 0, "old words")}, std::nullopt);
+  }
+  db_->run("MATCH (n) DETACH DELETE n");
+  auto writer = node("w");
+  writer->put_document(doc_at("new", "/x/new.txt"), "t", {chunk_of("new", 0, "new words")}, std::nullopt);
+  auto a = node("a");
+  EXPECT_FALSE(a->find_by_id("old"));
+  a->sync();
+  EXPECT_TRUE(a->find_by_id("new"));
+}
+
+TEST_F(Neo4jStoreTest, ANewerSchemaIsRefused) {
+  node("a");
+  db_->run("MATCH (s:MmkgStore {key: 'store'}) SET s.schema_version = 99");
+  EXPECT_THROW(node("b"), UsageError);
+}
+
+TEST_F(Neo4jStoreTest, TheCacheFolderIsNamedAfterServerAndDatabaseNeverTheCredentials) {
+  const std::string d = shared_store_cache_dir("neo4j://neo4j:s3cret@db.example:7474/docs", "/c");
+  EXPECT_EQ(d, "/c/db.example_7474_docs");
+  EXPECT_EQ(d.find("s3cret"), std::string::npos);
+  EXPECT_TRUE(is_shared_store_spec("neo4j://h:1"));
+  EXPECT_TRUE(is_shared_store_spec("https://h:1"));
+  EXPECT_FALSE(is_shared_store_spec("./neo4j-store"));
+}
+
+}  // namespace
+}  // namespace mmkg
