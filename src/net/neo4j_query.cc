@@ -174,7 +174,7 @@ Neo4jResult Neo4jClient::run(const std::string& statement, const nlohmann::json&
                     "); this is a bug in mmkg's Cypher or a server problem");
       throw Error(std::string(e.what()) + "; check that the URL points at Neo4j's HTTP port (7474)");
     } catch (const NetError& e) {
-      throw Error(std::string(e.what()) + "; start Neo4j or check the graph URL (the HTTP port, usually 7474)");
+      throw Error(std::string(e.what()) + "; start Neo4j or check the URL of --store or --graph (the HTTP port, usually 7474)");
     }
     nlohmann::json j = nlohmann::json::parse(resp.body, nullptr, false);
     if (j.is_discarded() || !j.is_object())

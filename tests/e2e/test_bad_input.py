@@ -184,22 +184,31 @@ def test_an_unknown_native_precision_is_refused_before_anything_is_written(tmp_p
     assert not store.exists(), list(store.iterdir())
 
 
-def test_a_url_store_is_refused_not_made_into_a_folder(tmp_path):
+def test_a_url_store_is_never_made_into_a_folder(tmp_path):
     """--store neo4j://USER:PASS@HOST:PORT used to create a local folder named "neo4j:" holding an
-    embedded store (the password in its path). A store in Neo4j is not supported yet: refused, the
-    password not echoed, --graph suggested, and nothing written."""
+    embedded store (the password in its path). Now it names a shared store in Neo4j: a server that
+    is not there is one error line without the password (exit 1), another scheme is a usage error
+    (exit 2), a shared store with the graph in SQLite is refused, and nothing is written."""
     doc = tmp_path / "a.md"
     doc.write_text("# Quokkas\n\nThe quokka lives on Rottnest Island.\n")
-    url = "neo4j://neo4j:s3cret@127.0.0.1:7474"
+    url = "neo4j://neo4j:s3cret@127.0.0.1:1"
+    cache = tmp_path / "cache"
     try:
         for args in (("ingest", doc), ("ask", "where does the quokka live?"), ("stats",)):
-            r = run(*args, store=url)
-            assert r.rc == 2, r
-            assert "--graph" in r.err and "s3cret" not in r.err, r.err
-        assert not os.path.exists("neo4j:"), "a folder named after the URL was made"
+            r = run(*args, "--cache", cache, store=url)
+            assert r.rc == 1, r
+            assert "cannot connect" in r.err and "s3cret" not in r.err, r.err
+            assert len(r.err.strip().splitlines()) == 1, r.err
+        r = run("ingest", doc, store="ftp://u:s3cret@host/x")
+        assert r.rc == 2 and "neo4j://" in r.err and "s3cret" not in r.err, r
+        r = run("stats", "--graph", "sqlite", "--cache", cache, store=url)
+        assert r.rc == 2 and "graph" in r.err and "s3cret" not in r.err, r
+        assert not os.path.exists("neo4j:") and not os.path.exists("ftp:"), "a folder named after the URL was made"
+        assert not cache.exists() or not any(cache.rglob("mmkg.db")), "a local copy of a store that is not there"
     finally:
-        if os.path.isdir("neo4j:"):
-            shutil.rmtree("neo4j:")
+        for d in ("neo4j:", "ftp:"):
+            if os.path.isdir(d):
+                shutil.rmtree(d)
 
 
 def test_a_bad_default_in_the_environment_is_a_usage_error_not_an_abort(tmp_path):
