@@ -68,6 +68,26 @@ std::unique_ptr<Store> Session::open_configured_store(bool create) {
   return std::move(store_);
 }
 
+namespace {
+
+// A writer's registration in a shared store (Store::join_writers), left however the scope ends.
+struct WriterScope {
+  Store& store;
+  explicit WriterScope(Store& s, bool join = true) : store(s) {
+    if (join) store.join_writers();
+  }
+  ~WriterScope() {
+    try {
+      store.leave_writers();
+    } catch (const Error&) {  // unreachable: the registration lapses by itself
+    }
+  }
+  WriterScope(const WriterScope&) = delete;
+  WriterScope& operator=(const WriterScope&) = delete;
+};
+
+}  // namespace
+
 std::string Session::local_dir() const {
   return is_shared_store_spec(cfg_.store) ? shared_store_cache_dir(cfg_.store, cfg_.cache) : cfg_.store;
 }
@@ -348,11 +368,19 @@ IngestReport Session::ingest(const IngestRequest& req) {
   // One writer per embedded store; a shared store takes writers side by side (neo4j_store.h).
   std::optional<StoreWriteLock> lock;
   if (!store().shared()) lock.emplace(store().dir(), [this](const std::string& m) { warn(m); });
+  WriterScope writer(store());
   sync_shared();
   store().remove_unreferenced_images();  // what a killed earlier write left behind
   rep.files = mmkg::ingest(store(), req.paths, opt, req.progress);
   rep.llm_extraction = req.extract == ExtractMode::Llm;
-  if (build_graph) rep.graph = sync_graph(&llm, req.progress, /*add_documents=*/true);
+  // Several writers of a shared store: the last one still writing builds the graph for all (one
+  // build over every document, as one ingest of them all would make).
+  if (build_graph && !store().done_writing()) {
+    warn("another mmkg process is still ingesting into this store; it brings the knowledge graph up to date");
+  } else if (build_graph) {
+    store().take_graph_lease([this](const std::string& m) { warn(m); });
+    rep.graph = sync_graph(&llm, req.progress, /*add_documents=*/true);
+  }
   return rep;
 }
 
@@ -392,7 +420,11 @@ RemoveReport Session::remove(const std::vector<std::string>& docs) {
     } catch (const Error&) {  // no graph bookkeeping readable: nothing to finish
     }
   }
-  if (cfg_.graph.enabled() && graph_behind) rep.graph = sync_graph(nullptr, {}, /*add_documents=*/false);
+  if (cfg_.graph.enabled() && graph_behind) {
+    WriterScope graph_writer(store(), /*join=*/false);
+    store().take_graph_lease([this](const std::string& m) { warn(m); });
+    rep.graph = sync_graph(nullptr, {}, /*add_documents=*/false);
+  }
   return rep;
 }
 

@@ -35,6 +35,9 @@ struct Parsed {
   std::string path;
   std::string error;     // non-empty: the file failed
   bool unchanged = false;
+  bool claimed = false;            // this writer claimed the file (released once it is written)
+  bool claimed_elsewhere = false;  // another writer of a shared store has it in hand
+
   std::string doc_id;
   int64_t bytes = 0;
   ParsedDocument doc;
@@ -88,6 +91,12 @@ void process(const std::string& path, const std::string& root, const IngestOptio
         out.unchanged = true;
         return;
       }
+      // A shared store: another writer parsing this very file is left to it.
+      if (!reader->claim(path)) {
+        out.claimed_elsewhere = true;
+        return;
+      }
+      out.claimed = true;
     }
     ParseContext pctx;
     pctx.root = root;
@@ -120,9 +129,9 @@ void process(const std::string& path, const std::string& root, const IngestOptio
 // unwritten documents at a time. The destructor stops them and waits for them.
 class ParsePool {
  public:
-  ParsePool(const std::string& store_dir, const std::vector<std::string>& files,
-            const std::vector<std::string>& roots, const IngestOptions& opt)
-      : store_dir_(store_dir), files_(files), roots_(roots), opt_(opt), slots_(files.size()) {
+  ParsePool(Store& store, const std::vector<std::string>& files, const std::vector<std::string>& roots,
+            const IngestOptions& opt)
+      : store_(store), files_(files), roots_(roots), opt_(opt), slots_(files.size()) {
     const size_t n = files.size();
     unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     size_t threads = opt.threads > 0 ? static_cast<size_t>(opt.threads) : hw;
@@ -159,7 +168,7 @@ class ParsePool {
   void work() {
     std::unique_ptr<Store> reader;
     try {
-      reader = Store::open(store_dir_, false);
+      reader = store_.open_reader();
     } catch (const Error&) {
       // Without a reader connection unchanged files are still detected by the writer.
     }
@@ -182,7 +191,7 @@ class ParsePool {
     }
   }
 
-  const std::string store_dir_;
+  Store& store_;  // only its open_reader(), once per thread
   const std::vector<std::string>& files_;
   const std::vector<std::string>& roots_;
   const IngestOptions& opt_;
@@ -388,9 +397,11 @@ std::vector<std::string> write_document(Writer& w, Parsed& p) {
 }
 
 // Parses `files` on the pool and writes them in order, reporting progress after each file and
-// handing what is left to embed to the embedding stage (which runs meanwhile).
-void write_all(Writer& w, const std::vector<std::string>& files, const std::vector<std::string>& roots) {
-  ParsePool pool(w.store.dir(), files, roots, w.opt);
+// handing what is left to embed to the embedding stage (which runs meanwhile). Returns the
+// indexes of the files another writer of a shared store had in hand.
+std::vector<size_t> write_all(Writer& w, const std::vector<std::string>& files, const std::vector<std::string>& roots) {
+  ParsePool pool(w.store, files, roots, w.opt);
+  std::vector<size_t> elsewhere;
   for (size_t i = 0; i < files.size(); ++i) {
     if (w.stage) w.stage->rethrow_store_error();
     Parsed p = pool.take(i);
@@ -399,11 +410,37 @@ void write_all(Writer& w, const std::vector<std::string>& files, const std::vect
       w.res.failed.push_back({p.path, p.error});
     } else if (p.unchanged) {
       ++w.res.skipped;
+    } else if (p.claimed_elsewhere) {
+      elsewhere.push_back(i);
     } else {
       to_embed = write_document(w, p);
     }
+    if (p.claimed) w.store.release(p.path);
     w.progress.file(i + 1, w.res, p.path);
     if (!to_embed.empty()) w.stage->add(std::move(to_embed));
+  }
+  return elsewhere;
+}
+
+// A shared store: the files other writers had in hand are waited for, so that every file named is
+// stored when ingest returns. Each round brings the local copy up to date (its rows go to the
+// indexes with this ingest's), then tries them again: stored meanwhile, they are unchanged; a
+// writer killed on one let its claim lapse, and this one writes it.
+void write_claimed_elsewhere(Writer& w, std::vector<std::string> files, std::vector<std::string> roots,
+                             std::vector<size_t> elsewhere) {
+  while (!elsewhere.empty()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    WriteResult synced = w.store.sync();
+    w.added.insert(w.added.end(), synced.added_rowids.begin(), synced.added_rowids.end());
+    w.removed.insert(w.removed.end(), synced.removed_rowids.begin(), synced.removed_rowids.end());
+    std::vector<std::string> f, r;
+    for (size_t i : elsewhere) {
+      f.push_back(files[i]);
+      r.push_back(roots[i]);
+    }
+    files = std::move(f);
+    roots = std::move(r);
+    elsewhere = write_all(w, files, roots);
   }
 }
 
@@ -504,7 +541,8 @@ IngestResult ingest(Store& store, const std::vector<std::string>& paths, const I
     stage = std::make_unique<EmbedStage>(store.dir(), *opt.embedder,
                                          [&](int64_t done, int64_t queued) { prog.embedded(done, queued); });
   Writer w{store, opt, res, prog, stage.get(), {}, {}, {}};
-  write_all(w, list.files, ingest_roots(paths, list.files));
+  const std::vector<std::string> roots = ingest_roots(paths, list.files);
+  write_claimed_elsewhere(w, list.files, roots, write_all(w, list.files, roots));
   if (stage) {
     stage->finish();
     const EmbedCounts c = stage->counts();

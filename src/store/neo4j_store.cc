@@ -71,6 +71,9 @@ const char* kSchema[] = {
     "CREATE INDEX mmkg_staged_document IF NOT EXISTS FOR (d:StagedDocument) ON (d.version)",
     "CREATE INDEX mmkg_staged_chunk IF NOT EXISTS FOR (c:StagedChunk) ON (c.version)",
     "CREATE INDEX mmkg_staged_figure IF NOT EXISTS FOR (f:StagedFigureRecord) ON (f.version)",
+    "CREATE CONSTRAINT mmkg_worker_id IF NOT EXISTS FOR (w:Worker) REQUIRE w.id IS UNIQUE",
+    "CREATE CONSTRAINT mmkg_claim_path IF NOT EXISTS FOR (c:Claim) REQUIRE c.path IS UNIQUE",
+    "CREATE CONSTRAINT mmkg_lease_name IF NOT EXISTS FOR (l:Lease) REQUIRE l.name IS UNIQUE",
 };
 
 // Publishes staged version $v in one transaction. The counter node is written first, so
@@ -115,7 +118,9 @@ CREATE (:Tombstone {doc_id: d.id, gen: st.generation})
 DETACH DELETE d
 RETURN 1)";
 
-std::string random_version() {
+}  // namespace
+
+std::string random_token() {
   std::random_device rd;
   std::mt19937_64 g((static_cast<uint64_t>(rd()) << 32) ^ rd() ^ static_cast<uint64_t>(::getpid()));
   char buf[17];
@@ -123,10 +128,32 @@ std::string random_version() {
   return buf;
 }
 
+namespace {
+
+int64_t claim_ttl_ms() {
+  if (const char* v = std::getenv("MMKG_CLAIM_TTL"); v && *v) {
+    char* end = nullptr;
+    const double s = std::strtod(v, &end);
+    if (end != v && s > 0) return static_cast<int64_t>(s * 1000);
+  }
+  return 30000;
+}
+
 }  // namespace
 
-Neo4jStore::Neo4jStore(Neo4jTarget target, std::unique_ptr<SqliteStore> local, std::string uuid)
-    : db_(std::move(target)), local_(std::move(local)), uuid_(std::move(uuid)) {}
+Neo4jStore::Neo4jStore(Neo4jTarget target, std::unique_ptr<SqliteStore> local, std::string uuid, std::string worker)
+    : db_(std::move(target)),
+      local_(std::move(local)),
+      uuid_(std::move(uuid)),
+      worker_(std::move(worker)),
+      ttl_ms_(claim_ttl_ms()) {}
+
+Neo4jStore::~Neo4jStore() {
+  try {
+    leave_writers();
+  } catch (const Error&) {  // unreachable server: the registration lapses by itself
+  }
+}
 
 void Neo4jStore::run_rows(const std::string& statement, const std::vector<json>& rows, const json& params) {
   std::vector<json> batch;
@@ -201,7 +228,7 @@ WriteResult Neo4jStore::put_document(const DocumentRecord& doc, const std::strin
                                      const std::string& embed_model, const std::vector<Figure>& figures) {
   sweep_staged();
   write_images(figures);
-  const std::string version = random_version();
+  const std::string version = random_token();
   try {
     write_staged(version, doc, text, chunks, embed_model, figures);
     json replace = json::array();
@@ -345,7 +372,8 @@ std::unique_ptr<Store> open_neo4j_store(const SharedStoreOptions& opt) {
   Neo4jClient db(target);
   const std::string uuid = neo4j_store::open_schema(db, opt.create);
   const std::string dir = shared_store_cache_dir(opt.url, opt.cache_dir);
-  return std::make_unique<neo4j_store::Neo4jStore>(std::move(target), neo4j_store::open_local(dir, uuid), uuid);
+  return std::make_unique<neo4j_store::Neo4jStore>(std::move(target), neo4j_store::open_local(dir, uuid), uuid,
+                                                   neo4j_store::random_token());
 }
 
 }  // namespace mmkg

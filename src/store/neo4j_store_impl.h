@@ -2,7 +2,10 @@
 // the local copy's sync and the JSON forms of documents, chunks and figures).
 #pragma once
 
+#include <condition_variable>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -33,7 +36,9 @@ int64_t as_i64(const json& v);
 
 class Neo4jStore final : public Store {
  public:
-  Neo4jStore(Neo4jTarget target, std::unique_ptr<SqliteStore> local, std::string uuid);
+  /// `worker`: this process's writer id (a reader connection shares its writer's).
+  Neo4jStore(Neo4jTarget target, std::unique_ptr<SqliteStore> local, std::string uuid, std::string worker);
+  ~Neo4jStore() override;
 
   bool read_only() const override { return false; }
   std::optional<DocumentRecord> find_by_path(const std::string& path) override { return local_->find_by_path(path); }
@@ -82,6 +87,13 @@ class Neo4jStore final : public Store {
   std::vector<GraphDocMark> graph_documents(const std::string& backend) override;
   void mark_graph_document(const std::string& backend, const std::string& doc_id, const std::string& extractor,
                            bool present) override;
+  void join_writers() override;
+  bool claim(const std::string& path) override;
+  void release(const std::string& path) override;
+  bool done_writing() override;
+  void take_graph_lease(const std::function<void(const std::string&)>& on_wait) override;
+  void leave_writers() override;
+  std::unique_ptr<Store> open_reader() override;
   bool shared() const override { return true; }
   WriteResult sync() override;
   std::string location() const override { return db_.target().shown; }
@@ -103,11 +115,23 @@ class Neo4jStore final : public Store {
   void apply_document(const std::string& id, WriteResult& out);
   void apply_tombstone(const std::string& id, WriteResult& out);
 
+  void heartbeat();
+
   Neo4jClient db_;
   std::unique_ptr<SqliteStore> local_;
   std::string uuid_;
+  std::string worker_;
+  int64_t ttl_ms_;  ///< a writer's registration, claims and lease lapse this long after its last heartbeat
   bool swept_ = false;
+  bool joined_ = false;
+  std::thread beat_;
+  std::mutex beat_mu_;
+  std::condition_variable beat_cv_;
+  bool beat_stop_ = false;
 };
+
+/// A random 16-hex-digit token (staged versions, writer ids).
+std::string random_token();
 
 /// Adds `r`'s row ids to `out`.
 void append(WriteResult& out, WriteResult&& r);

@@ -54,6 +54,7 @@ class SqliteStore final : public Store {
   std::vector<GraphDocMark> graph_documents(const std::string& backend) override;
   void mark_graph_document(const std::string& backend, const std::string& doc_id, const std::string& extractor,
                            bool present) override;
+  std::unique_ptr<Store> open_reader() override { return Store::open(dir_, false); }
   sqlite3* db() override { return db_; }
   const std::string& dir() const override { return dir_; }
   void exec(const std::string& sql) override;

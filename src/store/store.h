@@ -174,6 +174,26 @@ class Store {
   virtual void mark_graph_document(const std::string& backend, const std::string& doc_id,
                                    const std::string& extractor, bool present) = 0;
 
+  // ---- several writers at once ----
+  // A shared store takes several ingesting processes at once; the embedded store has one writer
+  // at a time (StoreWriteLock), so there these do nothing and every path is this writer's.
+  /// Registers this process as a writer until leave_writers(); a heartbeat keeps the
+  /// registration, and the claims, alive; a killed writer's lapse after MMKG_CLAIM_TTL seconds.
+  virtual void join_writers() {}
+  /// Claims `path` for this writer: false while another live writer holds it.
+  virtual bool claim(const std::string& /*path*/) { return true; }
+  virtual void release(const std::string& /*path*/) {}
+  /// This writer has written its documents: true when no other live writer is still writing
+  /// (the caller then brings the graph in step, once, for all of them).
+  virtual bool done_writing() { return true; }
+  /// Takes the graph's lease, waiting while another live writer holds it (`on_wait` is told
+  /// once); held until leave_writers().
+  virtual void take_graph_lease(const std::function<void(const std::string&)>& /*on_wait*/) {}
+  virtual void leave_writers() {}
+  /// Another connection to the same store, for a parsing thread: reads, the per-image cache
+  /// and claims (as this writer). Never syncs.
+  virtual std::unique_ptr<Store> open_reader() = 0;
+
   // ---- sharing ----
   /// True for a store several processes and machines write (Neo4jStore): ingest then embeds
   /// before it commits, and readers call sync() to see the others' writes.

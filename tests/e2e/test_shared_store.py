@@ -126,3 +126,87 @@ def test_a_writer_killed_mid_document_leaves_nothing_half_visible(tmp_path, neo4
     assert done.rc == 0, done
     assert documents_seen(neo4j, tmp_path / "reader") == want
     assert on(neo4j, tmp_path / "reader", "check", "--json", embedder="none").rc == 0
+
+
+def three_folders(root):
+    """Folders A, B, C (papers with figures, notes and the sample corpus), for workers over
+    overlapping pairs of them."""
+    folders = [root / n for n in "ABC"]
+    for f in folders:
+        f.mkdir(parents=True)
+    for i in range(3):
+        pdfgen.paper(folders[i] / f"paper{i}.pdf", pages=8 + 2 * i, header=f"Header {i}")
+        (folders[i] / f"note{i}.txt").write_text(f"Note {i}.\n\n" + f"Sentence {i} about attention heads. " * 120)
+    pdfgen.figure_paper(folders[0] / "figures.pdf")
+    for j, f in enumerate(sorted(CORPUS.iterdir())):
+        (folders[j % 3] / f.name).write_bytes(f.read_bytes())
+    return folders
+
+
+def shared_state(neo4j, cache):
+    st = on(neo4j, cache, "stats", "--json", embedder="none").json()
+    docs = sorted((d["path"], d["chunks"], d["id"]) for d in st["docs"])
+    g = st["graph"]
+    return docs, st["chunks"], {k: g[k] for k in ("entities", "relations", "mentions", "communities")}
+
+
+def embedded_state(store):
+    st = run("stats", "--json", store=store).json()
+    docs = sorted((d["path"], d["chunks"], d["id"]) for d in st["docs"])
+    g = st["graph"]
+    return docs, st["chunks"], {k: g[k] for k in ("entities", "relations", "mentions", "communities")}
+
+
+def test_three_workers_over_overlapping_folders_equal_one_ingest(tmp_path, neo4j):
+    wipe(neo4j)
+    a, b, c = three_folders(tmp_path / "in")
+    ref = tmp_path / "embedded"
+    assert run("ingest", a, b, c, "--embedder", "native", store=ref).rc == 0
+    env = dict(os.environ, MMKG_EMBEDDER="native")
+    env.pop("MMKG_STORE", None)
+    workers = [subprocess.Popen([BIN, "ingest", str(x), str(y), "--json", "--store", neo4j.spec,
+                                 "--cache", str(tmp_path / f"w{i}")], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+               for i, (x, y) in enumerate(((a, b), (b, c), (a, c)))]
+    outs = [w.communicate(timeout=900) for w in workers]
+    for w, (out, err) in zip(workers, outs):
+        assert w.returncode == 0, err
+    reports = [json.loads(out) for out, _ in outs]
+    # Every document was parsed and embedded by one worker: the others found it stored.
+    assert sum(r["documents"] for r in reports) == len(embedded_state(ref)[0])
+    assert sum(1 for r in reports if r.get("graph")) == 1, "one worker built the graph, for all"
+    assert shared_state(neo4j, tmp_path / "reader") == embedded_state(ref)
+    assert neo4j.query("MATCH (d:Document) RETURN count(d)")[0][0] == len(embedded_state(ref)[0])
+    for q in questions()[:8]:
+        assert top10(("--store", neo4j.spec, "--cache", tmp_path / "reader"), q) == top10(("--store", ref), q), q
+    assert on(neo4j, tmp_path / "reader", "check", "--json").rc == 0
+
+
+def test_killed_workers_leave_a_store_a_rerun_completes(tmp_path, neo4j):
+    wipe(neo4j)
+    a, b, c = three_folders(tmp_path / "in")
+    ref = tmp_path / "embedded"
+    assert run("ingest", a, b, c, store=ref).rc == 0
+    env = dict(os.environ, MMKG_EMBEDDER="none", MMKG_CLAIM_TTL="2")
+    env.pop("MMKG_STORE", None)
+    rng = random.Random(7)
+    for round_ in range(2):
+        workers = [subprocess.Popen([BIN, "ingest", str(x), str(y), "--store", neo4j.spec,
+                                     "--cache", str(tmp_path / f"w{i}")], env=env, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL)
+                   for i, (x, y) in enumerate(((a, b), (b, c), (a, c)))]
+        time.sleep(rng.uniform(1.0, 5.0))
+        for w in workers:
+            if w.poll() is None:
+                w.send_signal(signal.SIGKILL)
+            w.wait()
+        seen = documents_seen(neo4j, tmp_path / "reader")
+        want = {p.rsplit("/", 1)[1]: n for p, n, _ in embedded_state(ref)[0]}
+        for name, chunks in (seen or {}).items():
+            assert chunks == want[name], f"round {round_}: {name} has {chunks} of {want[name]} chunks"
+    time.sleep(2.5)  # the killed workers' claims lapse
+    r = subprocess.run([BIN, "ingest", str(a), str(b), str(c), "--json", "--store", neo4j.spec, "--cache",
+                        str(tmp_path / "w0")], env=env, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr
+    assert shared_state(neo4j, tmp_path / "reader") == embedded_state(ref)
+    assert on(neo4j, tmp_path / "reader", "check", "--json", embedder="none").rc == 0
