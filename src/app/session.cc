@@ -431,6 +431,7 @@ RemoveReport Session::remove(const std::vector<std::string>& docs) {
 void Session::warm() { searcher().embedder(); }
 
 StatsReport Session::store_stats(bool with_documents) {
+  sync_shared();  // a shared store: what the other machines wrote too
   StatsReport r;
   r.store = store().stats();
   if (with_documents) r.docs = store().documents();

@@ -268,6 +268,9 @@ class Session {
   /// Opens the store now (creating it, for a session that may create one), so that readers
   /// opened after it find one.
   void open_store() { store(); }
+  /// The store's local folder (a shared store's: its local copy under the cache folder), known
+  /// before the store is opened: where node-local files (the server's uploads) go.
+  std::string local_dir() const;
   /// Opens the searcher and loads the embedding model now, so that the first query does not
   /// pay for it.
   void warm();
@@ -325,9 +328,6 @@ class Session {
   std::pair<long long, long long> read_mark();
   /// Opens the store of cfg_.store: the embedded one, or a shared one (brought up to date).
   std::unique_ptr<Store> open_configured_store(bool create);
-  /// The store's local folder (a shared store's: its local copy under the cache folder), known
-  /// before the store is opened.
-  std::string local_dir() const;
   /// A shared store: brings the local copy up to date, and the vector and lexical indexes with it.
   void sync_shared();
   /// Brings the vector index (when there is one) and the lexical index up to date with the rows

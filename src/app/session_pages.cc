@@ -73,7 +73,9 @@ PageImage Session::page_image(const std::string& doc_key, int page, const std::s
   // The file as it is now; with a chunk to highlight it must be the version that was ingested,
   // or the boxes would mark the wrong places.
   std::string bytes;
-  {
+  if (auto kept = store().source(d.id)) {  // a shared store keeps the file (ingested elsewhere)
+    bytes = std::move(*kept);
+  } else {
     std::error_code ec;
     if (!fs::is_regular_file(d.path, ec))
       throw InputError(d.path + ": file not found (moved or deleted since it was ingested); put it back, or ingest it "

@@ -41,6 +41,7 @@ struct Parsed {
   std::string doc_id;
   int64_t bytes = 0;
   ParsedDocument doc;
+  std::string source;    // the file, for a store that keeps it (Store::keeps_sources)
   std::string text;      // rendered text
   std::vector<Chunk> chunks;
   FigureStats figure_stats;
@@ -102,6 +103,7 @@ void process(const std::string& path, const std::string& root, const IngestOptio
     pctx.root = root;
     pctx.figures = opt.figures.enabled;
     out.doc = parser_for(format_info(format).reader).parse(path, bytes, pctx);
+    if (reader && reader->keeps_sources()) out.source = std::move(bytes);
     bytes.clear();
     bytes.shrink_to_fit();
     prepare_figures(out.doc, out.doc_id, opt.figures.max_references);
@@ -341,6 +343,8 @@ std::vector<std::string> store_document(Writer& w, Parsed& p, const std::optiona
     if (w.opt.embedder) reuse_vectors(w, p.chunks);
     if (w.opt.embedder && w.store.shared()) embed_before_commit(w, p);
     for (const auto& [key, value] : p.figure_stats.cache_new) w.store.cache_put(key, value);
+    if (w.store.keeps_sources()) w.store.put_source(d.id, p.source);
+    p.source.clear();
     WriteResult wr = w.store.put_document(d, p.text, p.chunks,
                                           prev ? std::optional<std::string>(prev->id) : std::nullopt,
                                           w.opt.embedder ? w.opt.embedder->id() : "", p.doc.figures);

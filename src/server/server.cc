@@ -139,7 +139,7 @@ int serve(Config cfg, const ServeOptions& opt_in) {
   meta->open_store();
   // A local model server is started once, and every session talks to it.
   cfg.llm = meta->shared_llm_spec();
-  const std::string store_dir = fs::absolute(cfg.store).lexically_normal().string();
+  const std::string store_dir = fs::absolute(meta->local_dir()).lexically_normal().string();
 
   Metrics metrics;
   JobQueue jobs(cfg, nullptr);

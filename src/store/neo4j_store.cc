@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <random>
 
@@ -71,6 +73,7 @@ const char* kSchema[] = {
     "CREATE INDEX mmkg_staged_document IF NOT EXISTS FOR (d:StagedDocument) ON (d.version)",
     "CREATE INDEX mmkg_staged_chunk IF NOT EXISTS FOR (c:StagedChunk) ON (c.version)",
     "CREATE INDEX mmkg_staged_figure IF NOT EXISTS FOR (f:StagedFigureRecord) ON (f.version)",
+    "CREATE INDEX mmkg_source_part IF NOT EXISTS FOR (s:SourcePart) ON (s.doc_id, s.seq)",
     "CREATE CONSTRAINT mmkg_worker_id IF NOT EXISTS FOR (w:Worker) REQUIRE w.id IS UNIQUE",
     "CREATE CONSTRAINT mmkg_claim_path IF NOT EXISTS FOR (c:Claim) REQUIRE c.path IS UNIQUE",
     "CREATE CONSTRAINT mmkg_lease_name IF NOT EXISTS FOR (l:Lease) REQUIRE l.name IS UNIQUE",
@@ -97,6 +100,7 @@ CALL (st, gone) { UNWIND gone AS g CREATE (:Tombstone {doc_id: g, gen: st.genera
 CALL (gone) { UNWIND gone AS g MATCH (f:FigureRecord {doc_id: g}) DETACH DELETE f }
 CALL (gone, d) { UNWIND gone + [d.id] AS g MATCH (c:Chunk {doc_id: g}) DETACH DELETE c }
 CALL (gone) { UNWIND gone AS g MATCH (o:Document {id: g}) DETACH DELETE o }
+CALL (gone, d) { UNWIND [g IN gone WHERE g <> d.id] AS g MATCH (s:SourcePart {doc_id: g}) DELETE s }
 CALL (d) { MATCH (c:StagedChunk {version: d.version}) REMOVE c:StagedChunk SET c:Chunk REMOVE c.version, c.staged_at }
 CALL (d) {
   MATCH (f:StagedFigureRecord {version: d.version})
@@ -114,6 +118,7 @@ WITH st
 MATCH (d:Document {id: $id})
 CALL (d) { MATCH (c:Chunk {doc_id: d.id}) DETACH DELETE c }
 CALL (d) { MATCH (f:FigureRecord {doc_id: d.id}) DETACH DELETE f }
+CALL (d) { MATCH (s:SourcePart {doc_id: d.id}) DELETE s }
 CREATE (:Tombstone {doc_id: d.id, gen: st.generation})
 DETACH DELETE d
 RETURN 1)";
@@ -279,6 +284,44 @@ SET d.gen = st.generation)",
            rows, {{"m", model}});
 }
 
+// The file in parts of kSourcePart bytes (base64), keyed by document and position: written again
+// by a retry or another writer, they are the same nodes.
+constexpr size_t kSourcePart = 1 << 20;
+
+void Neo4jStore::put_source(const std::string& doc_id, const std::string& bytes) {
+  std::vector<json> rows;
+  for (size_t off = 0, seq = 0; off < bytes.size() || seq == 0; off += kSourcePart, ++seq)
+    rows.push_back({{"seq", static_cast<int64_t>(seq)},
+                    {"b64", base64_encode(std::string_view(bytes).substr(off, kSourcePart))}});
+  run_rows("UNWIND $rows AS r MERGE (s:SourcePart {doc_id: $d, seq: r.seq}) "
+           "ON CREATE SET s.b64 = r.b64, s.written_at = timestamp()",
+           rows, {{"d", doc_id}});
+}
+
+// From the local copy's sources/ folder, else read from Neo4j once and kept there (written to a
+// temporary name and renamed: a reader never sees half a file).
+std::optional<std::string> Neo4jStore::source(const std::string& doc_id) {
+  const fs::path file = fs::path(local_->dir()) / "sources" / doc_id;
+  std::error_code ec;
+  if (fs::is_regular_file(file, ec)) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  auto r = db_.run("MATCH (s:SourcePart {doc_id: $d}) RETURN s.b64 ORDER BY s.seq", {{"d", doc_id}});
+  if (r.rows.empty()) return std::nullopt;
+  std::string bytes;
+  for (const auto& row : r.rows) bytes += base64_decode(row[0].get<std::string>());
+  fs::create_directories(file.parent_path(), ec);
+  const std::string tmp = file.string() + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  fs::rename(tmp, file, ec);
+  if (ec) fs::remove(tmp, ec);
+  return bytes;
+}
+
 std::optional<std::string> Neo4jStore::cache_get(const std::string& key) {
   auto r = db_.run("MATCH (f:FigureCache {key: $k}) RETURN f.value", {{"k", key}});
   if (r.rows.empty() || !r.rows[0][0].is_string()) return std::nullopt;
@@ -294,6 +337,9 @@ void Neo4jStore::cache_put(const std::string& key, const std::string& value) {
 int Neo4jStore::remove_unreferenced_images() {
   db_.run("MATCH (i:Image) WHERE i.written_at < timestamp() - $ttl "
           "AND NOT EXISTS { MATCH (f:FigureRecord|StagedFigureRecord {image_hash: i.hash}) } DELETE i",
+          {{"ttl", kStagedTtlMs}});
+  db_.run("MATCH (s:SourcePart) WHERE s.written_at < timestamp() - $ttl "
+          "AND NOT EXISTS { MATCH (:Document {id: s.doc_id}) } DELETE s",
           {{"ttl", kStagedTtlMs}});
   StoreWriteLock lock(local_->dir(), {}, "sync.lock");
   return local_->remove_unreferenced_images();

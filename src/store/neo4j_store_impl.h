@@ -46,6 +46,9 @@ class Neo4jStore final : public Store {
   std::vector<DocumentRecord> resolve(const std::string& key) override { return local_->resolve(key); }
   std::vector<DocumentRecord> documents() override { return local_->documents(); }
   std::string document_text(const std::string& id) override { return local_->document_text(id); }
+  std::optional<std::string> source(const std::string& doc_id) override;
+  void put_source(const std::string& doc_id, const std::string& bytes) override;
+  bool keeps_sources() const override { return true; }
   WriteResult put_document(const DocumentRecord& doc, const std::string& text, const std::vector<Chunk>& chunks,
                            const std::optional<std::string>& replace_id, const std::string& embed_model,
                            const std::vector<Figure>& figures) override;

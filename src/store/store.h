@@ -103,6 +103,12 @@ class Store {
   virtual std::vector<DocumentRecord> documents() = 0;
   /// The document's rendered text ("" for an unknown id).
   virtual std::string document_text(const std::string& id) = 0;
+  /// The document's file as it was ingested, when the store keeps it (a shared store does: the
+  /// file is on another machine); nullopt for the embedded store, which reads it at its path.
+  virtual std::optional<std::string> source(const std::string& /*doc_id*/) { return std::nullopt; }
+  /// Keeps the file of document `doc_id` (before put_document), when keeps_sources().
+  virtual void put_source(const std::string& /*doc_id*/, const std::string& /*bytes*/) {}
+  virtual bool keeps_sources() const { return false; }
 
   /// Inserts a document and its chunks (with their embeddings for `embed_model`, when a chunk's
   /// `vector` is set) in one transaction; first deletes the document with id `replace_id` (an

@@ -210,3 +210,85 @@ def test_killed_workers_leave_a_store_a_rerun_completes(tmp_path, neo4j):
     assert r.returncode == 0, r.stderr
     assert shared_state(neo4j, tmp_path / "reader") == embedded_state(ref)
     assert on(neo4j, tmp_path / "reader", "check", "--json", embedder="none").rc == 0
+
+
+def test_two_servers_over_one_store(tmp_path, neo4j):
+    """Two `mmkg serve` (two machines: separate --cache folders) over one Neo4j: a document uploaded
+    through A is listed, searched, asked about, its figure and highlighted page served, and deleted,
+    through B, within seconds and without a restart; a reader polling B meanwhile never sees a
+    document with fewer chunks than it has."""
+    import requests
+    import figgen
+    from server_proc import API_KEY, Server
+
+    wipe(neo4j)
+    bearer = {"Authorization": f"Bearer {API_KEY}"}
+    a = Server(neo4j.spec, tmp_path / "logs-a", "--cache", tmp_path / "cache-a", embedder="native")
+    b = Server(neo4j.spec, tmp_path / "logs-b", "--cache", tmp_path / "cache-b", embedder="native")
+    try:
+        pdf = tmp_path / "quokka.pdf"
+        figgen.paper_with_figures(pdf)
+        files = [(p.name, p.read_bytes()) for p in sorted(CORPUS.iterdir())] + [("quokka.pdf", pdf.read_bytes())]
+        seen, stop = [], []
+
+        def poll_b():
+            while not stop:
+                r = requests.get(f"{b.url}/api/documents", timeout=60)
+                if r.status_code == 200:
+                    seen.extend((d["doc"], d["chunks"]) for d in r.json()["documents"])
+                time.sleep(0.1)
+
+        import threading
+        reader = threading.Thread(target=poll_b)
+        reader.start()
+        r = requests.post(f"{a.url}/api/documents", files=[("file", f) for f in files], headers=bearer, timeout=600)
+        assert r.status_code == 202, r.text
+        job = r.json()["job"]["id"]
+        deadline = time.monotonic() + 600
+        while requests.get(f"{a.url}/api/jobs/{job}", timeout=60).json()["state"] not in ("done", "failed"):
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        assert requests.get(f"{a.url}/api/jobs/{job}", timeout=60).json()["state"] == "done"
+
+        def through_b():
+            names = {d["doc"]: d["chunks"] for d in requests.get(f"{b.url}/api/documents", timeout=60).json()["documents"]}
+            return names if "quokka.pdf" in names and len(names) == len(files) else None
+        t0 = time.monotonic()
+        while not through_b():
+            assert time.monotonic() - t0 < 10, "B does not list A's upload within 10 s"
+            time.sleep(0.2)
+        final = through_b()
+        stop.append(1)
+        reader.join()
+        for doc, chunks in seen:
+            assert chunks == final[doc], f"B listed {doc} with {chunks} of {final[doc]} chunks"
+
+        hits = requests.get(f"{b.url}/api/search", params={"q": "quokka architecture", "k": 10}, timeout=600).json()
+        figs = [h for h in hits["results"] if h["kind"] == "figure"]
+        assert figs, hits
+        fid = figs[0]["figure_id"]
+        img_b = requests.get(f"{b.url}/api/figures/{fid}/image", timeout=60)
+        img_a = requests.get(f"{a.url}/api/figures/{fid}/image", timeout=60)
+        assert img_b.status_code == 200 and img_b.content[:8] == b"\x89PNG\r\n\x1a\n" and img_b.content == img_a.content
+        text = [h for h in requests.get(f"{b.url}/api/search", params={"q": "quokka", "k": 10}, timeout=60).json()["results"]
+                if h["doc"] == "quokka.pdf" and h["boxes"]]
+        assert text
+        page = text[0]["boxes"][0]["page"]
+        lit = requests.get(f"{b.url}/api/documents/{text[0]['doc_id']}/pages/{page}/image",
+                           params={"chunk": text[0]["chunk_id"], "zoom": 1}, timeout=60)
+        assert lit.status_code == 200 and int(lit.headers["X-Highlight-Boxes"]) >= 1, lit.text[:300]
+        ans = requests.post(f"{b.url}/api/ask", json={"question": "what does the quokka architecture figure show?"},
+                            timeout=600)
+        assert ans.status_code == 200 and ans.json()["citations"], ans.text[:500]
+
+        # Deleted through B: A stops listing and finding it within seconds.
+        assert requests.delete(f"{b.url}/api/documents/quokka.pdf", headers=bearer, timeout=60).status_code == 200
+        t0 = time.monotonic()
+        while "quokka.pdf" in [d["doc"] for d in requests.get(f"{a.url}/api/documents", timeout=60).json()["documents"]]:
+            assert time.monotonic() - t0 < 10, "A still lists the document B deleted"
+            time.sleep(0.2)
+        hits = requests.get(f"{a.url}/api/search", params={"q": "quokka", "k": 20}, timeout=60).json()["results"]
+        assert not any(h["doc"] == "quokka.pdf" for h in hits)
+    finally:
+        assert a.stop() == 0, a.log()
+        assert b.stop() == 0, b.log()
