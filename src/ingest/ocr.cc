@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -219,6 +220,13 @@ std::string clean_png(const std::string& b, std::string& out) {
   }
 }
 
+// This thread's CPU seconds: what one image costs, whatever else the machine is doing.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
 PIX* scaled(PIX* pix, double f) { return pixScale(pix, static_cast<float>(f), static_cast<float>(f)); }
 
 // Decodes `bytes` into the 8-bit grey image Tesseract reads (dark ink on light, sized for
@@ -263,12 +271,14 @@ PixPtr prepare(const std::string& bytes, OcrResult& r) {
   if (heights.size() < kMinLetters) return r.blank = true, nullptr;
   std::nth_element(heights.begin(), heights.begin() + heights.size() / 2, heights.end());
   double letters = heights[heights.size() / 2];
+  r.text_height = static_cast<int>(std::lround(letters / down));
+  r.scale = down;
   if (letters < kTargetTextHeight / 1.25) {
     double up = std::min({kTargetTextHeight / letters, kMaxUpscale, double(kMaxSide) / std::max(w, h),
                           std::sqrt(double(kMaxOcrPixels) / w / h)});
     if (up >= 1.25) {
       PixPtr big(scaled(pix.get(), up));
-      if (big) pix = std::move(big);  // out of memory: read it at its own size
+      if (big) pix = std::move(big), r.scale = down * up;  // out of memory: read it at its own size
     }
   }
   return pix;
@@ -348,8 +358,10 @@ OcrResult ocr_png(const std::string& png_bytes) {
   OcrResult r;
   try {
     silence_once();
+    const double t0 = thread_cpu_seconds();
     PixPtr pix = prepare(png_bytes, r);
-    if (!pix) return r;
+    r.prepare_seconds = thread_cpu_seconds() - t0;
+    if (!pix) return r.scale = 0, r;
     std::string why;
     tesseract::TessBaseAPI* api = ocr_available(&why) ? thread_engine() : nullptr;
     if (!api) return r.error = why.empty() ? "Tesseract could not be started on this thread (out of memory?)" : why, r;
@@ -364,7 +376,10 @@ OcrResult ocr_png(const std::string& png_bytes) {
     api->SetSourceResolution(300);
     tesseract::ETEXT_DESC monitor;
     monitor.set_deadline_msecs(kOcrDeadlineMs);
-    if (api->Recognize(&monitor) != 0) {
+    const double t1 = thread_cpu_seconds();
+    const int failed = api->Recognize(&monitor);
+    r.recognise_seconds = thread_cpu_seconds() - t1;
+    if (failed != 0) {
       r.error = monitor.deadline_exceeded() ? "OCR stopped after " + std::to_string(kOcrDeadlineMs / 1000) +
                                                   " s (a very busy image); the figure keeps no OCR text"
                                             : "Tesseract failed on this image; the figure keeps no OCR text";

@@ -16,6 +16,11 @@ struct OcrResult {
   int words_dropped = 0;    ///< low confidence (< 60) or junk (no letter or digit, stray letters, punctuation)
   bool blank = false;       ///< tiny, uniform or (almost) inkless: Tesseract was not run
   std::string error;        ///< non-empty: the image could not be read (one line, says what to do)
+  // How the image was read, for benchmarks and tests (not part of the cached result):
+  int text_height = 0;      ///< median height (px, as decoded) of the letter-sized ink; 0 if not measured
+  double scale = 0;         ///< factor from the decoded image to what Tesseract read; 0 if it did not run
+  double prepare_seconds = 0;    ///< this thread's CPU time: decoding, grey, analysis, scaling
+  double recognise_seconds = 0;  ///< this thread's CPU time in Tesseract
 };
 
 /// True when Tesseract and its English data are usable; otherwise `why` says what to install.
