@@ -48,8 +48,8 @@ void bench_file(const std::string& f, const std::string& dump, Totals& t) {
     t.prepare += r.prepare_seconds;
     t.recognise += r.recognise_seconds;
     t.words += r.words_kept;
-    std::printf("%s\t%d\t%s\t%dx%d\t%d\t%d\t%.3f\t%.1f\t%.1f\t%d\t%s\n", name.c_str(), fig.page,
-                image.c_str(), fig.width, fig.height, r.blank ? 1 : 0, r.text_height,
+    std::printf("%s\t%d\t%s\t%dx%d\t%d\t%d\t%d\t%.3f\t%.1f\t%.1f\t%d\t%s\n", name.c_str(), fig.page,
+                image.c_str(), fig.width, fig.height, r.blank ? 1 : 0, r.text_lines, r.text_height,
                 r.scale, r.prepare_seconds * 1e3, r.recognise_seconds * 1e3, r.words_kept,
                 one_field(r.error.empty() ? r.text : "ERROR: " + r.error).c_str());
   }
@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mmkg_ocr_bench: %s\n", why.c_str());
     return 1;
   }
-  std::printf("file\tpage\timage\tsize\tskipped\ttext_px\tscale\tprepare_ms\trecognise_ms\twords\ttext\n");
+  std::printf("file\tpage\timage\tsize\tskipped\tlines\ttext_px\tscale\tprepare_ms\trecognise_ms\twords\ttext\n");
   Totals t;
   for (int i = first; i < argc; ++i) bench_file(argv[i], dump, t);
   std::fprintf(stderr, "%d images: %d skipped, %d errors; CPU %.2f s prepare + %.2f s recognise; %ld words\n", t.images,

@@ -17,6 +17,7 @@ struct OcrResult {
   bool blank = false;       ///< tiny, uniform or (almost) inkless: Tesseract was not run
   std::string error;        ///< non-empty: the image could not be read (one line, says what to do)
   // How the image was read, for benchmarks and tests (not part of the cached result):
+  int text_lines = 0;       ///< lines of letters the cheap text test found (0: not measured, or none)
   int text_height = 0;      ///< median height (px, as decoded) of the letter-sized ink; 0 if not measured
   double scale = 0;         ///< factor from the decoded image to what Tesseract read; 0 if it did not run
   double prepare_seconds = 0;    ///< this thread's CPU time: decoding, grey, analysis, scaling
