@@ -36,7 +36,7 @@ json ingest_json(const IngestReport& rep) {
   for (const auto& w : r.skipped_links) links.push_back({{"path", w.path}, {"warning", w.error}});
   return {{"documents", r.documents}, {"skipped", r.skipped}, {"chunks", r.chunks},
           {"figures", r.figures},     {"tables", r.tables},   {"pages", r.pages},     {"bytes", r.bytes},
-          {"ocr", {{"images", r.ocr_runs}, {"cached", r.ocr_cached}, {"seconds", r.ocr_seconds}}},
+          {"ocr", {{"images", r.ocr_runs}, {"skipped", r.ocr_skipped}, {"cached", r.ocr_cached}, {"seconds", r.ocr_seconds}}},
           {"vision", {{"calls", r.described}, {"cached", r.describe_cached}, {"seconds", r.describe_seconds}}},
           {"ignored", r.ignored},     {"failed", failed},     {"warnings", warnings},
           {"skipped_links", links},

@@ -15,8 +15,8 @@ void print_ingest(const IngestReport& rep) {
               r.documents, r.documents == 1 ? "" : "s", r.skipped, r.failed.size(), static_cast<long long>(r.chunks),
               static_cast<long long>(r.pages), static_cast<double>(r.bytes) / 1e6, r.seconds);
   if (r.figures + r.tables > 0 || r.ocr_runs + r.ocr_cached > 0)
-    std::printf("figures: %d figures, %d tables; OCR %d images (%d cached) in %.2f s%s\n", r.figures, r.tables,
-                r.ocr_runs, r.ocr_cached, r.ocr_seconds,
+    std::printf("figures: %d figures, %d tables; OCR %d images (%d without text, %d cached) in %.2f s%s\n", r.figures,
+                r.tables, r.ocr_runs, r.ocr_skipped, r.ocr_cached, r.ocr_seconds,
                 r.described + r.describe_cached > 0
                     ? (", vision model " + std::to_string(r.described) + " calls (" + std::to_string(r.describe_cached) + " cached)").c_str()
                     : "");

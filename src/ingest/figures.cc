@@ -197,7 +197,7 @@ class FigureTextRun {
       st_.ocr_seconds += secs;
       st_.cache_new.emplace_back(key, res.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
-    if (res.value("blank", false)) ++st_.ocr_blank;
+    if (!cached && res.value("blank", false)) ++st_.ocr_skipped;
     std::string text = res.value("text", "");
     if (!text.empty()) {
       f.text = f.text.empty() ? text : f.text + "\n" + text;

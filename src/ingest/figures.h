@@ -51,7 +51,8 @@ struct FigureOptions {
 /// Counters of the figure stage for one document (summed into IngestResult).
 struct FigureStats {
   int figures = 0, tables = 0;
-  int ocr_runs = 0, ocr_cached = 0, ocr_blank = 0;
+  int ocr_runs = 0, ocr_cached = 0;
+  int ocr_skipped = 0;  ///< of ocr_runs: blank or without a line of text, so Tesseract did not run
   double ocr_seconds = 0;
   int described = 0, describe_cached = 0, describe_failed = 0;
   double describe_seconds = 0;

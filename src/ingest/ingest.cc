@@ -357,6 +357,7 @@ std::vector<std::string> store_document(Writer& w, Parsed& p, const std::optiona
     res.tables += fs.tables;
     res.ocr_runs += fs.ocr_runs;
     res.ocr_cached += fs.ocr_cached;
+    res.ocr_skipped += fs.ocr_skipped;
     res.ocr_seconds += fs.ocr_seconds;
     res.described += fs.described;
     res.describe_cached += fs.describe_cached;

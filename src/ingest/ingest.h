@@ -48,6 +48,7 @@ struct IngestResult {
   int tables = 0;       ///< tables extracted
   int ocr_runs = 0;     ///< images OCR'd
   int ocr_cached = 0;   ///< OCR results reused from the store's cache (same image seen before)
+  int ocr_skipped = 0;  ///< of ocr_runs: no line of text found (or blank), Tesseract not run
   double ocr_seconds = 0;   ///< summed over threads
   int described = 0;       ///< vision model calls
   int describe_cached = 0;  ///< descriptions reused from the cache

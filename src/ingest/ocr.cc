@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -23,7 +24,7 @@ namespace {
 
 // ---- settings (any change that alters the text read must bump kSettingsVersion) ----
 
-constexpr const char* kSettingsVersion = "v1";
+constexpr const char* kSettingsVersion = "v2";  // v2: the text-line test, invert pass only for light text
 // Figures are sparse text: axis labels, tick numbers, legend entries, boxes of a diagram, spread
 // over the image with no columns. PSM 11 (sparse text) finds each text line on its own. PSM 3
 // (auto) lays the image out as columns and paragraphs first: on the test plot it found the same
@@ -40,20 +41,43 @@ constexpr int64_t kMaxDecodePixels = 32'000'000;
 // What Tesseract gets: neither side over 4000 px and at most 12 Mpx (bounded time and memory).
 constexpr int kMaxSide = 4000;
 constexpr int64_t kMaxOcrPixels = 12'000'000;
-// Blank test. First the grey histogram (Otsu split): uniform or without contrast, nothing to
-// read. Then the shapes of the ink: fewer than 3 letter-sized connected components cannot make
-// a word. A threshold on the ink fraction instead (0.2% say) would blank a figure holding one
-// short label (a 14 pt word on a 1200 px square is 0.02% ink), while specks of dust or JPEG
-// noise, whatever their number, are smaller than letters.
+// Blank test, before Tesseract (which costs 20-700 ms an image). First the grey histogram (Otsu
+// split): uniform or without contrast, nothing to read. Then the shapes of the ink: only images
+// with a line of text go on (find_text_lines). A threshold on the ink fraction instead (0.2% say)
+// would blank a figure holding one short label (a 14 pt word on a 1200 px square is 0.02% ink),
+// while specks of dust or JPEG noise, whatever their number, are smaller than letters.
 constexpr double kMinStddev = 2.0;      // uniform, up to noise
 constexpr double kMinContrast = 40.0;   // grey levels between ink and background means
-constexpr size_t kMinLetters = 3;
 constexpr int kMinLetterHeight = 4;     // smaller is a speck, or text too small to read even upscaled
-// Text size, as the median height of the letter-sized components: under ~19 px it is upscaled
-// toward 24 px (the test diagram's 8 px letters lost "Encoder" and "Decoder" at their own size).
-// At most 3x: text smaller than ~6 px read no better at 4x or 5x.
+constexpr size_t kMinLetters = 3;       // letter-sized components of the main ink: fewer make no word
+// A line of text: at least 3 letter-sized components side by side, the shortest word worth
+// keeping (junk_word drops lone letters, and two blobs side by side are common in photos). Two
+// neighbours in a line: heights within 2x (an "x" beside an "l" or a capital is ~1.4x, "g" beside
+// "x" ~1.4x), bottoms (baseline) or tops (x-height, cap height) level within 15% of the taller
+// one's height (anti-aliasing moves an edge by a pixel; a texture's blobs are seldom level), and
+// the gap between them from a quarter of the shorter one's height of overlap (kerned "AV", italic)
+// to the taller one's height (a word space is about 0.3 em, ~0.45 of a capital; a looser screen
+// font's letter spacing fits too, while keys on a keyboard photo or the scattered pins of a
+// schematic, 2-3 heights apart, do not chain).
+constexpr int kMinLineLetters = 3;
+constexpr int kMaxLineHeightRatio = 2;
+constexpr double kAlignSlack = 0.15;
+constexpr double kMaxLetterOverlap = 0.25;
+constexpr double kMaxLetterGap = 1.0;
+// Text size, as the median height of the text lines: under ~19 px it is upscaled
+// toward 24 px (the test diagram's 8 px letters lost "Encoder" and "Decoder" at their own size;
+// Tesseract drops text with an x-height under 10 px as noise, textord_min_xheight, and 24 px
+// capitals have an x-height of ~17). At most 3x: text smaller than ~6 px read no better at 4x
+// or 5x. On the benchmark's screenshots (5 px capitals at 150 dpi) 2.5x instead of 3x kept 83%
+// of the words found in the documents' text (3x: 95%, tests/bench in docs/BENCHMARKS.md): the
+// tiny text needs the pixels, so the saving comes from what is not read, not from a lower scale.
 constexpr double kTargetTextHeight = 24;
 constexpr double kMaxUpscale = 3;
+// Large text is read at a lower resolution: above twice the target height the image is
+// downscaled until the median letter is twice the target, so that text half its size still
+// reaches the target. Tesseract's LSTM reads every line at a height of 36 px whatever its size,
+// while its layout analysis costs in proportion to the pixels.
+constexpr double kLargeTextHeight = 2 * kTargetTextHeight;
 constexpr int kOcrDeadlineMs = 20'000;     // a pathological image (dense noise) cannot stall ingest
 constexpr const char* kDebianTessdata = "/usr/share/tesseract-ocr/5/tessdata";
 
@@ -85,11 +109,11 @@ bool init_engine(tesseract::TessBaseAPI& api) {
   };
   if (!init(nullptr) && !init(kDebianTessdata)) return false;
   api.SetPageSegMode(kPsm);
-  // tessedit_do_invert stays on (the default): a line read with low confidence is read again
-  // inverted, which recovers a dark banner with white text inside a light screenshot
-  // (ocr_test.cc) for ~10% more CPU on that image and none on the others, since only
-  // low-confidence lines pay for it. An image that is light-on-dark as a whole is inverted
-  // before (prepare()): otherwise every line is read twice (+50% CPU on the test diagram).
+  // tessedit_do_invert (a line read with low confidence is read again inverted, which recovers
+  // a dark banner with white text inside a light screenshot, ocr_test.cc) is set per image in
+  // ocr_png(): on only where prepare() found lines of light letters. An image that is
+  // light-on-dark as a whole is inverted before (prepare()): otherwise every line is read twice
+  // (+50% CPU on the test diagram).
   return true;
 }
 
@@ -176,21 +200,83 @@ Histogram analyse(PIX* gray) {
   return out;
 }
 
-// Heights of the letter-sized connected components of the dark ink (values <= threshold):
-// specks are too small, rules and axes too long, a box or a bar area too tall.
-std::vector<int> letter_heights(PIX* gray, int threshold) {
-  std::vector<int> heights;
+struct Box {
+  int x, y, w, h;
+};
+
+// The letter-sized connected components of the dark ink (values <= threshold): specks are too
+// small, rules and axes too long, a box or a bar area too tall.
+std::vector<Box> letter_boxes(PIX* gray, int threshold) {
+  std::vector<Box> out;
   PixPtr bin(pixThresholdToBinary(gray, threshold + 1));
   BOXA* boxes = bin ? pixConnCompBB(bin.get(), 8) : nullptr;
-  if (!boxes) return heights;
+  if (!boxes) return out;
   int max_h = std::max(kMinLetterHeight, pixGetHeight(gray) / 2);
   for (int i = 0, n = boxaGetCount(boxes); i < n; ++i) {
     l_int32 x, y, bw, bh;
     if (boxaGetBoxGeometry(boxes, i, &x, &y, &bw, &bh) == 0 && bh >= kMinLetterHeight && bh <= max_h && bw <= 3 * bh)
-      heights.push_back(bh);
+      out.push_back({x, y, bw, bh});
   }
   boxaDestroy(&boxes);
-  return heights;
+  return out;
+}
+
+// Whether `b` may be the next letter of a line after `a` (b starts to the right of a): of
+// similar height, side by side in the same band, and not further apart than a word space.
+bool next_in_line(const Box& a, const Box& b) {
+  int lo = std::min(a.h, b.h), hi = std::max(a.h, b.h);
+  if (hi > kMaxLineHeightRatio * lo) return false;
+  // Letters of a line share their bottom (the baseline) or their top (x-height or cap height).
+  const double slack = std::max(1.0, kAlignSlack * hi);
+  if (std::abs((a.y + a.h) - (b.y + b.h)) > slack && std::abs(a.y - b.y) > slack) return false;
+  int gap = b.x - (a.x + a.w);
+  return gap >= -kMaxLetterOverlap * lo && gap <= kMaxLetterGap * hi;
+}
+
+int median(std::vector<int>& v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+struct TextLines {
+  int lines = 0;             // chains of at least kMinLineLetters components
+  std::vector<int> heights;  // of each of those lines: the median of its components' (px)
+};
+
+// The cheap "carries text" test: links each letter-sized component to the nearest one on its
+// right that continues its line (next_in_line) and counts the chains of kMinLineLetters or more.
+// A word, a number or a label of three characters makes one; the blobs of a photo or the marks
+// of a plot seldom line up so, and fewer components than that make no word worth reading.
+TextLines find_text_lines(std::vector<Box> boxes) {
+  TextLines out;
+  std::sort(boxes.begin(), boxes.end(), [](const Box& a, const Box& b) { return a.x < b.x; });
+  const size_t n = boxes.size();
+  std::vector<size_t> parent(n);
+  for (size_t i = 0; i < n; ++i) parent[i] = i;
+  auto root = [&](size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const Box& a = boxes[i];
+    size_t best = n;
+    int best_gap = 0;
+    // Candidates start after a's left edge and no further than the widest gap allowed.
+    for (size_t j = i + 1; j < n && boxes[j].x <= a.x + a.w + kMaxLetterGap * 2 * a.h; ++j) {
+      if (boxes[j].x <= a.x || !next_in_line(a, boxes[j])) continue;
+      int gap = boxes[j].x - (a.x + a.w);
+      if (best == n || gap < best_gap) best = j, best_gap = gap;
+    }
+    if (best < n) parent[root(best)] = root(i);
+  }
+  std::vector<std::vector<int>> members(n);
+  for (size_t i = 0; i < n; ++i) members[root(i)].push_back(boxes[i].h);
+  for (auto& line : members) {
+    if (line.size() < kMinLineLetters) continue;
+    ++out.lines;
+    out.heights.push_back(median(line));
+  }
+  return out;
 }
 
 // libpng prints its errors and warnings to stderr (Leptonica leaves its default handlers), so
@@ -219,11 +305,36 @@ std::string clean_png(const std::string& b, std::string& out) {
   }
 }
 
+// This thread's CPU seconds: what one image costs, whatever else the machine is doing.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
 PIX* scaled(PIX* pix, double f) { return pixScale(pix, static_cast<float>(f), static_cast<float>(f)); }
+
+// Scales `pix` so that letters of median height `letters` px are the size Tesseract reads best
+// (kTargetTextHeight up to kMaxUpscale, kLargeTextHeight down); returns the factor applied
+// (1 when the text is fine as it is, or memory ran out: it is then read at its own size).
+double resize_for_text(PixPtr& pix, double letters) {
+  const int w = pixGetWidth(pix.get()), h = pixGetHeight(pix.get());
+  double f = 1;
+  if (letters < kTargetTextHeight / 1.25)
+    f = std::min({kTargetTextHeight / letters, kMaxUpscale, double(kMaxSide) / std::max(w, h),
+                  std::sqrt(double(kMaxOcrPixels) / w / h)});
+  else if (letters > kLargeTextHeight)
+    f = std::max(kLargeTextHeight / letters, double(kMinSide) / std::min(w, h));
+  if (f < 1.25 && f > 0.8) return 1;  // a small change gains nothing and blurs the letters
+  PixPtr resized(scaled(pix.get(), f));
+  if (!resized) return 1;
+  pix = std::move(resized);
+  return f;
+}
 
 // Decodes `bytes` into the 8-bit grey image Tesseract reads (dark ink on light, sized for
 // recognition), or says why not: sets `r.error` or `r.blank` and returns nullptr.
-PixPtr prepare(const std::string& bytes, OcrResult& r) {
+PixPtr prepare(const std::string& bytes, OcrResult& r, bool* light_text) {
   if (bytes.empty()) return r.error = "empty image data; the figure has no image to OCR", nullptr;
   auto data = reinterpret_cast<const l_uint8*>(bytes.data());
   l_int32 format = 0, w = 0, h = 0, bps = 0, spp = 0, cmap = 0;
@@ -259,18 +370,25 @@ PixPtr prepare(const std::string& bytes, OcrResult& r) {
     pixInvert(pix.get(), pix.get());
     threshold = 254 - threshold;  // the light class (> t) becomes values < 255 - t
   }
-  std::vector<int> heights = letter_heights(pix.get(), threshold);
-  if (heights.size() < kMinLetters) return r.blank = true, nullptr;
-  std::nth_element(heights.begin(), heights.begin() + heights.size() / 2, heights.end());
-  double letters = heights[heights.size() / 2];
-  if (letters < kTargetTextHeight / 1.25) {
-    double up = std::min({kTargetTextHeight / letters, kMaxUpscale, double(kMaxSide) / std::max(w, h),
-                          std::sqrt(double(kMaxOcrPixels) / w / h)});
-    if (up >= 1.25) {
-      PixPtr big(scaled(pix.get(), up));
-      if (big) pix = std::move(big);  // out of memory: read it at its own size
-    }
-  }
+  // Lines of dark letters, and of light letters inside dark areas (a banner, a dark button).
+  std::vector<Box> letters_dark = letter_boxes(pix.get(), threshold);
+  // Fewer than 3 letters of the main ink make no word: the light ink is not looked at either (on
+  // the benchmark, lines "found" there in such images were the gaps between dark shapes).
+  if (letters_dark.size() < kMinLetters) return r.blank = true, nullptr;
+  TextLines dark = find_text_lines(std::move(letters_dark));
+  PixPtr inverted(pixInvert(nullptr, pix.get()));
+  TextLines light = inverted ? find_text_lines(letter_boxes(inverted.get(), 254 - threshold)) : TextLines{};
+  inverted.reset();
+  r.text_lines = dark.lines + light.lines;
+  if (r.text_lines == 0) return r.blank = true, nullptr;
+  *light_text = light.lines > 0;
+  std::vector<int>& heights = dark.heights;
+  heights.insert(heights.end(), light.heights.begin(), light.heights.end());
+  // The median line, not the median letter: the peaks of a dense waveform chain like letters,
+  // many to a line, but make one or two lines among a screenshot's dozens.
+  const double letters = median(heights);
+  r.text_height = static_cast<int>(std::lround(letters / down));
+  r.scale = down * resize_for_text(pix, letters);
   return pix;
 }
 
@@ -348,8 +466,11 @@ OcrResult ocr_png(const std::string& png_bytes) {
   OcrResult r;
   try {
     silence_once();
-    PixPtr pix = prepare(png_bytes, r);
-    if (!pix) return r;
+    const double t0 = thread_cpu_seconds();
+    bool light_text = false;
+    PixPtr pix = prepare(png_bytes, r, &light_text);
+    r.prepare_seconds = thread_cpu_seconds() - t0;
+    if (!pix) return r.scale = 0, r;
     std::string why;
     tesseract::TessBaseAPI* api = ocr_available(&why) ? thread_engine() : nullptr;
     if (!api) return r.error = why.empty() ? "Tesseract could not be started on this thread (out of memory?)" : why, r;
@@ -358,13 +479,20 @@ OcrResult ocr_png(const std::string& png_bytes) {
       tesseract::TessBaseAPI* api;
       ~ClearAfter() { api->Clear(); }
     } clear_after{api};
+    // Tesseract reads a line again inverted when its confidence is low: the way a light label on
+    // a dark banner is read, but on an image without light text only a second reading of the
+    // junk lines (20% of the benchmark's recognition time, 4 of 697 known words).
+    api->SetVariable("tessedit_do_invert", light_text ? "1" : "0");
     api->SetImage(pix.get());
     // Small text was scaled up to about 10 pt at 300 dpi; stating a resolution spares
     // Tesseract a guess (and its warning), and larger text reads the same under it.
     api->SetSourceResolution(300);
     tesseract::ETEXT_DESC monitor;
     monitor.set_deadline_msecs(kOcrDeadlineMs);
-    if (api->Recognize(&monitor) != 0) {
+    const double t1 = thread_cpu_seconds();
+    const int failed = api->Recognize(&monitor);
+    r.recognise_seconds = thread_cpu_seconds() - t1;
+    if (failed != 0) {
       r.error = monitor.deadline_exceeded() ? "OCR stopped after " + std::to_string(kOcrDeadlineMs / 1000) +
                                                   " s (a very busy image); the figure keeps no OCR text"
                                             : "Tesseract failed on this image; the figure keeps no OCR text";
