@@ -50,7 +50,7 @@ Config::Env Config::read_env() {
     const char* v = std::getenv(name);
     return v && *v ? v : "";
   };
-  return {env("MMKG_STORE"), env("MMKG_EMBEDDER"), env("MMKG_GRAPH"), env("MMKG_CACHE")};
+  return {env("MMKG_STORE"), env("MMKG_EMBEDDER"), env("MMKG_GRAPH"), env("MMKG_CACHE_DIR")};
 }
 
 Config Config::from_env() {

@@ -37,7 +37,7 @@ struct Config {
   /// The store (--store; env MMKG_STORE; default ./mmkg-store): a directory (the embedded SQLite
   /// store) or neo4j://USER:PASS@HOST:PORT[/DB] (a store several processes and machines share).
   std::string store = "mmkg-store";
-  /// With a shared store, the folder for this node's caches (--cache; env MMKG_CACHE; default
+  /// With a shared store, the folder for this node's caches (--cache; env MMKG_CACHE_DIR; default
   /// $XDG_CACHE_HOME/mmkg, else ~/.cache/mmkg).
   std::string cache;
   /// The embedding model (--embedder; env MMKG_EMBEDDER): native (all-MiniLM-L6-v2),
@@ -72,7 +72,7 @@ struct Config {
   /// The settings the environment gives, as written (empty: unset): the defaults of --store,
   /// --embedder and --graph, which a command line parses once with its own flags.
   struct Env {
-    std::string store, embedder, graph, cache;  ///< MMKG_STORE, MMKG_EMBEDDER, MMKG_GRAPH, MMKG_CACHE
+    std::string store, embedder, graph, cache;  ///< MMKG_STORE, MMKG_EMBEDDER, MMKG_GRAPH, MMKG_CACHE_DIR
   };
   static Env read_env();
   /// The defaults with the environment applied (read_env(), parsed). Throws UsageError for a bad

@@ -24,10 +24,10 @@ struct Common {
   std::string answerable;           ///< --answerable FILE (Config::answerable)
   std::string selector;             ///< --selector FILE (Config::selector)
   std::string graph;                ///< --graph / MMKG_GRAPH (empty: sqlite, or a shared store's database)
-  std::string cache;                ///< --cache / MMKG_CACHE
+  std::string cache;                ///< --cache / MMKG_CACHE_DIR
   std::string llm;                  ///< --llm of the commands that take one (empty: config file, environment)
 
-  /// The environment's defaults (MMKG_STORE, MMKG_EMBEDDER, MMKG_GRAPH, MMKG_CACHE).
+  /// The environment's defaults (MMKG_STORE, MMKG_EMBEDDER, MMKG_GRAPH, MMKG_CACHE_DIR).
   static Common from_env();
   /// The typed Config (UsageError for a bad value).
   Config config() const;

@@ -39,7 +39,7 @@ void add_common(CLI::App* a, Common& c) {
                 "share (Neo4j's HTTP port; env MMKG_STORE)")
       ->capture_default_str();
   a->add_option("--cache", c.cache,
-                "with a shared --store: this machine's folder for its local copy and indexes (env MMKG_CACHE; "
+                "with a shared --store: this machine's folder for its local copy and indexes (env MMKG_CACHE_DIR; "
                 "default $XDG_CACHE_HOME/mmkg or ~/.cache/mmkg)");
   a->add_flag("--json", c.json, "print one JSON object on stdout (fields in docs/JSON.md)");
   a->add_flag("-v,--verbose", c.verbose, "log every step on stderr");

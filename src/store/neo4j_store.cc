@@ -30,7 +30,7 @@ bool is_shared_store_spec(const std::string& spec) {
 std::string shared_store_cache_dir(const std::string& url, const std::string& cache_dir) {
   std::string root = cache_dir;
   if (root.empty())
-    if (const char* v = std::getenv("MMKG_CACHE"); v && *v) root = v;
+    if (const char* v = std::getenv("MMKG_CACHE_DIR"); v && *v) root = v;
   if (root.empty())
     if (const char* v = std::getenv("XDG_CACHE_HOME"); v && *v) root = std::string(v) + "/mmkg";
   if (root.empty()) {

@@ -39,7 +39,7 @@ namespace mmkg {
 struct SharedStoreOptions {
   /// neo4j://USER:PASS@HOST:PORT[/DB] or http(s)://... (the HTTP port, as for --graph).
   std::string url;
-  /// The folder for node-local caches ("" = $MMKG_CACHE, else $XDG_CACHE_HOME/mmkg, else
+  /// The folder for node-local caches ("" = $MMKG_CACHE_DIR, else $XDG_CACHE_HOME/mmkg, else
   /// ~/.cache/mmkg); the local copy goes in a subfolder named after the server and database.
   std::string cache_dir;
   /// Whether the store may be created (its schema and counter node made) when absent.
