@@ -438,6 +438,12 @@ StatsReport Session::store_stats(bool with_documents) {
   return r;
 }
 
+void Session::record_job(const std::string& id, const std::string& json) {
+  if (store().shared()) store().put_job(id, json);
+}
+
+std::optional<std::string> Session::recorded_job(const std::string& id) { return store().job(id); }
+
 bool Session::has_document_at(const std::string& path) { return store().find_by_path(path).has_value(); }
 
 StatsReport Session::stats() {

@@ -268,6 +268,10 @@ class Session {
   /// Opens the store now (creating it, for a session that may create one), so that readers
   /// opened after it find one.
   void open_store() { store(); }
+  /// A server's ingest job as JSON: kept in a shared store, so that every server answers for it
+  /// (nothing is kept for the embedded store); what a server recorded, by id (nullopt: none).
+  void record_job(const std::string& id, const std::string& json);
+  std::optional<std::string> recorded_job(const std::string& id);
   /// The store's local folder (a shared store's: its local copy under the cache folder), known
   /// before the store is opened: where node-local files (the server's uploads) go.
   std::string local_dir() const;

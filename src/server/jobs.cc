@@ -4,6 +4,8 @@
 #include <ctime>
 #include <filesystem>
 
+#include <unistd.h>
+
 #include "app/json.h"
 #include "core/clock.h"
 #include "core/error.h"
@@ -56,7 +58,9 @@ std::string JobQueue::submit(std::vector<std::string> names, std::vector<std::st
   std::lock_guard<std::mutex> lk(mu_);
   if (stopping_) throw HttpError(503, "unavailable", "the server is stopping; upload again after it restarts");
   char id[40];
-  std::snprintf(id, sizeof id, "j%lx-%llu", static_cast<long>(std::time(nullptr)), static_cast<unsigned long long>(++next_));
+  // Time, process and count: unique among the servers of a shared store too.
+  std::snprintf(id, sizeof id, "j%lx-%x-%llu", static_cast<long>(std::time(nullptr)), static_cast<unsigned>(::getpid()),
+                static_cast<unsigned long long>(++next_));
   Job j;
   j.id = id;
   j.files = std::move(names);
@@ -105,11 +109,26 @@ bool JobQueue::wait_change(const std::string& id, uint64_t version, double timeo
 }
 
 void JobQueue::update(const std::string& id, const std::function<void(Job&)>& fn) {
-  std::lock_guard<std::mutex> lk(mu_);
-  Job& j = jobs_[id];
-  fn(j);
-  ++j.version;
-  cv_.notify_all();
+  Job copy;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    Job& j = jobs_[id];
+    fn(j);
+    ++j.version;
+    copy = j;
+    cv_.notify_all();
+  }
+  record(copy);
+}
+
+void JobQueue::record(const Job& j) {
+  std::lock_guard<std::mutex> lk(record_mu_);
+  try {
+    if (!recorder_) recorder_ = Session::open(cfg_, true);
+    recorder_->record_job(j.id, job_json(j).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  } catch (const std::exception& e) {  // the job goes on; only the other servers miss this change
+    std::fprintf(stderr, "mmkg: warning: job %s not recorded in the shared store: %s\n", j.id.c_str(), e.what());
+  }
 }
 
 void JobQueue::run() {

@@ -69,10 +69,14 @@ class JobQueue {
   /// Removes the uploaded files that did not become documents.
   void forget_unstored(const std::vector<std::string>& paths);
   void update(const std::string& id, const std::function<void(Job&)>& fn);
+  /// Keeps the job's JSON in a shared store (Session::record_job), for the other servers.
+  void record(const Job& j);
   Session& writer();
   Config cfg_;
   std::function<void()> after_write_;
   std::unique_ptr<Session> writer_;
+  std::unique_ptr<Session> recorder_;  ///< record()'s own session (the writer's is busy ingesting)
+  std::mutex record_mu_;
   std::mutex write_mu_;  ///< one write at a time on the writer session
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;

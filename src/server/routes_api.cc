@@ -106,6 +106,19 @@ Job find_job(Context& c, const std::string& id) {
   return j;
 }
 
+// A job of this server, else one another server of a shared store recorded there.
+json job_anywhere(Context& c, const std::string& id) {
+  Job j;
+  if (c.jobs.get(id, j)) return job_json(j);
+  std::optional<std::string> recorded;
+  {
+    std::lock_guard<std::mutex> lk(c.meta_mu);
+    recorded = c.meta.recorded_job(id);
+  }
+  if (!recorded) throw HttpError(404, "not_found", "no job " + id + "; GET /api/jobs lists them");
+  return json::parse(*recorded);
+}
+
 void job_events(Context& c, const httplib::Request& req, httplib::Response& res) {
   Job first = find_job(c, req.matches[1]);
   res.set_header("Cache-Control", "no-cache");
@@ -256,7 +269,7 @@ void add_api_routes(Http& http, Context& c) {
   http.del(R"(/api/documents/([^/]+))", "/api/documents/{key}", [&c](R q, W w) { delete_document(c, q, w); }, write);
   http.get("/api/stats", "/api/stats", [&c](R q, W w) { stats(c, q, w); });
   http.get("/api/jobs", "/api/jobs", [&c](R q, W w) { list_jobs(c, q, w); });
-  http.get(R"(/api/jobs/([^/]+))", "/api/jobs/{id}", [&c](R q, W w) { send_json(w, job_json(find_job(c, q.matches[1]))); });
+  http.get(R"(/api/jobs/([^/]+))", "/api/jobs/{id}", [&c](R q, W w) { send_json(w, job_anywhere(c, q.matches[1])); });
   http.get(R"(/api/jobs/([^/]+)/events)", "/api/jobs/{id}/events", [&c](R q, W w) { job_events(c, q, w); });
   http.get("/api/search", "/api/search", [&c](R q, W w) { search(c, q, w); });
   http.post("/api/search", "/api/search", [&c](R q, W w) { search(c, q, w); });

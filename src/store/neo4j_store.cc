@@ -74,6 +74,7 @@ const char* kSchema[] = {
     "CREATE INDEX mmkg_staged_chunk IF NOT EXISTS FOR (c:StagedChunk) ON (c.version)",
     "CREATE INDEX mmkg_staged_figure IF NOT EXISTS FOR (f:StagedFigureRecord) ON (f.version)",
     "CREATE INDEX mmkg_source_part IF NOT EXISTS FOR (s:SourcePart) ON (s.doc_id, s.seq)",
+    "CREATE CONSTRAINT mmkg_job_id IF NOT EXISTS FOR (j:Job) REQUIRE j.id IS UNIQUE",
     "CREATE CONSTRAINT mmkg_worker_id IF NOT EXISTS FOR (w:Worker) REQUIRE w.id IS UNIQUE",
     "CREATE CONSTRAINT mmkg_claim_path IF NOT EXISTS FOR (c:Claim) REQUIRE c.path IS UNIQUE",
     "CREATE CONSTRAINT mmkg_lease_name IF NOT EXISTS FOR (l:Lease) REQUIRE l.name IS UNIQUE",
@@ -320,6 +321,16 @@ std::optional<std::string> Neo4jStore::source(const std::string& doc_id) {
   fs::rename(tmp, file, ec);
   if (ec) fs::remove(tmp, ec);
   return bytes;
+}
+
+void Neo4jStore::put_job(const std::string& id, const std::string& json) {
+  db_.run("MERGE (j:Job {id: $id}) SET j.json = $json, j.updated_at = timestamp()", {{"id", id}, {"json", json}});
+}
+
+std::optional<std::string> Neo4jStore::job(const std::string& id) {
+  auto r = db_.run("MATCH (j:Job {id: $id}) RETURN j.json", {{"id", id}});
+  if (r.rows.empty() || !r.rows[0][0].is_string()) return std::nullopt;
+  return r.rows[0][0].get<std::string>();
 }
 
 std::optional<std::string> Neo4jStore::cache_get(const std::string& key) {

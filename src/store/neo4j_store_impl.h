@@ -97,6 +97,8 @@ class Neo4jStore final : public Store {
   void take_graph_lease(const std::function<void(const std::string&)>& on_wait) override;
   void leave_writers() override;
   std::unique_ptr<Store> open_reader() override;
+  void put_job(const std::string& id, const std::string& json) override;
+  std::optional<std::string> job(const std::string& id) override;
   bool shared() const override { return true; }
   WriteResult sync() override;
   std::string location() const override { return db_.target().shown; }

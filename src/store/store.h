@@ -200,6 +200,11 @@ class Store {
   /// and claims (as this writer). Never syncs.
   virtual std::unique_ptr<Store> open_reader() = 0;
 
+  /// The server's ingest jobs, as JSON by id, so that every server of a shared store answers for
+  /// each; the embedded store keeps none (its one server holds its jobs in memory).
+  virtual void put_job(const std::string& /*id*/, const std::string& /*json*/) {}
+  virtual std::optional<std::string> job(const std::string& /*id*/) { return std::nullopt; }
+
   // ---- sharing ----
   /// True for a store several processes and machines write (Neo4jStore): ingest then embeds
   /// before it commits, and readers call sync() to see the others' writes.

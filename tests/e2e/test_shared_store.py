@@ -249,6 +249,11 @@ def test_two_servers_over_one_store(tmp_path, neo4j):
             assert time.monotonic() < deadline
             time.sleep(0.2)
         assert requests.get(f"{a.url}/api/jobs/{job}", timeout=60).json()["state"] == "done"
+        # The job is known to B too (kept in the shared store), with A's result.
+        jb = requests.get(f"{b.url}/api/jobs/{job}", timeout=60)
+        assert jb.status_code == 200 and jb.json()["state"] == "done", jb.text[:300]
+        assert jb.json()["result"]["documents"] == len(files), jb.json()
+        assert requests.get(f"{b.url}/api/jobs/j0-0-0", timeout=60).status_code == 404
 
         def through_b():
             names = {d["doc"]: d["chunks"] for d in requests.get(f"{b.url}/api/documents", timeout=60).json()["documents"]}
