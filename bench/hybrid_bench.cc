@@ -75,6 +75,7 @@
 #include "index/vector_index.h"
 #include "index/vector_store.h"
 #include "index/xapian_lexical.h"
+#include "store/neo4j_store.h"
 #include "store/sqlite_util.h"
 #include "store/store.h"
 
@@ -155,6 +156,7 @@ json store_files(const std::string& dir) {
 
 struct Args {
   std::string cmd, store, vocab_dir = "examples/corpus", json_out, embedder = "native";
+  std::string cache;  ///< a shared --store (neo4j://...): this process's cache folder (--cache)
   int64_t chunks = 0;
   int chunks_per_doc = 100, words = 150, recall_queries = 100, queries = 300, warmup = 20, k = 10;
   double zipf = 1.0;
@@ -179,6 +181,7 @@ Args parse_args(int argc, char** argv) {
       return argv[++i];
     };
     if (s == "--store") a.store = val();
+    else if (s == "--cache") a.cache = val();
     else if (s == "--chunks") a.chunks = std::atoll(val().c_str());
     else if (s == "--chunks-per-doc") a.chunks_per_doc = std::max(1, std::atoi(val().c_str()));
     else if (s == "--words") a.words = std::max(1, std::atoi(val().c_str()));
@@ -399,7 +402,8 @@ json build_lexical(mmkg::Store& store, int threads) {
 }
 
 int cmd_build(const Args& a) {
-  if (fs::exists(a.store)) usage(a.store + " exists; build writes a fresh store (remove it first)");
+  if (!mmkg::is_shared_store_spec(a.store) && fs::exists(a.store))
+    usage(a.store + " exists; build writes a fresh store (remove it first)");
   json out = {{"phase", "build"}, {"store", a.store}, {"chunks_requested", a.chunks}};
   auto t_all = Clock::now();
 
@@ -421,7 +425,10 @@ int cmd_build(const Args& a) {
                       {"top_words", std::vector<std::string>(vocab.words.begin(),
                                                              vocab.words.begin() + std::min<size_t>(10, vocab.words.size()))}};
 
-  auto store = mmkg::Store::open(a.store, true);
+  // A shared store (--store neo4j://...) is written through the same put_document: staged, then
+  // published, then copied into this process's local copy.
+  auto store = mmkg::is_shared_store_spec(a.store) ? mmkg::open_neo4j_store({a.store, a.cache, true})
+                                                   : mmkg::Store::open(a.store, true);
   ChunkGenerator gen(vocab, a.words, a.seed);
   double gen_s = 0, write_s = 0;
   int64_t written = 0, docs = 0, text_bytes = 0;
@@ -487,7 +494,7 @@ int cmd_build(const Args& a) {
   double scan_s = secs_since(t_scan);
 
   // The index build, as `mmkg search` / `mmkg ingest` do it when vectors.idx is missing.
-  fs::remove(mmkg::vector_index_path(a.store));
+  fs::remove(mmkg::vector_index_path(store->dir()));
   mmkg::VectorIndexStatus st;
   mmkg::VectorIndexOptions opts;
   if (a.hnsw_threshold > 0) opts.hnsw_threshold = a.hnsw_threshold;
@@ -514,7 +521,7 @@ int cmd_build(const Args& a) {
   out["index_quality"] = index_quality(*store, model, dim, *index, a.recall_queries, a.seed);
 
   out["lexical_index"] = build_lexical(*store, a.lexical_threads);
-  out["files_bytes"] = store_files(a.store);
+  out["files_bytes"] = store_files(store->dir());
   out["memory_peak"] = mem_now();
   out["seconds_total"] = secs_since(t_all);
   write_json(a.json_out, out);
@@ -675,7 +682,10 @@ int cmd_search(const Args& a) {
   // Through the Session, as `mmkg search` opens its store and searcher.
   mmkg::Config cfg;
   cfg.store = a.store;
+  cfg.cache = a.cache;
+  cfg.share_graph_with_store(true);
   cfg.embedder = mmkg::EmbedderSpec::parse(a.embedder);
+  // For a shared store this is a node's cold start when --cache is empty: the local copy is made.
   auto session = mmkg::Session::open(cfg);
   mmkg::Store* store = &session->store();
   out["store_open_ms"] = ms_since(t0);
@@ -695,7 +705,7 @@ int cmd_search(const Args& a) {
   auto [keywords, phrases] = sample_queries(*store, a.queries, a.seed);
   json sets = json::array();
   // A second reader of the lexical index for the side-by-side comparison.
-  auto lexical = mmkg::XapianLexical::open(a.store);
+  auto lexical = mmkg::XapianLexical::open(store->dir());
   out["lexical_index"] = lexical ? "xapian" : "none";
   sets.push_back(run_set(searcher, *emb, *store, lexical.get(), "keywords", keywords, a));
   sets.push_back(run_set(searcher, *emb, *store, lexical.get(), "phrases", phrases, a));
