@@ -272,7 +272,9 @@ TEST_P(StoreConformance, AnotherNodeSeesWritesAndDeletesAfterSync) {
   WriteResult seen = b->sync();
   ASSERT_TRUE(b->find_by_id("d1"));
   EXPECT_EQ(fts(*b, "shared"), (std::vector<std::string>{"d1-0"}));
-  if (b->shared()) EXPECT_EQ(seen.added_rowids.size(), 1u);
+  if (b->shared()) {
+    EXPECT_EQ(seen.added_rowids.size(), 1u);
+  }
   EXPECT_TRUE(b->sync().added_rowids.empty()) << "nothing new: nothing to do";
   EXPECT_TRUE(b->delete_document("d1", nullptr));
   a().sync();
