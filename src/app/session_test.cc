@@ -54,16 +54,31 @@ TEST(Config, EnvironmentGivesTheDefaults) {
   Config empty;
   empty.store = "";
   EXPECT_THROW(empty.validate(), UsageError);
-  // A URL is refused (it would become a folder named "neo4j:"), and the message hides the password.
-  Config url;
-  url.store = "neo4j://neo4j:secret@127.0.0.1:7474";
-  try {
-    url.validate();
-    ADD_FAILURE() << "a URL store was accepted";
-  } catch (const UsageError& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("--graph"), std::string::npos) << m;
-    EXPECT_EQ(m.find("secret"), std::string::npos) << m;
+  // A Neo4j URL names a shared store, whose graph lives in the same database unless --graph says
+  // otherwise; the graph in SQLite (the local copy) is refused, and so is any other URL: it would
+  // become a folder named "ftp:". Messages hide the password.
+  Config shared;
+  shared.store = "neo4j://neo4j:secret@127.0.0.1:7474";
+  shared.share_graph_with_store(/*graph_unset=*/true);
+  EXPECT_EQ(shared.graph.kind, GraphBackend::Kind::Neo4j);
+  EXPECT_EQ(shared.graph.key(), "neo4j:127.0.0.1:7474");
+  EXPECT_NO_THROW(shared.validate());
+  Config none = shared;
+  none.graph = GraphBackend::parse("none");
+  none.share_graph_with_store(/*graph_unset=*/false);
+  EXPECT_FALSE(none.graph.enabled());
+  EXPECT_NO_THROW(none.validate());
+  for (const char* bad_store : {"neo4j://neo4j:secret@127.0.0.1:7474", "ftp://u:secret@host/x"}) {
+    Config bad;
+    bad.store = bad_store;  // the graph left in SQLite, or a scheme that is no store
+    try {
+      bad.validate();
+      ADD_FAILURE() << bad_store << " was accepted";
+    } catch (const UsageError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("neo4j://"), std::string::npos) << m;
+      EXPECT_EQ(m.find("secret"), std::string::npos) << m;
+    }
   }
   Config folder;
   folder.store = "data/my:store";
