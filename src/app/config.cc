@@ -34,8 +34,10 @@ std::string GraphBackend::key() const {
   return "neo4j:" + (scheme == std::string::npos ? r : r.substr(scheme + 3));
 }
 
+bool Config::store_is_shared() const { return is_shared_store_spec(store); }
+
 void Config::share_graph_with_store(bool graph_unset) {
-  if (graph_unset && is_shared_store_spec(store)) graph = GraphBackend::parse(store);
+  if (graph_unset && store_is_shared()) graph = GraphBackend::parse(store);
 }
 
 ExtractMode parse_extract_mode(const std::string& s) {
@@ -68,12 +70,11 @@ void Config::validate() const {
   if (store.empty()) throw UsageError("--store is empty; give the store directory (default ./mmkg-store)");
   // A URL is not a folder: without this, "ftp://user:pass@host" would become a local folder named
   // "ftp:" holding an embedded store (and the password in its path).
-  if (const size_t scheme = store.find("://"); scheme != std::string::npos && scheme > 0 &&
-                                               !is_shared_store_spec(store))
+  if (const size_t scheme = store.find("://"); scheme != std::string::npos && scheme > 0 && !store_is_shared())
     throw UsageError("--store " + redact_url(store) +
                      ": give a local folder, or a shared store in Neo4j as neo4j://USER:PASS@HOST:PORT[/DB] "
                      "(Neo4j's HTTP port)");
-  if (is_shared_store_spec(store) && graph.kind == GraphBackend::Kind::Sqlite)
+  if (store_is_shared() && graph.kind == GraphBackend::Kind::Sqlite)
     throw UsageError("--store " + redact_url(store) +
                      ": a shared store keeps its graph in Neo4j too; leave --graph out (the same database) "
                      "or give --graph neo4j://... or none");

@@ -78,6 +78,8 @@ struct Config {
   /// The defaults with the environment applied (read_env(), parsed). Throws UsageError for a bad
   /// MMKG_EMBEDDER or MMKG_GRAPH.
   static Config from_env();
+  /// True when `store` names a shared store (neo4j://, http(s)://) rather than a directory.
+  bool store_is_shared() const;
   /// A shared store keeps its graph in the same Neo4j database unless --graph said otherwise
   /// (`graph_unset`): sets `graph` to the store's URL then.
   void share_graph_with_store(bool graph_unset);

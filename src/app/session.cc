@@ -56,16 +56,17 @@ std::unique_ptr<Session> Session::open(Config cfg, bool create) {
   s->create_ = create;
   // An existing store opens now (a missing one is an error at once); a store to create waits for
   // the first write, so that a configuration error found before it leaves nothing behind.
-  if (!create) s->store_ = s->open_configured_store(false);
+  if (!create) s->open_configured_store(false);
   return s;
 }
 
-std::unique_ptr<Store> Session::open_configured_store(bool create) {
-  if (!is_shared_store_spec(cfg_.store)) return Store::open(cfg_.store, create);
-  std::unique_ptr<Store> st = open_neo4j_store({cfg_.store, cfg_.cache, create});
-  store_ = std::move(st);
+void Session::open_configured_store(bool create) {
+  if (!cfg_.store_is_shared()) {
+    store_ = Store::open(cfg_.store, create);
+    return;
+  }
+  store_ = open_neo4j_store({cfg_.store, cfg_.cache, create});
   sync_shared();
-  return std::move(store_);
 }
 
 namespace {
@@ -89,7 +90,7 @@ struct WriterScope {
 }  // namespace
 
 std::string Session::local_dir() const {
-  return is_shared_store_spec(cfg_.store) ? shared_store_cache_dir(cfg_.store, cfg_.cache) : cfg_.store;
+  return cfg_.store_is_shared() ? shared_store_cache_dir(cfg_.store, cfg_.cache) : cfg_.store;
 }
 
 void Session::sync_shared() {
@@ -117,7 +118,7 @@ Session::Session(Config cfg) : cfg_(std::move(cfg)) {}
 Session::~Session() = default;
 
 Store& Session::store() {
-  if (!store_) store_ = open_configured_store(create_);
+  if (!store_) open_configured_store(create_);
   return *store_;
 }
 

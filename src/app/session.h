@@ -330,8 +330,9 @@ class Session {
   std::pair<long long, long long> read_at_{-1, -1};
   bool accept_stale_index_ = false;
   std::pair<long long, long long> read_mark();
-  /// Opens the store of cfg_.store: the embedded one, or a shared one (brought up to date).
-  std::unique_ptr<Store> open_configured_store(bool create);
+  /// Opens the store of cfg_.store into store_: the embedded one, or a shared one (brought up to
+  /// date).
+  void open_configured_store(bool create);
   /// A shared store: brings the local copy up to date, and the vector and lexical indexes with it.
   void sync_shared();
   /// Brings the vector index (when there is one) and the lexical index up to date with the rows

@@ -259,6 +259,11 @@ struct Writer {
   EmbedStage* stage = nullptr;          // with an embedder: embeds what the writer commits
   std::unordered_set<uint64_t> queued;  // hashes of the texts handed to the stage in this ingest
   std::vector<int64_t> added, removed;  // chunk rowids, for the vector index
+  /// Notes the rows a store write (or a shared store's sync) added and removed.
+  void took(const WriteResult& wr) {
+    added.insert(added.end(), wr.added_rowids.begin(), wr.added_rowids.end());
+    removed.insert(removed.end(), wr.removed_rowids.begin(), wr.removed_rowids.end());
+  }
 };
 
 DocumentRecord record_of(const Parsed& p) {
@@ -348,8 +353,7 @@ std::vector<std::string> store_document(Writer& w, Parsed& p, const std::optiona
     WriteResult wr = w.store.put_document(d, p.text, p.chunks,
                                           prev ? std::optional<std::string>(prev->id) : std::nullopt,
                                           w.opt.embedder ? w.opt.embedder->id() : "", p.doc.figures);
-    w.added.insert(w.added.end(), wr.added_rowids.begin(), wr.added_rowids.end());
-    w.removed.insert(w.removed.end(), wr.removed_rowids.begin(), wr.removed_rowids.end());
+    w.took(wr);
     ++res.documents;
     res.chunks += static_cast<int64_t>(p.chunks.size());
     const FigureStats& fs = p.figure_stats;
@@ -391,7 +395,7 @@ std::vector<std::string> write_document(Writer& w, Parsed& p) {
     if (prev) {
       WriteResult wr;
       w.store.delete_document(prev->id, &wr);
-      w.removed.insert(w.removed.end(), wr.removed_rowids.begin(), wr.removed_rowids.end());
+      w.took(wr);
     }
     ++res.skipped;
     res.warnings.push_back({p.path, "same content as " + same->path + "; stored once"});
@@ -435,9 +439,7 @@ void write_claimed_elsewhere(Writer& w, std::vector<std::string> files, std::vec
                              std::vector<size_t> elsewhere) {
   while (!elsewhere.empty()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    WriteResult synced = w.store.sync();
-    w.added.insert(w.added.end(), synced.added_rowids.begin(), synced.added_rowids.end());
-    w.removed.insert(w.removed.end(), synced.removed_rowids.begin(), synced.removed_rowids.end());
+    w.took(w.store.sync());
     std::vector<std::string> f, r;
     for (size_t i : elsewhere) {
       f.push_back(files[i]);

@@ -122,6 +122,7 @@ void JobQueue::update(const std::string& id, const std::function<void(Job&)>& fn
 }
 
 void JobQueue::record(const Job& j) {
+  if (!cfg_.store_is_shared()) return;  // this server's memory is the only record it needs
   std::lock_guard<std::mutex> lk(record_mu_);
   try {
     if (!recorder_) recorder_ = Session::open(cfg_, true);

@@ -8,13 +8,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <map>
 #include <random>
 
 #include "core/base64.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/hash.h"
+#include "store/atomic_file.h"
 #include "store/neo4j_store_impl.h"
 #include "store/write_lock.h"
 
@@ -200,19 +200,12 @@ void Neo4jStore::write_staged(const std::string& version, const DocumentRecord& 
   db_.run("CREATE (d:StagedDocument) SET d = $p, d.version = $v, d.staged_at = timestamp()",
           {{"p", std::move(props)}, {"v", version}});
   std::vector<json> rows;
-  for (const Chunk& c : chunks) rows.push_back(chunk_props(c, d.name, d.title, embed_model));
+  for (const Chunk& c : chunks) rows.push_back(chunk_props(c, d, embed_model));
   run_rows("UNWIND $rows AS r CREATE (c:StagedChunk) SET c = r, c.version = $v, c.staged_at = timestamp()", rows,
            {{"v", version}});
-  std::map<std::string, std::string> chunk_of;  // figure id -> its chunk
-  for (const Chunk& c : chunks)
-    if (!c.figure_id.empty()) chunk_of[c.figure_id] = c.id;
+  // A figure's own chunk is not recorded: the local copy finds it from the chunks' figure_id.
   rows.clear();
-  for (const Figure& f : figures) {
-    json r = figure_props(f, d.id);
-    auto it = chunk_of.find(f.id);
-    r["chunk_id"] = it == chunk_of.end() ? std::string() : it->second;
-    rows.push_back(std::move(r));
-  }
+  for (const Figure& f : figures) rows.push_back(figure_props(f, d.id));
   run_rows("UNWIND $rows AS r CREATE (f:StagedFigureRecord) SET f = r, f.version = $v, f.staged_at = timestamp()",
            rows, {{"v", version}});
 }
@@ -266,11 +259,8 @@ void Neo4jStore::put_embeddings(const std::string& model, const std::vector<std:
   // documents that hold them get a new generation, so every local copy reads them again.
   if (!chunk_vectors) return local_->put_embeddings(model, texts, vecs, false);
   std::vector<json> rows;
-  for (size_t i = 0; i < texts.size() && i < vecs.size(); ++i) {
-    json v = json::array();
-    for (float x : vecs[i]) v.push_back(static_cast<double>(x));
-    rows.push_back({{"h", hash_hex(texts[i])}, {"v", std::move(v)}});
-  }
+  for (size_t i = 0; i < texts.size() && i < vecs.size(); ++i)
+    rows.push_back({{"h", hash_hex(texts[i])}, {"v", float_array(vecs[i])}});
   run_rows(R"(
 MATCH (st:MmkgStore {key: 'store'})
 SET st.generation = st.generation + 1
@@ -299,8 +289,8 @@ void Neo4jStore::put_source(const std::string& doc_id, const std::string& bytes)
            rows, {{"d", doc_id}});
 }
 
-// From the local copy's sources/ folder, else read from Neo4j once and kept there (written to a
-// temporary name and renamed: a reader never sees half a file).
+// From the local copy's sources/ folder, else read from Neo4j once and kept there (a folder that
+// cannot be written only costs the next call another read).
 std::optional<std::string> Neo4jStore::source(const std::string& doc_id) {
   const fs::path file = fs::path(local_->dir()) / "sources" / doc_id;
   std::error_code ec;
@@ -312,14 +302,10 @@ std::optional<std::string> Neo4jStore::source(const std::string& doc_id) {
   if (r.rows.empty()) return std::nullopt;
   std::string bytes;
   for (const auto& row : r.rows) bytes += base64_decode(row[0].get<std::string>());
-  fs::create_directories(file.parent_path(), ec);
-  const std::string tmp = file.string() + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  try {
+    write_file_atomically(file.string(), bytes, "the document's source file");
+  } catch (const Error&) {
   }
-  fs::rename(tmp, file, ec);
-  if (ec) fs::remove(tmp, ec);
   return bytes;
 }
 
@@ -403,21 +389,19 @@ std::string open_schema(Neo4jClient& db, bool create) {
 // The local copy for store `uuid`: a copy of another store found in its folder is deleted first.
 std::unique_ptr<SqliteStore> open_local(const std::string& dir, const std::string& uuid) {
   fs::create_directories(dir);
-  {
-    StoreWriteLock lock(dir, {}, "sync.lock");
-    auto local = SqliteStore::open(dir, true);
-    const std::string have = local->meta("shared_uuid");
-    if (have == uuid) return local;
-    if (!have.empty()) {
-      local.reset();
-      for (const auto& e : fs::directory_iterator(dir))
-        if (e.path().filename() != "sync.lock") fs::remove_all(e.path());
-      local = SqliteStore::open(dir, true);
-    }
-    local->set_meta("shared_uuid", uuid);
-    local->set_meta("shared_generation", "0");
-    return local;
+  StoreWriteLock lock(dir, {}, "sync.lock");
+  auto local = SqliteStore::open(dir, true);
+  const std::string have = local->meta("shared_uuid");
+  if (have == uuid) return local;
+  if (!have.empty()) {
+    local.reset();
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().filename() != "sync.lock") fs::remove_all(e.path());
+    local = SqliteStore::open(dir, true);
   }
+  local->set_meta("shared_uuid", uuid);
+  local->set_meta("shared_generation", "0");
+  return local;
 }
 
 }  // namespace

@@ -25,12 +25,13 @@ constexpr int kSchemaVersion = 1;
 /// The JSON forms written to and read from Neo4j (property maps; empty vectors left out).
 json document_props(const DocumentRecord& d, const std::string& text, size_t chunks);
 DocumentRecord document_from(const json& props);
-json chunk_props(const Chunk& c, const std::string& doc_name, const std::string& doc_title,
-                 const std::string& embed_model);
+json chunk_props(const Chunk& c, const DocumentRecord& d, const std::string& embed_model);
 Chunk chunk_from(const json& props, std::string* embed_model);
 json figure_props(const Figure& f, const std::string& doc_id);
 Figure figure_from(const json& data);
 
+/// A vector as a JSON list of doubles (exact: every float is a double; Neo4j stores LIST<FLOAT>).
+json float_array(const std::vector<float>& v);
 /// A number of a Query API row (integers arrive as JSON numbers).
 int64_t as_i64(const json& v);
 

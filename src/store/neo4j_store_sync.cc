@@ -15,12 +15,6 @@ namespace mmkg::neo4j_store {
 
 namespace {
 
-json floats(const std::vector<float>& v) {
-  json a = json::array();
-  for (float x : v) a.push_back(static_cast<double>(x));
-  return a;
-}
-
 std::string str(const json& j, const char* key) {
   auto it = j.find(key);
   return it == j.end() || !it->is_string() ? std::string() : it->get<std::string>();
@@ -32,6 +26,12 @@ int64_t i64(const json& j, const char* key) {
 }
 
 }  // namespace
+
+json float_array(const std::vector<float>& v) {
+  json a = json::array();
+  for (float x : v) a.push_back(static_cast<double>(x));
+  return a;
+}
 
 int64_t as_i64(const json& v) {
   if (v.is_number_integer()) return v.get<int64_t>();
@@ -65,15 +65,14 @@ DocumentRecord document_from(const json& p) {
   return d;
 }
 
-json chunk_props(const Chunk& c, const std::string& doc_name, const std::string& doc_title,
-                 const std::string& embed_model) {
+json chunk_props(const Chunk& c, const DocumentRecord& d, const std::string& embed_model) {
   json boxes = json::array();
   for (const PageBox& b : c.boxes)
     for (double v : {static_cast<double>(b.page), static_cast<double>(b.x0), static_cast<double>(b.y0),
                      static_cast<double>(b.x1), static_cast<double>(b.y1)})
       boxes.push_back(v);
   json p = {{"id", c.id},
-            {"doc_id", c.doc_id},
+            {"doc_id", d.id},  // the document's, as the embedded store keeps it (not Chunk::doc_id)
             {"seq", c.seq},
             {"page_start", c.page_start},
             {"page_end", c.page_end},
@@ -82,12 +81,12 @@ json chunk_props(const Chunk& c, const std::string& doc_name, const std::string&
             {"end", c.end},
             {"text", c.text},
             {"text_hash", hash_hex(c.text)},
-            {"context", document_context(doc_name, doc_title)},
+            {"context", document_context(d.name, d.title)},
             {"figure_id", c.figure_id},
             {"boxes", std::move(boxes)}};
   // Only with a model: the vector index covers the chunks that have one, of one dimension.
   if (!c.vector.empty() && !embed_model.empty()) {
-    p["embedding"] = floats(c.vector);
+    p["embedding"] = float_array(c.vector);
     p["embed_model"] = embed_model;
   }
   return p;

@@ -8,31 +8,14 @@
 #include "core/error.h"
 #include "net/neo4j_query.h"
 #include "support/neo4j_server.h"
+#include "support/store_fixtures.h"
 #include "support/temp_dir.h"
 
 namespace mmkg {
 namespace {
 
+using testing::put_text_document;
 using testing::TempDir;
-
-Chunk chunk_of(const std::string& doc, int seq, const std::string& text) {
-  Chunk c;
-  c.id = doc + "-" + std::to_string(seq);
-  c.doc_id = doc;
-  c.seq = seq;
-  c.text = text;
-  c.end = static_cast<int64_t>(text.size());
-  return c;
-}
-
-DocumentRecord doc_at(const std::string& id, const std::string& path) {
-  DocumentRecord d;
-  d.id = id;
-  d.path = path;
-  d.name = path.substr(path.rfind('/') + 1);
-  d.format = "text";
-  return d;
-}
 
 class Neo4jStoreTest : public ::testing::Test {
  protected:
@@ -79,12 +62,13 @@ TEST_F(Neo4jStoreTest, StagedNodesOfAKilledWriterAreInvisible) {
   auto b = node("b");
   EXPECT_FALSE(b->find_by_id("d1"));
   EXPECT_TRUE(b->documents().empty());
-  a->put_document(doc_at("d1", "/x/a.txt"), "t", {chunk_of("d1", 0, "whole one"), chunk_of("d1", 1, "whole two")},
-                  std::nullopt);
+  put_text_document(*a, "d1", "/x/a.txt", {"whole one", "whole two"});
   b->sync();
   ASSERT_TRUE(b->find_by_id("d1"));
   EXPECT_EQ(b->chunks_of("d1").size(), 2u);
   EXPECT_EQ(b->chunk("d1-0")->chunk.text, "whole one");
+  // The chunks belong to their document (the fixture's chunks leave Chunk::doc_id empty, as the
+  // embedded store ignores it).
   EXPECT_EQ(count("MATCH (c:Chunk {doc_id: 'd1'}) RETURN count(c)"), 2);
 }
 
@@ -93,9 +77,9 @@ TEST_F(Neo4jStoreTest, StagedNodesOfAKilledWriterAreInvisible) {
 TEST_F(Neo4jStoreTest, TheSmallestPathKeepsContentStoredUnderSeveral) {
   auto a = node("a");
   auto b = node("b");
-  b->put_document(doc_at("same", "/z/copy.txt"), "t", {chunk_of("same", 0, "words")}, std::nullopt);
-  a->put_document(doc_at("same", "/a/orig.txt"), "t", {chunk_of("same", 0, "words")}, std::nullopt);
-  b->put_document(doc_at("same", "/m/later.txt"), "t", {chunk_of("same", 0, "words")}, std::nullopt);
+  put_text_document(*b, "same", "/z/copy.txt", {"words"});
+  put_text_document(*a, "same", "/a/orig.txt", {"words"});
+  put_text_document(*b, "same", "/m/later.txt", {"words"});
   for (auto* s : {a.get(), b.get()}) {
     s->sync();
     auto docs = s->documents();
@@ -111,11 +95,11 @@ TEST_F(Neo4jStoreTest, TheSmallestPathKeepsContentStoredUnderSeveral) {
 TEST_F(Neo4jStoreTest, TheLocalCopyOfAnotherDatabaseIsDropped) {
   {
     auto a = node("a");
-    a->put_document(doc_at("old", "/x/old.txt"), "t", {chunk_of("old", 0, "old words")}, std::nullopt);
+    put_text_document(*a, "old", "/x/old.txt", {"old words"});
   }
   db_->run("MATCH (n) DETACH DELETE n");
   auto writer = node("w");
-  writer->put_document(doc_at("new", "/x/new.txt"), "t", {chunk_of("new", 0, "new words")}, std::nullopt);
+  put_text_document(*writer, "new", "/x/new.txt", {"new words"});
   auto a = node("a");
   EXPECT_FALSE(a->find_by_id("old"));
   a->sync();

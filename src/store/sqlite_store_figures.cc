@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <signal.h>
@@ -12,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/hash.h"
+#include "store/atomic_file.h"
 #include "store/sqlite_util.h"
 #include "store/sqlite_store.h"
 
@@ -73,23 +73,7 @@ void SqliteStore::write_images(const std::vector<Figure>& figures) {
     const std::string path = figure_path(f.image_hash);
     std::error_code ec;
     if (fs::exists(path, ec) && static_cast<size_t>(fs::file_size(path, ec)) == f.png.size()) continue;
-    fs::create_directories(fs::path(path).parent_path(), ec);
-    // Written to a temporary name and renamed: a kill leaves either no file or a whole one.
-    const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out.write(f.png.data(), static_cast<std::streamsize>(f.png.size()));
-      out.flush();
-      if (!out) {
-        fs::remove(tmp, ec);
-        throw StoreFullError(path + ": cannot write the figure image (disk full or read-only?); free some space and run the ingest again");
-      }
-    }
-    fs::rename(tmp, path, ec);
-    if (ec) {
-      fs::remove(tmp, ec);
-      throw IOError(path + ": cannot store the figure image (" + ec.message() + ")");
-    }
+    write_file_atomically(path, f.png, "the figure image");
   }
 }
 

@@ -28,12 +28,11 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// Bookkeeping tables of the graph layer, in the mmkg database whatever the graph backend:
-// which documents each backend holds, and the extraction cache (by chunk text and extractor).
+// The extraction cache (by chunk text and extractor), in the local mmkg database whatever the
+// graph backend (a shared store's local copy: a cache of this node). Which documents each backend
+// holds is the store's (Store::graph_documents).
 void ensure_tables(sqlite3* db) {
   sqlite3_exec(db,
-               "CREATE TABLE IF NOT EXISTS graph_docs(backend TEXT NOT NULL, doc_id TEXT NOT NULL, "
-               "extractor TEXT NOT NULL, PRIMARY KEY(backend, doc_id)) WITHOUT ROWID;"
                "CREATE TABLE IF NOT EXISTS extractions(extractor TEXT NOT NULL, text_hash TEXT NOT NULL, "
                "result TEXT NOT NULL, PRIMARY KEY(extractor, text_hash)) WITHOUT ROWID;",
                nullptr, nullptr, nullptr);
