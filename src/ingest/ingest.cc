@@ -92,12 +92,13 @@ void process(const std::string& path, const std::string& root, const IngestOptio
         out.unchanged = true;
         return;
       }
-      // A shared store: another writer parsing this very file is left to it.
-      if (!reader->claim(path)) {
-        out.claimed_elsewhere = true;
-        return;
+      // A shared store: another writer parsing this very file is left to it, and one that has
+      // stored it since this process last synced has made it unchanged.
+      switch (reader->claim(path, out.doc_id)) {
+        case Store::Claim::Stored: out.unchanged = true; return;
+        case Store::Claim::Elsewhere: out.claimed_elsewhere = true; return;
+        case Store::Claim::Mine: out.claimed = true; break;
       }
-      out.claimed = true;
     }
     ParseContext pctx;
     pctx.root = root;

@@ -31,8 +31,12 @@ std::string lower(std::string s) {
   return s;
 }
 
-// "Neo.TransientError.Transaction.DeadlockDetected" and friends: safe to run again.
-bool transient(const std::string& code) { return code.rfind("Neo.TransientError.", 0) == 0; }
+// "Neo.TransientError.Transaction.DeadlockDetected" and friends: safe to run again. So is a
+// `CREATE ... IF NOT EXISTS` that lost a race with another process creating the same index or
+// constraint (several mmkg processes opening a new store at once): run again, it finds it.
+bool transient(const std::string& code) {
+  return code.rfind("Neo.TransientError.", 0) == 0 || code == "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists";
+}
 
 struct Neo4jFailure {
   std::string code, message;

@@ -92,7 +92,7 @@ class Neo4jStore final : public Store {
   void mark_graph_document(const std::string& backend, const std::string& doc_id, const std::string& extractor,
                            bool present) override;
   void join_writers() override;
-  bool claim(const std::string& path) override;
+  Claim claim(const std::string& path, const std::string& doc_id) override;
   void release(const std::string& path) override;
   bool done_writing() override;
   void take_graph_lease(const std::function<void(const std::string&)>& on_wait) override;

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include "core/error.h"
 #include "net/neo4j_query.h"
 #include "support/neo4j_server.h"
@@ -104,6 +107,49 @@ TEST_F(Neo4jStoreTest, TheLocalCopyOfAnotherDatabaseIsDropped) {
   EXPECT_FALSE(a->find_by_id("old"));
   a->sync();
   EXPECT_TRUE(a->find_by_id("new"));
+}
+
+// Claims: a live writer's file is left to it; a file another writer has stored since this
+// process last synced is reported stored (its local copy does not know yet), and nothing is held.
+TEST_F(Neo4jStoreTest, AClaimSeesLiveWritersAndFilesStoredMeanwhile) {
+  auto a = node("a");
+  auto b = node("b");
+  a->join_writers();
+  b->join_writers();
+  EXPECT_EQ(a->claim("/x/a.txt", "d1"), Store::Claim::Mine);
+  EXPECT_EQ(b->claim("/x/a.txt", "d1"), Store::Claim::Elsewhere);
+  put_text_document(*a, "d1", "/x/a.txt", {"whole one"});
+  a->release("/x/a.txt");
+  EXPECT_FALSE(b->find_by_id("d1")) << "b has not synced";
+  EXPECT_EQ(b->claim("/x/a.txt", "d1"), Store::Claim::Stored);
+  EXPECT_EQ(a->claim("/x/a.txt", "d1"), Store::Claim::Stored) << "b holds nothing after finding it stored";
+  EXPECT_EQ(b->claim("/x/a.txt", "d2"), Store::Claim::Mine) << "other content at the path is b's to write";
+  a->leave_writers();
+  b->leave_writers();
+}
+
+// Several processes opening a new store at once all run its CREATE ... IF NOT EXISTS statements;
+// the one that loses a race to an equivalent index is not an error.
+TEST_F(Neo4jStoreTest, WritersOpeningANewStoreAtOnceAllSucceed) {
+  for (const char* kind : {"CONSTRAINTS", "INDEXES"})
+    for (const auto& row : db_->run(std::string("SHOW ") + kind + " YIELD name WHERE name STARTS WITH 'mmkg_' "
+                                                                   "RETURN name").rows)
+      db_->run(std::string("DROP ") + (kind[0] == 'C' ? "CONSTRAINT " : "INDEX ") + row[0].get<std::string>() +
+               " IF EXISTS");
+  std::vector<std::thread> openers;
+  std::atomic<int> failures{0};
+  for (int i = 0; i < 8; ++i)
+    openers.emplace_back([&, i] {
+      try {
+        node("w" + std::to_string(i));
+      } catch (const std::exception& e) {
+        ++failures;
+        ADD_FAILURE() << e.what();
+      }
+    });
+  for (auto& t : openers) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(count("MATCH (s:MmkgStore) RETURN count(s)"), 1);
 }
 
 TEST_F(Neo4jStoreTest, ANewerSchemaIsRefused) {

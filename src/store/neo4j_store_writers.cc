@@ -77,8 +77,14 @@ void Neo4jStore::heartbeat() {
   }
 }
 
-bool Neo4jStore::claim(const std::string& path) {
-  return !db_.run(kClaim, {{"p", path}, {"me", worker_}}).rows.empty();
+// A writer publishes a file before it releases the claim, so the file found stored once the claim
+// is held is whole: the local copy, which syncs only with this process's writes, may not have it.
+Store::Claim Neo4jStore::claim(const std::string& path, const std::string& doc_id) {
+  if (db_.run(kClaim, {{"p", path}, {"me", worker_}}).rows.empty()) return Claim::Elsewhere;
+  if (db_.run("MATCH (d:Document {path: $p, id: $d}) RETURN 1", {{"p", path}, {"d", doc_id}}).rows.empty())
+    return Claim::Mine;
+  release(path);
+  return Claim::Stored;
 }
 
 void Neo4jStore::release(const std::string& path) {

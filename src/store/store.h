@@ -186,8 +186,15 @@ class Store {
   /// Registers this process as a writer until leave_writers(); a heartbeat keeps the
   /// registration, and the claims, alive; a killed writer's lapse after MMKG_CLAIM_TTL seconds.
   virtual void join_writers() {}
-  /// Claims `path` for this writer: false while another live writer holds it.
-  virtual bool claim(const std::string& /*path*/) { return true; }
+  /// What claim() found.
+  enum class Claim {
+    Mine,       ///< this writer holds the file now (release() it once written)
+    Elsewhere,  ///< another live writer holds it
+    Stored,     ///< the file with content `doc_id` is stored already (by a writer this process's
+                ///< local copy has not caught up with); nothing is held
+  };
+  /// Claims `path`, whose content is document `doc_id`, for this writer.
+  virtual Claim claim(const std::string& /*path*/, const std::string& /*doc_id*/) { return Claim::Mine; }
   virtual void release(const std::string& /*path*/) {}
   /// This writer has written its documents: true when no other live writer is still writing
   /// (the caller then brings the graph in step, once, for all of them).
