@@ -141,10 +141,34 @@ Neo4jClient::Neo4jClient(Neo4jTarget target) : t_(std::move(target)) {
 }
 
 Neo4jResult Neo4jClient::run(const std::string& statement, const nlohmann::json& parameters) {
+  return send(statement, parameters, false);
+}
+
+Neo4jResult Neo4jClient::read(const std::string& statement, const nlohmann::json& parameters) {
+  return send(statement, parameters, true);
+}
+
+std::vector<std::string> Neo4jClient::bookmarks() const {
+  std::lock_guard<std::mutex> lock(bookmarks_mu_);
+  return bookmarks_;
+}
+
+void Neo4jClient::set_bookmarks(std::vector<std::string> marks) {
+  std::lock_guard<std::mutex> lock(bookmarks_mu_);
+  bookmarks_ = std::move(marks);
+}
+
+Neo4jResult Neo4jClient::send(const std::string& statement, const nlohmann::json& parameters, bool read_only) {
   HttpRequest req;
   req.url = endpoint_;
-  nlohmann::json body = {{"statement", statement}, {"parameters", parameters}};
-  req.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  auto make_body = [&] {
+    nlohmann::json body = {{"statement", statement}, {"parameters", parameters}};
+    if (read_only) body["accessMode"] = "Read";
+    std::vector<std::string> marks = bookmarks();
+    if (!marks.empty()) body["bookmarks"] = marks;
+    req.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  make_body();
   req.headers = {"Content-Type: application/json", "Accept: application/json"};
   if (!t_.authorization.empty()) req.headers.push_back(t_.authorization);
   HttpLimits limits;
@@ -164,6 +188,16 @@ Neo4jResult Neo4jClient::run(const std::string& statement, const nlohmann::json&
     } catch (const HttpStatusError& e) {
       nlohmann::json j = nlohmann::json::parse(e.body(), nullptr, false);
       auto f = first_error(j);
+      // A bookmark the server cannot honour (it was wiped and remade, or the database was
+      // replaced): the client forgets it and asks again without.
+      if (f && f->code.rfind("Neo.ClientError.Transaction.InvalidBookmark", 0) == 0 && attempt < 4) {
+        {
+          std::lock_guard<std::mutex> lock(bookmarks_mu_);
+          bookmarks_.clear();
+        }
+        make_body();
+        continue;
+      }
       if (f && transient(f->code) && attempt < 4) {
         std::this_thread::sleep_for(std::chrono::milliseconds(200 * attempt));
         continue;
@@ -192,6 +226,13 @@ Neo4jResult Neo4jClient::run(const std::string& statement, const nlohmann::json&
       }
       throw Error(where + ": " + f->code + ": " + one_line(f->message) +
                   "; this is a bug in mmkg's Cypher or a server problem");
+    }
+    if (j.contains("bookmarks") && j["bookmarks"].is_array() && !j["bookmarks"].empty()) {
+      std::vector<std::string> marks;
+      for (const auto& b : j["bookmarks"])
+        if (b.is_string()) marks.push_back(b.get<std::string>());
+      std::lock_guard<std::mutex> lock(bookmarks_mu_);
+      bookmarks_ = std::move(marks);
     }
     Neo4jResult r;
     if (j.contains("data") && j["data"].is_object()) {

@@ -3,6 +3,7 @@
 // and the graph-store benchmark.
 #pragma once
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -38,15 +39,29 @@ class Neo4jClient {
   /// message, and what to do. Transport failures and 5xx are retried by http_send_with_retry;
   /// Neo4j transient errors (deadlocks, leader switches) are retried here.
   Neo4jResult run(const std::string& statement, const nlohmann::json& parameters = nlohmann::json::object());
+  /// Runs a statement that only reads, marked `"accessMode": "Read"`: on a cluster the Query API
+  /// may run it on a secondary, which first catches up with the last transaction this client
+  /// saw (every request carries the bookmarks of the previous answer), so a client reads its own
+  /// writes and a later read never sees an older state than an earlier one. A statement that
+  /// writes fails (Neo.ClientError.Statement.AccessMode).
+  Neo4jResult read(const std::string& statement, const nlohmann::json& parameters = nlohmann::json::object());
+  /// The bookmarks of the last answer (what the next request asks the server to have applied).
+  std::vector<std::string> bookmarks() const;
+  /// Continues another client's chain: the next request waits for what those bookmarks name.
+  void set_bookmarks(std::vector<std::string> marks);
 
   const Neo4jTarget& target() const { return t_; }
   /// Number of requests sent so far (for benchmarks).
   long long requests() const { return requests_; }
 
  private:
+  Neo4jResult send(const std::string& statement, const nlohmann::json& parameters, bool read_only);
+
   Neo4jTarget t_;
   std::string endpoint_;
   long long requests_ = 0;
+  mutable std::mutex bookmarks_mu_;  // a client may serve several threads
+  std::vector<std::string> bookmarks_;
 };
 
 }  // namespace mmkg

@@ -298,7 +298,7 @@ std::optional<std::string> Neo4jStore::source(const std::string& doc_id) {
     std::ifstream in(file, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
-  auto r = db_.run("MATCH (s:SourcePart {doc_id: $d}) RETURN s.b64 ORDER BY s.seq", {{"d", doc_id}});
+  auto r = db_.read("MATCH (s:SourcePart {doc_id: $d}) RETURN s.b64 ORDER BY s.seq", {{"d", doc_id}});
   if (r.rows.empty()) return std::nullopt;
   std::string bytes;
   for (const auto& row : r.rows) bytes += base64_decode(row[0].get<std::string>());
@@ -314,13 +314,13 @@ void Neo4jStore::put_job(const std::string& id, const std::string& json) {
 }
 
 std::optional<std::string> Neo4jStore::job(const std::string& id) {
-  auto r = db_.run("MATCH (j:Job {id: $id}) RETURN j.json", {{"id", id}});
+  auto r = db_.read("MATCH (j:Job {id: $id}) RETURN j.json", {{"id", id}});
   if (r.rows.empty() || !r.rows[0][0].is_string()) return std::nullopt;
   return r.rows[0][0].get<std::string>();
 }
 
 std::optional<std::string> Neo4jStore::cache_get(const std::string& key) {
-  auto r = db_.run("MATCH (f:FigureCache {key: $k}) RETURN f.value", {{"k", key}});
+  auto r = db_.read("MATCH (f:FigureCache {key: $k}) RETURN f.value", {{"k", key}});
   if (r.rows.empty() || !r.rows[0][0].is_string()) return std::nullopt;
   return r.rows[0][0].get<std::string>();
 }
@@ -351,9 +351,14 @@ StoreStats Neo4jStore::stats() {
 std::vector<GraphDocMark> Neo4jStore::graph_documents(const std::string& backend) {
   std::vector<GraphDocMark> out;
   for (const auto& row :
-       db_.run("MATCH (g:GraphDoc {backend: $b}) RETURN g.doc_id, g.extractor", {{"b", backend}}).rows)
+       db_.read("MATCH (g:GraphDoc {backend: $b}) RETURN g.doc_id, g.extractor", {{"b", backend}}).rows)
     out.push_back({row[0].get<std::string>(), row[1].get<std::string>()});
   return out;
+}
+
+size_t Neo4jStore::graph_document_count(const std::string& backend) {
+  auto r = db_.read("MATCH (g:GraphDoc {backend: $b}) RETURN count(g)", {{"b", backend}});
+  return r.rows.empty() ? 0 : static_cast<size_t>(as_i64(r.rows[0][0]));
 }
 
 void Neo4jStore::mark_graph_document(const std::string& backend, const std::string& doc_id,

@@ -89,6 +89,7 @@ class Neo4jStore final : public Store {
   int remove_unreferenced_images() override;
   StoreStats stats() override;
   std::vector<GraphDocMark> graph_documents(const std::string& backend) override;
+  size_t graph_document_count(const std::string& backend) override;
   void mark_graph_document(const std::string& backend, const std::string& doc_id, const std::string& extractor,
                            bool present) override;
   void join_writers() override;

@@ -173,7 +173,7 @@ Figure figure_from(const json& props) {
 }
 
 int64_t Neo4jStore::remote_generation() {
-  auto r = db_.run("MATCH (s:MmkgStore {key: 'store'}) RETURN s.generation");
+  auto r = db_.read("MATCH (s:MmkgStore {key: 'store'}) RETURN s.generation");
   if (r.rows.empty()) throw Error(location() + ": the shared store's counter node is gone (was the database wiped?); "
                                   "run `mmkg ingest PATH --store " + location() + "` to make it again");
   return as_i64(r.rows[0][0]);
@@ -189,11 +189,11 @@ void Neo4jStore::apply_tombstone(const std::string& id, WriteResult& out) {
 // its tombstone, at a later generation, comes with the next sync.
 void Neo4jStore::apply_document(const std::string& id, WriteResult& out) {
   const json p = {{"id", id}};
-  auto d = db_.run("MATCH (d:Document {id: $id}) RETURN properties(d)", p);
+  auto d = db_.read("MATCH (d:Document {id: $id}) RETURN properties(d)", p);
   if (d.rows.empty()) return;
   const json& props = d.rows[0][0];
   DocumentRecord rec = document_from(props);
-  auto c = db_.run("MATCH (c:Chunk {doc_id: $id}) RETURN properties(c) ORDER BY c.seq", p);
+  auto c = db_.read("MATCH (c:Chunk {doc_id: $id}) RETURN properties(c) ORDER BY c.seq", p);
   std::vector<Chunk> chunks;
   std::string model;
   for (const auto& row : c.rows) {
@@ -202,7 +202,7 @@ void Neo4jStore::apply_document(const std::string& id, WriteResult& out) {
     if (!m.empty()) model = m;
   }
   if (static_cast<int64_t>(chunks.size()) != rec.chunks) return;
-  auto f = db_.run(
+  auto f = db_.read(
       "MATCH (f:FigureRecord {doc_id: $id}) OPTIONAL MATCH (i:Image {hash: f.image_hash}) "
       "RETURN properties(f), i.png ORDER BY f.seq",
       p);
@@ -229,7 +229,7 @@ WriteResult Neo4jStore::sync() {
   if (now < have) {
     have = 0;
     std::set<std::string> remote;
-    for (const auto& row : db_.run("MATCH (d:Document) RETURN d.id").rows) remote.insert(row[0].get<std::string>());
+    for (const auto& row : db_.read("MATCH (d:Document) RETURN d.id").rows) remote.insert(row[0].get<std::string>());
     for (const auto& d : local_->documents())
       if (!remote.count(d.id)) apply_tombstone(d.id, out);
   }
@@ -237,9 +237,9 @@ WriteResult Neo4jStore::sync() {
   // same content at a smaller path) is deleted, then written.
   std::vector<std::tuple<int64_t, int, std::string>> events;
   const json range = {{"a", have}, {"b", now}};
-  for (const auto& row : db_.run("MATCH (t:Tombstone) WHERE t.gen > $a AND t.gen <= $b RETURN t.gen, t.doc_id", range).rows)
+  for (const auto& row : db_.read("MATCH (t:Tombstone) WHERE t.gen > $a AND t.gen <= $b RETURN t.gen, t.doc_id", range).rows)
     events.emplace_back(as_i64(row[0]), 0, row[1].get<std::string>());
-  for (const auto& row : db_.run("MATCH (d:Document) WHERE d.gen > $a AND d.gen <= $b RETURN d.gen, d.id", range).rows)
+  for (const auto& row : db_.read("MATCH (d:Document) WHERE d.gen > $a AND d.gen <= $b RETURN d.gen, d.id", range).rows)
     events.emplace_back(as_i64(row[0]), 1, row[1].get<std::string>());
   std::sort(events.begin(), events.end());
   for (const auto& [gen, kind, id] : events) {

@@ -53,6 +53,30 @@ TEST_F(Neo4jStoreTest, AStoreThatIsNotThereIsAUsageErrorWithoutCreate) {
   EXPECT_NO_THROW(node("d", false));
 }
 
+// Reads are marked read-only (on a cluster they may run on a secondary) and every request
+// carries the bookmarks of the answer before it, so a read waits for the client's own writes.
+TEST_F(Neo4jStoreTest, ClientReadsAreReadOnlyAndCarryTheLastBookmarks) {
+  Neo4jClient c(parse_neo4j_url(url_));
+  EXPECT_TRUE(c.bookmarks().empty());
+  c.run("CREATE (:ClientProbe {n: 1})");
+  const auto after_write = c.bookmarks();
+  ASSERT_FALSE(after_write.empty()) << "the Query API answers with bookmarks";
+  EXPECT_EQ(c.read("MATCH (p:ClientProbe) RETURN count(p)").rows[0][0].get<int64_t>(), 1);
+  try {
+    c.read("CREATE (:ClientProbe {n: 2})");
+    FAIL() << "a write ran as a read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("AccessMode"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(count("MATCH (p:ClientProbe) RETURN count(p)"), 1);
+  // A bookmark the server cannot parse is sent (the request fails), then forgotten: the read
+  // is answered and the client holds the server's bookmark again.
+  c.set_bookmarks({"not a bookmark"});
+  EXPECT_EQ(c.read("MATCH (p:ClientProbe) RETURN count(p)").rows[0][0].get<int64_t>(), 1);
+  ASSERT_FALSE(c.bookmarks().empty());
+  EXPECT_NE(c.bookmarks()[0], "not a bookmark");
+}
+
 // A writer killed before its publish statement leaves staged nodes: no reader sees them, and the
 // document written again by another process is whole.
 TEST_F(Neo4jStoreTest, StagedNodesOfAKilledWriterAreInvisible) {

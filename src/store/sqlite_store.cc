@@ -636,6 +636,13 @@ std::vector<GraphDocMark> SqliteStore::graph_documents(const std::string& backen
   return out;
 }
 
+size_t SqliteStore::graph_document_count(const std::string& backend) {
+  ensure_graph_docs(db_);
+  Stmt s(db_, "SELECT COUNT(*) FROM graph_docs WHERE backend = ?");
+  s.bind(1, backend);
+  return s.step() ? static_cast<size_t>(s.i64(0)) : 0;
+}
+
 void SqliteStore::mark_graph_document(const std::string& backend, const std::string& doc_id,
                                       const std::string& extractor, bool present) {
   ensure_graph_docs(db_);

@@ -176,6 +176,9 @@ class Store {
 
   // ---- the graph's bookkeeping (which documents a graph backend holds) ----
   virtual std::vector<GraphDocMark> graph_documents(const std::string& backend) = 0;
+  /// How many documents the graph `backend` holds: what every server request asks (read_mark), so
+  /// a shared store answers with a count, not with every document's row.
+  virtual size_t graph_document_count(const std::string& backend) = 0;
   /// Records that `doc_id` is in (`present`) or out of the graph `backend`.
   virtual void mark_graph_document(const std::string& backend, const std::string& doc_id,
                                    const std::string& extractor, bool present) = 0;

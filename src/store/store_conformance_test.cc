@@ -260,9 +260,12 @@ TEST_P(StoreConformance, FigureCacheAndGraphBookkeepingAreSharedByEveryNode) {
   ASSERT_EQ(marks.size(), 1u);
   EXPECT_EQ(marks[0].doc_id, "d1");
   EXPECT_EQ(marks[0].extractor, "rules-v3");
+  EXPECT_EQ(b->graph_document_count("sqlite"), 1u);
   EXPECT_TRUE(b->graph_documents("neo4j:elsewhere").empty());
+  EXPECT_EQ(b->graph_document_count("neo4j:elsewhere"), 0u);
   b->mark_graph_document("sqlite", "d1", "", false);
   EXPECT_TRUE(a().graph_documents("sqlite").empty());
+  EXPECT_EQ(a().graph_document_count("sqlite"), 0u);
 }
 
 // Another process's writes: seen after sync(), with the local rows it changed (for the indexes).

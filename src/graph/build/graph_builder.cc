@@ -228,7 +228,7 @@ EmbedNames make_embed_names(Store& store, Embedder* embedder) {
 }
 
 long long graph_document_count(Store& store, const std::string& backend_key) {
-  return static_cast<long long>(store.graph_documents(backend_key).size());
+  return static_cast<long long>(store.graph_document_count(backend_key));
 }
 
 // One sync_graph run: what it writes with, and what it has done.
