@@ -191,10 +191,7 @@ Neo4jResult Neo4jClient::send(const std::string& statement, const nlohmann::json
       // A bookmark the server cannot honour (it was wiped and remade, or the database was
       // replaced): the client forgets it and asks again without.
       if (f && f->code.rfind("Neo.ClientError.Transaction.InvalidBookmark", 0) == 0 && attempt < 4) {
-        {
-          std::lock_guard<std::mutex> lock(bookmarks_mu_);
-          bookmarks_.clear();
-        }
+        set_bookmarks({});
         make_body();
         continue;
       }
@@ -231,8 +228,7 @@ Neo4jResult Neo4jClient::send(const std::string& statement, const nlohmann::json
       std::vector<std::string> marks;
       for (const auto& b : j["bookmarks"])
         if (b.is_string()) marks.push_back(b.get<std::string>());
-      std::lock_guard<std::mutex> lock(bookmarks_mu_);
-      bookmarks_ = std::move(marks);
+      set_bookmarks(std::move(marks));
     }
     Neo4jResult r;
     if (j.contains("data") && j["data"].is_object()) {
