@@ -62,6 +62,32 @@ std::string one_line(std::string s, size_t max = 300) {
   return s;
 }
 
+// The error for a request Neo4j refused (after the retries in send): what failed and what to do.
+[[noreturn]] void throw_refused(const HttpStatusError& e, const std::optional<Neo4jFailure>& f, const std::string& where,
+                                const std::string& db) {
+  if (e.status() == 401 || e.status() == 403)
+    throw Error(where + " refused the credentials (HTTP " + std::to_string(e.status()) + (f ? ", " + f->code : "") +
+                "); check USER:PASS in the graph URL");
+  if (f && f->code == "Neo.ClientError.Database.DatabaseNotFound")
+    throw Error(where + ": database '" + db + "' does not exist; create it or name another one in the URL path");
+  if (f)
+    throw Error(where + ": " + f->code + ": " + one_line(f->message) + " (HTTP " + std::to_string(e.status()) +
+                "); this is a bug in mmkg's Cypher or a server problem");
+  throw Error(std::string(e.what()) + "; check that the URL points at Neo4j's HTTP port (7474)");
+}
+
+// The "data" member of a Query API answer as fields and rows.
+Neo4jResult result_of(const nlohmann::json& j, const std::string& where) {
+  Neo4jResult r;
+  if (!j.contains("data") || !j["data"].is_object())
+    throw Error(where + " answered without a \"data\" member; check that the URL points at Neo4j 5's Query API");
+  const auto& d = j["data"];
+  if (d.contains("fields") && d["fields"].is_array())
+    for (const auto& f : d["fields"]) r.fields.push_back(f.is_string() ? f.get<std::string>() : f.dump());
+  if (d.contains("values") && d["values"].is_array()) r.rows = d["values"];
+  return r;
+}
+
 }  // namespace
 
 Neo4jTarget parse_neo4j_url(const std::string& url) {
@@ -199,15 +225,7 @@ Neo4jResult Neo4jClient::send(const std::string& statement, const nlohmann::json
         std::this_thread::sleep_for(std::chrono::milliseconds(200 * attempt));
         continue;
       }
-      if (e.status() == 401 || e.status() == 403)
-        throw Error(where + " refused the credentials (HTTP " + std::to_string(e.status()) +
-                    (f ? ", " + f->code : "") + "); check USER:PASS in the graph URL");
-      if (f && f->code == "Neo.ClientError.Database.DatabaseNotFound")
-        throw Error(where + ": database '" + t_.db + "' does not exist; create it or name another one in the URL path");
-      if (f)
-        throw Error(where + ": " + f->code + ": " + one_line(f->message) + " (HTTP " + std::to_string(e.status()) +
-                    "); this is a bug in mmkg's Cypher or a server problem");
-      throw Error(std::string(e.what()) + "; check that the URL points at Neo4j's HTTP port (7474)");
+      throw_refused(e, f, where, t_.db);
     } catch (const NetError& e) {
       throw Error(std::string(e.what()) + "; start Neo4j or check the URL of --store or --graph (the HTTP port, usually 7474)");
     }
@@ -230,16 +248,7 @@ Neo4jResult Neo4jClient::send(const std::string& statement, const nlohmann::json
         if (b.is_string()) marks.push_back(b.get<std::string>());
       set_bookmarks(std::move(marks));
     }
-    Neo4jResult r;
-    if (j.contains("data") && j["data"].is_object()) {
-      const auto& d = j["data"];
-      if (d.contains("fields") && d["fields"].is_array())
-        for (const auto& f : d["fields"]) r.fields.push_back(f.is_string() ? f.get<std::string>() : f.dump());
-      if (d.contains("values") && d["values"].is_array()) r.rows = d["values"];
-    } else {
-      throw Error(where + " answered without a \"data\" member; check that the URL points at Neo4j 5's Query API");
-    }
-    return r;
+    return result_of(j, where);
   }
 }
 
