@@ -177,10 +177,19 @@ void fill_result(Round& kept, int rounds, int answer_round, Trace& trace, AskRes
 // The orchestrator: plan → graph → retrieve → synthesize → verify, then, while the verifier
 // finds gaps and rounds remain, a follow-up plan for the gaps, retrieval and a new answer, kept
 // only when it is better (found where the last was not, or fewer gaps).
-AskResult ask(Store& store, Searcher& searcher, const std::string& question, const AskOptions& opt) {
+AskResult ask(Store& store, Searcher& searcher, const std::string& asked, const AskOptions& opt) {
   Trace trace(opt.verbose);
   trace.on_step = opt.on_step;
   AskResult res;
+  res.question = asked;
+  if (!opt.history.empty()) {
+    trace.step("rewrite", [&](StepDetail& d) {
+      Rewrite rw = rewrite_follow_up(asked, opt.history, opt.chat);
+      res.question = rw.question;
+      d = RewriteStep{rw.asked, rw.question, rw.method, rw.previous, rw.topic, rw.fallback};
+    });
+  }
+  const std::string& question = res.question;
   TermStats stats(store);
   trace.log("mmkg: ask: question: %s", question.c_str());
 

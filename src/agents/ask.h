@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "agents/followup.h"
 #include "agents/graph_retriever.h"
 #include "agents/llm_synthesizer.h"
 #include "agents/messages.h"
@@ -48,9 +49,14 @@ struct AskOptions {
   std::function<std::string(const std::string&)> expand;
   /// Called with every finished step, as it finishes (the server streams them); may be empty.
   std::function<void(const StepRecord&)> on_step;
+  /// The conversation before the question (oldest first). Not empty: a follow-up question is
+  /// rewritten into a standalone one first (agents/followup.h, the "rewrite" step), by `chat`
+  /// when there is one and its rewrite passes the checks, else by rules.
+  std::vector<ChatTurn> history;
 };
 
 struct AskResult {
+  std::string question;  ///< the question answered: as asked, or the follow-up made standalone
   std::string answer;
   std::vector<Citation> citations;
   std::vector<std::string> subqueries;

@@ -86,6 +86,11 @@ struct VerifyStep : VerifyReport {
   std::vector<std::string> gaps;
 };
 
+/// How a follow-up question was made standalone (agents/followup.h): only with a conversation.
+struct RewriteStep {
+  std::string asked, question, method, previous, topic, fallback;
+};
+
 /// How the orchestrator's loop went.
 struct OrchestrateStep {
   int rounds = 1;
@@ -95,12 +100,12 @@ struct OrchestrateStep {
 };
 
 /// A step's typed detail; monostate for a step that failed before reporting.
-using StepDetail = std::variant<std::monostate, PlanStep, GraphStep, FigureStep, RetrieveStep, SynthStep,
+using StepDetail = std::variant<std::monostate, RewriteStep, PlanStep, GraphStep, FigureStep, RetrieveStep, SynthStep,
                                 VerifyStep, OrchestrateStep>;
 
 /// One timed step of a run.
 struct StepRecord {
-  std::string step;   ///< "plan", "graph", "figures", "retrieve", "synthesize", "verify", "orchestrate"
+  std::string step;   ///< "rewrite" (a conversation's follow-up), "plan", "graph", "figures", "retrieve", "synthesize", "verify", "orchestrate"
   double ms = 0;
   int round = 0;      ///< the orchestrator's round for follow-up rounds (2, ...); 0 = first round
   std::string error;  ///< the step failed with this (and passed the failure on)

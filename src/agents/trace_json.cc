@@ -12,6 +12,15 @@ namespace {
 
 void render(const std::monostate&, json&) {}
 
+void render(const RewriteStep& r, json& d) {
+  d["asked"] = r.asked;
+  d["question"] = r.question;
+  d["method"] = r.method;
+  d["previous"] = r.previous;
+  if (!r.topic.empty()) d["topic"] = r.topic;
+  if (!r.fallback.empty()) d["fallback"] = r.fallback;
+}
+
 void render(const PlanStep& p, json& d) {
   d["planner"] = planner_kind_name(p.planner);
   d["subqueries"] = p.subqueries;

@@ -88,7 +88,8 @@ json ask_json(const std::string& question, const AskResult& r) {
   json facts = json::array();
   for (const auto& f : r.facts)
     facts.push_back({{"fact", f.text}, {"relation", f.relation}, {"chunk_id", f.chunk_id}, {"sentence", f.sentence}});
-  return {{"question", question}, {"answer", r.answer}, {"found", r.found}, {"citations", cites},
+  return {{"question", question}, {"standalone_question", r.question.empty() ? question : r.question},
+          {"answer", r.answer}, {"found", r.found}, {"citations", cites},
           {"subqueries", r.subqueries}, {"entities", ents}, {"facts", facts}, {"context_chunks", r.context_chunks},
           {"context_chars", r.context_chars}, {"context_tokens", r.context_tokens}, {"rounds", r.rounds},
           {"gaps", r.gaps}, {"trace", trace_json(r.trace)}};

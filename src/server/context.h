@@ -39,9 +39,15 @@ AskResult run_ask(Context& c, Session& s, const AskRequest& r);
 /// The embedded OpenAPI document (openapi.json, built into the binary).
 const std::string& openapi_document();
 
-/// The question of a chat request: the last user message's text (a string, or the "text" parts
-/// of a list of content parts). HttpError 400 when there is none.
-std::string chat_question(const nlohmann::json& messages);
+/// A chat request read as a question: the last user message's text (a string, or the "text"
+/// parts of a list of content parts), and the user and assistant messages before it, which make
+/// a follow-up standalone (agents/followup.h). HttpError 400 when there is no user message with
+/// text, or a message is not an object.
+struct ChatInput {
+  std::string question;
+  std::vector<ChatTurn> history;
+};
+ChatInput chat_input(const nlohmann::json& messages);
 /// An answer as chat text: the answer, then "Sources:" with one line per citation.
 std::string chat_text(const nlohmann::json& ask);
 

@@ -182,6 +182,20 @@ AskRequest ask_request(const json& b) {
     if (n < 1 || n > 5) throw HttpError(400, "bad_request", "max_rounds must be from 1 to 5");
     r.options.max_rounds = n;
   }
+  // The conversation before the question: [{"role": "user"|"assistant", "content": TEXT}, ...],
+  // oldest first; a follow-up is made standalone from it (the "rewrite" step of the trace).
+  if (b.contains("history")) {
+    const json& h = b["history"];
+    auto bad = [] { return HttpError(400, "bad_request", "\"history\" must be an array of {\"role\": \"user\" or \"assistant\", \"content\": TEXT}"); };
+    if (!h.is_array() || h.size() > 200) throw bad();
+    for (const auto& m : h) {
+      if (!m.is_object() || !m.contains("role") || !m["role"].is_string() || !m.contains("content") || !m["content"].is_string())
+        throw bad();
+      const std::string role = m["role"].get<std::string>();
+      if (role != "user" && role != "assistant") throw bad();
+      r.options.history.push_back({role, m["content"].get<std::string>()});
+    }
+  }
   return r;
 }
 

@@ -56,10 +56,11 @@ int words(const std::string& s) {
   return n;
 }
 
-json answer(Context& c, std::shared_ptr<Session>& s, const std::string& question) {
+json answer(Context& c, std::shared_ptr<Session>& s, const ChatInput& in) {
   AskRequest r;
-  r.question = question;
-  return ask_json(question, run_ask(c, *s, r));
+  r.question = in.question;
+  r.options.history = in.history;
+  return ask_json(in.question, run_ask(c, *s, r));
 }
 
 void models(Context&, const httplib::Request&, httplib::Response& res) {
@@ -71,11 +72,12 @@ void chat_completions(Context& c, const httplib::Request& req, httplib::Response
   json b = body_json(req);
   if (!b.contains("messages") || !b["messages"].is_array())
     throw HttpError(400, "bad_request", "\"messages\" must be an array of chat messages");
-  const std::string question = chat_question(b["messages"]);
+  const ChatInput in = chat_input(b["messages"]);
+  const std::string& question = in.question;
   const bool stream = b.value("stream", false);
   auto s = c.pool.acquire();
   if (!stream) {
-    json a = answer(c, s, question);
+    json a = answer(c, s, in);
     const std::string text = chat_text(a);
     const int pt = words(question), ct = words(text);
     send_json(res, {{"id", completion_id()},
@@ -86,11 +88,12 @@ void chat_completions(Context& c, const httplib::Request& req, httplib::Response
                                               {"message", {{"role", "assistant"}, {"content", text}}},
                                               {"finish_reason", "stop"}}})},
                     {"usage", {{"prompt_tokens", pt}, {"completion_tokens", ct}, {"total_tokens", pt + ct}}},
-                    {"citations", a["citations"]}});
+                    {"citations", a["citations"]},
+                    {"standalone_question", a["standalone_question"]}});
     return;
   }
   res.set_header("Cache-Control", "no-cache");
-  res.set_chunked_content_provider("text/event-stream", [&c, s, question](size_t, httplib::DataSink& sink) mutable {
+  res.set_chunked_content_provider("text/event-stream", [&c, s, in](size_t, httplib::DataSink& sink) mutable {
     const std::string id = completion_id();
     const long long created = unix_now();
     auto chunk = [&](const json& delta, const json& finish, const json* cites) {
@@ -106,7 +109,7 @@ void chat_completions(Context& c, const httplib::Request& req, httplib::Response
     if (!chunk({{"role", "assistant"}, {"content", ""}}, nullptr, nullptr)) return false;
     json a;
     try {
-      a = answer(c, s, question);
+      a = answer(c, s, in);
     } catch (const std::exception& e) {
       const std::string line =
           "data: " + json({{"error", {{"code", "internal"}, {"message", e.what()}}}}).dump() + "\n\ndata: [DONE]\n\n";
@@ -137,7 +140,7 @@ void ollama_chat(Context& c, const httplib::Request& req, httplib::Response& res
   json b = body_json(req);
   if (!b.contains("messages") || !b["messages"].is_array())
     throw HttpError(400, "bad_request", "\"messages\" must be an array of chat messages");
-  const std::string question = chat_question(b["messages"]);
+  const ChatInput in = chat_input(b["messages"]);
   const std::string model = b.value("model", std::string("mmkg:latest"));
   const bool stream = b.value("stream", true);  // Ollama streams unless told not to
   auto s = c.pool.acquire();
@@ -147,17 +150,18 @@ void ollama_chat(Context& c, const httplib::Request& req, httplib::Response& res
                 {"message", {{"role", "assistant"}, {"content", content}}},
                 {"done", true},
                 {"done_reason", "stop"},
-                {"citations", a["citations"]}};
+                {"citations", a["citations"]},
+                {"standalone_question", a["standalone_question"]}};
   };
   if (!stream) {
-    json a = answer(c, s, question);
+    json a = answer(c, s, in);
     send_json(res, final_line(a, chat_text(a)));
     return;
   }
-  res.set_chunked_content_provider("application/x-ndjson", [&c, s, question, model, final_line](size_t, httplib::DataSink& sink) mutable {
+  res.set_chunked_content_provider("application/x-ndjson", [&c, s, in, model, final_line](size_t, httplib::DataSink& sink) mutable {
     json a;
     try {
-      a = answer(c, s, question);
+      a = answer(c, s, in);
     } catch (const std::exception& e) {
       const std::string line = json({{"error", e.what()}}).dump() + "\n";
       sink.write(line.data(), line.size());
@@ -182,18 +186,41 @@ void ollama_chat(Context& c, const httplib::Request& req, httplib::Response& res
 
 }  // namespace
 
-std::string chat_question(const json& messages) {
-  for (auto it = messages.rbegin(); it != messages.rend(); ++it) {
-    if (!it->is_object() || it->value("role", "") != "user") continue;
-    const json& content = (*it)["content"];
-    std::string q;
-    if (content.is_string()) q = content.get<std::string>();
-    if (content.is_array())
-      for (const auto& part : content)
-        if (part.is_object() && part.value("type", "") == "text") q += (q.empty() ? "" : " ") + part.value("text", "");
-    if (!q.empty()) return q;
+namespace {
+
+// A message's text: its content as a string, or the "text" parts of a list of content parts.
+std::string message_text(const json& m) {
+  if (!m.is_object())
+    throw HttpError(400, "bad_request", "every chat message must be an object with \"role\" and \"content\"");
+  const json& content = m.contains("content") ? m["content"] : json();
+  std::string q;
+  if (content.is_string()) q = content.get<std::string>();
+  if (content.is_array())
+    for (const auto& part : content)
+      if (part.is_object() && part.value("type", "") == "text") q += (q.empty() ? "" : " ") + part.value("text", "");
+  return q;
+}
+
+}  // namespace
+
+ChatInput chat_input(const json& messages) {
+  ChatInput in;
+  size_t last = messages.size();
+  for (size_t i = messages.size(); i-- > 0;) {
+    if (messages[i].is_object() && messages[i].value("role", "") == "user" && !message_text(messages[i]).empty()) {
+      last = i;
+      break;
+    }
   }
-  throw HttpError(400, "bad_request", "no user message with text: the last user message is the question");
+  if (last == messages.size())
+    throw HttpError(400, "bad_request", "no user message with text: the last user message is the question");
+  in.question = message_text(messages[last]);
+  for (size_t i = 0; i < last; ++i) {
+    const std::string role = messages[i].is_object() ? messages[i].value("role", "") : "";
+    std::string text = message_text(messages[i]);
+    if ((role == "user" || role == "assistant") && !text.empty()) in.history.push_back({role, std::move(text)});
+  }
+  return in;
 }
 
 std::string chat_text(const json& a) {

@@ -316,8 +316,22 @@ await step("citation-pdf-page", async () => {
   await page.$eval(tid("citation-panel"), (p) => (p.scrollTop = 0));
 });
 
-await step("ask-figure", async () => {
+await step("ask-follow-up", async () => {
+  // The conversation so far ends with "where do quokkas live?": "they" are the quokkas.
   await page.click(tid("citation-close"));
+  await ask("what do they eat?");
+  const read = await page.textContent(tid("step-rewrite"));
+  check(/read as: What do quokkas eat\?/.test(read), `the follow-up was not made standalone: ${read}`);
+  const text = await page.textContent(tid("answer-text"));
+  check(/grasses|leaves/i.test(text), `the follow-up's answer does not say what quokkas eat: ${text.slice(0, 200)}`);
+  const last = await page.locator(tid("turn")).last().textContent();
+  check(/read as: What do quokkas eat\?/.test(last), `the conversation does not show how the follow-up was read: ${last}`);
+  await screenshot("ask-follow-up-conversation");
+  await page.click(tid("new-conversation"));
+  check((await page.locator(tid("turn")).count()) === 0, "New conversation left earlier turns");
+});
+
+await step("ask-figure", async () => {
   await ask("how did the number of quokkas change by year?");
   const img = `${tid("answer-figure")} img`;
   await page.waitForSelector(img);

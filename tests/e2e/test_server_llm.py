@@ -53,6 +53,21 @@ def test_one_local_model_serves_every_request(tmp_path):
             assert a["citations"], a
         # Both sessions used the one model server, and the metrics counted its calls.
         assert len(children(proc.pid)) == 1, children(proc.pid)
+        # A follow-up with the model: it rewrites the question (or the rules do when its rewrite
+        # fails the checks, and the step says why); either way the topic comes from the history.
+        r = requests.post(url + "/api/ask", timeout=600, json={
+            "question": "Which brain mechanism inspired it?", "max_rounds": 1,
+            "history": [{"role": "user", "content": "What is SpiLiFormer?"},
+                        {"role": "assistant", "content": "SpiLiFormer is a spiking Transformer [1]."}]})
+        assert r.status_code == 200, r.text
+        a = r.json()
+        step = a["trace"][0]
+        assert step["step"] == "rewrite" and step["method"] in ("llm", "rules"), step
+        assert not step.get("fallback", "").startswith("model call failed"), step
+        if step["method"] == "rules":
+            assert step["fallback"] and a["standalone_question"] == "Which brain mechanism inspired SpiLiFormer?", step
+        else:
+            assert " it " not in f" {a['standalone_question'].lower()} ", step
         metrics = requests.get(url + "/metrics", timeout=60).text
         calls = float(re.search(r"^mmkg_model_calls_total (\S+)$", metrics, re.M).group(1))
         assert calls >= 2, metrics

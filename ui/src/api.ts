@@ -163,6 +163,8 @@ export interface EntityLink {
 
 export interface AskResult {
   question: string;
+  /** The question answered: a follow-up made standalone from the conversation. */
+  standalone_question?: string;
   answer: string;
   found: boolean;
   citations: Citation[];

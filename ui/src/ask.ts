@@ -6,6 +6,7 @@ import { busyBox, clear, emptyBox, errorBox, fmtMs, h, apiImg } from "./dom";
 import { openCitation } from "./citation";
 
 const STEP_TITLES: Record<string, string> = {
+  rewrite: "Follow-up",
   plan: "Plan",
   graph: "Knowledge graph",
   figures: "Figures",
@@ -17,9 +18,20 @@ const STEP_TITLES: Record<string, string> = {
 
 let controller: AbortController | null = null;
 
+/** The conversation so far (sent as `history`: a follow-up is read in its light). */
+interface Turn {
+  role: "user" | "assistant";
+  content: string;
+}
+let conversation: Turn[] = [];
+// At most this many earlier messages are sent (the server reads the last few anyway).
+const MAX_HISTORY = 12;
+
 export function initAsk(root: HTMLElement): void {
   const input = h("textarea", { id: "question", rows: 2, placeholder: "Ask a question about your documents…", "data-testid": "ask-input", "aria-label": "Question" });
   const button = h("button", { type: "submit", class: "primary", "data-testid": "ask-submit" }, "Ask");
+  const turns = h("ol", { class: "turns", "data-testid": "conversation", "aria-label": "Conversation" });
+  const reset = h("button", { type: "button", class: "linkish", "data-testid": "new-conversation", hidden: true }, "New conversation");
   const form = h("form", { class: "askform", "data-testid": "ask-form" }, input, button);
   const steps = h("ol", { class: "steps", "data-testid": "steps", "aria-label": "Steps" });
   const status = h("div", { class: "ask-status", "data-testid": "ask-status", "aria-live": "polite" });
@@ -28,7 +40,14 @@ export function initAsk(root: HTMLElement): void {
 
   const stepsBox = h("div", { class: "steps-box" }, h("h3", {}, "Steps"), steps);
   stepsBox.hidden = true;
-  root.append(form, status, h("div", { class: "ask-grid" }, h("div", { class: "answer-col" }, answer), stepsBox));
+  root.append(h("div", { class: "conversation" }, turns, reset), form, status,
+    h("div", { class: "ask-grid" }, h("div", { class: "answer-col" }, answer), stepsBox));
+  reset.addEventListener("click", () => {
+    conversation = [];
+    clear(turns);
+    reset.hidden = true;
+    input.focus();
+  });
 
   input.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey) {
@@ -43,7 +62,7 @@ export function initAsk(root: HTMLElement): void {
       input.focus();
       return;
     }
-    void ask(q, { steps, stepsBox, status, answer, button });
+    void ask(q, { steps, stepsBox, status, answer, button, turns, reset });
   });
 }
 
@@ -53,6 +72,16 @@ interface Parts {
   status: HTMLElement;
   answer: HTMLElement;
   button: HTMLButtonElement;
+  turns: HTMLOListElement;
+  reset: HTMLButtonElement;
+}
+
+/** Remembers an answered question and shows it above the form. */
+function remember(p: Parts, question: string, r: AskResult): void {
+  conversation.push({ role: "user", content: question }, { role: "assistant", content: r.answer ?? "" });
+  const asked = r.standalone_question && r.standalone_question !== question ? ` (read as: ${r.standalone_question})` : "";
+  p.turns.append(h("li", { class: "turn", "data-testid": "turn" }, question, h("span", { class: "muted", "data-testid": "turn-standalone" }, asked)));
+  p.reset.hidden = false;
 }
 
 async function ask(question: string, p: Parts): Promise<void> {
@@ -71,7 +100,11 @@ async function ask(question: string, p: Parts): Promise<void> {
   try {
     await streamSSE(
       "/api/ask",
-      { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ question, stream: true }) },
+      {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ question, stream: true, history: conversation.slice(-MAX_HISTORY) }),
+      },
       (ev) => {
         if (ctl.signal.aborted) return;
         if (ev.event === "step") {
@@ -83,7 +116,9 @@ async function ask(question: string, p: Parts): Promise<void> {
         } else if (ev.event === "answer") {
           gotAnswer = true;
           clear(p.answer);
-          p.answer.append(renderAnswer(JSON.parse(ev.data) as AskResult));
+          const r = JSON.parse(ev.data) as AskResult;
+          p.answer.append(renderAnswer(r));
+          remember(p, question, r);
         } else if (ev.event === "error") {
           gotAnswer = true;
           clear(p.answer);
@@ -134,6 +169,10 @@ function renderStep(s: Step): HTMLElement {
   const arr = (k: string): unknown[] => (Array.isArray(s[k]) ? (s[k] as unknown[]) : []);
 
   switch (name) {
+    case "rewrite":
+      line(s.method === "none" ? "a question of its own" : `read as: ${s.question} (${s.method})`);
+      if (s.fallback) line(`model not used: ${s.fallback}`);
+      break;
     case "plan": {
       const subs = arr("subqueries").map(String);
       line(`${subs.length} sub-quer${subs.length === 1 ? "y" : "ies"}${s.planner ? ` (${s.planner})` : ""}`);
