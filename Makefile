@@ -3,10 +3,11 @@ BUILD_DIR ?= build
 STORE ?= $(BUILD_DIR)/demo-store
 PYTHON ?= python3
 QUESTION ?= what is attention?
+PREFIX ?= /usr/local
 # MMKG_WERROR=ON (set by .ci/run): the build fails on any compiler warning.
 CMAKE_FLAGS = $(if $(MMKG_WERROR),-DMMKG_WERROR=$(MMKG_WERROR))
 
-.PHONY: all setup setup-demo configure build build-demo ui test unit e2e browser tsan demo bench eval train clean
+.PHONY: all setup setup-demo configure build build-demo ui install uninstall package test unit e2e browser tsan demo bench eval train clean
 
 all: build
 
@@ -31,6 +32,23 @@ build-demo: configure ui
 # The web UI (ui/: TypeScript, Vite) built into $(BUILD_DIR)/ui, which `mmkg serve` serves.
 ui:
 	bash scripts/build_ui.sh $(BUILD_DIR)/ui
+
+# The binary (stripped), the web UI, the embedding model and the docs under $(PREFIX) (DESTDIR
+# honoured), built first; docs/INSTALL.md says where each goes.
+install: build-demo
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD_DIR) --prefix $(PREFIX) --strip
+
+# Removes what the last `make install` put there ($(BUILD_DIR)/install_manifest.txt lists it), and
+# the mmkg folders it leaves empty.
+uninstall:
+	@test -f $(BUILD_DIR)/install_manifest.txt || { echo "uninstall: $(BUILD_DIR)/install_manifest.txt is missing: nothing installed from this build dir"; exit 1; }
+	xargs -d '\n' rm -f < $(BUILD_DIR)/install_manifest.txt
+	sed -n 's|^\(.*/mmkg\)/.*|\1|p' $(BUILD_DIR)/install_manifest.txt | sort -u | \
+	  xargs -r -d '\n' -I{} find {} -depth -type d -empty -delete
+
+# The same as a Debian package: $(BUILD_DIR)/mmkg_<version>_<arch>.deb (cpack -G DEB, under /usr).
+package: build-demo
+	cd $(BUILD_DIR) && cpack -G DEB
 
 unit: build
 	cd $(BUILD_DIR) && ctest --output-on-failure
