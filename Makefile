@@ -34,17 +34,20 @@ ui:
 	bash scripts/build_ui.sh $(BUILD_DIR)/ui
 
 # The binary (stripped), the web UI, the embedding model and the docs under $(PREFIX) (DESTDIR
-# honoured), built first; docs/INSTALL.md says where each goes.
+# honoured), built first; docs/INSTALL.md says where each goes. The list of installed files is
+# kept in $(BUILD_DIR)/installed-files.txt for `make uninstall` (cmake's install_manifest.txt
+# leaves DESTDIR out and is rewritten by every cmake --install and cpack run).
 install: build-demo
 	DESTDIR=$(DESTDIR) cmake --install $(BUILD_DIR) --prefix $(PREFIX) --strip
+	sed 's|^|$(DESTDIR)|' $(BUILD_DIR)/install_manifest.txt > $(BUILD_DIR)/installed-files.txt
 
-# Removes what the last `make install` put there ($(BUILD_DIR)/install_manifest.txt lists it), and
-# the mmkg folders it leaves empty.
+# Removes what the last `make install` put there, and the mmkg folders it leaves empty.
 uninstall:
-	@test -f $(BUILD_DIR)/install_manifest.txt || { echo "uninstall: $(BUILD_DIR)/install_manifest.txt is missing: nothing installed from this build dir"; exit 1; }
-	xargs -d '\n' rm -f < $(BUILD_DIR)/install_manifest.txt
-	sed -n 's|^\(.*/mmkg\)/.*|\1|p' $(BUILD_DIR)/install_manifest.txt | sort -u | \
-	  xargs -r -d '\n' -I{} find {} -depth -type d -empty -delete
+	@test -f $(BUILD_DIR)/installed-files.txt || { echo "uninstall: $(BUILD_DIR)/installed-files.txt is missing: nothing to remove (it lists what make install from this build dir installed; a .deb: apt remove mmkg)"; exit 1; }
+	xargs -d '\n' rm -f < $(BUILD_DIR)/installed-files.txt
+	for d in $$(sed -n 's|^\(.*/mmkg\)/.*|\1|p' $(BUILD_DIR)/installed-files.txt | sort -u); do \
+	  if [ -d "$$d" ]; then find "$$d" -depth -type d -empty -delete; fi; done
+	rm -f $(BUILD_DIR)/installed-files.txt
 
 # The same as a Debian package: $(BUILD_DIR)/mmkg_<version>_<arch>.deb (cpack -G DEB, under /usr).
 package: build-demo
