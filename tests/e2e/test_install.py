@@ -33,7 +33,8 @@ def prefix(tmp_path_factory):
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     print(f"cmake --install --strip: {time.monotonic() - t0:.1f} s")
-    return p
+    yield p
+    shutil.rmtree(p, ignore_errors=True)  # ~140 MB
 
 
 @pytest.fixture
@@ -152,3 +153,5 @@ def test_cpack_builds_a_deb_that_runs_unpacked(tmp_path):
     r = subprocess.run([str(tmp_path / "root/usr/bin/mmkg"), "--version"], cwd=tmp_path, capture_output=True,
                        text=True, env={"PATH": "/usr/bin:/bin"})
     assert r.returncode == 0 and r.stdout.strip() == f"mmkg {version}", r
+    for big in ("out", "root"):  # the package and its unpacked files: ~260 MB pytest would keep
+        shutil.rmtree(tmp_path / big, ignore_errors=True)
