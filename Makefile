@@ -3,10 +3,11 @@ BUILD_DIR ?= build
 STORE ?= $(BUILD_DIR)/demo-store
 PYTHON ?= python3
 QUESTION ?= what is attention?
+PREFIX ?= /usr/local
 # MMKG_WERROR=ON (set by .ci/run): the build fails on any compiler warning.
 CMAKE_FLAGS = $(if $(MMKG_WERROR),-DMMKG_WERROR=$(MMKG_WERROR))
 
-.PHONY: all setup setup-demo configure build build-demo ui test unit e2e browser tsan demo bench eval train clean
+.PHONY: all setup setup-demo configure build build-demo ui install uninstall package test unit e2e browser tsan demo bench eval train clean
 
 all: build
 
@@ -31,6 +32,26 @@ build-demo: configure ui
 # The web UI (ui/: TypeScript, Vite) built into $(BUILD_DIR)/ui, which `mmkg serve` serves.
 ui:
 	bash scripts/build_ui.sh $(BUILD_DIR)/ui
+
+# The binary (stripped), the web UI, the embedding model and the docs under $(PREFIX) (DESTDIR
+# honoured), built first; docs/INSTALL.md says where each goes. The list of installed files is
+# kept in $(BUILD_DIR)/installed-files.txt for `make uninstall` (cmake's install_manifest.txt
+# leaves DESTDIR out and is rewritten by every cmake --install and cpack run).
+install: build-demo
+	DESTDIR=$(DESTDIR) cmake --install $(BUILD_DIR) --prefix $(PREFIX) --strip
+	sed 's|^|$(DESTDIR)|' $(BUILD_DIR)/install_manifest.txt > $(BUILD_DIR)/installed-files.txt
+
+# Removes what the last `make install` put there, and the mmkg folders it leaves empty.
+uninstall:
+	@test -f $(BUILD_DIR)/installed-files.txt || { echo "uninstall: $(BUILD_DIR)/installed-files.txt is missing: nothing to remove (it lists what make install from this build dir installed; a .deb: apt remove mmkg)"; exit 1; }
+	xargs -d '\n' rm -f < $(BUILD_DIR)/installed-files.txt
+	for d in $$(sed -n 's|^\(.*/mmkg\)/.*|\1|p' $(BUILD_DIR)/installed-files.txt | sort -u); do \
+	  if [ -d "$$d" ]; then find "$$d" -depth -type d -empty -delete; fi; done
+	rm -f $(BUILD_DIR)/installed-files.txt
+
+# The same as a Debian package: $(BUILD_DIR)/mmkg_<version>_<arch>.deb (cpack -G DEB, under /usr).
+package: build-demo
+	cd $(BUILD_DIR) && cpack -G DEB
 
 unit: build
 	cd $(BUILD_DIR) && ctest --output-on-failure

@@ -29,10 +29,12 @@ APT_PKGS=(
 )
 # Tests and benchmarks; LibreOffice (headless, ~300 MB) so that the Office conversion is tested
 # for real (mmkg itself only needs it to ingest Office files, and says so when it is missing).
-# The browser tests drive Debian's chromium (headless); the load benchmark uses wrk.
+# The browser tests drive Debian's chromium (headless); the load benchmark uses wrk. make package
+# (and tests/e2e/test_install.py): cpack's DEB generator computes Depends with dpkg-shlibdeps
+# (dpkg-dev) on the ELF files that `file` finds.
 TEST_APT_PKGS=(libgtest-dev libgmock-dev libbenchmark-dev
   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui
-  chromium wrk)
+  chromium wrk dpkg-dev file)
 if [ "$SCOPE" != "demo" ]; then APT_PKGS+=("${TEST_APT_PKGS[@]}"); fi
 
 SUDO=""

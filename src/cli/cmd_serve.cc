@@ -1,26 +1,27 @@
 // mmkg serve: the HTTP server (server/server.h); this file only parses its options.
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "core/install_paths.h"
 #include "server/server.h"
 
 namespace mmkg::cli {
 
 namespace {
 
-// The built web UI: MMKG_UI_DIR, else ui/ beside the binary (build/ui after `make build`).
+// The built web UI: MMKG_UI_DIR, else ui/ beside the binary (build/ui after `make build`), else
+// share/mmkg/ui of an installed mmkg (<prefix>/bin/mmkg: docs/INSTALL.md).
 std::string default_ui_dir() {
   if (const char* e = std::getenv("MMKG_UI_DIR")) return e;
-  char buf[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "";
-  buf[n] = 0;
-  return (std::filesystem::path(buf).parent_path() / "ui").string();
+  const std::string exe_dir = executable_dir();
+  if (exe_dir.empty()) return "";
+  const std::string beside = (std::filesystem::path(exe_dir) / "ui").string();
+  if (std::filesystem::is_directory(beside)) return beside;
+  const std::string installed = installed_data_path("ui", exe_dir);
+  return installed.empty() ? beside : installed;
 }
 
 }  // namespace
@@ -41,7 +42,8 @@ Command add_serve(CLI::App& app, Common& c) {
       ->capture_default_str()->check(CLI::Range(0, 100000));
   cmd->add_option("--max-upload-mb", o->max_upload_mb, "largest request body, in MiB")->capture_default_str()
       ->check(CLI::Range(1, 65536));
-  cmd->add_option("--ui", o->ui_dir, "folder of the built web UI (default: ui/ beside the binary, env MMKG_UI_DIR)");
+  cmd->add_option("--ui", o->ui_dir, "folder of the built web UI (default: env MMKG_UI_DIR, else ui/ beside the binary, else "
+                  "../share/mmkg/ui from it)");
   cmd->add_flag("--quiet", [o](int64_t) { o->log_requests = false; }, "no log line per request");
   cmd->add_option("--llm", c.llm,
                   "language model: none (extractive), local (one llama-cpp-python server for all requests), "

