@@ -98,6 +98,6 @@ else()
   string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libc6, libstdc++6, libgcc-s1, libsqlite3-0, libicu72, "
          "libcmark0.30.2, libgumbo1, libxxhash0, libfreetype6, libharfbuzz0b, libjbig2dec0, libopenjp2-7, "
          "libmujs2, libigraph3, libtesseract5, liblept5, libwebp7, libxapian30, libjpeg62-turbo, zlib1g, "
-         "libstemmer0d, libgomp1, libopenblas0, libcurl4, libcpp-httplib0.11")
+         "libstemmer0d, libgomp1, libopenblas0, libcurl4, libssl3, libcpp-httplib0.11")
 endif()
 include(CPack)

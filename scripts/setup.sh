@@ -14,6 +14,8 @@ APT_PKGS=(
   libjpeg-dev zlib1g-dev libgumbo-dev libmujs-dev libwebp-dev
   # store, text, json, cli, hashing
   libsqlite3-dev sqlite3 libicu-dev libcmark-dev libstemmer-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
+  # API keys: SHA-256 of the key file (OpenSSL)
+  libssl-dev
   # embeddings and vectors: OpenBLAS (SGEMM), FAISS (static, needs LAPACK), hnswlib (HNSW, header-only),
   # libcurl (HTTP backends)
   libopenblas-dev liblapack-dev libfaiss-dev libhnswlib-dev libcurl4-openssl-dev

@@ -44,6 +44,8 @@ Command add_serve(CLI::App& app, Common& c) {
       ->check(CLI::Range(1, 65536));
   cmd->add_option("--ui", o->ui_dir, "folder of the built web UI (default: env MMKG_UI_DIR, else ui/ beside the binary, else "
                   "../share/mmkg/ui from it)");
+  cmd->add_option("--keys", o->keys_file,
+                  "key file of scoped keys (mmkg keys add); default: env MMKG_KEYS, else STORE/keys.json when it exists");
   cmd->add_flag("--quiet", [o](int64_t) { o->log_requests = false; }, "no log line per request");
   cmd->add_option("--llm", c.llm,
                   "language model: none (extractive), local (one llama-cpp-python server for all requests), "
@@ -54,6 +56,10 @@ Command add_serve(CLI::App& app, Common& c) {
             if (opt.ui_dir.empty()) opt.ui_dir = default_ui_dir();
             if (const char* k = std::getenv("MMKG_API_KEY")) opt.api_key = k;
             Config cfg = c.config();
+            if (opt.keys_file.empty() && (std::getenv("MMKG_KEYS") || cfg.store.find("://") == std::string::npos)) {
+              const std::string f = keys_file("", cfg.store);
+              if (std::filesystem::exists(f)) opt.keys_file = f;
+            }
             const std::string store = cfg.store;
             const bool json = c.json;
             opt.on_ready = [store, json](const std::string& url) {

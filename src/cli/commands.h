@@ -53,6 +53,11 @@ Command add_graph(CLI::App& app, Common& c);
 Command add_figure(CLI::App& app, Common& c);
 Command add_export(CLI::App& app, Common& c);
 Command add_serve(CLI::App& app, Common& c);
+Command add_keys(CLI::App& app, Common& c);
+
+/// The key file of `mmkg keys` and `mmkg serve`: `option` (--keys), else MMKG_KEYS, else
+/// STORE/keys.json (UsageError for a shared store, which has no folder).
+std::string keys_file(const std::string& option, const std::string& store);
 
 /// Opens the session for `c` (the store created when `create`).
 std::unique_ptr<Session> open_session(const Common& c, bool create = false);

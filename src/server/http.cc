@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/error.h"
+#include "server/keyring.h"
 
 namespace mmkg::server {
 
@@ -43,12 +44,24 @@ std::string presented_key(const httplib::Request& req) {
 void AccessPolicy::check(const httplib::Request& req, bool write) const {
   if (auth == Auth::None) return;
   if (!write && auth != Auth::All) return;
-  if (api_key.empty())
+  if (api_key.empty() && !keys)
     throw HttpError(403, "forbidden",
-                    "this server has no API key: start it with MMKG_API_KEY set to allow this request");
+                    "this server has no API key: start it with MMKG_API_KEY set, or with a key file (mmkg keys "
+                    "add), to allow this request");
   const std::string k = presented_key(req);
   if (k.empty()) throw HttpError(401, "unauthorized", "an API key is needed: send Authorization: Bearer KEY or X-API-Key: KEY");
-  if (!same_secret(k, api_key)) throw HttpError(401, "unauthorized", "the API key is not valid");
+  if (!api_key.empty() && same_secret(k, api_key)) return;
+  std::optional<ApiKey> scoped;
+  try {
+    if (keys) scoped = keys->verify(k);
+  } catch (const std::exception& e) {
+    throw HttpError(500, "internal", std::string("the key file cannot be read (") + e.what() + "); no key is accepted");
+  }
+  if (!scoped) throw HttpError(401, "unauthorized", "the API key is not valid");
+  if (!scoped->allows(workspace, false))
+    throw HttpError(403, "forbidden", "this key (" + scoped->id + ") is not for the workspace '" + workspace + "'");
+  if (write && !scoped->allows(workspace, true))
+    throw HttpError(403, "forbidden", "this key (" + scoped->id + ") may read only; writes need a write key");
 }
 
 Http::Http(AccessPolicy policy, Metrics& metrics, bool log) : policy_(std::move(policy)), metrics_(metrics), log_(log) {

@@ -8,6 +8,7 @@
 #include <httplib.h>
 
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -28,10 +29,17 @@ enum class Auth { Writes, All, None };
 /// "writes" | "all" | "none"; UsageError otherwise.
 Auth parse_auth(const std::string& s);
 
+class KeyRing;
+
 /// Who may do what. The key is compared in constant time.
 struct AccessPolicy {
   Auth auth = Auth::Writes;
-  std::string api_key;  ///< MMKG_API_KEY; empty: writes are refused (403) unless auth is None
+  std::string api_key;  ///< MMKG_API_KEY (every workspace, reads and writes); empty: none
+  /// Scoped keys (mmkg keys; server/keyring.h); nullptr: none. With neither key, writes are
+  /// refused (403) unless auth is None.
+  std::shared_ptr<KeyRing> keys;
+  /// The workspace a request works in (a single-store server: "default").
+  std::string workspace = "default";
   /// Throws HttpError 401/403 when `req` may not run a route of this kind.
   void check(const httplib::Request& req, bool write) const;
 };

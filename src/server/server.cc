@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "server/context.h"
+#include "server/keyring.h"
 
 namespace mmkg::server {
 
@@ -43,6 +44,7 @@ AccessPolicy check_options(ServeOptions& opt) {
   AccessPolicy policy;
   policy.auth = parse_auth(opt.auth);
   policy.api_key = opt.api_key;
+  if (!opt.keys_file.empty()) policy.keys = std::make_shared<KeyRing>(opt.keys_file);
   if (policy.auth == Auth::None && !loopback(opt.host))
     throw UsageError("--auth none on " + opt.host + " would let anyone on the network write to the store; "
                      "bind to 127.0.0.1, or set MMKG_API_KEY and use --auth writes or all");

@@ -17,6 +17,7 @@ struct ServeOptions {
   int port = 8080;               ///< 0: any free port
   std::string auth = "writes";   ///< writes | all | none
   std::string api_key;           ///< MMKG_API_KEY (never logged)
+  std::string keys_file;         ///< scoped keys (mmkg keys, app/keys.h); empty: none
   int workers = 0;               ///< reader sessions; 0: the number of cores (at least 2)
   int max_queue = 64;            ///< requests waiting for a reader before 429
   int threads = 0;               ///< HTTP threads; 0: 4 x workers + max_queue (at least 16)
