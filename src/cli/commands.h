@@ -53,6 +53,7 @@ Command add_graph(CLI::App& app, Common& c);
 Command add_figure(CLI::App& app, Common& c);
 Command add_export(CLI::App& app, Common& c);
 Command add_serve(CLI::App& app, Common& c);
+Command add_mcp(CLI::App& app, Common& c);
 
 /// Opens the session for `c` (the store created when `create`).
 std::unique_ptr<Session> open_session(const Common& c, bool create = false);
