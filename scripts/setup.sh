@@ -76,12 +76,19 @@ SKLEARN=scikit-learn==1.9.1
 # lizard measures function lengths (tests/e2e/test_code_shape.py: none over 80 lines), pinned so
 # that its count does not move under the test.
 LIZARD=lizard==1.17.10
-if [ "$SCOPE" != "demo" ]; then PIP_PKGS+=(pytest pymupdf jsonschema openai requests "$SKLEARN" "$LIZARD"); fi
+# The official MCP SDK drives `mmkg mcp` and /mcp (tests/e2e/test_mcp.py); pinned, as its 2.x
+# client API still moves between releases.
+MCP=mcp==2.3.0
+if [ "$SCOPE" != "demo" ]; then PIP_PKGS+=(pytest pymupdf jsonschema openai requests "$SKLEARN" "$LIZARD" "$MCP"); fi
 need=()
 for p in "${PIP_PKGS[@]}"; do
   mod=${p//-/_}; [ "$p" = "pymupdf" ] && mod=fitz
   if [ "$p" = "$SKLEARN" ]; then
     $PY -c "import sklearn, sys; sys.exit(sklearn.__version__ != '${SKLEARN#*==}')" >/dev/null 2>&1 || need+=("$p")
+    continue
+  fi
+  if [ "$p" = "$MCP" ]; then
+    $PY -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '${MCP#*==}')" >/dev/null 2>&1 || need+=("$p")
     continue
   fi
   if [ "$p" = "$LIZARD" ]; then

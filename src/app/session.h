@@ -189,6 +189,12 @@ struct ExportRequest {
   bool annotated = false;    ///< add each figure's text (OCR or PDF) and description under it
 };
 
+/// A document's whole text as Markdown (Session::document_markdown).
+struct DocumentMarkdown {
+  DocumentRecord doc;
+  std::string markdown;  ///< the body with each figure in place (a link, and its text under it)
+};
+
 struct ExportReport {
   std::string doc;           ///< file name
   std::string markdown;      ///< path of the written file
@@ -237,6 +243,10 @@ class Session {
   /// Writes a document as Markdown (`NAME_raw.md` or `NAME_annotated.md`) with its figures in
   /// out_dir/images/ ("NAME-PAGE-K.png", page 0-based as pymupdf4llm names them) linked in place.
   ExportReport export_markdown(const ExportRequest& req);
+  /// A document (file name, path, id or id prefix) as Markdown, as the annotated export writes it
+  /// but nothing written: each figure with an image is linked as `figure_uri_prefix` + its id.
+  /// NotFoundError when no document matches; UsageError when several do.
+  DocumentMarkdown document_markdown(const std::string& doc_key, const std::string& figure_uri_prefix);
   /// Page `page` (1-based) of the PDF `doc_key` (file name, path, id or id prefix, as remove()
   /// takes) rendered at `zoom` (clamped to 0.5..4), with the boxes of `chunk_id` (optional)
   /// highlighted. NotFoundError for an unknown document, page or chunk; UsageError for an

@@ -1,7 +1,8 @@
-// Session: figures and the Markdown export (mmkg figure, mmkg export).
+// Session: figures and documents as Markdown (mmkg figure, mmkg export, the MCP server's resources).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 
 #include "app/session.h"
@@ -66,30 +67,36 @@ std::string annotation(const Figure& f) {
   return out;
 }
 
-}  // namespace
-
-ExportReport Session::export_markdown(const ExportRequest& req) {
-  auto docs = store().resolve(req.doc);
-  if (docs.empty()) throw UsageError(req.doc + ": no such document in the store; `mmkg stats` lists them");
+/// The one document `key` names: NotFoundError (`missing_is_usage`: UsageError) when none does,
+/// UsageError when several do.
+DocumentRecord one_document(Store& store, const std::string& key, bool missing_is_usage) {
+  auto docs = store.resolve(key);
+  if (docs.empty()) {
+    const std::string msg = key + ": no such document in the store; `mmkg stats` lists them";
+    if (missing_is_usage) throw UsageError(msg);
+    throw NotFoundError(msg);
+  }
   if (docs.size() > 1)
-    throw UsageError(req.doc + ": matches " + std::to_string(docs.size()) + " documents; name it by path or id");
-  const DocumentRecord& d = docs.front();
-  const std::string text = store().document_text(d.id);
+    throw UsageError(key + ": matches " + std::to_string(docs.size()) + " documents; name it by path or id");
+  return docs.front();
+}
+
+/// Gives the Markdown link target of a figure with an image (copying it where the link points,
+/// for the export); `page0` is its 0-based page, `k` its number on that page.
+using FigureLink = std::function<std::string(const Figure& f, int page0, int k)>;
+
+/// Document `d` as Markdown: its body with its figures in place (tables as their rows), each
+/// figure's text and description under it when `annotated`.
+std::string document_as_markdown(Store& store, const DocumentRecord& d, bool annotated, const FigureLink& link) {
+  const std::string text = store.document_text(d.id);
   // The body ends where the figures' own chunks (appended after it) begin.
   size_t body_end = text.size();
-  for (const StoredChunk& c : store().chunks_of(d.id))
+  for (const StoredChunk& c : store.chunks_of(d.id))
     if (!c.chunk.figure_id.empty()) body_end = std::min(body_end, static_cast<size_t>(std::max<int64_t>(0, c.chunk.start - 2)));
-  std::vector<StoredFigure> figs = store().figures_of(d.id);
+  std::vector<StoredFigure> figs = store.figures_of(d.id);
   std::stable_sort(figs.begin(), figs.end(), [](const StoredFigure& a, const StoredFigure& b) {
     return a.figure.offset < b.figure.offset;
   });
-
-  ExportReport rep;
-  rep.doc = d.name;
-  std::error_code ec;
-  const fs::path dir(req.out_dir);
-  fs::create_directories(dir / "images", ec);
-  if (ec) throw IOError(req.out_dir + ": cannot create the export folder (" + ec.message() + ")");
   std::map<int, int> per_page;  // figures numbered per page, as pymupdf4llm does
   std::string md;
   size_t pos = 0;
@@ -107,18 +114,35 @@ ExportReport Session::export_markdown(const ExportRequest& req) {
       continue;
     }
     const int page0 = f.page > 0 ? f.page - 1 : 0;
-    const std::string name = d.name + "-" + std::to_string(page0) + "-" + std::to_string(per_page[page0]++) + ".png";
-    const fs::path target = dir / "images" / name;
-    fs::copy_file(store().figure_path(f.image_hash), target, fs::copy_options::overwrite_existing, ec);
-    if (ec) throw IOError(target.string() + ": cannot write the image (" + ec.message() + "); is the store complete? `mmkg check`");
-    rep.images.push_back(target.string());
-    ++rep.figures;
-    md += "![](images/" + name + ")\n";
-    if (req.annotated) md += annotation(f);
+    md += "![](" + link(f, page0, per_page[page0]++) + ")\n";
+    if (annotated) md += annotation(f);
     md += "\n";
   }
   if (pos < body_end) md.append(text, pos, body_end - pos);
   if (md.empty() || md.back() != '\n') md += "\n";
+  return md;
+}
+
+}  // namespace
+
+ExportReport Session::export_markdown(const ExportRequest& req) {
+  const DocumentRecord d = one_document(store(), req.doc, true);
+  ExportReport rep;
+  rep.doc = d.name;
+  std::error_code ec;
+  const fs::path dir(req.out_dir);
+  fs::create_directories(dir / "images", ec);
+  if (ec) throw IOError(req.out_dir + ": cannot create the export folder (" + ec.message() + ")");
+  const std::string md = document_as_markdown(store(), d, req.annotated, [&](const Figure& f, int page0, int k) {
+    const std::string name = d.name + "-" + std::to_string(page0) + "-" + std::to_string(k) + ".png";
+    const fs::path target = dir / "images" / name;
+    std::error_code err;
+    fs::copy_file(store().figure_path(f.image_hash), target, fs::copy_options::overwrite_existing, err);
+    if (err) throw IOError(target.string() + ": cannot write the image (" + err.message() + "); is the store complete? `mmkg check`");
+    rep.images.push_back(target.string());
+    ++rep.figures;
+    return "images/" + name;
+  });
   const fs::path out = dir / (stem_of(d.name) + (req.annotated ? "_annotated.md" : "_raw.md"));
   {
     std::ofstream o(out, std::ios::binary | std::ios::trunc);
@@ -126,6 +150,14 @@ ExportReport Session::export_markdown(const ExportRequest& req) {
     if (!o) throw IOError(out.string() + ": cannot write the Markdown file (disk full?)");
   }
   rep.markdown = out.string();
+  return rep;
+}
+
+DocumentMarkdown Session::document_markdown(const std::string& doc_key, const std::string& figure_uri_prefix) {
+  DocumentMarkdown rep;
+  rep.doc = one_document(store(), doc_key, false);
+  rep.markdown = document_as_markdown(store(), rep.doc, true,
+                                      [&](const Figure& f, int, int) { return figure_uri_prefix + f.id; });
   return rep;
 }
 

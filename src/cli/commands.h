@@ -53,6 +53,7 @@ Command add_graph(CLI::App& app, Common& c);
 Command add_figure(CLI::App& app, Common& c);
 Command add_export(CLI::App& app, Common& c);
 Command add_serve(CLI::App& app, Common& c);
+Command add_mcp(CLI::App& app, Common& c);
 Command add_keys(CLI::App& app, Common& c);
 
 /// The key file of `mmkg keys` and `mmkg serve`: `option` (--keys), else MMKG_KEYS, else

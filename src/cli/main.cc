@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
       cli::add_ingest(app, common), cli::add_search(app, common), cli::add_ask(app, common),
       cli::add_delete(app, common), cli::add_stats(app, common),  cli::add_check(app, common),
       cli::add_graph(app, common),  cli::add_eval(app, common),   cli::add_figure(app, common),
-      cli::add_export(app, common), cli::add_serve(app, common), cli::add_keys(app, common)};
+      cli::add_export(app, common), cli::add_serve(app, common), cli::add_mcp(app, common),
+      cli::add_keys(app, common)};
 
   try {
     app.parse(argc, argv);

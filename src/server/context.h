@@ -1,11 +1,13 @@
 // What the route handlers share (internal to server/).
 #pragma once
 
+#include <map>
 #include <mutex>
 #include <string>
 
 #include "server/http.h"
 #include "server/jobs.h"
+#include "server/mcp.h"
 #include "server/metrics.h"
 #include "server/pool.h"
 #include "server/server.h"
@@ -32,6 +34,32 @@ void add_api_routes(Http& http, Context& ctx);
 void add_page_routes(Http& http, Context& ctx);  ///< /api/documents/{key}/pages/{n}/image, /api/chunks/{id}
 /// /v1/models, /v1/chat/completions, /api/tags, /api/version, /api/chat.
 void add_compat_routes(Http& http, Context& ctx);
+
+/// The MCP server at /mcp (routes_mcp.cc): the protocol over Streamable HTTP, with its sessions.
+class McpEndpoint {
+ public:
+  explicit McpEndpoint(Context& c);
+  void post(const httplib::Request& req, httplib::Response& res);  ///< one message or a batch
+  void end(const httplib::Request& req, httplib::Response& res);   ///< DELETE: ends the session
+  size_t sessions() const;
+
+ private:
+  /// Store reads on the shared session, the rest on a leased reader (asks counted).
+  static void run(Context& c, mcp::Work work, const std::function<void(Session&)>& fn);
+  bool find(const std::string& id, mcp::Connection& conn);
+  void remember(const std::string& id, const mcp::Connection& conn);
+
+  struct Entry {
+    mcp::Connection conn;
+    unsigned long long used = 0;  ///< clock_ at its last request
+  };
+  mcp::McpServer protocol_;
+  mutable std::mutex mu_;
+  std::map<std::string, Entry> sessions_;
+  unsigned long long clock_ = 0;
+};
+/// POST, DELETE and GET (405) /mcp.
+void add_mcp_routes(Http& http, McpEndpoint& mcp);
 
 /// Answers through the session, counting the ask and its model calls in the metrics.
 AskResult run_ask(Context& c, Session& s, const AskRequest& r);

@@ -2,11 +2,9 @@
 // highlighted, a chunk as JSON, and the errors as JSON with the right status.
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <thread>
-
 #include "app/session.h"
 #include "server/context.h"
+#include "support/loopback_http.h"
 #include "support/pdf_fixtures.h"
 #include "support/temp_dir.h"
 
@@ -46,17 +44,8 @@ TEST(PageRoutes, ServeAPageAsPngAndAChunkAsJson) {
   open.auth = Auth::None;
   Http http(open, metrics, false);
   add_page_routes(http, ctx);
-  const int port = http.raw().bind_to_any_port("127.0.0.1");
-  std::thread t([&] { http.raw().listen_after_bind(); });
-  struct Stop {
-    Http& h;
-    std::thread& t;
-    ~Stop() {
-      h.raw().stop();
-      t.join();
-    }
-  } stop{http, t};
-  while (!http.raw().is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  mmkg::testing::LoopbackHttp running(http);
+  const int port = running.port();
 
   httplib::Client cli("127.0.0.1", port);
   auto r = cli.Get("/api/documents/q.pdf/pages/1/image?chunk=" + chunk_id + "&zoom=1");

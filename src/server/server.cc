@@ -83,7 +83,7 @@ void add_gauges(Metrics& metrics, JobQueue& jobs, SessionPool& pool) {
 }
 
 /// httplib's limits and thread pool, the routes and the web UI.
-void set_up_http(Http& http, Context& ctx, const ServeOptions& opt) {
+void set_up_http(Http& http, Context& ctx, McpEndpoint& mcp, const ServeOptions& opt) {
   httplib::Server& srv = http.raw();
   const int threads = opt.threads;
   srv.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
@@ -94,6 +94,7 @@ void set_up_http(Http& http, Context& ctx, const ServeOptions& opt) {
   add_api_routes(http, ctx);
   add_page_routes(http, ctx);
   add_compat_routes(http, ctx);
+  add_mcp_routes(http, mcp);
   if (!opt.ui_dir.empty() && fs::is_directory(opt.ui_dir)) srv.set_mount_point("/", opt.ui_dir);
 }
 
@@ -150,7 +151,8 @@ int serve(Config cfg, const ServeOptions& opt_in) {
   add_gauges(metrics, jobs, pool);
 
   Http http(policy, metrics, opt.log_requests);
-  set_up_http(http, ctx, opt);
+  McpEndpoint mcp(ctx);
+  set_up_http(http, ctx, mcp, opt);
   const int port = bind_port(http.raw(), opt);
   // The first query should not pay for loading the model.
   try {

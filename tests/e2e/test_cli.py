@@ -8,7 +8,7 @@ import pytest
 
 from conftest import BIN, CORPUS, run
 
-COMMANDS = ["ingest", "search", "ask", "delete", "stats", "check", "eval", "graph"]
+COMMANDS = ["ingest", "search", "ask", "delete", "stats", "check", "eval", "graph", "mcp"]
 
 
 @pytest.mark.parametrize("cmd", COMMANDS)

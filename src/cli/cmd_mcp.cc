@@ -1,0 +1,70 @@
+// mmkg mcp: the MCP server (server/mcp.h) over stdio, for AI clients that start it as a
+// subprocess: one JSON-RPC message per line on stdin, one response per line on stdout. Nothing
+// else may reach stdout, so the protocol gets its own copy of it and stdout itself becomes stderr
+// (logs, warnings, a model server's chatter all go there).
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "server/mcp.h"
+
+namespace mmkg::cli {
+
+namespace {
+
+/// The protocol's stream (the original stdout); stdout is redirected to stderr.
+FILE* take_stdout() {
+  std::fflush(stdout);
+  // Close-on-exec: a model server started later must not hold the client's pipe open.
+  const int fd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  if (fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) throw IOError("cannot set up stdout for the MCP messages");
+  FILE* out = ::fdopen(fd, "w");
+  if (!out) throw IOError("cannot set up stdout for the MCP messages");
+  return out;
+}
+
+/// Answers each line of stdin until it ends (the client closed it) or stdout does.
+int serve_stdio(Session& session, const std::string& store) {
+  FILE* out = take_stdout();
+  ::signal(SIGPIPE, SIG_IGN);  // a client gone: a failed write ends the loop
+  server::mcp::McpServer protocol([&session](server::mcp::Work, const std::function<void(Session&)>& fn) { fn(session); },
+                                  MMKG_VERSION);
+  server::mcp::Connection conn;
+  std::fprintf(stderr, "mmkg: mcp: serving %s over stdio\n", store.c_str());
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    const std::string reply = protocol.handle_text(line, conn);
+    if (reply.empty()) continue;
+    if (std::fprintf(out, "%s\n", reply.c_str()) < 0 || std::fflush(out) != 0) break;
+  }
+  std::fclose(out);
+  return 0;
+}
+
+}  // namespace
+
+Command add_mcp(CLI::App& app, Common& c) {
+  auto* cmd = app.add_subcommand(
+      "mcp", "serve the store to AI clients over MCP (Model Context Protocol) on stdin/stdout: tools search, ask, "
+             "get_chunk, get_figure, graph_entity, list_documents; each document as a resource (docs/API.md, MCP)");
+  add_common(cmd, c);
+  cmd->add_option("--llm", c.llm,
+                  "language model for ask: none (extractive), local (starts llama-cpp-python with SmolLM2), or "
+                  "an OpenAI-compatible URL http(s)://HOST/v1#model=NAME (env MMKG_LLM_BASE_URL, GROQ_API_KEY, ...)")
+      ->capture_default_str();
+  return {cmd, [&c]() {
+            // Opened before the first message: a missing store fails now, with its message on stderr.
+            std::unique_ptr<Session> s = open_session(c);
+            return serve_stdio(*s, c.store);
+          }};
+}
+
+}  // namespace mmkg::cli

@@ -1,0 +1,296 @@
+// The MCP tools: search, ask, get_chunk, get_figure, graph_entity, list_documents. Each has a JSON
+// Schema for its arguments (checked here before the Session is called) and, where it returns
+// structured content, one for its result; each result is the JSON of app/json.h (the CLI's
+// --json) with a text rendering for the model.
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "app/json.h"
+#include "core/base64.h"
+#include "core/error.h"
+#include "server/context.h"
+#include "server/mcp.h"
+
+namespace mmkg::server::mcp {
+
+using nlohmann::json;
+
+namespace {
+
+// ---- schemas
+
+json str_arg(const std::string& description) { return {{"type", "string"}, {"minLength", 1}, {"description", description}}; }
+
+json int_arg(const std::string& description, int lo, int hi, int fallback) {
+  return {{"type", "integer"}, {"minimum", lo}, {"maximum", hi}, {"default", fallback}, {"description", description}};
+}
+
+json object_schema(json properties, json required) {
+  return {{"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)},
+          {"additionalProperties", false}};
+}
+
+/// An output object: its typed fields required; more may come.
+json output(json properties) {
+  json required = json::array();
+  for (const auto& [k, v] : properties.items()) required.push_back(k);
+  return {{"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)}};
+}
+
+const json kString = {{"type", "string"}};
+const json kOptString = {{"type", json::array({"string", "null"})}};
+const json kOptInt = {{"type", json::array({"integer", "null"})}};
+const json kArray = {{"type", "array"}};
+
+json list_of(json item) { return {{"type", "array"}, {"items", std::move(item)}}; }
+
+json passage_fields() {
+  return {{"doc", kString}, {"doc_id", kString}, {"chunk_id", kString}, {"page", kOptInt}, {"page_end", kOptInt},
+          {"kind", kString}, {"figure_id", kOptString}, {"text", kString}, {"boxes", kArray}};
+}
+
+json with(json fields, const json& more) {
+  fields.update(more);
+  return fields;
+}
+
+// ---- results
+
+json text(const std::string& s) { return {{"type", "text"}, {"text", s}}; }
+
+json ok(json content, json structured) {
+  json r = {{"content", std::move(content)}, {"isError", false}};
+  if (!structured.is_null()) r["structuredContent"] = std::move(structured);
+  return r;
+}
+
+json tool_error(const std::string& message) { return {{"content", json::array({text(message)})}, {"isError", true}}; }
+
+std::string where(const json& j) {
+  std::string s = j.value("doc", "");
+  if (j.contains("page") && j["page"].is_number()) s += ", p. " + std::to_string(j["page"].get<int>());
+  return s;
+}
+
+// ---- the tools
+
+json search(Session& s, const json& a) {
+  SearchRequest r;
+  r.query = a["query"].get<std::string>();
+  r.k = a.value("k", 10);
+  r.mode = parse_search_mode(a.value("mode", "hybrid"));
+  json j = search_json(s.search(r));
+  std::string t = j["results"].empty() ? "No passage matches \"" + r.query + "\"." : "";
+  for (const json& h : j["results"])
+    t += std::to_string(h["rank"].get<int>()) + ". " + where(h) + " [chunk " + h["chunk_id"].get<std::string>() + "]\n" +
+         h.value("snippet", "") + "\n\n";
+  return ok(json::array({text(t)}), j);
+}
+
+json ask(Session& s, const json& a) {
+  AskRequest r;
+  r.question = a["question"].get<std::string>();
+  if (a.contains("max_rounds")) r.options.max_rounds = a["max_rounds"].get<int>();
+  json j = ask_json(r.question, s.ask(r));
+  j.erase("trace");  // the agents' steps: for debugging, not for a model
+  return ok(json::array({text(chat_text(j))}), j);
+}
+
+json get_chunk(Session& s, const json& a) {
+  json j = chunk_json(s.chunk_info(a["chunk_id"].get<std::string>()));
+  const std::string head = where(j) + (j.value("heading_path", "").empty() ? "" : " (" + j["heading_path"].get<std::string>() + ")");
+  return ok(json::array({text(head + "\n\n" + j["text"].get<std::string>())}), j);
+}
+
+json get_figure(Session& s, const json& a) {
+  FigureReport f = s.figure(a["figure_id"].get<std::string>());
+  json j = figure_json(f.figure);
+  json content = json::array();
+  if (!f.image_path.empty())
+    content.push_back({{"type", "image"}, {"data", figure_png_base64(f)}, {"mimeType", "image/png"}});
+  std::string t = (j["label"].is_string() ? j["label"].get<std::string>() + " (" : "(") + where(j) + ")";
+  if (!j["caption"].get<std::string>().empty()) t += "\ncaption: " + j["caption"].get<std::string>();
+  if (!j["text"].get<std::string>().empty()) t += "\ntext in it: " + j["text"].get<std::string>();
+  if (j["description"].is_string()) t += "\ndescription: " + j["description"].get<std::string>();
+  if (j["table"].is_string()) t += "\n\n" + j["table"].get<std::string>();
+  content.push_back(text(t));
+  return ok(content, j);
+}
+
+json graph_entity(Session& s, const json& a) {
+  json j = entity_json(s.graph_entity(a["name"].get<std::string>(), true, a.value("limit", 20)), true);
+  std::string t = j["name"].get<std::string>() + " (" + j["type"].get<std::string>() + ")";
+  if (!j["description"].get<std::string>().empty()) t += ": " + j["description"].get<std::string>();
+  if (j["aliases"].size() > 1) t += "\naliases: " + j["aliases"].dump();
+  for (const json& n : j["neighbors"]) {
+    t += "\n- " + n["relation"].get<std::string>() + (n["direction"] == "out" ? " -> " : " <- ") + n["name"].get<std::string>();
+    for (const json& e : n["evidence"]) t += "\n    \"" + e["sentence"].get<std::string>() + "\" (" + where(e) + ")";
+  }
+  return ok(json::array({text(t)}), j);
+}
+
+json list_documents(Session& s, const json&) {
+  json docs = stats_json(s.store_stats(true))["docs"];
+  std::string t = docs.empty() ? "The store has no documents." : "";
+  for (json& d : docs) {
+    d["uri"] = kDocumentUri + d["id"].get<std::string>();
+    t += d["doc"].get<std::string>() + " (" + d["format"].get<std::string>() + ", " + std::to_string(d["chunks"].get<int>()) +
+         " chunks): " + d["uri"].get<std::string>() + "\n";
+  }
+  return ok(json::array({text(t)}), {{"documents", docs}});
+}
+
+struct Tool {
+  json definition;
+  Work work;
+  json (*run)(Session&, const json&);
+};
+
+const json kReadOnly = {{"readOnlyHint", true}, {"destructiveHint", false}, {"idempotentHint", true}, {"openWorldHint", false}};
+
+json define(const std::string& name, const std::string& title, const std::string& description, json input, json out) {
+  json d = {{"name", name}, {"title", title}, {"description", description}, {"inputSchema", std::move(input)},
+            {"annotations", with(kReadOnly, {{"title", title}})}};
+  if (!out.is_null()) d["outputSchema"] = std::move(out);
+  return d;
+}
+
+std::vector<Tool> make_tools() {
+  const json citation = output(with(passage_fields(), {{"n", {{"type", "integer"}}}, {"quote", kString}}));
+  const json hit = output(with(passage_fields(), {{"rank", {{"type", "integer"}}}, {"score", {{"type", "number"}}}, {"snippet", kString}}));
+  const json document = output({{"id", kString}, {"doc", kString}, {"path", kString}, {"format", kString}, {"uri", kString}});
+  return {
+      {define("search", "Search passages",
+              "Passages of the documents that match a query, best first, with their document, page and chunk id.",
+              object_schema({{"query", str_arg("what to look for")},
+                             {"k", int_arg("how many passages", 1, 100, 10)},
+                             {"mode", {{"type", "string"}, {"enum", {"hybrid", "bm25", "dense"}}, {"default", "hybrid"},
+                                       {"description", "bm25 (words), dense (meaning) or hybrid (both)"}}}},
+                            {"query"}),
+              output({{"query", kString}, {"mode", kString}, {"results", list_of(hit)}})),
+       Work::Query, search},
+      {define("ask", "Ask the documents",
+              "A cited answer to a question from the documents: the answer text with numbered sources; the citations "
+              "(document, page, chunk id, quote) as structured content. found is false when the documents do not answer.",
+              object_schema({{"question", str_arg("the question")},
+                             {"max_rounds", {{"type", "integer"}, {"minimum", 1}, {"maximum", 5},
+                                             {"description", "retrieval rounds at most (default: the server's)"}}}},
+                            {"question"}),
+              output({{"question", kString}, {"answer", kString}, {"found", {{"type", "boolean"}}},
+                      {"citations", list_of(citation)}})),
+       Work::Ask, ask},
+      {define("get_chunk", "Open a chunk",
+              "One passage (chunk) by its id, as search and ask cite it: its text, document, pages and page boxes.",
+              object_schema({{"chunk_id", str_arg("a chunk_id from search or ask")}}, {"chunk_id"}),
+              output(with(passage_fields(), {{"heading_path", kString}}))),
+       Work::Light, get_chunk},
+      {define("get_figure", "Open a figure",
+              "A figure or table by its id (figure_id in search and ask results): its image as PNG, with its label, "
+              "caption, the text read in it and a table's rows.",
+              object_schema({{"figure_id", str_arg("a figure_id, or a unique prefix of one")}}, {"figure_id"}),
+              output({{"id", kString}, {"doc", kString}, {"kind", kString}, {"page", kOptInt}, {"label", kOptString},
+                      {"caption", kString}})),
+       Work::Light, get_figure},
+      {define("graph_entity", "Look up an entity",
+              "What the knowledge graph knows of a name: the entity, its aliases, its related entities with the "
+              "sentences that say so (evidence), and the figures that show it.",
+              object_schema({{"name", str_arg("a name, alias or acronym (\"MHA\")")},
+                             {"limit", int_arg("related entities at most", 1, 500, 20)}},
+                            {"name"}),
+              output({{"id", kString}, {"name", kString}, {"aliases", list_of(kString)}, {"type", kString},
+                      {"neighbors", kArray}, {"figures", kArray}})),
+       Work::Query, graph_entity},
+      {define("list_documents", "List the documents",
+              "The documents in the store: name, format, pages, chunks, and the URI of each one's resource.",
+              object_schema(json::object(), json::array()), output({{"documents", list_of(document)}})),
+       Work::Light, list_documents},
+  };
+}
+
+const std::vector<Tool>& tools() {
+  static const std::vector<Tool> t = make_tools();
+  return t;
+}
+
+const char* type_name(const json& v) {
+  if (v.is_string()) return "string";
+  if (v.is_boolean()) return "boolean";
+  if (v.is_number_integer()) return "integer";
+  if (v.is_number()) return "number";
+  if (v.is_array()) return "array";
+  if (v.is_object()) return "object";
+  return "null";
+}
+
+/// Why `v` breaks the property schema `p` of argument `name`; empty when it does not.
+std::string property_violation(const std::string& name, const json& p, const json& v) {
+  const std::string want = p.value("type", "");
+  const std::string got = type_name(v);
+  const bool type_ok = want.empty() || want == got || (want == "number" && got == "integer");
+  if (!type_ok) return "argument " + name + " must be of type " + want + ", not " + got;
+  if (p.contains("enum") && std::find(p["enum"].begin(), p["enum"].end(), v) == p["enum"].end())
+    return "argument " + name + " must be one of " + p["enum"].dump();
+  if (v.is_number() && p.contains("minimum") && v.get<double>() < p["minimum"].get<double>())
+    return "argument " + name + " must be at least " + p["minimum"].dump();
+  if (v.is_number() && p.contains("maximum") && v.get<double>() > p["maximum"].get<double>())
+    return "argument " + name + " must be at most " + p["maximum"].dump();
+  if (v.is_string() && p.contains("minLength") && v.get<std::string>().size() < p["minLength"].get<size_t>())
+    return "argument " + name + " must not be empty";
+  return "";
+}
+
+}  // namespace
+
+std::string figure_png_base64(const FigureReport& f) {
+  std::ifstream in(f.image_path, std::ios::binary);
+  if (!in) throw IOError("figure " + f.figure.figure.id + ": its image is missing from the store; ingest its document again");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return base64_encode(ss.str());
+}
+
+std::string schema_violation(const json& schema, const json& args) {
+  if (!args.is_object()) return "the arguments must be an object";
+  const json& props = schema["properties"];
+  for (const auto& r : schema.value("required", json::array()))
+    if (!args.contains(r.get<std::string>())) return "argument " + r.get<std::string>() + " is required";
+  for (const auto& [k, v] : args.items()) {
+    if (!props.contains(k)) {
+      if (schema.value("additionalProperties", true)) continue;
+      return "argument " + k + " is not known; the tool takes " + (props.empty() ? std::string("none") : props.dump());
+    }
+    std::string why = property_violation(k, props[k], v);
+    if (!why.empty()) return why;
+  }
+  return "";
+}
+
+json tool_list() {
+  json out = json::array();
+  for (const Tool& t : tools()) out.push_back(t.definition);
+  return out;
+}
+
+json call_tool(const SessionRunner& run, const std::string& name, const json& args, bool invalid_args_are_tool_errors) {
+  auto it = std::find_if(tools().begin(), tools().end(), [&](const Tool& t) { return t.definition["name"] == name; });
+  if (it == tools().end())
+    throw RpcError(kInvalidParams, "unknown tool " + name + "; tools/list names the tools", {{"tool", name}});
+  const std::string why = schema_violation(it->definition["inputSchema"], args);
+  if (!why.empty()) {
+    const std::string msg = name + ": " + why + " (see the tool's inputSchema)";
+    if (invalid_args_are_tool_errors) return tool_error(msg);
+    throw RpcError(kInvalidParams, msg);
+  }
+  try {
+    json out;
+    run(it->work, [&](Session& s) { out = it->run(s, args); });
+    return out;
+  } catch (const Error& e) {
+    return tool_error(e.what());  // no such chunk, an ambiguous id, no graph, a busy server, ...
+  } catch (const std::exception& e) {
+    return tool_error(name + " failed: " + e.what());
+  }
+}
+
+}  // namespace mmkg::server::mcp
