@@ -269,6 +269,10 @@ std::string model_rewrite(ChatModel& model, const std::string& question, const s
       q = collapse_ws(r.json["question"].get<std::string>());
     fallback = check_model_rewrite(q, question, previous);
     return fallback.empty() ? question_mark(q) : "";
+  } catch (const LlmError& e) {
+    // The model answered, but not with usable JSON (a small model may not): the rules go on.
+    fallback = std::string("the model's answer was not usable: ") + e.what();
+    return "";
   } catch (const std::exception& e) {
     fallback = std::string("model call failed: ") + e.what();
     return "";

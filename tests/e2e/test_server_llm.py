@@ -63,6 +63,7 @@ def test_one_local_model_serves_every_request(tmp_path):
         a = r.json()
         step = a["trace"][0]
         assert step["step"] == "rewrite" and step["method"] in ("llm", "rules"), step
+        # The model was reached: it answered (usable or not), the call did not fail.
         assert not step.get("fallback", "").startswith("model call failed"), step
         if step["method"] == "rules":
             assert step["fallback"] and a["standalone_question"] == "Which brain mechanism inspired SpiLiFormer?", step
