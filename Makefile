@@ -57,7 +57,7 @@ unit: build
 	cd $(BUILD_DIR) && ctest --output-on-failure
 
 e2e: build
-	MMKG_BIN=$(abspath $(BUILD_DIR))/mmkg $(PYTHON) -m pytest -q tests/e2e
+	MMKG_BIN=$(abspath $(BUILD_DIR))/mmkg $(PYTHON) -m pytest -q --durations=20 tests/e2e
 
 # The web UI in a real browser (Debian's chromium, driven by playwright-core); screenshots in
 # $(BUILD_DIR)/test-artifacts/browser.

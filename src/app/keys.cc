@@ -1,7 +1,6 @@
 #include "app/keys.h"
 
 #include <openssl/evp.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 
 #include "core/clock.h"
 #include "core/error.h"
+#include "core/secret.h"
 #include "store/atomic_file.h"
 
 namespace mmkg {
@@ -33,32 +33,11 @@ std::string hex(const unsigned char* p, size_t n) {
   return out;
 }
 
-// Random hex from the kernel's CSPRNG (getrandom blocks only before the pool is seeded at boot).
-std::string random_hex(size_t bytes) {
-  std::vector<unsigned char> b(bytes);
-  size_t got = 0;
-  while (got < bytes) {
-    ssize_t n = ::getrandom(b.data() + got, bytes - got, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw Error(std::string("cannot read random bytes for a key: ") + std::strerror(errno));
-    got += static_cast<size_t>(n);
-  }
-  return hex(b.data(), b.size());
-}
-
 std::string sha256_hex(const std::string& s) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
   if (EVP_Digest(s.data(), s.size(), md, &n, EVP_sha256(), nullptr) != 1) throw Error("SHA-256 failed (OpenSSL)");
   return hex(md, n);
-}
-
-// Constant-time equality of two digests (the time depends on the length only).
-bool same(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
 }
 
 json key_json(const ApiKey& k) {
@@ -183,7 +162,7 @@ std::optional<ApiKey> KeyFile::verify(const std::string& presented) const {
     return std::nullopt;
   const std::string id = presented.substr(prefix, idlen), secret = presented.substr(prefix + idlen + 1);
   for (const auto& k : keys_)
-    if (k.id == id) return same(sha256_hex(k.salt + secret), k.sha256) ? std::optional<ApiKey>(k) : std::nullopt;
+    if (k.id == id) return same_secret(sha256_hex(k.salt + secret), k.sha256) ? std::optional<ApiKey>(k) : std::nullopt;
   return std::nullopt;
 }
 

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "core/install_paths.h"
 #include "server/server.h"
+#include "server/workspaces.h"
 
 namespace mmkg::cli {
 
@@ -32,10 +33,15 @@ Command add_serve(CLI::App& app, Common& c) {
   auto o = std::make_shared<server::ServeOptions>();
   cmd->add_option("--host", o->host, "address to listen on (loopback unless told otherwise)")->capture_default_str();
   cmd->add_option("--port", o->port, "port (0: any free port)")->capture_default_str()->check(CLI::Range(0, 65535));
-  cmd->add_option("--auth", o->auth,
+  auto* auth = cmd->add_option("--auth", o->auth,
                   "who needs the API key (env MMKG_API_KEY): writes (uploads, deletes), all (every route but "
-                  "/health and /openapi.json) or none (loopback only)")
+                  "/health and /openapi.json) or none (loopback only); with --workspace the default is all")
       ->capture_default_str()->check(CLI::IsMember({"writes", "all", "none"}));
+  cmd->add_option("--workspace", o->workspaces,
+                  "another workspace, NAME=STORE (a folder, created when missing, or neo4j://...); repeat for "
+                  "more. Requests choose one with the path prefix /w/NAME or the header X-MMKG-Workspace; "
+                  "--store is the workspace \"default\"")
+      ->type_name("NAME=STORE");
   cmd->add_option("--workers", o->workers, "requests answered at once (0: one per core, at least 2)")
       ->capture_default_str()->check(CLI::Range(0, 256));
   cmd->add_option("--max-queue", o->max_queue, "requests that may wait for a worker before the next gets 429")
@@ -51,8 +57,10 @@ Command add_serve(CLI::App& app, Common& c) {
                   "language model: none (extractive), local (one llama-cpp-python server for all requests), "
                   "or an OpenAI-compatible URL http(s)://HOST/v1#model=NAME")
       ->capture_default_str();
-  return {cmd, [&c, o]() {
+  return {cmd, [&c, o, auth]() {
             server::ServeOptions opt = *o;
+            // Keys keep workspaces apart only if reads need one too.
+            if (!opt.workspaces.empty() && auth->count() == 0) opt.auth = "all";
             if (opt.ui_dir.empty()) opt.ui_dir = default_ui_dir();
             if (const char* k = std::getenv("MMKG_API_KEY")) opt.api_key = k;
             Config cfg = c.config();
@@ -62,9 +70,11 @@ Command add_serve(CLI::App& app, Common& c) {
             }
             const std::string store = cfg.store;
             const bool json = c.json;
-            opt.on_ready = [store, json](const std::string& url) {
+            std::vector<std::string> names = {"default"};
+            for (const auto& w : opt.workspaces) names.push_back(server::WorkspaceSpec::parse(w).name);
+            opt.on_ready = [store, json, names](const std::string& url) {
               if (json)
-                std::printf("%s\n", nlohmann::json({{"url", url}, {"store", store}}).dump().c_str());
+                std::printf("%s\n", nlohmann::json({{"url", url}, {"store", store}, {"workspaces", names}}).dump().c_str());
               else
                 std::printf("mmkg: serving %s on %s\n", store.c_str(), url.c_str());
               std::fflush(stdout);

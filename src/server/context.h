@@ -1,6 +1,7 @@
 // What the route handlers share (internal to server/).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -26,14 +27,21 @@ struct Context {
   /// store reads only, one at a time.
   Session& meta;
   std::mutex meta_mu;
+  std::string workspace = "default";  ///< its name (workspaces.h)
 };
+
+class Workspaces;
+using WorkspaceHandler = std::function<void(Context&, const httplib::Request&, httplib::Response&)>;
+/// A handler that runs in the request's workspace (HttpError 404 when the server has none of
+/// that name): workspaces.cc.
+Handler in_workspace(Workspaces& ws, WorkspaceHandler h);
 
 /// /health, /metrics, /openapi.json, /api/documents, /api/jobs, /api/search, /api/ask,
 /// /api/entities, /api/figures.
-void add_api_routes(Http& http, Context& ctx);
-void add_page_routes(Http& http, Context& ctx);  ///< /api/documents/{key}/pages/{n}/image, /api/chunks/{id}
+void add_api_routes(Http& http, Workspaces& ws);
+void add_page_routes(Http& http, Workspaces& ws);  ///< /api/documents/{key}/pages/{n}/image, /api/chunks/{id}
 /// /v1/models, /v1/chat/completions, /api/tags, /api/version, /api/chat.
-void add_compat_routes(Http& http, Context& ctx);
+void add_compat_routes(Http& http, Workspaces& ws);
 
 /// The MCP server at /mcp (routes_mcp.cc): the protocol over Streamable HTTP, with its sessions.
 class McpEndpoint {
@@ -58,8 +66,8 @@ class McpEndpoint {
   std::map<std::string, Entry> sessions_;
   unsigned long long clock_ = 0;
 };
-/// POST, DELETE and GET (405) /mcp.
-void add_mcp_routes(Http& http, McpEndpoint& mcp);
+/// POST, DELETE and GET (405) /mcp, each workspace's own endpoint.
+void add_mcp_routes(Http& http, Workspaces& ws);
 
 /// Answers through the session, counting the ask and its model calls in the metrics.
 AskResult run_ask(Context& c, Session& s, const AskRequest& r);

@@ -3,7 +3,9 @@
 #include <chrono>
 #include <cstdio>
 
+#include "app/keys.h"
 #include "core/error.h"
+#include "core/secret.h"
 #include "server/keyring.h"
 
 namespace mmkg::server {
@@ -15,18 +17,6 @@ Auth parse_auth(const std::string& s) {
   if (s == "all") return Auth::All;
   if (s == "none") return Auth::None;
   throw UsageError("--auth " + s + " is not known; give writes (the key for uploads and deletes), all, or none");
-}
-
-bool same_secret(const std::string& a, const std::string& b) {
-  // Every byte of the longer string is read whatever matched, so the time tells only the lengths.
-  const size_t n = std::max(a.size(), b.size());
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (size_t i = 0; i < n; ++i) {
-    const unsigned char x = i < a.size() ? static_cast<unsigned char>(a[i]) : 0;
-    const unsigned char y = i < b.size() ? static_cast<unsigned char>(b[i]) : 0;
-    diff |= x ^ y;
-  }
-  return diff == 0;
 }
 
 namespace {
@@ -41,7 +31,7 @@ std::string presented_key(const httplib::Request& req) {
 
 }  // namespace
 
-void AccessPolicy::check(const httplib::Request& req, bool write) const {
+void AccessPolicy::check(const httplib::Request& req, bool write, const std::string& workspace, bool any_workspace) const {
   if (auth == Auth::None) return;
   if (!write && auth != Auth::All) return;
   if (api_key.empty() && !keys)
@@ -58,10 +48,38 @@ void AccessPolicy::check(const httplib::Request& req, bool write) const {
     throw HttpError(500, "internal", std::string("the key file cannot be read (") + e.what() + "); no key is accepted");
   }
   if (!scoped) throw HttpError(401, "unauthorized", "the API key is not valid");
+  if (any_workspace && !write) return;
   if (!scoped->allows(workspace, false))
     throw HttpError(403, "forbidden", "this key (" + scoped->id + ") is not for the workspace '" + workspace + "'");
   if (write && !scoped->allows(workspace, true))
     throw HttpError(403, "forbidden", "this key (" + scoped->id + ") may read only; writes need a write key");
+}
+
+bool AccessPolicy::may_read(const httplib::Request& req, const std::string& workspace) const {
+  try {
+    check(req, false, workspace);
+    return true;
+  } catch (const HttpError&) {
+    return false;
+  }
+}
+
+const char* const kWorkspacePrefix = "(?:/w/[^/]+)?";
+
+std::string request_workspace(const httplib::Request& req) {
+  std::string from_path;
+  if (req.path.rfind("/w/", 0) == 0) {
+    const size_t end = req.path.find('/', 3);
+    from_path = req.path.substr(3, end == std::string::npos ? std::string::npos : end - 3);
+  }
+  const std::string from_header = req.get_header_value("X-MMKG-Workspace");
+  if (!from_path.empty() && !from_header.empty() && from_path != from_header)
+    throw HttpError(400, "bad_request", "the path names the workspace '" + from_path + "' and X-MMKG-Workspace names '" +
+                                            from_header + "': give one, or the same in both");
+  const std::string ws = !from_path.empty() ? from_path : from_header.empty() ? "default" : from_header;
+  if (!valid_workspace_name(ws))
+    throw HttpError(400, "bad_request", "a workspace name is 1 to 64 of A-Z a-z 0-9 _ - (GET /api/workspaces lists them)");
+  return ws;
 }
 
 Http::Http(AccessPolicy policy, Metrics& metrics, bool log) : policy_(std::move(policy)), metrics_(metrics), log_(log) {
@@ -82,7 +100,8 @@ Handler Http::wrap(const std::string& method, const std::string& route, Handler 
   return [this, method, route, h = std::move(h), o](const httplib::Request& req, httplib::Response& res) {
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      if (!o.open) policy_.check(req, o.write);
+      const std::string ws = request_workspace(req);
+      if (!o.open || ws != "default") policy_.check(req, o.write, ws, o.any_workspace);
       h(req, res);
     } catch (const HttpError& e) {
       send_error(res, e.status, e.code, e.what());
@@ -111,13 +130,13 @@ Handler Http::wrap(const std::string& method, const std::string& route, Handler 
 }
 
 void Http::get(const std::string& pattern, const std::string& route, Handler h, RouteOptions o) {
-  srv_.Get(pattern, wrap("GET", route, std::move(h), o));
+  srv_.Get(kWorkspacePrefix + pattern, wrap("GET", route, std::move(h), o));
 }
 void Http::post(const std::string& pattern, const std::string& route, Handler h, RouteOptions o) {
-  srv_.Post(pattern, wrap("POST", route, std::move(h), o));
+  srv_.Post(kWorkspacePrefix + pattern, wrap("POST", route, std::move(h), o));
 }
 void Http::del(const std::string& pattern, const std::string& route, Handler h, RouteOptions o) {
-  srv_.Delete(pattern, wrap("DELETE", route, std::move(h), o));
+  srv_.Delete(kWorkspacePrefix + pattern, wrap("DELETE", route, std::move(h), o));
 }
 
 void send_json(httplib::Response& res, const json& body, int status) {

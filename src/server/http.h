@@ -38,18 +38,26 @@ struct AccessPolicy {
   /// Scoped keys (mmkg keys; server/keyring.h); nullptr: none. With neither key, writes are
   /// refused (403) unless auth is None.
   std::shared_ptr<KeyRing> keys;
-  /// The workspace a request works in (a single-store server: "default").
-  std::string workspace = "default";
-  /// Throws HttpError 401/403 when `req` may not run a route of this kind.
-  void check(const httplib::Request& req, bool write) const;
+  /// Throws HttpError 401/403 when `req` may not run a route of this kind in `workspace`. With
+  /// `any_workspace` (a route that shows no workspace's data: /metrics, /api/workspaces), any
+  /// valid key will do.
+  void check(const httplib::Request& req, bool write, const std::string& workspace, bool any_workspace = false) const;
+  /// Whether `req` may read `workspace` (check() without the error).
+  bool may_read(const httplib::Request& req, const std::string& workspace) const;
 };
 
-/// Constant-time equality (the time depends on the lengths only).
-bool same_secret(const std::string& a, const std::string& b);
+/// The workspace a request works in (server/workspaces.h): NAME from a path that starts with
+/// /w/NAME/, else the X-MMKG-Workspace header, else "default". HttpError 400 for a name that is
+/// not 1-64 of [A-Za-z0-9_-], or a prefix and a header that name different workspaces.
+std::string request_workspace(const httplib::Request& req);
+/// The optional path prefix every route takes, as a regex group that captures nothing (so a
+/// route's own groups keep their numbers in req.matches).
+extern const char* const kWorkspacePrefix;
 
 struct RouteOptions {
   bool write = false;  ///< needs the key whatever --auth says
-  bool open = false;   ///< never needs a key (/health, /openapi.json)
+  bool open = false;   ///< needs no key in the default workspace (/health, /openapi.json)
+  bool any_workspace = false;  ///< shows no workspace's data: any valid key (/metrics, /api/workspaces)
 };
 
 using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
@@ -63,6 +71,7 @@ class Http {
   void del(const std::string& pattern, const std::string& route, Handler h, RouteOptions o = {});
 
   httplib::Server& raw() { return srv_; }
+  const AccessPolicy& policy() const { return policy_; }
 
  private:
   Handler wrap(const std::string& method, const std::string& route, Handler h, RouteOptions o);

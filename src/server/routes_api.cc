@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "server/context.h"
 #include "server/uploads.h"
+#include "server/workspaces.h"
 
 namespace mmkg::server {
 
@@ -268,29 +269,33 @@ AskResult run_ask(Context& c, Session& s, const AskRequest& r) {
   return a;
 }
 
-void add_api_routes(Http& http, Context& c) {
+void add_api_routes(Http& http, Workspaces& ws) {
   using R = const httplib::Request&;
   using W = httplib::Response&;
   RouteOptions open;
   open.open = true;
   RouteOptions write;
   write.write = true;
-  http.get("/health", "/health", [&c](R q, W w) { health(c, q, w); }, open);
+  RouteOptions server;
+  server.any_workspace = true;
+  Metrics& metrics = ws.get("default").metrics;
+  http.get("/health", "/health", in_workspace(ws, health), open);
   http.get("/openapi.json", "/openapi.json", [](R, W w) { w.set_content(openapi_document(), "application/json"); }, open);
-  http.get("/metrics", "/metrics", [&c](R, W w) { w.set_content(c.metrics.render(), "text/plain; version=0.0.4"); });
-  http.get("/api/documents", "/api/documents", [&c](R q, W w) { list_documents(c, q, w); });
-  http.post("/api/documents", "/api/documents", [&c](R q, W w) { upload(c, q, w); }, write);
-  http.del(R"(/api/documents/([^/]+))", "/api/documents/{key}", [&c](R q, W w) { delete_document(c, q, w); }, write);
-  http.get("/api/stats", "/api/stats", [&c](R q, W w) { stats(c, q, w); });
-  http.get("/api/jobs", "/api/jobs", [&c](R q, W w) { list_jobs(c, q, w); });
-  http.get(R"(/api/jobs/([^/]+))", "/api/jobs/{id}", [&c](R q, W w) { send_json(w, job_anywhere(c, q.matches[1])); });
-  http.get(R"(/api/jobs/([^/]+)/events)", "/api/jobs/{id}/events", [&c](R q, W w) { job_events(c, q, w); });
-  http.get("/api/search", "/api/search", [&c](R q, W w) { search(c, q, w); });
-  http.post("/api/search", "/api/search", [&c](R q, W w) { search(c, q, w); });
-  http.post("/api/ask", "/api/ask", [&c](R q, W w) { ask(c, q, w); });
-  http.get(R"(/api/entities/([^/]+))", "/api/entities/{name}", [&c](R q, W w) { entity(c, q, w); });
-  http.get(R"(/api/figures/([^/]+))", "/api/figures/{id}", [&c](R q, W w) { figure(c, q, w, false); });
-  http.get(R"(/api/figures/([^/]+)/image)", "/api/figures/{id}/image", [&c](R q, W w) { figure(c, q, w, true); });
+  http.get("/metrics", "/metrics", [&metrics](R, W w) { w.set_content(metrics.render(), "text/plain; version=0.0.4"); }, server);
+  http.get("/api/documents", "/api/documents", in_workspace(ws, list_documents));
+  http.post("/api/documents", "/api/documents", in_workspace(ws, upload), write);
+  http.del(R"(/api/documents/([^/]+))", "/api/documents/{key}", in_workspace(ws, delete_document), write);
+  http.get("/api/stats", "/api/stats", in_workspace(ws, stats));
+  http.get("/api/jobs", "/api/jobs", in_workspace(ws, list_jobs));
+  http.get(R"(/api/jobs/([^/]+))", "/api/jobs/{id}", in_workspace(ws, [](Context& c, R q, W w) { send_json(w, job_anywhere(c, q.matches[1])); }));
+  http.get(R"(/api/jobs/([^/]+)/events)", "/api/jobs/{id}/events", in_workspace(ws, job_events));
+  http.get("/api/search", "/api/search", in_workspace(ws, search));
+  http.post("/api/search", "/api/search", in_workspace(ws, search));
+  http.post("/api/ask", "/api/ask", in_workspace(ws, ask));
+  http.get(R"(/api/entities/([^/]+))", "/api/entities/{name}", in_workspace(ws, entity));
+  http.get(R"(/api/figures/([^/]+))", "/api/figures/{id}", in_workspace(ws, [](Context& c, R q, W w) { figure(c, q, w, false); }));
+  http.get(R"(/api/figures/([^/]+)/image)", "/api/figures/{id}/image", in_workspace(ws, [](Context& c, R q, W w) { figure(c, q, w, true); }));
+  add_workspace_routes(http, ws);
 }
 
 }  // namespace mmkg::server

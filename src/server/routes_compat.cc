@@ -8,6 +8,7 @@
 #include "app/json.h"
 #include "core/clock.h"
 #include "server/context.h"
+#include "server/workspaces.h"
 
 namespace mmkg::server {
 
@@ -237,14 +238,17 @@ std::string chat_text(const json& a) {
   return t;
 }
 
-void add_compat_routes(Http& http, Context& c) {
+void add_compat_routes(Http& http, Workspaces& ws) {
   using R = const httplib::Request&;
   using W = httplib::Response&;
-  http.get("/v1/models", "/v1/models", [&c](R q, W w) { models(c, q, w); });
-  http.post("/v1/chat/completions", "/v1/chat/completions", [&c](R q, W w) { chat_completions(c, q, w); });
-  http.get("/api/tags", "/api/tags", [](R, W w) { send_json(w, {{"models", json::array({tag()})}}); });
-  http.get("/api/version", "/api/version", [&c](R, W w) { send_json(w, {{"version", c.version}}); });
-  http.post("/api/chat", "/api/chat", [&c](R q, W w) { ollama_chat(c, q, w); });
+  RouteOptions server;
+  server.any_workspace = true;
+  const std::string version = ws.get("default").version;
+  http.get("/v1/models", "/v1/models", in_workspace(ws, models));
+  http.post("/v1/chat/completions", "/v1/chat/completions", in_workspace(ws, chat_completions));
+  http.get("/api/tags", "/api/tags", [](R, W w) { send_json(w, {{"models", json::array({tag()})}}); }, server);
+  http.get("/api/version", "/api/version", [version](R, W w) { send_json(w, {{"version", version}}); }, server);
+  http.post("/api/chat", "/api/chat", in_workspace(ws, ollama_chat));
 }
 
 }  // namespace mmkg::server

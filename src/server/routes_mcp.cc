@@ -5,9 +5,9 @@
 // again. A request without a session id is answered too, as by a client that never initialized
 // (stateless use, curl). GET answers 405: this server sends no messages of its own. /mcp is a
 // read route (the key with --auth all): its tools only read.
-#include <random>
-
+#include "core/secret.h"
 #include "server/context.h"
+#include "server/workspaces.h"
 
 namespace mmkg::server {
 
@@ -16,20 +16,6 @@ using nlohmann::json;
 namespace {
 
 constexpr size_t kMaxSessions = 1000;  // beyond it, the one idle longest is ended
-
-std::string new_session_id() {
-  std::random_device rd;  // the kernel's random source
-  static const char* hex = "0123456789abcdef";
-  std::string id;
-  for (int i = 0; i < 4; ++i) {  // 128 bits, 32 hex digits
-    const unsigned v = rd();
-    for (int b = 0; b < 4; ++b) {
-      id += hex[(v >> (8 * b + 4)) & 15];
-      id += hex[(v >> (8 * b)) & 15];
-    }
-  }
-  return id;
-}
 
 /// A JSON-RPC error as the whole HTTP answer (the transport's own errors carry no request id).
 void send_rpc_error(httplib::Response& res, int status, int code, const std::string& message) {
@@ -76,7 +62,7 @@ void McpEndpoint::post(const httplib::Request& req, httplib::Response& res) {
     return send_rpc_error(res, 404, mcp::kInvalidRequest, "session " + sid + " is not known (ended, or the server restarted): initialize again");
   const json out = protocol_.handle(msg, conn);
   if (is_initialize(msg) && out.contains("result")) {
-    const std::string id = new_session_id();
+    const std::string id = random_hex(16);  // 128 bits
     remember(id, conn);
     res.set_header("Mcp-Session-Id", id);
   } else if (!sid.empty()) {
@@ -122,15 +108,15 @@ size_t McpEndpoint::sessions() const {
   return sessions_.size();
 }
 
-void add_mcp_routes(Http& http, McpEndpoint& mcp) {
+void add_mcp_routes(Http& http, Workspaces& ws) {
   using R = const httplib::Request&;
   using W = httplib::Response&;
-  http.post("/mcp", "/mcp", [&mcp](R q, W w) { mcp.post(q, w); });
-  http.del("/mcp", "/mcp", [&mcp](R q, W w) { mcp.end(q, w); });
-  http.get("/mcp", "/mcp", [](R, W w) {
+  http.post("/mcp", "/mcp", [&ws](R q, W w) { ws.mcp_of(q).post(q, w); });
+  http.del("/mcp", "/mcp", [&ws](R q, W w) { ws.mcp_of(q).end(q, w); });
+  http.get("/mcp", "/mcp", in_workspace(ws, [](Context&, R, W w) {
     w.set_header("Allow", "POST, DELETE");
     send_error(w, 405, "method_not_allowed", "this server sends no messages of its own: POST JSON-RPC messages to /mcp");
-  });
+  }));
 }
 
 }  // namespace mmkg::server

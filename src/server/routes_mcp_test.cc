@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "server/context.h"
+#include "server/workspaces.h"
 #include "support/loopback_http.h"
 #include "support/temp_dir.h"
 
@@ -18,18 +19,17 @@ TEST(McpRoute, SessionsOverStreamableHttp) {
   cfg.store = dir.str() + "/store";
   cfg.embedder = EmbedderSpec::parse("none");
   cfg.graph = GraphBackend::parse("none");
-  auto meta = Session::open(cfg, true);
-  meta->open_store();
   Metrics metrics;
-  SessionPool pool(cfg, 1, 4);
-  JobQueue jobs(cfg, [] {});
-  Context ctx{cfg, ServeOptions{}, pool, jobs, metrics, dir.str() + "/store/uploads", "test", *meta, {}};
-  McpEndpoint endpoint(ctx);
+  ServeOptions opt;
+  opt.workers = 1;
+  Workspaces spaces(opt, metrics);
+  spaces.open("default", cfg);
+  McpEndpoint& endpoint = spaces.mcp("default");
   AccessPolicy all;
   all.auth = Auth::All;
   all.api_key = "k";
   Http http(all, metrics, false);
-  add_mcp_routes(http, endpoint);
+  add_mcp_routes(http, spaces);
   mmkg::testing::LoopbackHttp running(http);
   httplib::Client cli("127.0.0.1", running.port());
   const httplib::Headers key = {{"Authorization", "Bearer k"}};

@@ -6,6 +6,7 @@
 #include "app/json.h"
 #include "core/error.h"
 #include "server/context.h"
+#include "server/workspaces.h"
 
 namespace mmkg::server {
 
@@ -58,12 +59,10 @@ void chunk(Context& c, const httplib::Request& req, httplib::Response& res) {
 
 }  // namespace
 
-void add_page_routes(Http& http, Context& c) {
-  using R = const httplib::Request&;
-  using W = httplib::Response&;
+void add_page_routes(Http& http, Workspaces& ws) {
   http.get(R"(/api/documents/([^/]+)/pages/([0-9]+)/image)", "/api/documents/{key}/pages/{n}/image",
-           [&c](R q, W w) { page_image(c, q, w); });
-  http.get(R"(/api/chunks/([^/]+))", "/api/chunks/{id}", [&c](R q, W w) { chunk(c, q, w); });
+           in_workspace(ws, page_image));
+  http.get(R"(/api/chunks/([^/]+))", "/api/chunks/{id}", in_workspace(ws, chunk));
 }
 
 }  // namespace mmkg::server

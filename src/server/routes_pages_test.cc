@@ -4,6 +4,7 @@
 
 #include "app/session.h"
 #include "server/context.h"
+#include "server/workspaces.h"
 #include "support/loopback_http.h"
 #include "support/pdf_fixtures.h"
 #include "support/temp_dir.h"
@@ -37,13 +38,14 @@ TEST(PageRoutes, ServeAPageAsPngAndAChunkAsJson) {
   }
 
   Metrics metrics;
-  SessionPool pool(cfg, 1, 4);
-  JobQueue jobs(cfg, [] {});
-  Context ctx{cfg, ServeOptions{}, pool, jobs, metrics, dir.str() + "/store/uploads", "test", *meta, {}};
+  ServeOptions opt;
+  opt.workers = 1;
+  Workspaces spaces(opt, metrics);
+  spaces.open("default", cfg);
   AccessPolicy open;
   open.auth = Auth::None;
   Http http(open, metrics, false);
-  add_page_routes(http, ctx);
+  add_page_routes(http, spaces);
   mmkg::testing::LoopbackHttp running(http);
   const int port = running.port();
 
@@ -75,6 +77,11 @@ TEST(PageRoutes, ServeAPageAsPngAndAChunkAsJson) {
   EXPECT_EQ(code("/api/documents/q.pdf/pages/1/image?zoom=big"), "400 bad_request");
   EXPECT_EQ(code("/api/documents/q.pdf/pages/1/image?chunk=" + md_chunk), "400 bad_request");
   EXPECT_EQ(code("/api/chunks/0123456789abcdef"), "404 not_found");
+  // In a workspace by name: the prefix keeps the route's two groups; a workspace the server does
+  // not hold is 404.
+  EXPECT_EQ(cli.Get("/w/default/api/documents/q.pdf/pages/2/image")->status, 200);
+  EXPECT_EQ(cli.Get("/api/chunks/" + chunk_id, {{"X-MMKG-Workspace", "default"}})->status, 200);
+  EXPECT_EQ(code("/w/other/api/chunks/" + chunk_id), "404 not_found");
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "server/context.h"
 #include "server/keyring.h"
+#include "server/workspaces.h"
 
 namespace mmkg::server {
 
@@ -67,23 +68,8 @@ void install_stop_handlers() {
   sigaction(SIGINT, &sa, nullptr);
 }
 
-void add_gauges(Metrics& metrics, JobQueue& jobs, SessionPool& pool) {
-  metrics.add_reading("mmkg_ingest_jobs", "gauge", "Ingest jobs waiting or running.", "state=\"queued\"",
-                      [&jobs] { return jobs.queued(); });
-  metrics.add_reading("mmkg_ingest_jobs", "gauge", "Ingest jobs waiting or running.", "state=\"running\"",
-                      [&jobs] { return jobs.running(); });
-  metrics.add_reading("mmkg_ingest_jobs_total", "counter", "Ingest jobs finished.", "state=\"done\"",
-                      [&jobs] { return static_cast<double>(jobs.finished(true)); });
-  metrics.add_reading("mmkg_ingest_jobs_total", "counter", "Ingest jobs finished.", "state=\"failed\"",
-                      [&jobs] { return static_cast<double>(jobs.finished(false)); });
-  metrics.add_reading("mmkg_sessions", "gauge", "Reader sessions leased or waited for.", "state=\"busy\"",
-                      [&pool] { return pool.busy(); });
-  metrics.add_reading("mmkg_sessions", "gauge", "Reader sessions leased or waited for.", "state=\"waiting\"",
-                      [&pool] { return pool.waiting(); });
-}
-
 /// httplib's limits and thread pool, the routes and the web UI.
-void set_up_http(Http& http, Context& ctx, McpEndpoint& mcp, const ServeOptions& opt) {
+void set_up_http(Http& http, Workspaces& ws, const ServeOptions& opt) {
   httplib::Server& srv = http.raw();
   const int threads = opt.threads;
   srv.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
@@ -91,10 +77,10 @@ void set_up_http(Http& http, Context& ctx, McpEndpoint& mcp, const ServeOptions&
   srv.set_keep_alive_max_count(1000);
   srv.set_read_timeout(30);
   srv.set_write_timeout(30);
-  add_api_routes(http, ctx);
-  add_page_routes(http, ctx);
-  add_compat_routes(http, ctx);
-  add_mcp_routes(http, mcp);
+  add_api_routes(http, ws);
+  add_page_routes(http, ws);
+  add_compat_routes(http, ws);
+  add_mcp_routes(http, ws);
   if (!opt.ui_dir.empty() && fs::is_directory(opt.ui_dir)) srv.set_mount_point("/", opt.ui_dir);
 }
 
@@ -135,36 +121,30 @@ void listen_until_stopped(httplib::Server& srv, const std::string& url, const Se
 int serve(Config cfg, const ServeOptions& opt_in) {
   ServeOptions opt = opt_in;
   const AccessPolicy policy = check_options(opt);
+  std::vector<WorkspaceSpec> specs;
+  for (const std::string& w : opt.workspaces) specs.push_back(WorkspaceSpec::parse(w));
   install_stop_handlers();
 
-  // The store is created if missing (an empty store serves an empty corpus until an upload).
-  std::unique_ptr<Session> meta = Session::open(cfg, true);
-  meta->open_store();
-  // A local model server is started once, and every session talks to it.
-  cfg.llm = meta->shared_llm_spec();
-  const std::string store_dir = fs::absolute(meta->local_dir()).lexically_normal().string();
-
+  // Each store is created if missing (an empty store serves an empty corpus until an upload).
   Metrics metrics;
-  JobQueue jobs(cfg, nullptr);
-  SessionPool pool(cfg, opt.workers, opt.max_queue, 60, [&jobs] { return jobs.running() > 0; });
-  Context ctx{cfg, opt, pool, jobs, metrics, store_dir + "/uploads", MMKG_VERSION, *meta, {}};
-  add_gauges(metrics, jobs, pool);
+  Workspaces ws(opt, metrics);
+  ws.open("default", cfg);
+  for (const WorkspaceSpec& w : specs) ws.open(w.name, workspace_config(cfg, w.store));
 
   Http http(policy, metrics, opt.log_requests);
-  McpEndpoint mcp(ctx);
-  set_up_http(http, ctx, mcp, opt);
+  set_up_http(http, ws, opt);
   const int port = bind_port(http.raw(), opt);
   // The first query should not pay for loading the model.
   try {
-    pool.warm();
+    ws.get("default").pool.warm();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mmkg: warning: %s\n", e.what());
   }
   const std::string url = "http://" + (opt.host.find(':') != std::string::npos ? "[" + opt.host + "]" : opt.host) +
                           ":" + std::to_string(port);
   listen_until_stopped(http.raw(), url, opt);
-  // Requests have finished (httplib joined its threads); the running ingest job finishes now.
-  jobs.stop();
+  // Requests have finished (httplib joined its threads); the running ingest jobs finish now.
+  ws.stop();
   std::fprintf(stderr, "mmkg: serve: stopped\n");
   return 0;
 }

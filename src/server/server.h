@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "app/config.h"
 
@@ -18,6 +19,8 @@ struct ServeOptions {
   std::string auth = "writes";   ///< writes | all | none
   std::string api_key;           ///< MMKG_API_KEY (never logged)
   std::string keys_file;         ///< scoped keys (mmkg keys, app/keys.h); empty: none
+  /// More workspaces beside "default" (the store of `cfg`): "NAME=STORE" each (workspaces.h).
+  std::vector<std::string> workspaces;
   int workers = 0;               ///< reader sessions; 0: the number of cores (at least 2)
   int max_queue = 64;            ///< requests waiting for a reader before 429
   int threads = 0;               ///< HTTP threads; 0: 4 x workers + max_queue (at least 16)

@@ -44,6 +44,8 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mmkg-ui-test-"));
 const store = path.join(tmp, "store");
 const corpus = fs.readdirSync(path.join(ROOT, "examples/corpus")).filter((f) => !f.startsWith(".")).map((f) => path.join(ROOT, "examples/corpus", f));
 const pdf = path.join(tmp, "quokkas.pdf");
+const teamStore = path.join(tmp, "team");
+const teamDoc = path.join(tmp, "team-notes.md");
 
 let server = null;
 let browser = null;
@@ -85,7 +87,10 @@ function startServer() {
     const env = { ...process.env, MMKG_API_KEY: KEY, MMKG_EMBEDDER: "native" };
     delete env.MMKG_STORE;
     delete env.MMKG_UI_DIR;
-    server = spawn(BIN, ["serve", "--port", "0", "--store", store, "--ui", UI_DIR], { env, stdio: ["ignore", "pipe", "pipe"] });
+    // A second workspace, "team" (its own store, empty until the workspace step uploads to it).
+    // --auth writes as a one-store server has (with --workspace the default is all).
+    const args = ["serve", "--port", "0", "--store", store, "--ui", UI_DIR, "--auth", "writes", "--workspace", `team=${teamStore}`];
+    server = spawn(BIN, args, { env, stdio: ["ignore", "pipe", "pipe"] });
     const serverLog = fs.createWriteStream(path.join(ARTIFACTS, "server.log"));
     server.stderr.pipe(serverLog);
     let out = "";
@@ -187,6 +192,7 @@ process.on("SIGINT", async () => {
 });
 
 makePdf();
+fs.writeFileSync(teamDoc, "# Team notes\n\nThe Zorblax valve of the team rig opens at 42 kPa and closes at 17 kPa.\n");
 log(`server: ${BIN} serve --store ${store} --ui ${UI_DIR}`);
 const BASE = await startServer().catch(async (e) => {
   log(`FAIL start server: ${e.message}`);
@@ -410,6 +416,35 @@ await step("delete", async () => {
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="doc-row"]').length === 3);
   check(!(await page.$(`${tid("doc-row")}[data-doc="attention_wiki.txt"]`)), "attention_wiki.txt is still listed");
 });
+
+await step("workspace-switch", async () => {
+  // The switch lists both workspaces; "team" starts empty, takes an upload, and answers from it
+  // alone; back in "default" the sample corpus is there and the team's document is not.
+  await page.goto(`${BASE}/#docs`);
+  await page.waitForSelector(`${tid("workspace-box")}:not([hidden])`);
+  const options = await page.$$eval(`${tid("workspace")} option`, (os) => os.map((o) => o.value));
+  check(options.join(",") === "default,team", `the workspace switch offers ${options}`);
+  await page.waitForSelector(`${tid("doc-row")}[data-doc="quokkas.pdf"]`);
+  await page.selectOption(tid("workspace"), "team");
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="doc-row"]').length === 0);
+  await page.waitForSelector(`${tid("health")}:has-text("0 documents")`);
+  await page.setInputFiles(tid("upload-input"), teamDoc);
+  await page.click(tid("upload-submit"));
+  await page.waitForSelector(`${tid("job-status")}[data-state="done"]`, { timeout: INGEST_MS });
+  await page.waitForSelector(`${tid("doc-row")}[data-doc="team-notes.md"]`);
+  check((await page.$$(tid("doc-row"))).length === 1, "the team workspace lists another workspace's documents");
+  await ask("At what pressure does the Zorblax valve open?");
+  await page.waitForSelector(`${tid("answer-text")} .cite`);
+  const cites = await page.$$eval(`${tid("answer-text")} .cite`, (cs) => cs.map((c) => c.getAttribute("title") ?? ""));
+  check(cites.length > 0 && cites.every((t) => t.includes("team-notes.md")), `the team answer cites ${cites}`);
+  const text = await page.textContent(tid("answer-text"));
+  check(/42 kPa/.test(text), `the team answer does not say 42 kPa: ${text.slice(0, 200)}`);
+  await screenshot("workspace-team-answer");
+  await page.goto(`${BASE}/#docs`);
+  await page.selectOption(tid("workspace"), "default");
+  await page.waitForSelector(`${tid("doc-row")}[data-doc="quokkas.pdf"]`);
+  check(!(await page.$(`${tid("doc-row")}[data-doc="team-notes.md"]`)), "the default workspace lists the team's document");
+}, INGEST_MS);
 
 await step("no-page-errors", async () => {
   check(pageErrors.length === 0, `uncaught errors in the page: ${pageErrors.join(" | ")}`);

@@ -578,10 +578,10 @@ def test_metrics(srv, loaded):
     text = r.text
     assert re.search(r'mmkg_requests_total\{[^}]*route="[^"]*/health"[^}]*status="200"[^}]*\} [1-9]', text), text[:3000]
     for family in ("mmkg_request_duration_seconds_bucket{", "mmkg_request_duration_seconds_sum{",
-                   "mmkg_request_duration_seconds_count{", 'mmkg_ingest_jobs{state="queued"}',
-                   'mmkg_ingest_jobs{state="running"}', 'mmkg_ingest_jobs_total{state="failed"}'):
+                   "mmkg_request_duration_seconds_count{", 'mmkg_ingest_jobs{workspace="default",state="queued"}',
+                   'mmkg_ingest_jobs{workspace="default",state="running"}', 'mmkg_ingest_jobs_total{workspace="default",state="failed"}'):
         assert family in text, family
-    assert values['mmkg_ingest_jobs_total{state="done"}'] >= 1
+    assert values['mmkg_ingest_jobs_total{workspace="default",state="done"}'] >= 1
     assert values["mmkg_asks_total"] >= 1 and "mmkg_model_calls_total" in values
 
 

@@ -20,6 +20,33 @@ export function setApiKey(key: string): void {
   }
 }
 
+const WORKSPACE_STORAGE = "mmkg.workspace";
+
+/** The workspace the UI works in ("default": the server's --store). */
+export function workspace(): string {
+  try {
+    return localStorage.getItem(WORKSPACE_STORAGE) || "default";
+  } catch {
+    return "default";
+  }
+}
+
+export function setWorkspace(name: string): void {
+  try {
+    if (name && name !== "default") localStorage.setItem(WORKSPACE_STORAGE, name);
+    else localStorage.removeItem(WORKSPACE_STORAGE);
+  } catch {
+    /* private mode */
+  }
+}
+
+/** An API path in the chosen workspace: /w/NAME/api/... (the default workspace takes no prefix). */
+export function inWorkspace(path: string): string {
+  const ws = workspace();
+  if (ws === "default" || !path.startsWith("/") || path.startsWith("/w/")) return path;
+  return `/w/${encodeURIComponent(ws)}${path}`;
+}
+
 /** An error the server answered ({"error":{"code","message"}}) or a network failure (status 0). */
 export class ApiError extends Error {
   constructor(
@@ -46,7 +73,8 @@ export function authHeaders(extra: Record<string, string> = {}): Record<string, 
  * key for images too) and shown from a blob URL. `data-src` keeps the URL; a failed fetch fires
  * the image's error event, as a failed load would.
  */
-export function loadImage(img: HTMLImageElement, url: string): void {
+export function loadImage(img: HTMLImageElement, path: string): void {
+  const url = inWorkspace(path);
   img.dataset.src = url;
   if (!apiKey()) {
     img.src = url;
@@ -93,10 +121,11 @@ export function errorFromXhr(xhr: XMLHttpRequest): ApiError {
   return new ApiError(xhr.status, `http_${xhr.status}`, `${xhr.status} ${xhr.statusText}`);
 }
 
-async function request(path: string, init: RequestInit = {}): Promise<Response> {
+/** Fetches `path` in the chosen workspace (`scoped` false: a server-wide route). */
+async function request(path: string, init: RequestInit = {}, scoped = true): Promise<Response> {
   let res: Response;
   try {
-    res = await fetch(path, { ...init, headers: authHeaders((init.headers as Record<string, string>) ?? {}) });
+    res = await fetch(scoped ? inWorkspace(path) : path, { ...init, headers: authHeaders((init.headers as Record<string, string>) ?? {}) });
   } catch (e) {
     if ((e as Error).name === "AbortError") throw e;
     throw new ApiError(0, "network", "the server could not be reached");
@@ -105,8 +134,8 @@ async function request(path: string, init: RequestInit = {}): Promise<Response> 
   return res;
 }
 
-export async function getJSON<T>(path: string, init: RequestInit = {}): Promise<T> {
-  return (await request(path, init)).json() as Promise<T>;
+export async function getJSON<T>(path: string, init: RequestInit = {}, scoped = true): Promise<T> {
+  return (await request(path, init, scoped)).json() as Promise<T>;
 }
 
 export const enc = encodeURIComponent;
@@ -215,7 +244,15 @@ export interface Chunk {
   figure_id: string | null;
 }
 
+export interface Workspace {
+  name: string;
+  documents: number;
+  chunks: number;
+}
+
 export const api = {
+  /** The workspaces the key may read (server-wide: no prefix). */
+  workspaces: () => getJSON<{ workspaces: Workspace[] }>("/api/workspaces", {}, false).then((r) => r.workspaces),
   documents: () => getJSON<{ documents: Doc[] }>("/api/documents").then((r) => r.documents),
   deleteDocument: (key: string) => getJSON<unknown>(`/api/documents/${enc(key)}`, { method: "DELETE" }),
   job: (id: string) => getJSON<Job>(`/api/jobs/${enc(id)}`),

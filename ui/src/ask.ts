@@ -48,6 +48,17 @@ export function initAsk(root: HTMLElement): void {
     reset.hidden = true;
     input.focus();
   });
+  // Another workspace: another corpus, so the conversation and the answer shown end.
+  document.addEventListener("mmkg:workspace", () => {
+    conversation = [];
+    clear(turns);
+    reset.hidden = true;
+    clear(steps);
+    stepsBox.hidden = true;
+    clear(status);
+    clear(answer);
+    answer.append(emptyBox("Ask a question: the answer cites the passages of your documents it comes from.", "ask-empty"));
+  });
 
   input.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey) {

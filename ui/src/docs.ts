@@ -1,7 +1,7 @@
 // The Documents view: the store's documents, uploads (an XMLHttpRequest for the bytes' progress,
 // then the ingest job's progress over /api/jobs/{id}/events) and deletes. Writes send the API key.
 
-import { api, authHeaders, ApiError, errorFromXhr, type Doc, type Job, streamSSE } from "./api";
+import { api, authHeaders, ApiError, errorFromXhr, inWorkspace, type Doc, type Job, streamSSE } from "./api";
 import { busyBox, clear, emptyBox, errorBox, errorText, fmtBytes, fmtDate, h } from "./dom";
 
 let listBox: HTMLElement;
@@ -112,7 +112,7 @@ function upload(files: File[]): HTMLElement {
   const form = new FormData();
   for (const f of files) form.append("file", f, f.name);
   const xhr = new XMLHttpRequest();
-  xhr.open("POST", "/api/documents");
+  xhr.open("POST", inWorkspace("/api/documents"));
   for (const [k, v] of Object.entries(authHeaders())) xhr.setRequestHeader(k, v);
   xhr.upload.addEventListener("progress", (e) => {
     if (!e.lengthComputable) return;

@@ -1,8 +1,9 @@
-// The app shell: hash routing (#ask, #graph[/NAME], #docs), the API key field, the health line.
+// The app shell: hash routing (#ask, #graph[/NAME], #docs), the API key field, the workspace
+// switch, the health line.
 
 import "./style.css";
-import { apiKey, getJSON, setApiKey } from "./api";
-import { $ } from "./dom";
+import { api, apiKey, getJSON, setApiKey, setWorkspace, workspace } from "./api";
+import { $, clear, h } from "./dom";
 import { initAsk } from "./ask";
 import { initGraph, showEntity } from "./graph";
 import { initDocs, refreshDocs } from "./docs";
@@ -35,7 +36,7 @@ export async function refreshHealth(): Promise<void> {
   try {
     const h = await getJSON<{ documents: number; chunks: number; ingest?: { queued: number; running: number } }>("/health");
     const busy = h.ingest && h.ingest.queued + h.ingest.running > 0 ? " · ingesting…" : "";
-    el.textContent = `${h.documents} document${h.documents === 1 ? "" : "s"} · ${h.chunks} chunks${busy}`;
+    el.textContent = `${h.documents} document${h.documents === 1 ? "" : "s"} · ${h.chunks} chunk${h.chunks === 1 ? "" : "s"}${busy}`;
     el.classList.remove("down");
   } catch {
     el.textContent = "server unreachable";
@@ -61,6 +62,46 @@ function initKeyForm(): void {
   });
 }
 
+/** Moves the UI to workspace `name`: every view reloads from its store. */
+function switchWorkspace(name: string): void {
+  setWorkspace(name);
+  ($("[data-testid=workspace]") as HTMLSelectElement).value = name;
+  document.body.dataset.workspace = name;
+  closeCitation();
+  document.dispatchEvent(new CustomEvent("mmkg:workspace"));
+  route();
+  void refreshHealth();
+}
+
+/**
+ * The workspace switch: the workspaces the key may read (GET /api/workspaces). Shown when there
+ * is a choice, or when the one workspace is not the default; a stored workspace the key may no
+ * longer read gives way to the first it may.
+ */
+async function refreshWorkspaces(): Promise<void> {
+  const box = $("[data-testid=workspace-box]");
+  const select = $("[data-testid=workspace]") as HTMLSelectElement;
+  let names: string[];
+  try {
+    names = (await api.workspaces()).map((w) => w.name);
+  } catch {
+    names = []; // an older server, or no key yet (--auth all): keep the stored choice
+  }
+  clear(select);
+  for (const n of names) select.append(h("option", { value: n }, n));
+  box.hidden = names.length === 0 || (names.length === 1 && names[0] === "default");
+  if (names.length && !names.includes(workspace())) switchWorkspace(names[0]);
+  else select.value = workspace();
+  document.body.dataset.workspace = workspace();
+}
+
+function initWorkspaces(): void {
+  const select = $("[data-testid=workspace]") as HTMLSelectElement;
+  select.addEventListener("change", () => switchWorkspace(select.value));
+  document.addEventListener("mmkg:key", () => void refreshWorkspaces());
+  void refreshWorkspaces();
+}
+
 /** The citation panel starts below the top bar, whose height depends on the width. */
 function trackTopbar(): void {
   const bar = $(".topbar");
@@ -72,6 +113,7 @@ function trackTopbar(): void {
 function init(): void {
   trackTopbar();
   initKeyForm();
+  initWorkspaces();
   initAsk($("#view-ask"));
   initGraph($("#view-graph"));
   initDocs($("#view-docs"), refreshHealth);

@@ -1,0 +1,139 @@
+#include "server/workspaces.h"
+
+#include <filesystem>
+
+#include "app/keys.h"
+#include "core/error.h"
+#include "net/http.h"
+
+namespace mmkg::server {
+
+namespace fs = std::filesystem;
+
+WorkspaceSpec WorkspaceSpec::parse(const std::string& arg) {
+  const size_t eq = arg.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size())
+    throw UsageError("--workspace " + redact_url(arg) + ": give NAME=STORE (a folder, or neo4j://USER:PASS@HOST:PORT/DB)");
+  WorkspaceSpec s{arg.substr(0, eq), arg.substr(eq + 1)};
+  if (!valid_workspace_name(s.name))
+    throw UsageError("--workspace " + s.name + ": a workspace name is 1 to 64 of A-Z a-z 0-9 _ -");
+  if (s.name == "default")
+    throw UsageError("--workspace default: \"default\" is the --store store's workspace; give the other one another name");
+  return s;
+}
+
+Config workspace_config(const Config& base, const std::string& store) {
+  Config c = base;
+  c.store = store;
+  if (base.graph.kind != GraphBackend::Kind::None) {
+    c.graph = GraphBackend{};
+    c.share_graph_with_store(true);
+  }
+  c.validate();
+  return c;
+}
+
+/// One workspace. Members are destroyed in reverse order: the MCP sessions and the context
+/// before the sessions they use.
+struct Workspaces::Workspace {
+  std::unique_ptr<Session> meta;
+  std::unique_ptr<JobQueue> jobs;
+  std::unique_ptr<SessionPool> pool;
+  std::unique_ptr<Context> ctx;
+  std::unique_ptr<McpEndpoint> mcp;
+};
+
+Workspaces::Workspaces(const ServeOptions& opt, Metrics& metrics) : opt_(opt), metrics_(metrics) {}
+
+Workspaces::~Workspaces() { stop(); }
+
+namespace {
+
+void add_gauges(Metrics& metrics, const std::string& name, JobQueue& jobs, SessionPool& pool) {
+  const std::string ws = "workspace=\"" + name + "\",";
+  const char* jobs_help = "Ingest jobs waiting or running.";
+  const char* done_help = "Ingest jobs finished.";
+  const char* sessions_help = "Reader sessions leased or waited for.";
+  metrics.add_reading("mmkg_ingest_jobs", "gauge", jobs_help, ws + "state=\"queued\"", [&jobs] { return jobs.queued(); });
+  metrics.add_reading("mmkg_ingest_jobs", "gauge", jobs_help, ws + "state=\"running\"", [&jobs] { return jobs.running(); });
+  metrics.add_reading("mmkg_ingest_jobs_total", "counter", done_help, ws + "state=\"done\"",
+                      [&jobs] { return static_cast<double>(jobs.finished(true)); });
+  metrics.add_reading("mmkg_ingest_jobs_total", "counter", done_help, ws + "state=\"failed\"",
+                      [&jobs] { return static_cast<double>(jobs.finished(false)); });
+  metrics.add_reading("mmkg_sessions", "gauge", sessions_help, ws + "state=\"busy\"", [&pool] { return pool.busy(); });
+  metrics.add_reading("mmkg_sessions", "gauge", sessions_help, ws + "state=\"waiting\"", [&pool] { return pool.waiting(); });
+}
+
+}  // namespace
+
+void Workspaces::open(const std::string& name, const Config& cfg_in) {
+  if (spaces_.count(name)) throw UsageError("the workspace " + name + " is given twice");
+  Config cfg = cfg_in;
+  // One local model server for the whole process: the first workspace starts it, the rest reuse it.
+  if (!spaces_.empty()) cfg.llm = spaces_.begin()->second->ctx->cfg.llm;
+  auto w = std::make_unique<Workspace>();
+  w->meta = Session::open(cfg, true);
+  w->meta->open_store();
+  cfg.llm = w->meta->shared_llm_spec();
+  const std::string dir = fs::absolute(w->meta->local_dir()).lexically_normal().string();
+  for (const auto& [other, o] : spaces_)
+    if (o->ctx->uploads_dir == dir + "/uploads")
+      throw UsageError("the workspaces " + other + " and " + name + " name the same store (" + redact_url(cfg.store) +
+                       "); give each workspace its own");
+  w->jobs = std::make_unique<JobQueue>(cfg, nullptr);
+  JobQueue* jobs = w->jobs.get();
+  w->pool = std::make_unique<SessionPool>(cfg, opt_.workers, opt_.max_queue, 60, [jobs] { return jobs->running() > 0; });
+  w->ctx.reset(new Context{cfg, opt_, *w->pool, *w->jobs, metrics_, dir + "/uploads", MMKG_VERSION, *w->meta, {}, name});
+  w->mcp = std::make_unique<McpEndpoint>(*w->ctx);
+  add_gauges(metrics_, name, *w->jobs, *w->pool);
+  spaces_[name] = std::move(w);
+}
+
+Workspaces::Workspace& Workspaces::find(const std::string& name) {
+  auto it = spaces_.find(name);
+  if (it == spaces_.end())
+    throw HttpError(404, "not_found", "this server has no workspace '" + name + "'; GET /api/workspaces lists them");
+  return *it->second;
+}
+
+Context& Workspaces::get(const std::string& name) { return *find(name).ctx; }
+Context& Workspaces::of(const httplib::Request& req) { return get(request_workspace(req)); }
+McpEndpoint& Workspaces::mcp(const std::string& name) { return *find(name).mcp; }
+McpEndpoint& Workspaces::mcp_of(const httplib::Request& req) { return mcp(request_workspace(req)); }
+
+std::vector<std::string> Workspaces::names() const {
+  std::vector<std::string> out;
+  if (spaces_.count("default")) out.push_back("default");
+  for (const auto& [name, w] : spaces_)
+    if (name != "default") out.push_back(name);
+  return out;
+}
+
+void Workspaces::stop() {
+  for (auto& [name, w] : spaces_) w->jobs->stop();
+}
+
+Handler in_workspace(Workspaces& ws, WorkspaceHandler h) {
+  return [&ws, h = std::move(h)](const httplib::Request& req, httplib::Response& res) { h(ws.of(req), req, res); };
+}
+
+void add_workspace_routes(Http& http, Workspaces& ws) {
+  RouteOptions server;
+  server.any_workspace = true;
+  http.get("/api/workspaces", "/api/workspaces", [&http, &ws](const httplib::Request& req, httplib::Response& res) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const std::string& name : ws.names()) {
+      if (!http.policy().may_read(req, name)) continue;
+      Context& c = ws.get(name);
+      StoreStats st;
+      {
+        std::lock_guard<std::mutex> lk(c.meta_mu);
+        st = c.meta.store_stats(false).store;
+      }
+      list.push_back({{"name", name}, {"documents", st.documents}, {"chunks", st.chunks}});
+    }
+    send_json(res, {{"workspaces", list}});
+  }, server);
+}
+
+}  // namespace mmkg::server
