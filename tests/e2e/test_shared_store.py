@@ -297,3 +297,35 @@ def test_two_servers_over_one_store(tmp_path, neo4j):
     finally:
         assert a.stop() == 0, a.log()
         assert b.stop() == 0, b.log()
+
+
+def test_a_workspace_on_the_shared_store(tmp_path, neo4j):
+    """A server whose default workspace is a local folder and whose workspace "team" is the store
+    in Neo4j: an upload to /w/team lands in Neo4j (the CLI sees it there), is answered from there,
+    and the local workspace stays empty."""
+    import requests
+    from server_proc import API_KEY, Server
+
+    wipe(neo4j)
+    bearer = {"Authorization": f"Bearer {API_KEY}"}
+    s = Server(tmp_path / "local", tmp_path / "logs", "--cache", tmp_path / "cache",
+               "--workspace", f"team={neo4j.spec}", embedder="native")
+    try:
+        note = b"# Team notes\n\nThe Zorblax valve of the team rig opens at 42 kPa and closes at 17 kPa.\n"
+        r = requests.post(f"{s.url}/w/team/api/documents", files=[("file", ("team-notes.md", note))], headers=bearer,
+                          timeout=600)
+        assert r.status_code == 202, r.text
+        job = r.json()["job"]["id"]
+        deadline = time.monotonic() + 600
+        while (j := requests.get(f"{s.url}/w/team/api/jobs/{job}", headers=bearer, timeout=60).json())["state"] not in ("done", "failed"):
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+        assert j["state"] == "done", j
+        ans = requests.post(f"{s.url}/w/team/api/ask", json={"question": "At what pressure does the Zorblax valve open?"},
+                            headers=bearer, timeout=600).json()
+        assert ans["citations"] and ans["citations"][0]["doc"] == "team-notes.md" and "42 kPa" in ans["answer"], ans
+        assert requests.get(f"{s.url}/api/documents", headers=bearer, timeout=60).json() == {"documents": []}
+    finally:
+        assert s.stop() == 0, s.log()
+    st = on(neo4j, tmp_path / "cache-cli", "stats", "--json")
+    assert st.rc == 0 and [d["doc"] for d in st.json()["docs"]] == ["team-notes.md"], st
