@@ -6,6 +6,7 @@
 
 #include "llm/chat_model.h"
 #include "text/words.h"
+#include "llm/json_request.h"
 
 namespace mmkg {
 
@@ -249,19 +250,12 @@ std::string model_rewrite(ChatModel& model, const std::string& question, const s
     if (h.role != "user" && h.role != "assistant") continue;
     convo += (h.role == "user" ? "User: " : "Assistant: ") + std::string(utf8_prefix(collapse_ws(h.text), 400)) + "\n";
   }
-  ChatRequest req;
-  req.temperature = 0;
-  req.max_tokens = 80;
-  ResponseSchema rs;
-  rs.name = "standalone_question";
-  rs.schema = {{"type", "object"},
-               {"properties", {{"question", {{"type", "string"}}}}},
-               {"required", {"question"}}};
-  req.response_schema = rs;
-  req.messages = {Message::system("Rewrite the user's last question so that it can be understood without the "
-                                  "conversation: replace pronouns and omitted words with what they refer to. "
-                                  "Keep its meaning; do not answer it. Answer with JSON only."),
-                  Message::user("Conversation:\n" + convo + "\nLast question: " + question)};
+  const ChatRequest req = json_request(
+      "standalone_question",
+      {{"type", "object"}, {"properties", {{"question", {{"type", "string"}}}}}, {"required", {"question"}}},
+      "Rewrite the user's last question so that it can be understood without the conversation: replace pronouns "
+      "and omitted words with what they refer to. Keep its meaning; do not answer it. Answer with JSON only.",
+      "Conversation:\n" + convo + "\nLast question: " + question, 80);
   try {
     ChatResponse r = model.chat(req);
     std::string q;

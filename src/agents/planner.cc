@@ -8,6 +8,7 @@
 #include "text/words.h"
 #include "index/lexical.h"
 #include "llm/chat_model.h"
+#include "llm/json_request.h"
 
 namespace mmkg {
 
@@ -72,22 +73,17 @@ Plan plan_rules(const std::string& question, TermStats& stats, size_t max_phrase
 
 Plan plan_llm(ChatModel& model, const std::string& question, TermStats& stats, std::string* fallback) {
   Plan rules = plan_rules(question, stats);
-  ChatRequest req;
-  req.temperature = 0;
-  req.max_tokens = 200;
-  ResponseSchema rs;
-  rs.name = "plan";
-  rs.schema = {{"type", "object"},
-               {"properties",
-                {{"subqueries", {{"type", "array"}, {"items", {{"type", "string"}}}, {"minItems", 2}, {"maxItems", 5}}},
-                 {"tools", {{"type", "array"}, {"items", {{"type", "string"}, {"enum", {"rag", "graph"}}}}}}}},
-               {"required", {"subqueries"}}};
-  req.response_schema = rs;
-  req.messages = {Message::system("You plan searches over a document collection. Given a question, write 2 to 5 "
-                                  "short search queries that together find the passages needed to answer it, "
-                                  "and the tools to use: rag (text search) and/or graph (entities and their "
-                                  "relations). Answer with JSON only."),
-                  Message::user(question)};
+  const ChatRequest req = json_request(
+      "plan",
+      {{"type", "object"},
+       {"properties",
+        {{"subqueries", {{"type", "array"}, {"items", {{"type", "string"}}}, {"minItems", 2}, {"maxItems", 5}}},
+         {"tools", {{"type", "array"}, {"items", {{"type", "string"}, {"enum", {"rag", "graph"}}}}}}}},
+       {"required", {"subqueries"}}},
+      "You plan searches over a document collection. Given a question, write 2 to 5 short search queries that "
+      "together find the passages needed to answer it, and the tools to use: rag (text search) and/or graph "
+      "(entities and their relations). Answer with JSON only.",
+      question, 200);
   try {
     ChatResponse r = model.chat(req);
     std::vector<std::string> subs;

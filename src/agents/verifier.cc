@@ -14,6 +14,7 @@
 #include "index/lexical.h"
 #include "text/sentences.h"
 #include "core/error.h"
+#include "llm/json_request.h"
 
 namespace mmkg {
 
@@ -99,26 +100,21 @@ std::vector<std::optional<bool>> ask_judge(ChatModel& judge, const Draft& draft,
     claims += "Claim " + std::to_string(i + 1) + ": " + draft.sentences[items[i].sentence].text + "\nSource " +
               std::to_string(i + 1) + ": " + collapse_ws(std::string(utf8_prefix(source, 1500))) + "\n\n";
   }
-  ChatRequest req;
-  req.temperature = 0;
-  req.max_tokens = static_cast<int>(30 + 25 * items.size());
-  ResponseSchema rs;
-  rs.name = "verdicts";
-  rs.schema = {{"type", "object"},
-               {"properties",
-                {{"verdicts",
-                  {{"type", "array"},
-                   {"items",
-                    {{"type", "object"},
-                     {"properties", {{"claim", {{"type", "integer"}}}, {"supported", {{"type", "boolean"}}}}},
-                     {"required", {"claim", "supported"}}}}}}}},
-               {"required", {"verdicts"}}};
-  req.response_schema = rs;
-  req.messages = {Message::system("You check claims against their sources. A claim is supported only if its "
-                                  "source states it; a claim the source contradicts, or that adds facts the "
-                                  "source does not give, is not supported. Answer with JSON: a verdict for "
-                                  "every claim."),
-                  Message::user(claims)};
+  const ChatRequest req = json_request(
+      "verdicts",
+      {{"type", "object"},
+       {"properties",
+        {{"verdicts",
+          {{"type", "array"},
+           {"items",
+            {{"type", "object"},
+             {"properties", {{"claim", {{"type", "integer"}}}, {"supported", {{"type", "boolean"}}}}},
+             {"required", {"claim", "supported"}}}}}}}},
+       {"required", {"verdicts"}}},
+      "You check claims against their sources. A claim is supported only if its source states it; a claim the "
+      "source contradicts, or that adds facts the source does not give, is not supported. Answer with JSON: a "
+      "verdict for every claim.",
+      claims, static_cast<int>(30 + 25 * items.size()));
   try {
     ChatResponse r = judge.chat(req);
     report.judge_usage.prompt += r.usage.prompt;

@@ -10,6 +10,7 @@
 #include "retrieve/rerank.h"
 #include "text/words.h"
 #include "llm/chat_model.h"
+#include "llm/json_request.h"
 
 namespace mmkg {
 namespace {
@@ -36,23 +37,18 @@ class LlmReranker : public Reranker {
       if (t.size() > kPassageBytes) t = std::string(utf8_prefix(t, kPassageBytes)) + " ...";
       list += "[" + std::to_string(i + 1) + "] " + t + "\n\n";
     }
-    ChatRequest req;
-    req.temperature = 0;
-    req.max_tokens = static_cast<int>(24 + 4 * m);
-    ResponseSchema rs;
-    rs.name = "ranking";
-    rs.schema = {{"type", "object"},
-                 {"properties",
-                  {{"ranking",
-                    {{"type", "array"},
-                     {"items", {{"type", "integer"}, {"minimum", 1}, {"maximum", static_cast<int>(m)}}},
-                     {"maxItems", static_cast<int>(m)}}}}},
-                 {"required", {"ranking"}}};
-    req.response_schema = rs;
-    req.messages = {Message::system("You rank passages by how well they answer a question. Answer with JSON only: "
-                                    "{\"ranking\": [passage numbers, the most useful first]}. Leave out passages "
-                                    "that do not help answer the question."),
-                    Message::user("Question: " + question + "\n\nPassages:\n\n" + list + "Question: " + question)};
+    const ChatRequest req = json_request(
+        "ranking",
+        {{"type", "object"},
+         {"properties",
+          {{"ranking",
+            {{"type", "array"},
+             {"items", {{"type", "integer"}, {"minimum", 1}, {"maximum", static_cast<int>(m)}}},
+             {"maxItems", static_cast<int>(m)}}}}},
+         {"required", {"ranking"}}},
+        "You rank passages by how well they answer a question. Answer with JSON only: {\"ranking\": [passage "
+        "numbers, the most useful first]}. Leave out passages that do not help answer the question.",
+        "Question: " + question + "\n\nPassages:\n\n" + list + "Question: " + question, static_cast<int>(24 + 4 * m));
     ChatResponse r;
     try {
       r = chat_.chat(req);
