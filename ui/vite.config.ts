@@ -13,6 +13,7 @@ export default defineConfig({
     proxy: {
       "/api": process.env.MMKG_URL ?? "http://127.0.0.1:8080",
       "/health": process.env.MMKG_URL ?? "http://127.0.0.1:8080",
+      "/w/": process.env.MMKG_URL ?? "http://127.0.0.1:8080", // a workspace's routes: /w/NAME/api/...
     },
   },
 });
