@@ -99,7 +99,7 @@ json McpServer::request(const std::string& method, const json& params, Connectio
   if (method == "ping") return json::object();
   if (method == "tools/list") return {{"tools", tool_list()}};
   if (method == "tools/call") return call_tool(params, conn);
-  if (method == "resources/list") return list_resources();
+  if (method == "resources/list") return list_resources(params);
   if (method == "resources/read") return read_resource(params);
   if (method == "resources/templates/list")
     return {{"resourceTemplates",
@@ -139,11 +139,21 @@ json McpServer::call_tool(const json& params, const Connection& conn) const {
   return mcp::call_tool(run_, params["name"].get<std::string>(), args, tool_errors);
 }
 
-json McpServer::list_resources() const {
+json McpServer::list_resources(const json& params) const {
+  // The cursor is the offset of the page's first document, as this server wrote it.
+  size_t from = 0;
+  if (params.is_object() && params.contains("cursor")) {
+    const json& c = params["cursor"];
+    const std::string s = c.is_string() ? c.get<std::string>() : "";
+    if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos)
+      throw RpcError(kInvalidParams, "params.cursor is not one this server gave: pass a nextCursor back as it came");
+    from = std::stoul(s);
+  }
   StatsReport r;
   run_(Work::Light, [&](Session& s) { r = s.store_stats(true); });
   json out = json::array();
-  for (const DocumentRecord& d : r.docs) {
+  for (size_t i = from; i < r.docs.size() && i < from + page_size_; ++i) {
+    const DocumentRecord& d = r.docs[i];
     const std::string what = d.format + (d.pages > 0 ? ", " + std::to_string(d.pages) + " pages" : std::string()) +
                              ", " + std::to_string(d.chunks) + " chunks";
     out.push_back({{"uri", kDocumentUri + d.id},
@@ -152,7 +162,10 @@ json McpServer::list_resources() const {
                    {"description", d.name + " (" + what + ") as Markdown"},
                    {"mimeType", "text/markdown"}});
   }
-  return {{"resources", out}};
+  json result = {{"resources", out}};
+  // A cursor past the end (documents deleted meanwhile) gives an empty last page.
+  if (from + page_size_ < r.docs.size()) result["nextCursor"] = std::to_string(from + page_size_);
+  return result;
 }
 
 json McpServer::read_resource(const json& params) const {

@@ -65,15 +65,20 @@ class McpServer {
   /// An error response to request `id` (null when it is unknown).
   static nlohmann::json error(const nlohmann::json& id, int code, const std::string& message);
 
+  /// resources/list answers pages of at most `n` documents (default 100), each with the
+  /// `nextCursor` of the next page while there is one.
+  void set_page_size(size_t n) { page_size_ = n ? n : 1; }
+
  private:
   nlohmann::json request(const std::string& method, const nlohmann::json& params, Connection& conn) const;
   nlohmann::json initialize(const nlohmann::json& params, Connection& conn) const;
   nlohmann::json call_tool(const nlohmann::json& params, const Connection& conn) const;
-  nlohmann::json list_resources() const;
+  nlohmann::json list_resources(const nlohmann::json& params) const;
   nlohmann::json read_resource(const nlohmann::json& params) const;
 
   SessionRunner run_;
   std::string version_;
+  size_t page_size_ = 100;
 };
 
 /// A request's failure as a JSON-RPC error (thrown inside McpServer, caught in handle()).

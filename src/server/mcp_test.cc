@@ -187,6 +187,39 @@ TEST_F(Mcp, BadArgumentsAndUnknownTools) {
   EXPECT_NE(r["error"]["message"].get<std::string>().find("query is required"), std::string::npos);
 }
 
+TEST_F(Mcp, DocumentsComeInPages) {
+  // The tool: a page, the total and where the next page starts; a name filter.
+  json first = tool("list_documents", {{"limit", 1}});
+  ASSERT_FALSE(first["isError"].get<bool>()) << first.dump();
+  const json& a = first["structuredContent"];
+  ASSERT_EQ(a["documents"].size(), 1u);
+  EXPECT_EQ(a["total"], 2);
+  EXPECT_EQ(a["next_offset"], 1);
+  EXPECT_NE(first["content"][0]["text"].get<std::string>().find("offset 1"), std::string::npos);
+  json second = tool("list_documents", {{"limit", 1}, {"offset", 1}})["structuredContent"];
+  ASSERT_EQ(second["documents"].size(), 1u);
+  EXPECT_NE(second["documents"][0]["doc"], a["documents"][0]["doc"]);
+  EXPECT_TRUE(second["next_offset"].is_null());
+  json named = tool("list_documents", {{"name_contains", "ATTENTION"}})["structuredContent"];
+  ASSERT_EQ(named["documents"].size(), 1u);
+  EXPECT_EQ(named["documents"][0]["doc"], "attention.md");
+  EXPECT_EQ(tool("list_documents", {{"name_contains", "zzz"}})["structuredContent"]["total"], 0);
+  EXPECT_TRUE(tool("list_documents", {{"limit", 0}})["isError"].get<bool>());
+  // resources/list: pages joined by nextCursor; a cursor the server did not give is an error.
+  server_.set_page_size(1);
+  json p1 = call("resources/list")["result"];
+  ASSERT_EQ(p1["resources"].size(), 1u);
+  ASSERT_TRUE(p1.contains("nextCursor"));
+  json p2 = call("resources/list", {{"cursor", p1["nextCursor"]}})["result"];
+  ASSERT_EQ(p2["resources"].size(), 1u);
+  EXPECT_FALSE(p2.contains("nextCursor"));
+  EXPECT_NE(p1["resources"][0]["uri"], p2["resources"][0]["uri"]);
+  EXPECT_EQ(call("resources/list", {{"cursor", "-1"}})["error"]["code"], mcp::kInvalidParams);
+  EXPECT_EQ(call("resources/list", {{"cursor", 5}})["error"]["code"], mcp::kInvalidParams);
+  EXPECT_TRUE(call("resources/list", {{"cursor", "99"}})["result"]["resources"].empty());
+  server_.set_page_size(100);
+}
+
 TEST_F(Mcp, DocumentsAreResources) {
   json list = call("resources/list")["result"]["resources"];
   ASSERT_EQ(list.size(), 2u);

@@ -130,15 +130,35 @@ json graph_entity(Session& s, const json& a) {
   return ok(json::array({text(t)}), j);
 }
 
-json list_documents(Session& s, const json&) {
-  json docs = stats_json(s.store_stats(true))["docs"];
-  std::string t = docs.empty() ? "The store has no documents." : "";
-  for (json& d : docs) {
-    d["uri"] = kDocumentUri + d["id"].get<std::string>();
+std::string lowered(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+json list_documents(Session& s, const json& a) {
+  const json all = stats_json(s.store_stats(true))["docs"];
+  const std::string part = lowered(a.value("name_contains", ""));
+  const size_t offset = a.value("offset", 0), limit = a.value("limit", 100);
+  json docs = json::array();
+  size_t total = 0;
+  for (const json& d : all) {
+    if (!part.empty() && lowered(d["doc"].get<std::string>()).find(part) == std::string::npos) continue;
+    if (total++ < offset || docs.size() >= limit) continue;
+    docs.push_back(d);
+    docs.back()["uri"] = kDocumentUri + d["id"].get<std::string>();
+  }
+  std::string t = total == 0 ? (part.empty() ? "The store has no documents.\n" : "No document's name contains that.\n") : "";
+  for (const json& d : docs)
     t += d["doc"].get<std::string>() + " (" + d["format"].get<std::string>() + ", " + std::to_string(d["chunks"].get<int>()) +
          " chunks): " + d["uri"].get<std::string>() + "\n";
+  const size_t next = offset + docs.size();
+  json out = {{"documents", docs}, {"total", total}, {"next_offset", nullptr}};
+  if (next < total && !docs.empty()) {
+    out["next_offset"] = next;
+    t += "(" + std::to_string(docs.size()) + " of " + std::to_string(total) + " documents; call again with offset " +
+         std::to_string(next) + " for more)\n";
   }
-  return ok(json::array({text(t)}), {{"documents", docs}});
+  return ok(json::array({text(t)}), out);
 }
 
 struct Tool {
@@ -202,8 +222,14 @@ std::vector<Tool> make_tools() {
                       {"neighbors", kArray}, {"figures", kArray}})),
        Work::Query, graph_entity},
       {define("list_documents", "List the documents",
-              "The documents in the store: name, format, pages, chunks, and the URI of each one's resource.",
-              object_schema(json::object(), json::array()), output({{"documents", list_of(document)}})),
+              "The documents in the store: name, format, pages, chunks, and the URI of each one's resource; at "
+              "most `limit` at a time (next_offset says where the next page starts), optionally only those whose "
+              "file name contains a text.",
+              object_schema({{"name_contains", str_arg("only documents whose file name contains this (any case)")},
+                             {"offset", int_arg("documents to skip (next_offset of the previous call)", 0, 1000000000, 0)},
+                             {"limit", int_arg("documents at most", 1, 1000, 100)}},
+                            json::array()),
+              output({{"documents", list_of(document)}, {"total", {{"type", "integer"}}}, {"next_offset", kOptInt}})),
        Work::Light, list_documents},
   };
 }
