@@ -50,6 +50,9 @@ export function initAsk(root: HTMLElement): void {
   });
   // Another workspace: another corpus, so the conversation and the answer shown end.
   document.addEventListener("mmkg:workspace", () => {
+    controller?.abort(); // an answer still streaming is the other workspace's
+    controller = null;
+    button.disabled = false;
     conversation = [];
     clear(turns);
     reset.hidden = true;
