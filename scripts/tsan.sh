@@ -16,7 +16,8 @@ fi
 cmake --build "$dir" --target mmkg_tests
 suites=(SearchMany Decompose Neighbours SessionTest SessionRefresh SessionPool JobQueue Http PageRoutes
         WriteUpload NativeEmbedder NativeInt8 EmbedStage Ingest IngestStoreErrors XapianStore
-        VectorStore OcrThreads ChatClient ChatStream LlmExtractSync StoreWriteLock TeamStore AskStore)
+        VectorStore OcrThreads ChatClient ChatStream LlmExtractSync StoreWriteLock TeamStore AskStore
+        Workspaces McpRoute)
 filter=$(printf '%s.*:' "${suites[@]}")
 # Left out: Neo4j's suites (a server per test, too slow instrumented, and their threads are
 # Java's), and the int8 accuracy tests, which embed a corpus with every kernel including the scalar

@@ -35,13 +35,17 @@ Command add_serve(CLI::App& app, Common& c) {
   cmd->add_option("--port", o->port, "port (0: any free port)")->capture_default_str()->check(CLI::Range(0, 65535));
   auto* auth = cmd->add_option("--auth", o->auth,
                   "who needs the API key (env MMKG_API_KEY): writes (uploads, deletes), all (every route but "
-                  "/health and /openapi.json) or none (loopback only); with --workspace the default is all")
+                  "/health and /openapi.json) or none (loopback only); with --workspace or --workspaces-dir the default is all")
       ->capture_default_str()->check(CLI::IsMember({"writes", "all", "none"}));
   cmd->add_option("--workspace", o->workspaces,
                   "another workspace, NAME=STORE (a folder, created when missing, or neo4j://...); repeat for "
                   "more. Requests choose one with the path prefix /w/NAME or the header X-MMKG-Workspace; "
                   "--store is the workspace \"default\"")
       ->type_name("NAME=STORE");
+  cmd->add_option("--workspaces-dir", o->workspaces_dir,
+                  "a folder whose every subfolder is a workspace of its name (created when missing); a new "
+                  "subfolder is found at the first request that names it")
+      ->type_name("DIR");
   cmd->add_option("--workers", o->workers, "requests answered at once (0: one per core, at least 2)")
       ->capture_default_str()->check(CLI::Range(0, 256));
   cmd->add_option("--max-queue", o->max_queue, "requests that may wait for a worker before the next gets 429")
@@ -60,7 +64,7 @@ Command add_serve(CLI::App& app, Common& c) {
   return {cmd, [&c, o, auth]() {
             server::ServeOptions opt = *o;
             // Keys keep workspaces apart only if reads need one too.
-            if (!opt.workspaces.empty() && auth->count() == 0) opt.auth = "all";
+            if ((!opt.workspaces.empty() || !opt.workspaces_dir.empty()) && auth->count() == 0) opt.auth = "all";
             if (opt.ui_dir.empty()) opt.ui_dir = default_ui_dir();
             if (const char* k = std::getenv("MMKG_API_KEY")) opt.api_key = k;
             Config cfg = c.config();

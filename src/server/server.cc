@@ -130,6 +130,7 @@ int serve(Config cfg, const ServeOptions& opt_in) {
   Workspaces ws(opt, metrics);
   ws.open("default", cfg);
   for (const WorkspaceSpec& w : specs) ws.open(w.name, workspace_config(cfg, w.store));
+  if (!opt.workspaces_dir.empty()) ws.set_root(cfg, opt.workspaces_dir);
 
   Http http(policy, metrics, opt.log_requests);
   set_up_http(http, ws, opt);

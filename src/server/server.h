@@ -21,6 +21,8 @@ struct ServeOptions {
   std::string keys_file;         ///< scoped keys (mmkg keys, app/keys.h); empty: none
   /// More workspaces beside "default" (the store of `cfg`): "NAME=STORE" each (workspaces.h).
   std::vector<std::string> workspaces;
+  /// A folder whose every subfolder is a workspace of its name, found when first named; empty: none.
+  std::string workspaces_dir;
   int workers = 0;               ///< reader sessions; 0: the number of cores (at least 2)
   int max_queue = 64;            ///< requests waiting for a reader before 429
   int threads = 0;               ///< HTTP threads; 0: 4 x workers + max_queue (at least 16)

@@ -1,6 +1,7 @@
 #include "server/workspaces.h"
 
 #include <filesystem>
+#include <set>
 
 #include "app/keys.h"
 #include "core/error.h"
@@ -66,50 +67,109 @@ void add_gauges(Metrics& metrics, const std::string& name, JobQueue& jobs, Sessi
 
 }  // namespace
 
-void Workspaces::open(const std::string& name, const Config& cfg_in) {
-  if (spaces_.count(name)) throw UsageError("the workspace " + name + " is given twice");
+void Workspaces::open(const std::string& name, const Config& cfg) {
+  std::lock_guard<std::mutex> opening(open_mu_);
+  open_locked(name, cfg);
+}
+
+void Workspaces::open_locked(const std::string& name, const Config& cfg_in) {
+  {
+    std::shared_lock<std::shared_mutex> lk(mu_);
+    if (spaces_.count(name)) throw UsageError("the workspace " + name + " is given twice");
+  }
   Config cfg = cfg_in;
   // One local model server for the whole process: the first workspace starts it, the rest reuse it.
-  if (!spaces_.empty()) cfg.llm = spaces_.begin()->second->ctx->cfg.llm;
+  {
+    std::shared_lock<std::shared_mutex> lk(mu_);
+    if (!spaces_.empty()) cfg.llm = spaces_.begin()->second->ctx->cfg.llm;
+  }
   auto w = std::make_unique<Workspace>();
   w->meta = Session::open(cfg, true);
   w->meta->open_store();
   cfg.llm = w->meta->shared_llm_spec();
   const std::string dir = fs::absolute(w->meta->local_dir()).lexically_normal().string();
-  for (const auto& [other, o] : spaces_)
-    if (o->ctx->uploads_dir == dir + "/uploads")
-      throw UsageError("the workspaces " + other + " and " + name + " name the same store (" + redact_url(cfg.store) +
-                       "); give each workspace its own");
+  {
+    std::shared_lock<std::shared_mutex> lk(mu_);
+    for (const auto& [other, o] : spaces_)
+      if (o->ctx->uploads_dir == dir + "/uploads")
+        throw UsageError("the workspaces " + other + " and " + name + " name the same store (" + redact_url(cfg.store) +
+                         "); give each workspace its own");
+  }
   w->jobs = std::make_unique<JobQueue>(cfg, nullptr);
   JobQueue* jobs = w->jobs.get();
   w->pool = std::make_unique<SessionPool>(cfg, opt_.workers, opt_.max_queue, 60, [jobs] { return jobs->running() > 0; });
   w->ctx.reset(new Context{cfg, opt_, *w->pool, *w->jobs, metrics_, dir + "/uploads", MMKG_VERSION, *w->meta, {}, name});
   w->mcp = std::make_unique<McpEndpoint>(*w->ctx);
   add_gauges(metrics_, name, *w->jobs, *w->pool);
+  std::unique_lock<std::shared_mutex> lk(mu_);
   spaces_[name] = std::move(w);
 }
 
+void Workspaces::set_root(const Config& base, const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!fs::is_directory(dir))
+    throw UsageError("--workspaces-dir " + dir + " is not a folder and cannot be made one" +
+                     (ec ? " (" + ec.message() + ")" : std::string()));
+  root_base_ = std::make_unique<Config>(base);
+  root_ = fs::absolute(dir).lexically_normal().string();
+}
+
+Workspaces::Workspace* Workspaces::discover(const std::string& name) {
+  if (root_.empty() || name == "default" || !valid_workspace_name(name)) return nullptr;
+  const fs::path dir = fs::path(root_) / name;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return nullptr;
+  std::lock_guard<std::mutex> opening(open_mu_);
+  {
+    std::shared_lock<std::shared_mutex> lk(mu_);  // another request may have opened it meanwhile
+    if (auto it = spaces_.find(name); it != spaces_.end()) return it->second.get();
+  }
+  open_locked(name, workspace_config(*root_base_, dir.string()));
+  std::shared_lock<std::shared_mutex> lk(mu_);
+  return spaces_.at(name).get();
+}
+
 Workspaces::Workspace& Workspaces::find(const std::string& name) {
-  auto it = spaces_.find(name);
-  if (it == spaces_.end())
-    throw HttpError(404, "not_found", "this server has no workspace '" + name + "'; GET /api/workspaces lists them");
-  return *it->second;
+  {
+    std::shared_lock<std::shared_mutex> lk(mu_);
+    auto it = spaces_.find(name);
+    if (it != spaces_.end()) return *it->second;
+  }
+  if (Workspace* w = discover(name)) return *w;
+  throw HttpError(404, "not_found", "this server has no workspace '" + name + "'; GET /api/workspaces lists them");
 }
 
 Context& Workspaces::get(const std::string& name) { return *find(name).ctx; }
-Context& Workspaces::of(const httplib::Request& req) { return get(request_workspace(req)); }
 McpEndpoint& Workspaces::mcp(const std::string& name) { return *find(name).mcp; }
+Context& Workspaces::of(const httplib::Request& req) { return get(request_workspace(req)); }
 McpEndpoint& Workspaces::mcp_of(const httplib::Request& req) { return mcp(request_workspace(req)); }
 
 std::vector<std::string> Workspaces::names() const {
+  std::set<std::string> rest;
+  bool has_default = false;
+  {
+    std::shared_lock<std::shared_mutex> lk(mu_);
+    for (const auto& [name, w] : spaces_) {
+      if (name == "default") has_default = true;
+      else rest.insert(name);
+    }
+  }
+  if (!root_.empty()) {
+    std::error_code ec;
+    for (fs::directory_iterator it(root_, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string n = it->path().filename().string();
+      if (n != "default" && valid_workspace_name(n) && it->is_directory(ec)) rest.insert(n);
+    }
+  }
   std::vector<std::string> out;
-  if (spaces_.count("default")) out.push_back("default");
-  for (const auto& [name, w] : spaces_)
-    if (name != "default") out.push_back(name);
+  if (has_default) out.push_back("default");
+  out.insert(out.end(), rest.begin(), rest.end());
   return out;
 }
 
 void Workspaces::stop() {
+  std::shared_lock<std::shared_mutex> lk(mu_);
   for (auto& [name, w] : spaces_) w->jobs->stop();
 }
 

@@ -3,11 +3,16 @@
 // The store given to `mmkg serve` is the workspace "default"; `--workspace NAME=STORE` adds more.
 // A request names its workspace with a path prefix (/w/NAME/api/ask, /w/NAME/v1/chat/completions,
 // /w/NAME/mcp) or the header X-MMKG-Workspace: NAME (request_workspace, http.h); without either it
-// works in "default", so a single-store server works as it did before workspaces.
+// works in "default", so a single-store server works as it did before workspaces. With
+// `--workspaces-dir DIR`, every subfolder of DIR with a workspace's name is one too, found when
+// a request first names it: `mkdir DIR/team-c` (or `mmkg ingest --store DIR/team-c`) adds a
+// workspace to a running server.
 #pragma once
 
 #include <map>
 #include <memory>
+#include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -34,6 +39,9 @@ class Workspaces {
   /// Opens `cfg.store` (created when missing) as workspace `name` and adds its gauges to the
   /// metrics. UsageError when the name is taken; the store's own errors as they are.
   void open(const std::string& name, const Config& cfg);
+  /// Makes each subfolder of `dir` (created when missing) a workspace of its name, its store
+  /// configured as workspace_config(base, DIR/NAME); opened when first named.
+  void set_root(const Config& base, const std::string& dir);
 
   /// The workspace a request names (http.h request_workspace). HttpError 404 when this server
   /// has none of that name.
@@ -42,16 +50,26 @@ class Workspaces {
   Context& get(const std::string& name);
   McpEndpoint& mcp(const std::string& name);
 
-  std::vector<std::string> names() const;  ///< "default" first, then by name
+  /// "default" first, then by name; with a root, its subfolders too (opened or not).
+  std::vector<std::string> names() const;
   /// Finishes every workspace's running ingest job (after the HTTP threads have stopped).
   void stop();
 
  private:
   struct Workspace;
   Workspace& find(const std::string& name);
+  /// The root's subfolder `name` opened, or nullptr when there is none.
+  Workspace* discover(const std::string& name);
+  void open_locked(const std::string& name, const Config& cfg);  ///< open() with open_mu_ held
   const ServeOptions& opt_;
   Metrics& metrics_;
+  // Workspaces are added (at start, or found in the root) but never removed: a reference to one
+  // stays valid. mu_ guards the map; open_mu_ lets one thread at a time open a workspace.
+  mutable std::shared_mutex mu_;
+  std::mutex open_mu_;
   std::map<std::string, std::unique_ptr<Workspace>> spaces_;
+  std::unique_ptr<Config> root_base_;
+  std::string root_;
 };
 
 /// GET /api/workspaces: the workspaces the request's key may read, with their document counts.

@@ -209,3 +209,29 @@ def test_serve_checks_its_workspaces(tmp_path):
         p = subprocess.run([BIN, "serve", "--port", "0", "--llm", "none", "--store", str(tmp_path / "s0"), *args],
                            capture_output=True, text=True, timeout=T, env={"MMKG_EMBEDDER": "none", "PATH": "/usr/bin:/bin"})
         assert p.returncode == 2 and words in p.stderr, (args, p.returncode, p.stderr)
+
+
+def test_workspaces_dir_finds_new_workspaces_while_serving(tmp_path):
+    """--workspaces-dir: a subfolder made while the server runs (an empty one, or a store `mmkg
+    ingest` filled) is a workspace at the next request, listed, read and written; a name with no
+    subfolder stays 404."""
+    root = tmp_path / "spaces"
+    s = Server(tmp_path / "default", tmp_path / "logs", "--workspaces-dir", root, "--auth", "none", key=None)
+    try:
+        def listed():
+            r = requests.get(f"{s.url}/api/workspaces", timeout=T)
+            assert r.status_code == 200, r.text
+            return {w["name"]: w["documents"] for w in r.json()["workspaces"]}
+        assert listed() == {"default": 0}
+        (root / "gamma").mkdir()
+        (tmp_path / "delta-notes.md").write_text("# Delta\n\nThe Vexmoor gauge of the delta plant reads 3 bar.\n")
+        assert run("ingest", tmp_path / "delta-notes.md", store=root / "delta").rc == 0
+        assert listed() == {"default": 0, "delta": 1, "gamma": 0}
+        r = requests.post(f"{s.url}/w/delta/api/ask", json={"question": "What does the Vexmoor gauge read?"}, timeout=T)
+        assert r.status_code == 200 and r.json()["citations"][0]["doc"] == "delta-notes.md", r.text[:400]
+        r = requests.post(f"{s.url}/w/gamma/api/documents", files={"file": ("g.md", b"# G\n\nGamma text.\n")}, timeout=T)
+        assert r.status_code == 202, r.text
+        assert requests.get(f"{s.url}/w/epsilon/api/documents", timeout=T).status_code == 404
+        assert requests.get(f"{s.url}/api/documents", timeout=T).json() == {"documents": []}
+    finally:
+        assert s.stop() == 0, s.log()
