@@ -5,16 +5,25 @@
 
 #include "app/keys.h"
 #include "core/error.h"
-#include "net/http.h"
 
 namespace mmkg::server {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// A store as an error may show it: a folder as given; a URL, which may hold a password, not at all
+// (server/ sees no URL helper: net/ is not among its layers).
+std::string shown(const std::string& store) {
+  return store.find("://") == std::string::npos ? store : "a shared store (URL not shown: it may hold credentials)";
+}
+
+}  // namespace
+
 WorkspaceSpec WorkspaceSpec::parse(const std::string& arg) {
   const size_t eq = arg.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size())
-    throw UsageError("--workspace " + redact_url(arg) + ": give NAME=STORE (a folder, or neo4j://USER:PASS@HOST:PORT/DB)");
+    throw UsageError("--workspace " + shown(arg) + ": give NAME=STORE (a folder, or neo4j://USER:PASS@HOST:PORT/DB)");
   WorkspaceSpec s{arg.substr(0, eq), arg.substr(eq + 1)};
   if (!valid_workspace_name(s.name))
     throw UsageError("--workspace " + s.name + ": a workspace name is 1 to 64 of A-Z a-z 0-9 _ -");
@@ -92,7 +101,7 @@ void Workspaces::open_locked(const std::string& name, const Config& cfg_in) {
     std::shared_lock<std::shared_mutex> lk(mu_);
     for (const auto& [other, o] : spaces_)
       if (o->ctx->uploads_dir == dir + "/uploads")
-        throw UsageError("the workspaces " + other + " and " + name + " name the same store (" + redact_url(cfg.store) +
+        throw UsageError("the workspaces " + other + " and " + name + " name the same store (" + shown(cfg.store) +
                          "); give each workspace its own");
   }
   w->jobs = std::make_unique<JobQueue>(cfg, nullptr);
