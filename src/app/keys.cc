@@ -26,18 +26,11 @@ constexpr int kVersion = 1;
 constexpr const char* kFormat = "mmkg-keys";
 constexpr const char* kPrefix = "mmkg_";
 
-std::string hex(const unsigned char* p, size_t n) {
-  static const char* d = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < n; ++i) out += d[p[i] >> 4], out += d[p[i] & 15];
-  return out;
-}
-
 std::string sha256_hex(const std::string& s) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
   if (EVP_Digest(s.data(), s.size(), md, &n, EVP_sha256(), nullptr) != 1) throw Error("SHA-256 failed (OpenSSL)");
-  return hex(md, n);
+  return to_hex(md, n);
 }
 
 json key_json(const ApiKey& k) {

@@ -11,6 +11,14 @@
 
 namespace mmkg {
 
+std::string to_hex(const unsigned char* p, size_t n) {
+  static const char* d = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * n);
+  for (size_t i = 0; i < n; ++i) out += d[p[i] >> 4], out += d[p[i] & 15];
+  return out;
+}
+
 std::string random_hex(size_t bytes) {
   std::vector<unsigned char> b(bytes);
   size_t got = 0;
@@ -20,11 +28,7 @@ std::string random_hex(size_t bytes) {
     if (n <= 0) throw Error(std::string("cannot read random bytes from the kernel: ") + std::strerror(errno));
     got += static_cast<size_t>(n);
   }
-  static const char* d = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * bytes);
-  for (unsigned char c : b) out += d[c >> 4], out += d[c & 15];
-  return out;
+  return to_hex(b.data(), b.size());
 }
 
 bool same_secret(const std::string& a, const std::string& b) {

@@ -1,4 +1,4 @@
-// Secrets: random identifiers from the kernel's CSPRNG, and comparison in constant time. Used for
+// Secrets: random identifiers from the kernel's CSPRNG (and the hex they are written in), and comparison in constant time. Used for
 // API keys (app/keys.h), the server's key check (server/http.h) and MCP session ids.
 #pragma once
 
@@ -6,6 +6,9 @@
 #include <string>
 
 namespace mmkg {
+
+/// `n` bytes as 2 x `n` lower-case hex digits.
+std::string to_hex(const unsigned char* p, size_t n);
 
 /// 2 x `bytes` lower-case hex digits of random bytes from getrandom(2) (which blocks only before
 /// the kernel's pool is seeded at boot). Throws Error when the kernel gives none.

@@ -16,6 +16,12 @@ TEST(SameSecret, ComparesWholeStrings) {
   EXPECT_TRUE(same_secret("", ""));
 }
 
+TEST(ToHex, TwoLowerCaseDigitsPerByte) {
+  const unsigned char b[] = {0x00, 0x0f, 0xa5, 0xff};
+  EXPECT_EQ(to_hex(b, 4), "000fa5ff");
+  EXPECT_EQ(to_hex(b, 0), "");
+}
+
 TEST(RandomHex, LengthAlphabetAndNoRepeats) {
   std::set<std::string> seen;
   for (int i = 0; i < 100; ++i) {

@@ -30,6 +30,9 @@ struct Context {
   std::string workspace = "default";  ///< its name (workspaces.h)
 };
 
+/// The store's document and chunk counts, read on the shared session (/health, /api/workspaces).
+StoreStats store_counts(Context& c);
+
 class Workspaces;
 using WorkspaceHandler = std::function<void(Context&, const httplib::Request&, httplib::Response&)>;
 /// A handler that runs in the request's workspace (HttpError 404 when the server has none of

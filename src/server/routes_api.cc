@@ -19,11 +19,7 @@ namespace fs = std::filesystem;
 namespace {
 
 void health(Context& c, const httplib::Request&, httplib::Response& res) {
-  StoreStats st;
-  {
-    std::lock_guard<std::mutex> lk(c.meta_mu);
-    st = c.meta.store_stats(false).store;
-  }
+  const StoreStats st = store_counts(c);
   send_json(res, {{"status", "ok"},
                   {"version", c.version},
                   {"documents", st.documents},
@@ -260,6 +256,11 @@ void figure(Context& c, const httplib::Request& req, httplib::Response& res, boo
 }
 
 }  // namespace
+
+StoreStats store_counts(Context& c) {
+  std::lock_guard<std::mutex> lk(c.meta_mu);
+  return c.meta.store_stats(false).store;
+}
 
 AskResult run_ask(Context& c, Session& s, const AskRequest& r) {
   c.metrics.ask();

@@ -82,14 +82,11 @@ void Workspaces::open(const std::string& name, const Config& cfg) {
 }
 
 void Workspaces::open_locked(const std::string& name, const Config& cfg_in) {
+  Config cfg = cfg_in;
   {
     std::shared_lock<std::shared_mutex> lk(mu_);
     if (spaces_.count(name)) throw UsageError("the workspace " + name + " is given twice");
-  }
-  Config cfg = cfg_in;
-  // One local model server for the whole process: the first workspace starts it, the rest reuse it.
-  {
-    std::shared_lock<std::shared_mutex> lk(mu_);
+    // One local model server for the whole process: the first workspace starts it, the rest reuse it.
     if (!spaces_.empty()) cfg.llm = spaces_.begin()->second->ctx->cfg.llm;
   }
   auto w = std::make_unique<Workspace>();
@@ -193,12 +190,7 @@ void add_workspace_routes(Http& http, Workspaces& ws) {
     nlohmann::json list = nlohmann::json::array();
     for (const std::string& name : ws.names()) {
       if (!http.policy().may_read(req, name)) continue;
-      Context& c = ws.get(name);
-      StoreStats st;
-      {
-        std::lock_guard<std::mutex> lk(c.meta_mu);
-        st = c.meta.store_stats(false).store;
-      }
+      const StoreStats st = store_counts(ws.get(name));
       list.push_back({{"name", name}, {"documents", st.documents}, {"chunks", st.chunks}});
     }
     send_json(res, {{"workspaces", list}});
