@@ -1,5 +1,6 @@
-// Secrets: random identifiers from the kernel's CSPRNG (and the hex they are written in), and comparison in constant time. Used for
-// API keys (app/keys.h), the server's key check (server/http.h) and MCP session ids.
+// Secrets: random identifiers from the kernel's CSPRNG (and the hex they are written in), and
+// comparison in constant time. Used for API keys (app/keys.h), the server's key check
+// (server/http.h) and MCP session ids.
 #pragma once
 
 #include <cstddef>
