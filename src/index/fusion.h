@@ -34,9 +34,13 @@ const char* fusion_names();
 /// One list's candidates, best first: (key, score), keys in [0, n) of fuse_lists.
 using FusionList = std::vector<std::pair<size_t, double>>;
 
+/// Reciprocal rank fusion's constant k (Cormack et al. 2009): a hit at rank r adds 1 / (k + r).
+/// Every rank fusion in mmkg uses it (hybrid search's Rrf, the retriever's lists, the reranker).
+inline constexpr double kRrfK = 60.0;
+
 struct FusionParams {
-  double alpha = 0.5;  ///< Relative: weight of the second (dense) list
-  double rrf_k = 60;   ///< Rrf: the constant
+  double alpha = 0.5;     ///< Relative: weight of the second (dense) list
+  double rrf_k = kRrfK;   ///< Rrf: the constant
   /// Zscore: the first hit of each of the first `floor_lists` lists is placed no lower than
   /// `floor_rank` (1-based; 0: no floor), so that a list's best guess is never pushed out of the
   /// head by agreement among the others. A list whose first two scores tie has no best guess.

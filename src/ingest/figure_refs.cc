@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string trim(std::string_view s) {
+std::string trim_markup(std::string_view s) {
   size_t b = 0, e = s.size();
   while (b < e && is_markup_space(s[b])) ++b;
   while (e > b && is_markup_space(s[e - 1])) --e;
@@ -98,7 +98,7 @@ FileImageSource::FileImageSource(const std::string& doc_path, const ParseContext
 
 ImageSource::Loaded FileImageSource::load(const std::string& src_in) const {
   Loaded out;
-  std::string src = trim(src_in);
+  std::string src = trim_markup(src_in);
   std::string scheme = url_scheme(src);
   if (src.empty() || src.rfind("//", 0) == 0) return out;  // nothing, or a protocol-relative URL
   if (scheme == "file") {
@@ -186,7 +186,7 @@ void FigureCollector::warn(const std::string& src, const std::string& reason) {
 }
 
 void FigureCollector::add(const ImageRef& ref) {
-  const std::string src = trim(ref.src);
+  const std::string src = trim_markup(ref.src);
   if (src.empty()) return;
   ImageSource::Loaded l;
   if (url_scheme(src) == "data") {
@@ -227,10 +227,10 @@ void FigureCollector::add(const ImageRef& ref) {
   f.seq = static_cast<int>(doc_.figures.size());
   f.source = "file";
   f.block = ref.block;
-  const std::string alt = is_file_name(trim(ref.alt)) ? "" : trim(ref.alt);
-  const std::string title = is_file_name(trim(ref.title)) ? "" : trim(ref.title);
+  const std::string alt = is_file_name(trim_markup(ref.alt)) ? "" : trim_markup(ref.alt);
+  const std::string title = is_file_name(trim_markup(ref.title)) ? "" : trim_markup(ref.title);
   f.alt = alt.empty() ? title : alt;
-  f.caption = trim(!ref.caption.empty() ? ref.caption : !title.empty() ? title : alt);
+  f.caption = trim_markup(!ref.caption.empty() ? ref.caption : !title.empty() ? title : alt);
   f.label = figure_label(f.caption);
   f.png = std::move(img.png);
   f.width = img.width;

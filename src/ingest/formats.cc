@@ -8,6 +8,7 @@
 #include <initializer_list>
 
 #include "core/error.h"
+#include "ingest/byte_order.h"
 #include "ingest/image_decode.h"
 #include "text/words.h"
 
@@ -60,11 +61,6 @@ std::vector<std::string> image_extensions(const std::string& kind) {
   if (kind == "BMP") return {".bmp"};
   return {};
 }
-
-uint32_t le16(std::string_view b, size_t at) {
-  return static_cast<uint8_t>(b[at]) | static_cast<uint32_t>(static_cast<uint8_t>(b[at + 1])) << 8;
-}
-uint32_t le32(std::string_view b, size_t at) { return le16(b, at) | le16(b, at + 2) << 16; }
 
 /// Entry names of a ZIP file from its central directory (at most `max`); empty if it has none
 /// (truncated file). Bounds-checked: any byte sequence is safe.

@@ -265,9 +265,9 @@ std::string figcaption_of(const GumboNode* figure) {
   return out;
 }
 
-class Walker {
+class HtmlWalker {
  public:
-  Walker(ParsedDocument& doc, std::vector<ImageRef>* images) : doc_(doc), images_(images) {}
+  HtmlWalker(ParsedDocument& doc, std::vector<ImageRef>* images) : doc_(doc), images_(images) {}
 
   void run(const GumboNode* root) {
     ctx_.push_back({BlockKind::Paragraph, 0});
@@ -477,7 +477,7 @@ HtmlTitles html_blocks(std::string_view html, ParsedDocument& doc, std::vector<I
   options.max_errors = 0;  // we do not report parse errors; do not collect millions of them
   std::unique_ptr<GumboOutput, OutputFree> out(gumbo_parse_with_options(&options, html.data(), html.size()));
   if (!out) throw InputError("cannot parse HTML (out of memory?)");
-  Walker w(doc, images);
+  HtmlWalker w(doc, images);
   w.run(out->document);
   return {w.html_title, w.first_h1};
 }

@@ -5,7 +5,7 @@
 // transparency on white, applies the EXIF orientation and downscales, and for JPEG it decodes at
 // a reduced DCT scale, so a large photo never exists at full size in memory. Each call has its
 // own fz_context with a capped allocator: whatever a corrupt file claims, MuPDF cannot take more
-// than kMemLimit bytes (it reports out of memory, which becomes an InputError).
+// than mupdf::kContextMemoryLimit bytes (it reports out of memory, which becomes an InputError).
 //
 // MuPDF reports errors with setjmp/longjmp: every MuPDF call runs inside `guarded()` with no C++
 // object of its own, and C++ exceptions are only thrown outside of fz_try blocks.
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "ingest/byte_order.h"
 #include "ingest/mupdf_support.h"
 
 namespace mmkg {
@@ -30,11 +31,10 @@ namespace {
 using mupdf::guarded;
 using mupdf::one_line;
 
-constexpr size_t kMemLimit = size_t{1} << 30;  // per decode; 100 MP RGBA is 400 MB
 
 /// Keeps the first warning that says the data is damaged (MuPDF decodes what it can of a
 /// truncated or corrupt image and warns).
-void on_warning(void* user, const char* msg) {
+void on_decode_warning(void* user, const char* msg) {
   auto* first = static_cast<std::string*>(user);
   if (!first->empty() || !msg) return;
   for (const char* w : {"truncated", "premature", "corrupt", "damaged", "broken", "invalid", "error"})
@@ -46,7 +46,7 @@ void on_warning(void* user, const char* msg) {
 
 /// The MuPDF objects of one decode, dropped in reverse order (drops never throw).
 struct Mu {
-  mupdf::MemoryBudget budget{kMemLimit};
+  mupdf::MemoryBudget budget{mupdf::kContextMemoryLimit};
   fz_context* ctx = nullptr;
   fz_buffer* in = nullptr;
   fz_image* image = nullptr;
@@ -58,7 +58,7 @@ struct Mu {
   Mu() {
     ctx = mupdf::new_context(budget, 32 << 20);
     if (!ctx) throw Error("cannot initialise MuPDF (out of memory); retry with fewer parallel jobs");
-    fz_set_warning_callback(ctx, on_warning, &damage);
+    fz_set_warning_callback(ctx, on_decode_warning, &damage);
   }
   Mu(const Mu&) = delete;
   Mu& operator=(const Mu&) = delete;
@@ -84,12 +84,6 @@ void check_size(const std::string& what, long long w, long long h) {
                    " megapixels; downscale it first");
 }
 
-uint32_t be16(std::string_view b, size_t at) {
-  return static_cast<uint32_t>(static_cast<uint8_t>(b[at])) << 8 | static_cast<uint8_t>(b[at + 1]);
-}
-uint32_t le16(std::string_view b, size_t at) {
-  return static_cast<uint8_t>(b[at]) | static_cast<uint32_t>(static_cast<uint8_t>(b[at + 1])) << 8;
-}
 
 /// The size a PNG, GIF, BMP or JPEG header declares, read before any decoder sees the file (some
 /// refuse absurd sizes with a vaguer message, others would try). False when not found.
@@ -256,7 +250,7 @@ DecodedImage decode_mupdf(std::string_view bytes, const std::string& what, int m
     const std::string name = kind.empty() ? "image" : kind + " image";
     if (err.find("malloc") != std::string::npos || err.find("out of memory") != std::string::npos)
       fail(what, "decoding this " + std::to_string(mu.image->w) + " x " + std::to_string(mu.image->h) + " " + name +
-                     " needs more than " + std::to_string(kMemLimit >> 20) + " MiB of memory; downscale it first");
+                     " needs more than " + std::to_string(mupdf::kContextMemoryLimit >> 20) + " MiB of memory; downscale it first");
     fail(what, "cannot decode this " + name + " (" + one_line(err) + "); the file may be truncated or corrupt");
   }
   if (!mu.damage.empty())

@@ -16,6 +16,11 @@
 
 namespace mmkg::mupdf {
 
+/// The cap of one fz_context's memory (a parse, a render, an image decode): an image whose decoder
+/// needs more at full size (indexed colours, a lying size field) fails with "out of memory" and
+/// costs that image, not the process. 100 megapixels of RGBA are 400 MB.
+inline constexpr size_t kContextMemoryLimit = size_t{1} << 30;
+
 /// The allocator of one fz_context with a cap on the bytes live at once. Must outlive the
 /// context; one context per budget (not thread-safe, like the context itself).
 struct MemoryBudget {

@@ -39,7 +39,7 @@ constexpr int kMinSide = 16;              // smaller than a line of text: nothin
 // image cannot make ingest allocate gigabytes; Leptonica decodes at full size.
 constexpr int64_t kMaxDecodePixels = 32'000'000;
 // What Tesseract gets: neither side over 4000 px and at most 12 Mpx (bounded time and memory).
-constexpr int kMaxSide = 4000;
+constexpr int kOcrMaxSide = 4000;
 constexpr int64_t kMaxOcrPixels = 12'000'000;
 // Blank test, before Tesseract (which costs 20-700 ms an image). First the grey histogram (Otsu
 // split): uniform or without contrast, nothing to read. Then the shapes of the ink: only images
@@ -321,7 +321,7 @@ double resize_for_text(PixPtr& pix, double letters) {
   const int w = pixGetWidth(pix.get()), h = pixGetHeight(pix.get());
   double f = 1;
   if (letters < kTargetTextHeight / 1.25)
-    f = std::min({kTargetTextHeight / letters, kMaxUpscale, double(kMaxSide) / std::max(w, h),
+    f = std::min({kTargetTextHeight / letters, kMaxUpscale, double(kOcrMaxSide) / std::max(w, h),
                   std::sqrt(double(kMaxOcrPixels) / w / h)});
   else if (letters > kLargeTextHeight)
     f = std::max(kLargeTextHeight / letters, double(kMinSide) / std::min(w, h));
@@ -357,7 +357,7 @@ PixPtr prepare(const std::string& bytes, OcrResult& r, bool* light_text) {
   if (pix) pix.reset(pixConvertTo8(pix.get(), 0));
   if (!pix) return r.error = "the image could not be converted to grey (unusual pixel format)", nullptr;
   w = pixGetWidth(pix.get()), h = pixGetHeight(pix.get());
-  double down = std::min({1.0, double(kMaxSide) / w, double(kMaxSide) / h, std::sqrt(double(kMaxOcrPixels) / w / h)});
+  double down = std::min({1.0, double(kOcrMaxSide) / w, double(kOcrMaxSide) / h, std::sqrt(double(kMaxOcrPixels) / w / h)});
   if (down < 1) {
     pix.reset(scaled(pix.get(), down));
     if (!pix) return r.error = "the image could not be downscaled (out of memory?)", nullptr;

@@ -27,7 +27,6 @@ constexpr float kMinArea = 2000;     // about 45 x 45 pt
 constexpr int kMinImagePixels = 24;  // intrinsic size below which an image is an icon
 constexpr int kMinVectorOps = 12;    // an uncaptioned drawing needs this many non-box paths
 
-Rect line_box(const Line& l) { return {l.x0, l.y0, l.x1, l.y1}; }
 
 bool overlaps_x(const Rect& a, const Rect& b, float slack = 0) {
   return a.x0 < b.x1 + slack && b.x0 < a.x1 + slack;

@@ -26,21 +26,22 @@
 
 namespace mmkg {
 
+/// What a warning about a broken image says of it (outside the anonymous namespace: the
+/// extractor's Impl holds it, and a unity build sees this file as a header).
+struct PdfImageInfo {
+  int w = 0, h = 0;
+  std::string kind;  // the encoding: "JPEG", "JBIG2", "Flate", ...
+};
+
 namespace {
 
 using mupdf::one_line;
 
 constexpr float kDpi = 150;
-constexpr int kMaxSide = 2400;     // pixels: a larger region is rendered at a lower resolution
+constexpr int kRenderMaxSide = 2400;  // pixels: a larger region is rendered at a lower resolution
 constexpr float kPad = 3;          // points of margin around a region
 constexpr int kRepeatedPages = 3;  // an uncaptioned image on this many pages is a logo
 constexpr int kMaxImageWarnings = 20;  // per document: then one line with the count of the rest
-
-/// What a warning about a broken image says of it.
-struct ImageInfo {
-  int w = 0, h = 0;
-  std::string kind;  // the encoding: "JPEG", "JBIG2", "Flate", ...
-};
 
 const char* encoding_name(int type) {
   switch (type) {
@@ -68,7 +69,7 @@ struct Recorder {
   fz_device super;
   std::vector<pdf::Graphic>* out;
   std::vector<pdf::Rule>* rules;
-  std::map<uint64_t, ImageInfo>* images;
+  std::map<uint64_t, PdfImageInfo>* images;
   int images_seen;
 };
 
@@ -222,7 +223,7 @@ void record_image(fz_context* ctx, fz_device* dev, fz_image* img, fz_matrix ctm)
   if (!g.image_key) g.image_key = (static_cast<uint64_t>(img->w) << 32) ^ static_cast<uint64_t>(img->h) ^ 0x9e3779b97f4a7c15ull;
   ++r->images_seen;
   r->out->push_back(g);
-  ImageInfo& info = (*r->images)[g.image_key];
+  PdfImageInfo& info = (*r->images)[g.image_key];
   info.w = img->w;
   info.h = img->h;
   info.kind = encoding_name(cb ? cb->params.type : FZ_IMAGE_UNKNOWN);
@@ -236,7 +237,7 @@ void rec_fill_image_mask(fz_context* ctx, fz_device* dev, fz_image* img, fz_matr
 }
 
 __attribute__((noinline)) bool record_list(fz_context* ctx, fz_display_list* list, std::vector<pdf::Graphic>* out,
-                                           std::vector<pdf::Rule>* rules, std::map<uint64_t, ImageInfo>* images,
+                                           std::vector<pdf::Rule>* rules, std::map<uint64_t, PdfImageInfo>* images,
                                            std::string* err) {
   fz_device* volatile dev = nullptr;
   bool ok = true;
@@ -287,11 +288,11 @@ bool flat_pixmap(fz_context* ctx, fz_pixmap* pix) {
 }
 
 /// Renders `clip` (page space) of page `number` (0-based) at `scale` pixels per point (lowered
-/// so that no side exceeds kMaxSide) into PNG bytes. The result lands in `png`, `w`, `h`,
+/// so that no side exceeds kRenderMaxSide) into PNG bytes. The result lands in `png`, `w`, `h`,
 /// `flat` (see flat_pixmap).
 bool render_region(fz_context* ctx, fz_document* doc, int number, fz_rect clip, float scale, fz_buffer** png, int* w,
                    int* h, bool* flat, std::string* err) {
-  return mupdf::draw_page(ctx, doc, number, &clip, &scale, kMaxSide, /*annotations=*/false, err, [&](fz_pixmap* pix) {
+  return mupdf::draw_page(ctx, doc, number, &clip, &scale, kRenderMaxSide, /*annotations=*/false, err, [&](fz_pixmap* pix) {
     *w = fz_pixmap_width(ctx, pix);
     *h = fz_pixmap_height(ctx, pix);
     *flat = flat_pixmap(ctx, pix);
@@ -397,7 +398,7 @@ struct PdfFigureExtractor::Impl {
   };
   std::vector<Found> found;
   std::map<uint64_t, std::set<int>> image_pages;  // image key -> pages it is drawn on
-  std::map<uint64_t, ImageInfo> images;           // image key -> what a warning says of it
+  std::map<uint64_t, PdfImageInfo> images;           // image key -> what a warning says of it
   std::vector<pdf::Graphic> scratch;
   std::vector<pdf::Rule> rules;
   int record_failures = 0;
@@ -418,7 +419,7 @@ struct PdfFigureExtractor::Impl {
     return repeated;
   }
 
-  /// The figure's picture: its region rendered to PNG, at most kMaxSide pixels a side. A
+  /// The figure's picture: its region rendered to PNG, at most kRenderMaxSide pixels a side. A
   /// problem (a broken image, a render that failed) is noted as figure `index`'s; the figure
   /// then has no image when nothing of it could be drawn.
   Figure draw(fz_document* doc, const Found& f, size_t index) {
@@ -477,7 +478,7 @@ struct PdfFigureExtractor::Impl {
 
   /// "its image (JBIG2, 200x150 px)", "one of its 3 images", "its drawing".
   std::string what_failed(const pdf::Region& r) const {
-    std::vector<const ImageInfo*> infos;
+    std::vector<const PdfImageInfo*> infos;
     for (uint64_t k : r.image_keys)
       if (auto it = images.find(k); it != images.end()) infos.push_back(&it->second);
     if (infos.empty()) return "its drawing";

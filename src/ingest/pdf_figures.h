@@ -35,6 +35,9 @@ struct Rect {
   }
 };
 
+/// The box of a text line.
+inline Rect line_box(const Line& l) { return {l.x0, l.y0, l.x1, l.y1}; }
+
 /// One drawing operation of a page, in page space (points, y down).
 struct Graphic {
   Rect box;

@@ -38,10 +38,7 @@ using pdf::map_char;
 constexpr const char* kNoText = "PDF has no extractable text and no images (scanned images?)";
 constexpr const char* kNoTextNoFigures =
     "PDF has no extractable text (scanned images?); ingest it without --no-figures to read its page images with OCR";
-// MuPDF's memory per parse: an image whose decoder needs it all at full size (indexed colours,
-// a lying size field) fails with "out of memory" and costs its figure's image, not the process.
-// Flate, JPEG and JBIG2 images are decoded downscaled and stay far below it at any size.
-constexpr size_t kMemLimit = size_t{1} << 30;
+// Flate, JPEG and JBIG2 images are decoded downscaled and stay far below MuPDF's memory cap at any size.
 constexpr const char* kEncrypted =
     "encrypted PDF (password required); decrypt it first, e.g. qpdf --decrypt";
 
@@ -51,17 +48,17 @@ struct Diagnostics {
   bool repaired = false;
 };
 
-void on_warning(void* user, const char* msg) {
+void on_parse_warning(void* user, const char* msg) {
   // MuPDF prints warnings to stderr by default; keep quiet and remember repairs.
   if (msg && (std::strstr(msg, "repair") || std::strstr(msg, "broken xref")))
     static_cast<Diagnostics*>(user)->repaired = true;
 }
 
-void on_error(void*, const char*) {}
+void on_parse_error(void*, const char*) {}
 
 /// Owns the MuPDF objects of one parse; drops them in reverse order (drops never throw).
 struct Session {
-  mupdf::MemoryBudget budget{kMemLimit};  // outlives ctx (members go after the destructor's body)
+  mupdf::MemoryBudget budget{mupdf::kContextMemoryLimit};  // outlives ctx (members go after the destructor's body)
   fz_context* ctx = nullptr;
   fz_stream* stm = nullptr;
   fz_document* doc = nullptr;
@@ -553,8 +550,8 @@ class PdfReading {
     if (!s_.ctx) throw Error("cannot initialise MuPDF (out of memory); retry with fewer parallel jobs");
     ctx_ = s_.ctx;
     jpeg_messages_.emplace(ctx_);
-    fz_set_warning_callback(ctx_, on_warning, &s_.diag);
-    fz_set_error_callback(ctx_, on_error, &s_.diag);
+    fz_set_warning_callback(ctx_, on_parse_warning, &s_.diag);
+    fz_set_error_callback(ctx_, on_parse_error, &s_.diag);
 
     std::string err;
     bool ok = guarded(ctx_, &err, [&] {
@@ -685,7 +682,7 @@ class PdfReading {
     if (ok && cut_short[0] && ++cut_pages_ <= 5)
       out_.warnings.push_back("page " + std::to_string(i + 1) + " could not be read to its end (" +
                               (std::strstr(cut_short, "malloc") || s_.budget.refused
-                                   ? "an inline image needs more than the " + std::to_string(kMemLimit >> 20) +
+                                   ? "an inline image needs more than the " + std::to_string(mupdf::kContextMemoryLimit >> 20) +
                                          " MiB of memory allowed per document: "
                                    : std::string()) +
                               one_line(cut_short) + "); the content after that point is missing");

@@ -28,15 +28,14 @@ namespace {
 using mupdf::guarded;
 using mupdf::one_line;
 
-constexpr size_t kMemLimit = size_t{1} << 30;  // MuPDF's memory for one render
-constexpr float kPad = 1.5f;                   // points added around each highlighted box
+constexpr float kHighlightPad = 1.5f;  // points added around each highlighted box
 // The highlight: white turns into this light yellow, black stays black; the outline is opaque.
 constexpr unsigned char kFill[3] = {255, 232, 96};
 constexpr unsigned char kLine[3] = {235, 150, 0};
 
 /// Owns the MuPDF objects of one render; drops them in reverse order (drops never throw).
 struct Render {
-  mupdf::MemoryBudget budget{kMemLimit};
+  mupdf::MemoryBudget budget{mupdf::kContextMemoryLimit};
   fz_context* ctx = nullptr;
   fz_stream* stm = nullptr;
   fz_document* doc = nullptr;
@@ -70,10 +69,10 @@ int paint_highlight(fz_context* ctx, fz_pixmap* pix, float zoom, int page, const
   int drawn = 0;
   for (const PageBox& b : boxes) {
     if (b.page != page || !(b.x1 > b.x0) || !(b.y1 > b.y0)) continue;
-    const int x0 = std::max(0, static_cast<int>(std::floor((b.x0 - kPad) * zoom)) - ox);
-    const int y0 = std::max(0, static_cast<int>(std::floor((b.y0 - kPad) * zoom)) - oy);
-    const int x1 = std::min(w, static_cast<int>(std::ceil((b.x1 + kPad) * zoom)) - ox);
-    const int y1 = std::min(h, static_cast<int>(std::ceil((b.y1 + kPad) * zoom)) - oy);
+    const int x0 = std::max(0, static_cast<int>(std::floor((b.x0 - kHighlightPad) * zoom)) - ox);
+    const int y0 = std::max(0, static_cast<int>(std::floor((b.y0 - kHighlightPad) * zoom)) - oy);
+    const int x1 = std::min(w, static_cast<int>(std::ceil((b.x1 + kHighlightPad) * zoom)) - ox);
+    const int y1 = std::min(h, static_cast<int>(std::ceil((b.y1 + kHighlightPad) * zoom)) - oy);
     if (x0 >= x1 || y0 >= y1) continue;
     ++drawn;
     for (int y = y0; y < y1; ++y) {

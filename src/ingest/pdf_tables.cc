@@ -15,7 +15,7 @@ namespace {
 
 constexpr float kMerge = 2;          // rule positions this close (points) are one border
 constexpr float kMinRule = 6;        // shorter strokes are tick marks or glyph parts
-constexpr float kCaptionGap = 40;    // a table starts at most this far from its caption
+constexpr float kTableCaptionGap = 40;  // a table starts at most this far from its caption
 constexpr size_t kMaxRules = 4000;   // more strokes than this on a page: a drawing, not tables
 constexpr size_t kMaxColumns = 40;
 
@@ -264,7 +264,6 @@ TableRows table_cells(const Page& pg, const std::vector<int>& lines, const Rect&
 
 namespace {
 
-Rect line_box(const Line& l) { return {l.x0, l.y0, l.x1, l.y1}; }
 bool center_in(const Rect& r, const Rect& box) {
   float cx = (r.x0 + r.x1) / 2, cy = (r.y0 + r.y1) / 2;
   return cx >= box.x0 && cx <= box.x1 && cy >= box.y0 && cy <= box.y1;
@@ -410,7 +409,7 @@ Rect walk_rows(Finder& f, const Rect& cap, const Rect& column, bool below, float
     }
     float gap = below ? row.y0 - last : last - row.y1;
     if (box.empty()) *first_gap = gap;
-    if (stop || gap > (box.empty() ? kCaptionGap : 2.5f * em)) break;
+    if (stop || gap > (box.empty() ? kTableCaptionGap : 2.5f * em)) break;
     if (e - k == 1 && prose(f.pg, cand[k], col_w)) break;
     box.add(row);
     last = below ? row.y1 : row.y0;
@@ -430,7 +429,7 @@ Rect ruled_extent(Finder& f, const Rect& cap, const Rect& column, bool below) {
     hs.push_back(&r);
   }
   std::sort(hs.begin(), hs.end(), [&](const Rule* a, const Rule* b) { return below ? a->pos < b->pos : a->pos > b->pos; });
-  if (hs.empty() || std::fabs(hs[0]->pos - (below ? cap.y1 : cap.y0)) > kCaptionGap) return {};
+  if (hs.empty() || std::fabs(hs[0]->pos - (below ? cap.y1 : cap.y0)) > kTableCaptionGap) return {};
   Rect box = rule_box(*hs[0]);
   for (size_t i = 1; i < hs.size(); ++i) {
     const Rule& r = *hs[i];

@@ -38,7 +38,7 @@ constexpr size_t kMaxTitle = 200;
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r'; }
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_blanks(std::string_view s) {
   size_t b = 0, e = s.size();
   while (b < e && is_space(s[b])) ++b;
   while (e > b && is_space(s[e - 1])) --e;
@@ -65,7 +65,7 @@ void append_collapsed(std::string& out, std::string_view s) {
 std::string collapse(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  append_collapsed(out, trim(s));
+  append_collapsed(out, trim_blanks(s));
   return out;
 }
 
@@ -85,7 +85,7 @@ size_t count_words(std::string_view s, size_t limit) {
 }
 
 bool ends_with_sentence_punct(std::string_view s) {
-  s = trim(s);
+  s = trim_blanks(s);
   while (!s.empty() && std::strchr("\"')]", s.back()) != nullptr) s.remove_suffix(1);
   return !s.empty() && std::strchr(".,;:?!", s.back()) != nullptr;
 }
@@ -153,7 +153,7 @@ size_t list_marker_len(std::string_view s) {
 }
 
 bool is_rule_line(std::string_view s) {
-  s = trim(s);
+  s = trim_blanks(s);
   if (s.size() < 3) return false;
   const char c = s[0];
   if (c != '=' && c != '-' && c != '*' && c != '_') return false;
@@ -171,7 +171,7 @@ struct Numbered {
 /// Parses "1 Intro", "3.1 Scaled Dot-Product Attention", "A.2 Notation", "Chapter 2: Foundations",
 /// "PART IV". Returns nothing for anything else, including table-of-contents lines.
 std::optional<Numbered> parse_numbered(std::string_view line) {
-  line = trim(line);
+  line = trim_blanks(line);
   if (!is_short_line(line) || line.find("...") != std::string_view::npos) return std::nullopt;
   Numbered r;
   size_t i = 0;
@@ -230,7 +230,7 @@ std::optional<Numbered> parse_numbered(std::string_view line) {
     while (!rest.empty() && (is_space(rest[0]) || std::strchr(":.-", rest[0]) != nullptr))
       rest.remove_prefix(1);
     if (rest.rfind("\xE2\x80\x94", 0) == 0 || rest.rfind("\xE2\x80\x93", 0) == 0)
-      rest = trim(rest.substr(3));  // em/en dash
+      rest = trim_blanks(rest.substr(3));  // em/en dash
     if (rest.empty()) {
       r.keyword_only = true;
       r.level = std::min(components, 6);
@@ -238,7 +238,7 @@ std::optional<Numbered> parse_numbered(std::string_view line) {
     }
   } else {
     if (rest.empty() || !is_space(rest[0])) return std::nullopt;
-    rest = trim(rest);
+    rest = trim_blanks(rest);
     r.ambiguous_list = components == 1 && delimiter;
   }
   // The title: starts like a title, no tab (table-of-contents columns), no sentence end.
@@ -257,7 +257,7 @@ bool has_formula_chars(std::string_view s) {
 /// A single line that could be a heading (the context decides). `before_paragraph_line`: the
 /// next line is an unwrapped paragraph, which allows longer titles (see kMaxTitleLineWords).
 bool heading_like(std::string_view line, bool before_paragraph_line = false) {
-  line = trim(line);
+  line = trim_blanks(line);
   const bool fits = before_paragraph_line
                         ? line.size() <= kLongLine &&
                               count_words(line, kMaxTitleLineWords) <= kMaxTitleLineWords
@@ -269,7 +269,7 @@ bool heading_like(std::string_view line, bool before_paragraph_line = false) {
 }
 
 bool all_caps_heading(std::string_view line) {
-  line = trim(line);
+  line = trim_blanks(line);
   if (!is_short_line(line) || ends_with_sentence_punct(line) || list_marker_len(line) != 0 ||
       has_formula_chars(line))
     return false;
@@ -279,7 +279,7 @@ bool all_caps_heading(std::string_view line) {
 
 /// "Table 3.1: Comparison ...", "Figure 2. A plot", "Fig. 4 Attention maps", "Algorithm 1 ...".
 bool is_caption(std::string_view line) {
-  line = trim(line);
+  line = trim_blanks(line);
   static const char* const kWords[] = {"Table ", "Figure ", "Fig. ", "Algorithm ", "Listing ",
                                        "Exhibit ", "TABLE ", "FIGURE "};
   for (const char* w : kWords) {
@@ -295,12 +295,12 @@ bool is_caption(std::string_view line) {
     if (line[i - 1] == '.' || line[i] == ':' || line[i] == '|') return true;  // "Figure 2." / ":"
     // No delimiter: a caption only if what follows reads like a title, not a sentence
     // ("Algorithm 1 Efficient Multi-Head Attention" vs "Table 1 shows that ...").
-    return is_space(line[i]) && starts_like_title(trim(line.substr(i))) && line.size() <= kLongLine;
+    return is_space(line[i]) && starts_like_title(trim_blanks(line.substr(i))) && line.size() <= kLongLine;
   }
   return false;
 }
 
-struct Unit {
+struct TextUnit {
   std::vector<std::string_view> lines;  ///< non-blank lines
   int forced_level = 0;                 ///< from an ==== / ---- underline
   bool first_in_file = false;
@@ -312,9 +312,9 @@ struct Unit {
 };
 
 /// Body text that a preceding short line can be the heading of.
-bool body_like(const Unit& u) {
+bool body_like(const TextUnit& u) {
   if (u.lines.size() > 1 || list_marker_len(u.lines[0]) != 0) return true;
-  const std::string_view l = trim(u.lines[0]);
+  const std::string_view l = trim_blanks(u.lines[0]);
   return l.size() > kMaxHeadingChars || ends_with_sentence_punct(l);
 }
 
@@ -323,13 +323,13 @@ class Builder {
   explicit Builder(ParsedDocument& doc) : doc_(doc) {}
 
   void add_line(std::string_view raw) {
-    const std::string_view line = trim(raw);
+    const std::string_view line = trim_blanks(raw);
     if (line.empty()) return flush_group();
     if (is_rule_line(line)) {
       // An underline makes the line above a heading; otherwise the rule just separates.
       const char c = line[0];
       if ((c == '=' || c == '-') && !group_.empty() && heading_like(group_.back())) {
-        Unit h;
+        TextUnit h;
         h.lines.push_back(group_.back());
         h.forced_level = c == '=' ? 1 : 2;
         group_.pop_back();
@@ -342,7 +342,7 @@ class Builder {
     if (line.size() > kLongLine) {
       // A short line right above a paragraph-length line is that paragraph's heading candidate.
       if (group_.size() > 1 && heading_like(group_.back(), /*before_paragraph_line=*/true)) {
-        Unit h;
+        TextUnit h;
         h.lines.push_back(group_.back());
         group_.pop_back();
         flush_group();
@@ -369,18 +369,18 @@ class Builder {
       const auto num = parse_numbered(group_[0]);
       const bool strong = num && !num->ambiguous_list && !num->keyword_only;
       if (strong || (all_caps_heading(group_[0]) && letter_stats(group_[1]).lower > 0)) {
-        Unit h;
+        TextUnit h;
         h.lines.push_back(group_[0]);
         push_unit(std::move(h));
         group_.erase(group_.begin());
       }
     }
-    Unit u;
+    TextUnit u;
     u.lines.swap(group_);
     push_unit(std::move(u));
   }
 
-  void push_unit(Unit&& u) {
+  void push_unit(TextUnit&& u) {
     u.first_in_file = !seen_unit_;
     seen_unit_ = true;
     if (pending_) {
@@ -402,7 +402,7 @@ class Builder {
   }
 
   /// Emits the blocks of `u`. Returns true if it also consumed `next`.
-  bool classify(const Unit& u, const Unit* next) {
+  bool classify(const TextUnit& u, const TextUnit* next) {
     const std::string_view line = u.lines[0];
     if (u.forced_level) {
       add(BlockKind::Heading, u.forced_level, collapse(line));
@@ -484,7 +484,7 @@ class Builder {
 
   ParsedDocument& doc_;
   std::vector<std::string_view> group_;
-  std::optional<Unit> pending_;
+  std::optional<TextUnit> pending_;
   bool seen_unit_ = false;
 };
 
@@ -533,7 +533,7 @@ class TextParser final : public Parser {
       const void* nl = std::memchr(text.data() + pos, '\n', text.size() - pos);
       const size_t end = nl ? static_cast<const char*>(nl) - text.data() : text.size();
       const std::string_view line(text.data() + pos, end - pos);
-      if (first_line.empty()) first_line = trim(line);
+      if (first_line.empty()) first_line = trim_blanks(line);
       builder.add_line(line);
       pos = end + 1;
     }

@@ -12,13 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/ascii.h"
+
 namespace mmkg {
 namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 std::string trim(std::string_view s) {
   size_t b = 0, e = s.size();
@@ -84,7 +81,7 @@ size_t on_header(char* ptr, size_t size, size_t n, void* ud) {
   if (line.rfind("HTTP/", 0) == 0) {
     t->resp->headers.clear();  // a new response (after 100-continue or a redirect)
   } else if (auto colon = line.find(':'); colon != std::string_view::npos) {
-    t->resp->headers[lower(trim(line.substr(0, colon)))] = trim(line.substr(colon + 1));
+    t->resp->headers[lower_ascii(trim(line.substr(0, colon)))] = trim(line.substr(colon + 1));
   }
   return len;
 }
@@ -263,7 +260,7 @@ std::string redact_url(const std::string& url) {
       if (amp == std::string::npos) amp = out.size();
       std::string kv = out.substr(i, amp - i);
       const size_t eq = kv.find('=');
-      const std::string key = lower(kv.substr(0, eq));
+      const std::string key = lower_ascii(kv.substr(0, eq));
       if (eq != std::string::npos &&
           (key.find("key") != std::string::npos || key.find("token") != std::string::npos ||
            key.find("secret") != std::string::npos || key.find("password") != std::string::npos ||

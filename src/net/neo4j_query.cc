@@ -4,6 +4,7 @@
 #include <optional>
 #include <thread>
 
+#include "core/ascii.h"
 #include "core/base64.h"
 #include "core/error.h"
 #include "net/http.h"
@@ -24,11 +25,6 @@ std::string userinfo_decode(const std::string& s) {
     }
   }
   return out;
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(tolower((unsigned char)c));
-  return s;
 }
 
 // "Neo.TransientError.Transaction.DeadlockDetected" and friends: safe to run again. So is a
@@ -99,7 +95,7 @@ Neo4jTarget parse_neo4j_url(const std::string& url) {
   };
   const size_t sep = url.find("://");
   if (sep == std::string::npos) throw bad("no scheme");
-  const std::string scheme = lower(url.substr(0, sep));
+  const std::string scheme = lower_ascii(url.substr(0, sep));
   std::string http_scheme;
   if (scheme == "neo4j" || scheme == "http") http_scheme = "http";
   else if (scheme == "https" || scheme == "neo4j+s") http_scheme = "https";

@@ -5,11 +5,11 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "index/fusion.h"
 
 namespace mmkg {
 namespace {
 
-constexpr double kRrf = 60.0;  // reciprocal rank fusion constant (Cormack et al. 2009)
 
 // 1-based rank of each score, best first; ties keep the input order.
 std::vector<size_t> ranks_of(const std::vector<double>& s) {
@@ -46,7 +46,7 @@ class FusedReranker : public Reranker {
       }
       ++ok;
       auto rank = ranks_of(s);
-      for (size_t i = 0; i < s.size(); ++i) out[i] += 1.0 / (kRrf + static_cast<double>(rank[i]));
+      for (size_t i = 0; i < s.size(); ++i) out[i] += 1.0 / (kRrfK + static_cast<double>(rank[i]));
     }
     if (ok == 0) return {};
     return out;
@@ -150,7 +150,7 @@ RerankReport rerank(Reranker& r, const std::string& question, std::vector<Candid
   std::vector<double> blended(n);
   for (size_t i = 0; i < n; ++i) {
     cands[i].rerank = s[i];
-    blended[i] = weight / (kRrf + static_cast<double>(rank[i])) + (1.0 - weight) / (kRrf + static_cast<double>(i + 1));
+    blended[i] = weight / (kRrfK + static_cast<double>(rank[i])) + (1.0 - weight) / (kRrfK + static_cast<double>(i + 1));
   }
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);

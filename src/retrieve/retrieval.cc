@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "index/fusion.h"
 #include "retrieve/context_budget.h"
 #include "retrieve/rerank.h"
 #include "store/store.h"
@@ -29,7 +30,6 @@ void logf(const LogFn& log, const char* fmt, ...) {
   log(buf);
 }
 
-constexpr double kRrf = 60.0;  // reciprocal rank fusion constant (Cormack et al. 2009)
 
 std::optional<SearchHit> hit_for_chunk(Store& store, const std::string& id) {
   auto sc = store.chunk(id);
@@ -53,7 +53,7 @@ void add_ranked_lists(Store& store, const std::vector<RankedList>& extra, size_t
         all.push_back(Candidate{.hit = std::move(*h)});
       }
       Candidate& c = all[it->second];
-      c.graph += extra[l].weight / (kRrf + static_cast<double>(r + 1));
+      c.graph += extra[l].weight / (kRrfK + static_cast<double>(r + 1));
       if (c.graph_rank == 0 || r + 1 < c.graph_rank) c.graph_rank = r + 1;
       if (r == 0 && extra[l].vouched) c.vouched = true;
       if (r == 0 && extra[l].confirms) c.heads = true;
@@ -215,7 +215,7 @@ void fuse_subquery(Fused& f, size_t q, std::vector<SearchHit> hits, size_t k, co
     if (r >= k) continue;  // below the cut: only the graph can bring it in
     if (q == 0) f.question_first.push_back(c.hit.chunk_id);
     docs.insert(c.hit.doc);
-    c.fused += w / (kRrf + static_cast<double>(r + 1));
+    c.fused += w / (kRrfK + static_cast<double>(r + 1));
   }
   std::string dl;
   for (auto& d : docs) dl += (dl.empty() ? "" : ", ") + d;

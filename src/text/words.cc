@@ -26,13 +26,6 @@ std::string collapse_ws(std::string_view s) {
   return out;
 }
 
-std::string lower_ascii(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
 std::string_view utf8_prefix(std::string_view s, size_t max_bytes) {
   if (s.size() <= max_bytes) return s;
   size_t n = max_bytes;

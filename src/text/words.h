@@ -5,12 +5,12 @@
 #include <string_view>
 #include <vector>
 
+#include "core/ascii.h"  // lower_ascii
+
 namespace mmkg {
 
 /// Collapses runs of ASCII whitespace into one space and trims both ends.
 std::string collapse_ws(std::string_view s);
-/// ASCII lower-casing (UTF-8 bytes >= 0x80 are left unchanged).
-std::string lower_ascii(std::string_view s);
 /// Longest prefix of `s` of at most `max_bytes` bytes that ends on a UTF-8 character boundary.
 std::string_view utf8_prefix(std::string_view s, size_t max_bytes);
 /// Word tokens, lower-cased: runs of ASCII letters/digits and any non-ASCII UTF-8 characters.

@@ -1,14 +1,8 @@
 #include "graph/extract/code_lines.h"
 
+#include "graph/extract/chars.h"
+
 namespace mmkg::graph::rules {
-namespace {
-
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alpha(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
-bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
-bool starts_with(std::string_view s, std::string_view pre) { return s.substr(0, pre.size()) == pre; }
-
-}  // namespace
 
 // A line of program code or console output as printed in manuals and vignettes: a prompt at
 // its start ("R> ", "> ", "+ ", ">>> ", "$ ") or an assignment arrow, a namespace operator or a

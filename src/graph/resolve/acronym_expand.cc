@@ -14,16 +14,16 @@ namespace {
 bool ascii_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 bool word_byte(char c) { return ascii_alnum(c) || static_cast<unsigned char>(c) >= 0x80; }
 
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+char fold_ascii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
-std::string lower(std::string_view s) {
+std::string fold_ascii(std::string_view s) {
   std::string out(s);
-  for (char& c : out) c = lower(c);
+  for (char& c : out) c = fold_ascii(c);
   return out;
 }
 
 /// A plural "s" after an upper-case letter: "LLMs" → "LLM".
-std::string strip_plural(std::string_view a) {
+std::string strip_upper_plural(std::string_view a) {
   if (a.size() >= 3 && a.back() == 's' && a[a.size() - 2] >= 'A' && a[a.size() - 2] <= 'Z') a.remove_suffix(1);
   return std::string(a);
 }
@@ -57,7 +57,7 @@ std::vector<Token> tokens_of(std::string_view q) {
     while (j < q.size() && (word_byte(q[j]) || (q[j] == '\'' && j + 1 < q.size() && word_byte(q[j + 1])))) ++j;
     Token t;
     t.text = std::string(q.substr(i, j - i));
-    t.key = lower(t.text);
+    t.key = fold_ascii(t.text);
     if (t.key.size() > 2 && t.key.compare(t.key.size() - 2, 2, "'s") == 0) t.key.resize(t.key.size() - 2);
     size_t k = j;
     while (k < q.size() && (word_byte(q[k]) || q[k] == '-' || q[k] == '/' || q[k] == '\'')) ++k;
@@ -74,7 +74,7 @@ bool prefixes_from(std::string_view a, size_t ai, const std::vector<std::string>
   const std::string& w = ws[wi];
   // Word wi gives a[ai .. ai + n), a prefix of itself of n >= 1 letters.
   for (size_t n = 1; n <= w.size() && ai + n <= a.size(); ++n) {
-    if (lower(a[ai + n - 1]) != w[n - 1]) break;
+    if (fold_ascii(a[ai + n - 1]) != w[n - 1]) break;
     if (prefixes_from(a, ai + n, ws, wi + 1)) return true;
   }
   return false;
@@ -98,7 +98,7 @@ AcronymExpander::AcronymExpander(const std::vector<Entity>& entities) {
   for (const Entity& e : entities) {
     std::vector<std::string> acronyms, phrases;
     for (const std::string& a : e.aliases) {
-      if (looks_like_acronym(a) && letters_and_digits(a)) acronyms.push_back(strip_plural(a));
+      if (looks_like_acronym(a) && letters_and_digits(a)) acronyms.push_back(strip_upper_plural(a));
       else if (!looks_like_acronym(a) && a.find_first_of(" -") != std::string::npos) phrases.push_back(a);
     }
     for (const std::string& a : acronyms) {
@@ -115,7 +115,7 @@ std::string AcronymExpander::expand(std::string_view question) const {
   if (undefined_.empty()) return std::string(question);
   const std::vector<Token> ts = tokens_of(question);
   std::set<std::string> written;  // the question's words as written
-  for (const Token& t : ts) written.insert(strip_plural(t.text));
+  for (const Token& t : ts) written.insert(strip_upper_plural(t.text));
   std::vector<std::pair<size_t, std::string>> notes;  // (where, text)
   std::set<size_t> noted;                             // tokens that got a note
   for (const std::string& acronym : undefined_) {
