@@ -85,13 +85,11 @@ train: build
 tsan: setup
 	bash scripts/tsan.sh build-tsan
 
-# Re-configure: a build dir first configured by `make demo` (no GoogleTest then) finds it now.
-# Every suite runs even when one fails; scripts/run_tests.sh names all failures at the end and
-# exits non-zero when any suite failed.
-test: setup
-	cmake -S . -B $(BUILD_DIR) -G Ninja $(CMAKE_FLAGS)
-	$(MAKE) build
-	BUILD_DIR=$(BUILD_DIR) PYTHON=$(PYTHON) bash scripts/run_tests.sh unit e2e browser
+# scripts/run_tests.sh times each step: make setup; configure again (a build dir first configured
+# by `make demo`, without GoogleTest, finds it now) and make build; then every suite, even when
+# one fails. It names all failures at the end and exits non-zero when any suite failed.
+test:
+	BUILD_DIR=$(BUILD_DIR) PYTHON=$(PYTHON) CMAKE_FLAGS="$(CMAKE_FLAGS)" bash scripts/run_tests.sh setup build unit e2e browser
 
 demo: setup-demo build-demo
 	rm -rf $(STORE)

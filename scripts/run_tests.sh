@@ -4,7 +4,10 @@
 # At the end, one summary: per suite its counts and its failing tests, then the total as
 # "N passed, M failed". Exits 1 when any suite failed (or ran nothing), else 0.
 #
-#   scripts/run_tests.sh [SUITE ...]     (default: unit e2e browser; BUILD_DIR, PYTHON from make)
+#   scripts/run_tests.sh [STEP ...] [SUITE ...]   (default: unit e2e browser; BUILD_DIR, PYTHON,
+#                                               CMAKE_FLAGS from make)
+# STEPs (make test gives both): setup (make setup), build (configure, make build); each is timed
+# in the summary, and a failed step ends the run before any suite.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -17,7 +20,21 @@ total_pass=0
 total_fail=0
 summary=()
 any_failed=0
+steps=""
 for suite in "${SUITES[@]}"; do
+  # Steps before the suites (make test: setup, build): timed, and the run stops when one fails.
+  if [ "$suite" = setup ] || [ "$suite" = build ]; then
+    t0=$(date +%s)
+    if [ "$suite" = setup ]; then
+      make --no-print-directory setup
+    else
+      cmake -S . -B "$BUILD_DIR" -G Ninja ${CMAKE_FLAGS:-} && make --no-print-directory build BUILD_DIR="$BUILD_DIR"
+    fi
+    rc=$?
+    steps+="${steps:+, }$suite $(( $(date +%s) - t0 )) s"
+    if [ "$rc" -ne 0 ]; then echo "make test: $suite failed (exit $rc); no suite was run"; exit 1; fi
+    continue
+  fi
   log="$LOGS/$suite.log"
   t0=$(date +%s)
   make --no-print-directory "$suite" BUILD_DIR="$BUILD_DIR" 2>&1 | tee "$log"
@@ -62,7 +79,7 @@ for suite in "${SUITES[@]}"; do
 done
 
 echo
-echo "make test: summary (logs in $LOGS/)"
+echo "make test: summary (logs in $LOGS/)${steps:+; $steps}"
 printf '%s\n' "${summary[@]}"
 echo "$total_pass passed, $total_fail failed"
 exit "$any_failed"

@@ -8,6 +8,7 @@
 #include "llm/openai_chat.h"
 #include "store/store.h"
 #include "support/ask_fixtures.h"
+#include "support/chat_fixtures.h"
 #include "support/scripted_http_server.h"
 #include "support/store_fixtures.h"
 #include "support/temp_dir.h"
@@ -15,7 +16,7 @@
 namespace mmkg {
 namespace {
 
-const std::string kPng = std::string("\x89PNG\r\n\x1a\n", 8) + "pretend image bytes";
+const std::string kFakePng = std::string("\x89PNG\r\n\x1a\n", 8) + "pretend image bytes";
 
 class AskFigures : public ::testing::Test {
  protected:
@@ -30,7 +31,7 @@ class AskFigures : public ::testing::Test {
          "shows kernel weights.",
          "Heteroskedasticity-consistent covariance estimators are computed by vcovHC."},
         {FigureSpec{"Figure 1", "Figure 1: Kernel functions for kernel-based HAC estimation.",
-                    "Quadratic Spectral, Bartlett and Parzen kernels plotted against the lag.", kPng, 7}});
+                    "Quadratic Spectral, Bartlett and Parzen kernels plotted against the lag.", kFakePng, 7}});
     testing::put_figure_document(*store, "v1", "/c/survival.pdf", {"Kaplan-Meier estimates of survival."},
                                  {FigureSpec{"Figure 1", "Figure 1: Survival curves of the two arms.", "", "", 2}});
   }
@@ -72,12 +73,7 @@ TEST_F(AskFigures, AQuestionWithoutAFigureHasNoFiguresStep) {
   EXPECT_TRUE(step_named(r, "figures").is_null());
 }
 
-std::string chat_answer(const std::string& text) {
-  return nlohmann::json({{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}},
-                                       {"finish_reason", "stop"}}}},
-                         {"usage", {{"prompt_tokens", 100}, {"completion_tokens", 20}, {"total_tokens", 120}}}})
-      .dump();
-}
+using testing::chat_answer;
 
 TEST_F(AskFigures, AVisionModelIsSentTheFigureImagesAndATextModelIsNot) {
   for (bool vision : {true, false}) {
@@ -103,7 +99,7 @@ TEST_F(AskFigures, AVisionModelIsSentTheFigureImagesAndATextModelIsNot) {
     EXPECT_EQ(content[0]["type"], "text");
     EXPECT_NE(content[0]["text"].get<std::string>().find("figures of passages [1]"), std::string::npos);
     EXPECT_EQ(content[1]["type"], "image_url");
-    EXPECT_EQ(content[1]["image_url"]["url"], "data:image/png;base64," + base64_encode(kPng));
+    EXPECT_EQ(content[1]["image_url"]["url"], "data:image/png;base64," + base64_encode(kFakePng));
     EXPECT_EQ(synth["images"], 1);
     ASSERT_TRUE(r.found);
     EXPECT_EQ(r.citations.at(0).figure_id, "s1-f0") << r.answer;

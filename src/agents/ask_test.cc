@@ -6,6 +6,7 @@
 #include "retrieve/rerank.h"
 #include "llm/llm_config.h"
 #include "llm/openai_chat.h"
+#include "support/chat_fixtures.h"
 #include "support/scripted_http_server.h"
 #include "support/ask_fixtures.h"
 #include "support/temp_dir.h"
@@ -148,12 +149,7 @@ nlohmann::json step_of(const AskResult& r, const std::string& name) {
   return nlohmann::json::object();
 }
 
-std::string chat_answer(const std::string& text) {
-  return nlohmann::json({{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}},
-                                       {"finish_reason", "stop"}}}},
-                         {"usage", {{"prompt_tokens", 100}, {"completion_tokens", 20}, {"total_tokens", 120}}}})
-      .dump();
-}
+using testing::chat_answer;
 
 const char* kPlan = R"({"subqueries": ["attention importance of components", "bananas"], "tools": ["rag", "graph"]})";
 

@@ -11,6 +11,7 @@
 #include "llm/llm_config.h"
 #include "llm/openai_chat.h"
 #include "store/store.h"
+#include "support/chat_fixtures.h"
 #include "support/context_fixtures.h"
 #include "support/scripted_http_server.h"
 #include "support/temp_dir.h"
@@ -29,12 +30,7 @@ class BudgetSynth : public ::testing::Test {
   std::unique_ptr<Store> store;
 };
 
-std::string chat_answer(const std::string& text) {
-  return nlohmann::json({{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}},
-                                       {"finish_reason", "stop"}}}},
-                         {"usage", {{"prompt_tokens", 50}, {"completion_tokens", 10}, {"total_tokens", 60}}}})
-      .dump();
-}
+using testing::chat_answer;
 
 TEST_F(BudgetSynth, CitationsOfATrimmedChunkPointAtItWithVerbatimQuotes) {
   const std::string q = "Why does the softmax overflow when scores are very large?";
@@ -60,7 +56,7 @@ TEST_F(BudgetSynth, CitationsOfATrimmedChunkPointAtItWithVerbatimQuotes) {
   EXPECT_TRUE(cited_b) << a.text;
 
   mmkg::testing::ScriptedHttpServer srv;
-  srv.push_json(200, chat_answer("The softmax overflows when some scores are very large [2]."));
+  srv.push_json(200, chat_answer("The softmax overflows when some scores are very large [2].", 50, 10));
   auto model = make_openai_chat(parse_llm_spec(srv.url("/v1#model=test")));
   Draft draft = draft_llm(*model, q, r, stats, {}, {});
   VerifyReport rep;

@@ -12,7 +12,7 @@ namespace {
 
 graph::Entity entity(const std::string& id, const std::string& name) { return graph::testing::named_entity(id, name); }
 
-const graph::EmbedNames& none = graph::testing::kNoNameVectors;
+const graph::EmbedNames& no_name_vectors = graph::testing::kNoNameVectors;
 
 graph::Relation relation(const std::string& a, const std::string& b, const std::string& type, double w) {
   return graph::Relation{a, b, type, w, {{"c0", "d1", "A sentence with both."}}, ""};
@@ -35,7 +35,7 @@ TEST(GraphRetrieve, TypedFactsFirstThenCooccurrenceByAssociation) {
   d.relations = {relation("e1", "e2", "co_occurs", 3), relation("e1", "e3", "co_occurs", 2),
                  relation("e1", "e4", "is_a", 1)};
   store.upsert(d);
-  GraphContext g(store, none);
+  GraphContext g(store, no_name_vectors);
   GraphRetrieval r = graph_retrieve(g, "what is sparse attention?", GraphRetrieveOptions{});
   ASSERT_GE(r.facts.size(), 3u);
   EXPECT_EQ(r.facts[0].relation, "is_a");
@@ -57,7 +57,7 @@ TEST(GraphRetrieve, ATypedFactBeyondTheHeaviestCooccurrencesStillShows) {
   }
   d.relations.push_back(relation("kind", "hub", "is_a", 1));
   store.upsert(d);
-  GraphContext g(store, none);
+  GraphContext g(store, no_name_vectors);
   GraphRetrieval r = graph_retrieve(g, "what is attention?", GraphRetrieveOptions{});
   ASSERT_FALSE(r.facts.empty());
   EXPECT_EQ(r.facts[0].relation, "is_a");
@@ -72,7 +72,7 @@ TEST(GraphRetrieve, ADefinitionQuestionShowsWhatXIsBeforeItsKinds) {
   d.entities = {entity("hub", "attention"), entity("kind", "linear attention"), entity("up", "mechanism")};
   d.relations = {relation("kind", "hub", "is_a", 5), relation("hub", "up", "is_a", 1)};
   store.upsert(d);
-  GraphContext g(store, none);
+  GraphContext g(store, no_name_vectors);
   GraphRetrieval r = graph_retrieve(g, "what is attention?", GraphRetrieveOptions{});
   ASSERT_EQ(r.facts.size(), 2u);
   EXPECT_EQ(r.facts[0].text, "attention is a kind of mechanism");
@@ -91,7 +91,7 @@ TEST(GraphRetrieve, OnlyTwoPartAndCollectionQuestionsListsConfirm) {
   d.mentions = {{"e1", "c0", "d1", "x", 1}, {"e2", "c0", "d1", "x", 1}, {"e1", "c1", "d1", "x", 1}};
   d.relations = {relation("e1", "e2", "uses", 2)};
   store.upsert(d);
-  GraphContext g(store, none);
+  GraphContext g(store, no_name_vectors);
   auto confirming = [&](const std::string& q) {
     auto lists = graph_lists(graph_retrieve(g, q, GraphRetrieveOptions{}));
     EXPECT_FALSE(lists.empty()) << q;
@@ -114,7 +114,7 @@ TEST(GraphRetrieve, TwoPartQuestionsGetTheBridgeHopOnePartQuestionsDoNot) {
                 {"e1", "b1", "B", "coeftest", 1}, {"e2", "b2", "B", "regression", 1},
                 {"e2", "b1", "B", "regression", 1}};
   store.upsert(d);
-  GraphContext g(store, none);
+  GraphContext g(store, no_name_vectors);
   auto hop_of = [&](const std::string& q) -> std::optional<RankedList> {
     for (auto& l : graph_lists(graph_retrieve(g, q, GraphRetrieveOptions{})))
       if (l.from_hits) return l;
@@ -141,7 +141,7 @@ TEST(GraphRetrieve, TwoPartAndCollectionQuestionsGetTheCrossReferences) {
                 {"e1", "b1", "B", "zorbtest", 1}, {"e2", "b1", "B", "coefficient test", 1},
                 {"e2", "b2", "B", "coefficient test", 1}, {"e2", "c1", "C", "coefficient test", 1}};
   store.upsert(d);
-  GraphContext g(store, none, {{"A", "zorbtest-intro.pdf", ""}, {"B", "paper.pdf", "Robust Covariances"}});
+  GraphContext g(store, no_name_vectors, {{"A", "zorbtest-intro.pdf", ""}, {"B", "paper.pdf", "Robust Covariances"}});
   auto refs_of = [&](const std::string& q) -> std::optional<RankedList> {
     for (auto& l : graph_lists(graph_retrieve(g, q, GraphRetrieveOptions{})))
       if (l.vouched) return l;
@@ -155,7 +155,7 @@ TEST(GraphRetrieve, TwoPartAndCollectionQuestionsGetTheCrossReferences) {
   EXPECT_TRUE(refs_of("How do the packages in this collection divide up the work?").has_value());
   EXPECT_FALSE(refs_of("Which function runs the coefficient tests?").has_value());
   // Without the documents' names there is no document layer.
-  GraphContext bare(store, none);
+  GraphContext bare(store, no_name_vectors);
   EXPECT_TRUE(bare.cross_refs().empty());
 }
 

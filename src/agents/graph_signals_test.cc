@@ -7,9 +7,11 @@
 namespace mmkg {
 namespace {
 
-graph::Entity entity(const std::string& id, const std::string& name) { return graph::testing::named_entity(id, name); }
+graph::Entity signals_entity(const std::string& id, const std::string& name) {
+  return graph::testing::named_entity(id, name);
+}
 
-const graph::EmbedNames& none = graph::testing::kNoNameVectors;
+const graph::EmbedNames& no_vectors = graph::testing::kNoNameVectors;
 
 SearchHit hit(const std::string& chunk, const std::string& doc) {
   SearchHit h;
@@ -21,12 +23,13 @@ SearchHit hit(const std::string& chunk, const std::string& doc) {
 // A pool of four chunks: c1 names the asked entity (quantile regression), c2 a relation of it
 // (rq function), c3 is of another document and names only what c1 also names (the package
 // quantreg), c4 names nothing.
-struct Fixture {
+struct SignalsFixture {
   graph::testing::MemoryGraphStore store;
   std::vector<SearchHit> pool = {hit("c1", "d1"), hit("c2", "d1"), hit("c3", "d2"), hit("c4", "d2")};
-  Fixture() {
+  SignalsFixture() {
     graph::GraphDelta d;
-    d.entities = {entity("qr", "quantile regression"), entity("rq", "rq function"), entity("pkg", "quantreg")};
+    d.entities = {signals_entity("qr", "quantile regression"), signals_entity("rq", "rq function"),
+                  signals_entity("pkg", "quantreg")};
     d.mentions = {{"qr", "c1", "d1", "quantile regression", 1},
                   {"pkg", "c1", "d1", "quantreg", 1},
                   {"rq", "c2", "d1", "rq function", 1},
@@ -43,8 +46,8 @@ struct Fixture {
 };
 
 TEST(GraphSignals, TheChunkNamingTheQuestionsEntityLinksAndWalksHighest) {
-  Fixture f;
-  GraphContext g(f.store, none);
+  SignalsFixture f;
+  GraphContext g(f.store, no_vectors);
   PoolSignals sig = f.ranked();
   graph_pool_signals(g, "what is quantile regression?", f.pool, sig);
   ASSERT_EQ(sig.graph_link.size(), 4u);
@@ -59,8 +62,8 @@ TEST(GraphSignals, TheChunkNamingTheQuestionsEntityLinksAndWalksHighest) {
 }
 
 TEST(GraphSignals, AQuestionOfTwoPartsBridgesToTheOtherDocument) {
-  Fixture f;
-  GraphContext g(f.store, none);
+  SignalsFixture f;
+  GraphContext g(f.store, no_vectors);
   PoolSignals sig = f.ranked();
   graph_pool_signals(g, "Which package fits quantile regression, and what does its vignette say about rq?", f.pool, sig);
   ASSERT_EQ(sig.graph_bridge.size(), 4u);
@@ -71,13 +74,13 @@ TEST(GraphSignals, AQuestionOfTwoPartsBridgesToTheOtherDocument) {
 
 TEST(GraphSignals, AnEmptyGraphOrUnlinkedQuestionGivesZeros) {
   graph::testing::MemoryGraphStore empty;
-  GraphContext g0(empty, none);
-  Fixture f;
+  GraphContext g0(empty, no_vectors);
+  SignalsFixture f;
   PoolSignals sig = f.ranked();
   graph_pool_signals(g0, "what is quantile regression?", f.pool, sig);
   ASSERT_EQ(sig.graph_ppr.size(), 4u);
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(sig.graph_link[i] + sig.graph_ppr[i] + sig.graph_bridge[i], 0.0);
-  GraphContext g(f.store, none);
+  GraphContext g(f.store, no_vectors);
   sig = f.ranked();
   graph_pool_signals(g, "how tall is the tower?", f.pool, sig);
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(sig.graph_link[i] + sig.graph_ppr[i], 0.0);

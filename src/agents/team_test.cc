@@ -7,6 +7,7 @@
 
 #include "agents/ask.h"
 #include "support/ask_fixtures.h"
+#include "support/chat_fixtures.h"
 #include "support/temp_dir.h"
 #include "text/words.h"
 #include "index/lexical.h"
@@ -19,12 +20,7 @@
 namespace mmkg {
 namespace {
 
-std::string chat_answer(const std::string& text) {
-  return nlohmann::json({{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}},
-                                       {"finish_reason", "stop"}}}},
-                         {"usage", {{"prompt_tokens", 50}, {"completion_tokens", 10}, {"total_tokens", 60}}}})
-      .dump();
-}
+using testing::chat_answer;
 
 class Doubler : public Agent<int, int> {
  public:
@@ -97,7 +93,8 @@ TEST(Verifier, JudgeDecidesBorderlineSentencesAndMayVetoWithScopeAll) {
   DraftSentence strong{"Dropout randomly zeroes activations during training", {0}};
   for (bool yes : {true, false}) {
     mmkg::testing::ScriptedHttpServer srv;
-    srv.push_json(200, chat_answer(std::string(R"({"verdicts":[{"claim":1,"supported":)") + (yes ? "true" : "false") + "}]}"));
+    srv.push_json(200, chat_answer(std::string(R"({"verdicts":[{"claim":1,"supported":)") + (yes ? "true" : "false") + "}]}",
+                                   50, 10));
     auto judge = make_openai_chat(parse_llm_spec(srv.url("/v1#model=judge")));
     VerifyOptions o;
     o.judge = judge.get();
@@ -114,7 +111,7 @@ TEST(Verifier, JudgeDecidesBorderlineSentencesAndMayVetoWithScopeAll) {
   }
   // Scope "all": the judge also sees supported sentences and its "no" vetoes one.
   mmkg::testing::ScriptedHttpServer srv;
-  srv.push_json(200, chat_answer(R"({"verdicts":[{"claim":1,"supported":false},{"claim":2,"supported":true}]})"));
+  srv.push_json(200, chat_answer(R"({"verdicts":[{"claim":1,"supported":false},{"claim":2,"supported":true}]})", 50, 10));
   auto judge = make_openai_chat(parse_llm_spec(srv.url("/v1#model=judge")));
   VerifyOptions o;
   o.judge = judge.get();
@@ -132,7 +129,7 @@ TEST(Verifier, JudgeDecidesBorderlineSentencesAndMayVetoWithScopeAll) {
 TEST(Verifier, GarbageFromTheJudgeLeavesTheOtherChecksInCharge) {
   Retrieval r = passages({kPassage});
   mmkg::testing::ScriptedHttpServer srv;
-  for (int i = 0; i < 4; ++i) srv.push_json(200, chat_answer("I think they are all fine!"));
+  for (int i = 0; i < 4; ++i) srv.push_json(200, chat_answer("I think they are all fine!", 50, 10));
   auto judge = make_openai_chat(parse_llm_spec(srv.url("/v1#model=judge&retries=0")));
   VerifyOptions o;
   o.judge = judge.get();
@@ -150,7 +147,7 @@ TEST(Verifier, RevisesAnUnsupportedClaimToTheSourcesWords) {
   // Most words are the passage's, but the claim is wrong (the judge says so): the passage's own
   // sentence replaces it, verbatim, with the same citation.
   mmkg::testing::ScriptedHttpServer srv;
-  srv.push_json(200, chat_answer(R"({"verdicts":[{"claim":1,"supported":false}]})"));
+  srv.push_json(200, chat_answer(R"({"verdicts":[{"claim":1,"supported":false}]})", 50, 10));
   auto judge = make_openai_chat(parse_llm_spec(srv.url("/v1#model=judge")));
   VerifyOptions o;
   o.judge = judge.get();

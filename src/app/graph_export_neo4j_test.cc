@@ -12,10 +12,7 @@
 namespace mmkg::graph {
 namespace {
 
-using mmkg::testing::Neo4jTestServer;
 using namespace graph_dump_fixture;
-
-[[maybe_unused]] const Neo4jTestServer& kServer = Neo4jTestServer::instance();
 
 class GraphExportNeo4j : public ::testing::Test {
  protected:

@@ -108,7 +108,7 @@ TEST_F(SessionPagesTest, SearchHitsCarryTheirBoxes) {
 }
 
 template <typename E, typename F>
-void expect_error(F&& fn, const std::string& needle) {
+void expect_page_error(F&& fn, const std::string& needle) {
   try {
     fn();
     ADD_FAILURE() << "expected an error containing '" << needle << "'";
@@ -120,20 +120,20 @@ void expect_error(F&& fn, const std::string& needle) {
 TEST_F(SessionPagesTest, RefusesWhatItCannotRender) {
   const std::string on_two = chunk_with("succulent");
   const std::string md_chunk = chunk_with("Markdown");
-  expect_error<UsageError>([&] { s->page_image("notes.md", 1, "", 1); }, "has no pages to render");
-  expect_error<NotFoundError>([&] { s->page_image("q.pdf", 3, "", 1); }, "no page 3; it has 2 pages");
-  expect_error<NotFoundError>([&] { s->page_image("q.pdf", 0, "", 1); }, "no page 0");
-  expect_error<NotFoundError>([&] { s->page_image("other.pdf", 1, "", 1); }, "no such document");
-  expect_error<NotFoundError>([&] { s->page_image("q.pdf", 1, "0123456789abcdef", 1); }, "no such chunk");
-  expect_error<UsageError>([&] { s->page_image("q.pdf", 1, on_two, 1); }, "is on page 2 of q.pdf, not on page 1");
-  expect_error<UsageError>([&] { s->page_image("q.pdf", 1, md_chunk, 1); }, "belongs to notes.md");
-  expect_error<NotFoundError>([&] { s->chunk_info("0123456789abcdef"); }, "no such chunk");
+  expect_page_error<UsageError>([&] { s->page_image("notes.md", 1, "", 1); }, "has no pages to render");
+  expect_page_error<NotFoundError>([&] { s->page_image("q.pdf", 3, "", 1); }, "no page 3; it has 2 pages");
+  expect_page_error<NotFoundError>([&] { s->page_image("q.pdf", 0, "", 1); }, "no page 0");
+  expect_page_error<NotFoundError>([&] { s->page_image("other.pdf", 1, "", 1); }, "no such document");
+  expect_page_error<NotFoundError>([&] { s->page_image("q.pdf", 1, "0123456789abcdef", 1); }, "no such chunk");
+  expect_page_error<UsageError>([&] { s->page_image("q.pdf", 1, on_two, 1); }, "is on page 2 of q.pdf, not on page 1");
+  expect_page_error<UsageError>([&] { s->page_image("q.pdf", 1, md_chunk, 1); }, "belongs to notes.md");
+  expect_page_error<NotFoundError>([&] { s->chunk_info("0123456789abcdef"); }, "no such chunk");
   // The file changed after ingest: its boxes may be wrong, so no highlight; a plain page is fine.
   dir.write("docs/q.pdf", pdf_fixture::write_pdf({pdf_fixture::body_page("a"), pdf_fixture::body_page("b")}));
-  expect_error<InputError>([&] { s->page_image("q.pdf", 2, on_two, 1); }, "ingest it again");
+  expect_page_error<InputError>([&] { s->page_image("q.pdf", 2, on_two, 1); }, "ingest it again");
   EXPECT_EQ(s->page_image("q.pdf", 2, "", 1).boxes, 0);
   std::filesystem::remove(pdf);
-  expect_error<InputError>([&] { s->page_image("q.pdf", 1, "", 1); }, "file not found");
+  expect_page_error<InputError>([&] { s->page_image("q.pdf", 1, "", 1); }, "file not found");
 }
 
 TEST_F(SessionPagesTest, CheckPassesAndDeleteRemovesTheBoxes) {

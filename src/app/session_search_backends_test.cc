@@ -23,10 +23,7 @@
 namespace mmkg {
 namespace {
 
-using testing::Neo4jTestServer;
 using testing::TempDir;
-
-[[maybe_unused]] const Neo4jTestServer& kServer = Neo4jTestServer::instance();
 
 class SessionSearchBackends : public ::testing::TestWithParam<std::string> {
  protected:

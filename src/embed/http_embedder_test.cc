@@ -19,7 +19,7 @@ using json = nlohmann::json;
 using testing::ScriptedHttpServer;
 
 // An OpenAI-style answer with one 3-d vector per input: (i+1, 0, 0) or as given.
-std::string answer(const std::vector<std::vector<float>>& vecs, bool reversed = false) {
+std::string embedding_answer(const std::vector<std::vector<float>>& vecs, bool reversed = false) {
   json data = json::array();
   for (size_t k = 0; k < vecs.size(); ++k) {
     size_t i = reversed ? vecs.size() - 1 - k : k;
@@ -36,7 +36,7 @@ RetryPolicy no_sleep() {
 }
 
 std::unique_ptr<Embedder> connect(ScriptedHttpServer& s, const std::string& frag = "") {
-  s.push_json(200, answer({{3, 4, 0}}));  // the dimension probe
+  s.push_json(200, embedding_answer({{3, 4, 0}}));  // the dimension probe
   return make_http_embedder(parse_http_embedder_spec(s.url("/v1") + frag), no_sleep());
 }
 
@@ -83,9 +83,9 @@ TEST(HttpEmbedder, SendsGemmaPromptsModelAndKeyAndNormalises) {
   ::unsetenv("MMKG_TEST_EMBED_KEY");
   EXPECT_EQ(e->dim(), 3);
   EXPECT_EQ(e->id(), "http:embeddinggemma+gemma");
-  s.push_json(200, answer({{0, 2, 0}}));
+  s.push_json(200, embedding_answer({{0, 2, 0}}));
   auto q = e->embed({"what is attention?"}, EmbedKind::Query);
-  s.push_json(200, answer({{1, 1, 0}, {0, 0, 5}}));
+  s.push_json(200, embedding_answer({{1, 1, 0}, {0, 0, 5}}));
   auto d = e->embed({"Attention maps a query.", ""}, EmbedKind::Document);
 
   auto reqs = s.requests();
@@ -109,7 +109,7 @@ TEST(HttpEmbedder, NoPromptsSendsTextAsIsAndSpaceForEmpty) {
   ScriptedHttpServer s;
   auto e = connect(s);
   EXPECT_EQ(e->id(), "http:" + s.url("/v1/embeddings"));
-  s.push_json(200, answer({{1, 0, 0}, {0, 1, 0}}));
+  s.push_json(200, embedding_answer({{1, 0, 0}, {0, 1, 0}}));
   e->embed({"plain", ""}, EmbedKind::Query);
   auto b = json::parse(s.requests()[1].body);
   EXPECT_EQ(b["input"][0], "plain");
@@ -120,7 +120,7 @@ TEST(HttpEmbedder, NoPromptsSendsTextAsIsAndSpaceForEmpty) {
 TEST(HttpEmbedder, OutOfOrderIndicesAreSorted) {
   ScriptedHttpServer s;
   auto e = connect(s);
-  s.push_json(200, answer({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, /*reversed=*/true));
+  s.push_json(200, embedding_answer({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, /*reversed=*/true));
   auto v = e->embed({"a", "b", "c"}, EmbedKind::Document);
   EXPECT_FLOAT_EQ(v[0], 1);
   EXPECT_FLOAT_EQ(v[4], 1);
@@ -151,11 +151,11 @@ TEST(HttpEmbedder, ARefusedBatchIsSplitAndTheSmallerBatchRemembered) {
   auto e = connect(s, "#batch=4&parallel=1");
   s.push_json(500, R"({"error":{"message":"llama_decode returned -1"}})");  // 4 at once
   s.push_json(500, R"({"error":{"message":"llama_decode returned -1"}})");  // first 2
-  for (int i = 0; i < 4; ++i) s.push_json(200, answer({{1, 0, 0}}));       // one by one
+  for (int i = 0; i < 4; ++i) s.push_json(200, embedding_answer({{1, 0, 0}}));       // one by one
   auto v = e->embed({"a", "b", "c", "d"}, EmbedKind::Document);
   EXPECT_EQ(v.size(), 12u);
   // Second call starts at the remembered batch size (1): four single requests.
-  for (int i = 0; i < 4; ++i) s.push_json(200, answer({{0, 1, 0}}));
+  for (int i = 0; i < 4; ++i) s.push_json(200, embedding_answer({{0, 1, 0}}));
   size_t before = s.request_count();
   e->embed({"e", "f", "g", "h"}, EmbedKind::Document);
   EXPECT_EQ(s.request_count() - before, 4u);
@@ -168,7 +168,7 @@ TEST(HttpEmbedder, RateLimitIsRetriedAndBatchesRunInParallel) {
   ScriptedHttpServer s;
   auto e = connect(s, "#batch=1&parallel=2");
   s.push_json(429, "{}", "Retry-After: 0\r\n");
-  for (int i = 0; i < 3; ++i) s.push_json(200, answer({{1, 0, 0}}));
+  for (int i = 0; i < 3; ++i) s.push_json(200, embedding_answer({{1, 0, 0}}));
   auto v = e->embed({"a", "b", "c"}, EmbedKind::Document);
   EXPECT_EQ(v.size(), 9u);
   EXPECT_EQ(s.request_count(), 5u);  // probe + 429 + 3
@@ -215,7 +215,7 @@ TEST(HttpEmbedder, UnreachableServerSaysWhatToDo) {
 
 TEST(HttpEmbedder, DimensionMismatchWithSpecIsRefused) {
   ScriptedHttpServer s;
-  s.push_json(200, answer({{1, 0, 0}}));
+  s.push_json(200, embedding_answer({{1, 0, 0}}));
   EXPECT_THROW(make_http_embedder(parse_http_embedder_spec(s.url("/v1#dim=768")), no_sleep()),
                UsageError);
 }
@@ -236,7 +236,7 @@ TEST(HttpEmbedder, KeyNeverAppearsInErrors) {
 
 TEST(HttpEmbedder, MakeEmbedderDispatchesUrls) {
   ScriptedHttpServer s;
-  s.push_json(200, answer({{1, 0, 0}}));
+  s.push_json(200, embedding_answer({{1, 0, 0}}));
   auto e = make_embedder(s.url("/v1#model=m"));
   EXPECT_EQ(e->id(), "http:m");
   EXPECT_THROW(make_embedder("ollama"), UsageError);

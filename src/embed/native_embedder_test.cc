@@ -29,7 +29,7 @@ std::vector<std::string> texts_of(const std::vector<testing::ReferenceText>& ref
   return out;
 }
 
-double dot(const float* a, const float* b, int n) {
+double raw_dot(const float* a, const float* b, int n) {
   double s = 0;
   for (int i = 0; i < n; ++i) s += static_cast<double>(a[i]) * b[i];
   return s;
@@ -49,10 +49,10 @@ TEST(NativeEmbedder, MatchesSentenceTransformers) {
   for (size_t i = 0; i < ref.size(); ++i) {
     const float* v = &vecs[i * 384];
     ASSERT_EQ(ref[i].embedding.size(), 384u);
-    double norm_ref = std::sqrt(dot(ref[i].embedding.data(), ref[i].embedding.data(), 384));
-    double cos = dot(v, ref[i].embedding.data(), 384) / norm_ref;
+    double norm_ref = std::sqrt(raw_dot(ref[i].embedding.data(), ref[i].embedding.data(), 384));
+    double cos = raw_dot(v, ref[i].embedding.data(), 384) / norm_ref;
     EXPECT_GE(cos, 0.999) << "text: " << ref[i].text;
-    EXPECT_NEAR(dot(v, v, 384), 1.0, 1e-5) << "row not unit length: " << ref[i].text;
+    EXPECT_NEAR(raw_dot(v, v, 384), 1.0, 1e-5) << "row not unit length: " << ref[i].text;
     if (cos < min_cos) min_cos = cos, worst = ref[i].text.substr(0, 40);
   }
   std::printf("[ minilm  ] %zu texts, minimum cosine vs sentence-transformers %.9f "
@@ -89,7 +89,7 @@ TEST(NativeEmbedder, EmptyInputs) {
   EXPECT_TRUE(emb->embed({}, EmbedKind::Query).empty());
   auto v = emb->embed({"", " ", "\n"}, EmbedKind::Query);
   ASSERT_EQ(v.size(), 3u * 384);
-  EXPECT_NEAR(dot(v.data(), v.data(), 384), 1.0, 1e-5);
+  EXPECT_NEAR(raw_dot(v.data(), v.data(), 384), 1.0, 1e-5);
   // A very long text is truncated, not refused.
   std::string longtext;
   for (int i = 0; i < 3000; ++i) longtext += "word" + std::to_string(i) + " ";

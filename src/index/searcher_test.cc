@@ -55,7 +55,7 @@ const std::vector<SearchQuery> kQueries = {
     {.text = "attention", .lexical_only = true, .k = 12},
 };
 
-void expect_same(const std::vector<SearchHit>& a, const std::vector<SearchHit>& b, const std::string& what) {
+void expect_same_hits(const std::vector<SearchHit>& a, const std::vector<SearchHit>& b, const std::string& what) {
   ASSERT_EQ(a.size(), b.size()) << what;
   for (size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(a[i].chunk_id, b[i].chunk_id) << what << " rank " << i;
@@ -78,7 +78,7 @@ TEST(SearchMany, Bm25EqualsOneByOne) {
       LexicalOptions lo;
       lo.k = kQueries[i].k ? kQueries[i].k : o.k;
       auto one = bm25_match(*store, kQueries[i].match.empty() ? fts_query(kQueries[i].text) : kQueries[i].match, lo);
-      expect_same(many[i], one, "parallel " + std::to_string(parallel) + " query " + std::to_string(i));
+      expect_same_hits(many[i], one, "parallel " + std::to_string(parallel) + " query " + std::to_string(i));
     }
     EXPECT_EQ(many[5].size(), 12u);  // 14 chunks name attention: its own k (12), not o.k (5)
   }
@@ -102,7 +102,7 @@ TEST(SearchMany, FreshSearchersOnManyThreadsAgreeWithOneByOne) {
     Searcher s(*store, none);
     const auto got = s.search_many(qs, o, 8);
     ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < qs.size(); ++i) expect_same(got[i], want[i], "round " + std::to_string(round));
+    for (size_t i = 0; i < qs.size(); ++i) expect_same_hits(got[i], want[i], "round " + std::to_string(round));
   }
 }
 
@@ -114,8 +114,8 @@ void expect_batch_equals_one_by_one(Searcher& s, const SearchOptions& o, const s
   for (size_t i = 0; i < qs.size(); ++i) {
     auto one = s.search_match(qs[i].match.empty() ? fts_query(qs[i].text) : qs[i].match, qs[i].text, o);
     ASSERT_FALSE(one.empty());
-    expect_same(par[i], one, what + " parallel, query " + std::to_string(i));
-    expect_same(seq[i], one, what + " sequential, query " + std::to_string(i));
+    expect_same_hits(par[i], one, what + " parallel, query " + std::to_string(i));
+    expect_same_hits(seq[i], one, what + " sequential, query " + std::to_string(i));
   }
 }
 
@@ -164,7 +164,7 @@ TEST(SearchMany, EmptyBatchAndNoEmbedderFallBackToBm25) {
   o.k = 4;
   EXPECT_TRUE(s.search_many({}, o).empty());
   auto many = s.search_many(kQueries, o, 2);
-  expect_same(many[1], s.search(kQueries[1].text, o), "hybrid without embedder");
+  expect_same_hits(many[1], s.search(kQueries[1].text, o), "hybrid without embedder");
   o.mode = SearchMode::Dense;
   EXPECT_THROW(s.search_many(kQueries, o, 2), UsageError);
 }

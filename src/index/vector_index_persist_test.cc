@@ -21,13 +21,6 @@ namespace {
 
 using namespace testing_vectors;
 
-VectorIndexOptions small_hnsw(int d) {
-  VectorIndexOptions opt;
-  opt.dim = d;
-  opt.hnsw_threshold = 200;
-  return opt;
-}
-
 TEST(VectorIndexPersist, MissingFileIsNull) {
   testing::TempDir dir;
   VectorIndexOptions opt;

@@ -112,13 +112,6 @@ TEST(VectorIndexFlat, RemoveNeverReturnsRemovedIds) {
 
 // ---------------------------------------------------------------------------------------------
 
-VectorIndexOptions small_hnsw(int d) {
-  VectorIndexOptions opt;
-  opt.dim = d;
-  opt.hnsw_threshold = 200;
-  return opt;
-}
-
 TEST(VectorIndexHnsw, SwitchesAboveThresholdWithHighRecall) {
   auto opt = small_hnsw(384);
   auto idx = make_vector_index(opt);

@@ -32,7 +32,7 @@ std::string utf16be(const std::u16string& s) {
   return out;
 }
 
-std::string error_of(std::string_view bytes) {
+std::string decode_error_of(std::string_view bytes) {
   try {
     decode_text(bytes);
   } catch (const InputError& e) {
@@ -111,49 +111,49 @@ TEST(EncodingTest, RandomBytesAreBinary) {
   std::mt19937 rng(42);
   std::string bytes(4096, '\0');
   for (char& c : bytes) c = static_cast<char>(rng() & 0xFF);
-  const std::string msg = error_of(bytes);
+  const std::string msg = decode_error_of(bytes);
   EXPECT_NE(msg.find("binary"), std::string::npos) << msg;
   EXPECT_NE(msg.find("random bytes"), std::string::npos) << msg;
   EXPECT_NE(msg.find("supported are PDF, text, Markdown, HTML, EPUB, Office documents and images"), std::string::npos);
 }
 
 TEST(EncodingTest, JpegMagicIsNamed) {
-  const std::string msg = error_of("\xFF\xD8\xFF\xE0\0\x10JFIF\0\x01\x01\0\0\x01\0\x01\0\0"s);
+  const std::string msg = decode_error_of("\xFF\xD8\xFF\xE0\0\x10JFIF\0\x01\x01\0\0\x01\0\x01\0\0"s);
   EXPECT_NE(msg.find("binary"), std::string::npos) << msg;
   EXPECT_NE(msg.find("JPEG"), std::string::npos) << msg;
 }
 
 TEST(EncodingTest, OtherMagicNumbersAreNamed) {
-  EXPECT_NE(error_of("\x89PNG\r\n\x1A\n\0\0\0\rIHDR"s).find("PNG"), std::string::npos);
-  EXPECT_NE(error_of("PK\x03\x04\x14\0\0\0"s).find("ZIP"), std::string::npos);
-  EXPECT_NE(error_of("\x1F\x8B\x08\0\0\0"s).find("gzip"), std::string::npos);
-  EXPECT_NE(error_of("\x7F" "ELF\x02\x01\x01\0"s).find("ELF"), std::string::npos);
+  EXPECT_NE(decode_error_of("\x89PNG\r\n\x1A\n\0\0\0\rIHDR"s).find("PNG"), std::string::npos);
+  EXPECT_NE(decode_error_of("PK\x03\x04\x14\0\0\0"s).find("ZIP"), std::string::npos);
+  EXPECT_NE(decode_error_of("\x1F\x8B\x08\0\0\0"s).find("gzip"), std::string::npos);
+  EXPECT_NE(decode_error_of("\x7F" "ELF\x02\x01\x01\0"s).find("ELF"), std::string::npos);
   // Even an all-ASCII PDF is not text.
-  EXPECT_NE(error_of("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n").find("PDF"),
+  EXPECT_NE(decode_error_of("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n").find("PDF"),
             std::string::npos);
 }
 
 TEST(EncodingTest, ControlCharactersAreBinary) {
   std::string bytes;
   for (int i = 0; i < 100; ++i) bytes += "ab\x01\x02\x03";
-  EXPECT_NE(error_of(bytes).find("binary"), std::string::npos);
+  EXPECT_NE(decode_error_of(bytes).find("binary"), std::string::npos);
   // A few stray controls and ANSI colour codes are still text.
   EXPECT_NO_THROW(decode_text("\x1B[31mred\x1B[0m and a form\x0C" "feed and one \x07 bell in a "
                               "line long enough to stay under the threshold"));
 }
 
 TEST(EncodingTest, NulByteIsBinary) {
-  EXPECT_NE(error_of("some text\0more text"s).find("binary"), std::string::npos);
+  EXPECT_NE(decode_error_of("some text\0more text"s).find("binary"), std::string::npos);
 }
 
 TEST(EncodingTest, MixedInvalidUtf8NamesOffset) {
   // "ok é then " is 11 bytes (é is two), so the bad byte 0xFF is at offset 11.
-  const std::string msg = error_of("ok \xC3\xA9 then \xFF bad");
+  const std::string msg = decode_error_of("ok \xC3\xA9 then \xFF bad");
   EXPECT_NE(msg.find("invalid UTF-8"), std::string::npos) << msg;
   EXPECT_NE(msg.find("byte offset 11"), std::string::npos) << msg;
   EXPECT_NE(msg.find("iconv"), std::string::npos) << msg;
   // The invalid byte may also come before the first valid sequence.
-  EXPECT_NE(error_of("\xE9t\xE9 and \xE2\x82\xAC").find("byte offset 0"), std::string::npos);
+  EXPECT_NE(decode_error_of("\xE9t\xE9 and \xE2\x82\xAC").find("byte offset 0"), std::string::npos);
 }
 
 TEST(EncodingTest, IsValidUtf8) {

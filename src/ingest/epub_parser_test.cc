@@ -60,11 +60,11 @@ Entries book(const Entries& extra = {}) {
   return e;
 }
 
-ParsedDocument parse(const std::string& bytes) { return make_epub_parser()->parse("book.epub", bytes); }
+ParsedDocument epub_parse(const std::string& bytes) { return make_epub_parser()->parse("book.epub", bytes); }
 
-std::string error_of(const std::string& bytes) {
+std::string epub_error_of(const std::string& bytes) {
   try {
-    parse(bytes);
+    epub_parse(bytes);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -73,7 +73,7 @@ std::string error_of(const std::string& bytes) {
 
 TEST(EpubParser, ChaptersInSpineOrderWithStructureAndImages) {
   EXPECT_STREQ(make_epub_parser()->name(), "epub");
-  const ParsedDocument d = parse(fx::zip(book()));
+  const ParsedDocument d = epub_parse(fx::zip(book()));
   EXPECT_EQ(d.format, "epub");
   EXPECT_EQ(d.pages, 0);
   EXPECT_EQ(d.title, "The Tiny & Odd Book");
@@ -109,7 +109,7 @@ TEST(EpubParser, DetectedByContent) {
 TEST(EpubParser, MissingContainerFallsBackToTheOpf) {
   Entries e = book();
   e.erase(e.begin() + 1);  // no META-INF/container.xml
-  EXPECT_EQ(parse(fx::zip(e)).title, "The Tiny & Odd Book");
+  EXPECT_EQ(epub_parse(fx::zip(e)).title, "The Tiny & Odd Book");
 }
 
 TEST(EpubParser, DrmIsRefusedFontObfuscationIsNot) {
@@ -118,23 +118,25 @@ TEST(EpubParser, DrmIsRefusedFontObfuscationIsNot) {
       "xmlns:enc=\"http://www.w3.org/2001/04/xmlenc#\"><enc:EncryptedData><enc:CipherData>";
   const std::string drm = enc_head + "<enc:CipherReference URI=\"OEBPS/Text/ch1.xhtml\"/></enc:CipherData>"
                                      "</enc:EncryptedData></encryption>";
-  EXPECT_NE(error_of(fx::zip(book({{"META-INF/encryption.xml", drm}}))).find("DRM-protected"), std::string::npos);
+  EXPECT_NE(epub_error_of(fx::zip(book({{"META-INF/encryption.xml", drm}}))).find("DRM-protected"), std::string::npos);
   const std::string fonts = enc_head + "<enc:CipherReference URI=\"OEBPS/Fonts/a.otf\"/></enc:CipherData>"
                                        "</enc:EncryptedData></encryption>";
-  EXPECT_EQ(error_of(fx::zip(book({{"META-INF/encryption.xml", fonts}}))), "");
+  EXPECT_EQ(epub_error_of(fx::zip(book({{"META-INF/encryption.xml", fonts}}))), "");
 }
 
 TEST(EpubParser, BrokenBooksAreInputErrors) {
-  EXPECT_NE(error_of("not a zip").find("not a valid EPUB"), std::string::npos);
-  EXPECT_NE(error_of(std::string("PK\x03\x04", 4) + std::string(100, 'x')).find("not a valid EPUB"), std::string::npos);
-  EXPECT_NE(error_of(fx::zip({{"mimetype", "application/epub+zip"}})).find("no package document"), std::string::npos);
+  EXPECT_NE(epub_error_of("not a zip").find("not a valid EPUB"), std::string::npos);
+  EXPECT_NE(epub_error_of(std::string("PK\x03\x04", 4) + std::string(100, 'x')).find("not a valid EPUB"),
+            std::string::npos);
+  EXPECT_NE(epub_error_of(fx::zip({{"mimetype", "application/epub+zip"}})).find("no package document"),
+            std::string::npos);
   Entries no_spine = book();
   no_spine[2].second = "<package><manifest/><spine/></package>";
-  EXPECT_NE(error_of(fx::zip(no_spine)).find("no chapters"), std::string::npos);
+  EXPECT_NE(epub_error_of(fx::zip(no_spine)).find("no chapters"), std::string::npos);
   Entries binary = book();
   binary[3].second = std::string("\x00\x01\x02\x03\xFF\xFE", 6) + std::string(200, '\0');
   binary[4].second = binary[3].second;
-  EXPECT_NE(error_of(fx::zip(binary)).find("no chapter of the EPUB could be read"), std::string::npos);
+  EXPECT_NE(epub_error_of(fx::zip(binary)).find("no chapter of the EPUB could be read"), std::string::npos);
 }
 
 TEST(EpubParser, MutatedBooksNeverCrash) {
@@ -147,7 +149,7 @@ TEST(EpubParser, MutatedBooksNeverCrash) {
     for (int k = 0; k < edits; ++k) b[rng() % b.size()] = static_cast<char>(rng());
     if (round % 4 == 0) b.resize(rng() % b.size());
     try {
-      parse(b);
+      epub_parse(b);
       ++ok;
     } catch (const InputError&) {
       ++refused;

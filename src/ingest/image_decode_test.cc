@@ -15,7 +15,7 @@ namespace {
 
 namespace fx = image_fixture;
 
-std::string error_of(const std::string& bytes, const std::string& what = "") {
+std::string image_error_of(const std::string& bytes, const std::string& what = "") {
   try {
     decode_image(bytes, what);
   } catch (const InputError& e) {
@@ -141,26 +141,26 @@ TEST(ImageDecode, DownscalesToMaxSide) {
 
 TEST(ImageDecode, HugeDeclaredSizeIsRefusedUndecoded) {
   // The header claims 50000 x 50000 (7.5 GB as RGB); the data is a few bytes.
-  std::string e = error_of(fx::png(50000, 50000, 2, 8, std::string(30, 'x')), "big.png");
+  std::string e = image_error_of(fx::png(50000, 50000, 2, 8, std::string(30, 'x')), "big.png");
   EXPECT_NE(e.find("big.png: image is 50000 x 50000 pixels, over the limit"), std::string::npos) << e;
-  e = error_of(fx::png(15000, 15000, 0, 8, std::string(30, 'x')));  // 225 MP: within a side, over the total
+  e = image_error_of(fx::png(15000, 15000, 0, 8, std::string(30, 'x')));  // 225 MP: within a side, over the total
   EXPECT_NE(e.find("megapixels"), std::string::npos) << e;
   // A JPEG's SOF with 60000 x 60000.
   std::string j = fx::jpeg(8, 8, 3, fx::solid(8, 8, "\x80\x80\x80"));
   const size_t sof = j.find("\xFF\xC0");
   ASSERT_NE(sof, std::string::npos);
   j[sof + 5] = '\xEA', j[sof + 6] = '\x60', j[sof + 7] = '\xEA', j[sof + 8] = '\x60';
-  e = error_of(j);
+  e = image_error_of(j);
   EXPECT_NE(e.find("over the limit"), std::string::npos) << e;
 }
 
 TEST(ImageDecode, CorruptAndForeignBytesThrowInputError) {
-  EXPECT_NE(error_of("").find("empty"), std::string::npos);
-  EXPECT_NE(error_of("hello, this is text").find("not an image format"), std::string::npos);
+  EXPECT_NE(image_error_of("").find("empty"), std::string::npos);
+  EXPECT_NE(image_error_of("hello, this is text").find("not an image format"), std::string::npos);
   const std::string png = fx::rgb_png(32, 32);
-  EXPECT_NE(error_of(png.substr(0, png.size() / 2), "cut.png").find("cut.png: cannot read this PNG image"),
+  EXPECT_NE(image_error_of(png.substr(0, png.size() / 2), "cut.png").find("cut.png: cannot read this PNG image"),
             std::string::npos);
-  EXPECT_NE(error_of(fx::jpeg(24, 24, 3, fx::solid(24, 24, "\x20\x40\x60")).substr(0, 300)).find("JPEG"),
+  EXPECT_NE(image_error_of(fx::jpeg(24, 24, 3, fx::solid(24, 24, "\x20\x40\x60")).substr(0, 300)).find("JPEG"),
             std::string::npos);
   // MuPDF decodes what it can of damaged pixel data: that is a warning, not an error.
   std::string broken = png;
@@ -168,8 +168,8 @@ TEST(ImageDecode, CorruptAndForeignBytesThrowInputError) {
   const DecodedImage d = decode_image(broken, "");
   ASSERT_EQ(d.warnings.size(), 1u);
   EXPECT_NE(d.warnings[0].find("the image data is damaged"), std::string::npos) << d.warnings[0];
-  EXPECT_NE(error_of("<svg xmlns='http://www.w3.org/2000/svg'/>").find("SVG"), std::string::npos);
-  EXPECT_FALSE(error_of(std::string("RIFF\x10\0\0\0WEBPVP8 ", 16)).empty());
+  EXPECT_NE(image_error_of("<svg xmlns='http://www.w3.org/2000/svg'/>").find("SVG"), std::string::npos);
+  EXPECT_FALSE(image_error_of(std::string("RIFF\x10\0\0\0WEBPVP8 ", 16)).empty());
 }
 
 TEST(ImageDecode, MutatedImagesNeverCrash) {

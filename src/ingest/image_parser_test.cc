@@ -14,13 +14,13 @@ namespace {
 
 namespace fx = image_fixture;
 
-ParsedDocument parse(const std::string& path, const std::string& bytes) {
+ParsedDocument image_parse(const std::string& path, const std::string& bytes) {
   return make_image_parser()->parse(path, bytes);
 }
 
 TEST(ImageParser, PngIsOneFigureNamedByTheFile) {
   EXPECT_STREQ(make_image_parser()->name(), "image");
-  const ParsedDocument d = parse("/data/scans/IMG_2041-whiteboard.png", fx::rgb_png(64, 48));
+  const ParsedDocument d = image_parse("/data/scans/IMG_2041-whiteboard.png", fx::rgb_png(64, 48));
   EXPECT_EQ(d.format, "image");
   EXPECT_EQ(d.pages, 0);
   EXPECT_EQ(d.title, "IMG_2041-whiteboard");
@@ -37,17 +37,17 @@ TEST(ImageParser, PngIsOneFigureNamedByTheFile) {
 }
 
 TEST(ImageParser, JpegTiffWebpBmp) {
-  EXPECT_EQ(parse("photo.jpg", fx::jpeg(30, 20, 3, fx::solid(30, 20, "\x40\x50\x60"))).figures.at(0).width, 30);
-  EXPECT_EQ(parse("scan.tiff", fx::tiff_rgb(20, 20, 1, 2, 3)).figures.at(0).height, 20);
-  EXPECT_EQ(parse("pic.webp", fx::webp_rgba(26, 22, fx::solid(26, 22, std::string("\x01\x02\x03\xFF", 4))))
+  EXPECT_EQ(image_parse("photo.jpg", fx::jpeg(30, 20, 3, fx::solid(30, 20, "\x40\x50\x60"))).figures.at(0).width, 30);
+  EXPECT_EQ(image_parse("scan.tiff", fx::tiff_rgb(20, 20, 1, 2, 3)).figures.at(0).height, 20);
+  EXPECT_EQ(image_parse("pic.webp", fx::webp_rgba(26, 22, fx::solid(26, 22, std::string("\x01\x02\x03\xFF", 4))))
                 .figures.at(0).width, 26);
-  EXPECT_EQ(parse("old.bmp", fx::bmp_rgb(17, 19, 1, 2, 3)).figures.at(0).height, 19);
+  EXPECT_EQ(image_parse("old.bmp", fx::bmp_rgb(17, 19, 1, 2, 3)).figures.at(0).height, 19);
   // A name without letters still gives the document some text.
-  EXPECT_EQ(testing::render_blocks(parse("___.png", fx::rgb_png(20, 20))), "P:image");
+  EXPECT_EQ(testing::render_blocks(image_parse("___.png", fx::rgb_png(20, 20))), "P:image");
 }
 
 TEST(ImageParser, LargeImagesAreDownscaled) {
-  const ParsedDocument d = parse("wide.png", fx::rgb_png(5000, 20));
+  const ParsedDocument d = image_parse("wide.png", fx::rgb_png(5000, 20));
   ASSERT_EQ(d.figures.size(), 1u);
   EXPECT_EQ(d.figures[0].width, 4096);
   EXPECT_EQ(d.figures[0].height, 16);
@@ -55,10 +55,10 @@ TEST(ImageParser, LargeImagesAreDownscaled) {
 
 TEST(ImageParser, CorruptAndHugeImagesAreInputErrors) {
   const std::string png = fx::rgb_png(32, 32);
-  EXPECT_THROW(parse("cut.png", png.substr(0, png.size() / 2)), InputError);
-  EXPECT_THROW(parse("junk.png", "\x89PNG\r\n\x1a\n and then nothing useful"), InputError);
+  EXPECT_THROW(image_parse("cut.png", png.substr(0, png.size() / 2)), InputError);
+  EXPECT_THROW(image_parse("junk.png", "\x89PNG\r\n\x1a\n and then nothing useful"), InputError);
   try {
-    parse("huge.png", fx::png(30000, 30000, 2, 8, "x"));
+    image_parse("huge.png", fx::png(30000, 30000, 2, 8, "x"));
     FAIL() << "a 30000 x 30000 image is refused";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("over the limit"), std::string::npos) << e.what();

@@ -45,7 +45,7 @@ TEST(MupdfSupport, LibjpegMessagesBecomeWarningsNotStderr) {
   ASSERT_TRUE(ctx);
   std::vector<std::string> warnings;
   fz_set_warning_callback(ctx, collect, &warnings);
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   {
     mupdf::JpegMessagesTo route(ctx);
     fz_buffer* volatile buf = nullptr;
@@ -64,7 +64,7 @@ TEST(MupdfSupport, LibjpegMessagesBecomeWarningsNotStderr) {
     fz_catch(ctx) {}
     fz_flush_warnings(ctx);
   }
-  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
   bool from_libjpeg = false;
   for (const auto& w : warnings) from_libjpeg |= w.rfind("jpeg: ", 0) == 0;
   EXPECT_TRUE(from_libjpeg) << warnings.size();

@@ -496,7 +496,7 @@ TEST(OcrBlank, LargeSolidImageIsDecodedDownscaledAndBlank) {
 // ---- bad input: an error, never a crash ----
 
 TEST(OcrBadInput, EmptyCorruptAndTruncatedBytes) {
-  testing::internal::CaptureStderr();  // libpng and Tesseract chatter must not reach the user
+  ::testing::internal::CaptureStderr();  // libpng and Tesseract chatter must not reach the user
   std::string good = render_png(diagram());
   std::mt19937 rng(11);
   std::string noise(4096, '\0');
@@ -519,7 +519,7 @@ TEST(OcrBadInput, EmptyCorruptAndTruncatedBytes) {
   // Damage inside the data is caught by the chunk checksums, before libpng sees (and prints) it.
   EXPECT_TRUE(has(ocr_png(flipped).error, "checksum"));
   EXPECT_TRUE(has(ocr_png(good.substr(0, good.size() - 12)).error, "truncated"));
-  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
 }
 
 TEST(OcrBadInput, BrokenAncillaryChunksAreIgnoredSilently) {
@@ -529,9 +529,9 @@ TEST(OcrBadInput, BrokenAncillaryChunksAreIgnoredSilently) {
   std::string extra = png_chunk(std::string("iCCP") + "icc" + std::string(2, '\0') + "not zlib data") +
                       png_chunk(std::string("tEXt") + "Title" + std::string(1, '\0') + "Figure");
   std::string png = good.substr(0, 33) + extra + good.substr(33);  // after the signature and IHDR
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   OcrResult r = ocr_png(png);
-  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
   EXPECT_TRUE(r.error.empty()) << describe(r);
   EXPECT_TRUE(has(r.text, "Encoder")) << describe(r);
 }

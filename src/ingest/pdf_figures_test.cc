@@ -250,10 +250,10 @@ TEST(PdfFigures, BrokenImagesCostOneWarningEachNeverTheDocument) {
               deflate(std::string(3000, '\x80')));
   pdf_fixture::add_lines(p3, 72, 300, 10, 12, {"Figure 5: A panorama that claims to be enormous."});
   ParsedDocument d;
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   ASSERT_NO_THROW(d = parse_pdf(pdf_fixture::write_pdf({p1, p2, p3})));
   // libjpeg's own "Corrupt JPEG data" line is routed into MuPDF's warnings, not printed.
-  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
   std::string text = pdf_fixture::all_text(d);
   for (const char* w : {"jbig section", "cut section", "huge section"}) EXPECT_NE(text.find(w), std::string::npos) << w;
   ASSERT_EQ(d.figures.size(), 5u) << pdf_fixture::dump(d);

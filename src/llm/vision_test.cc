@@ -36,7 +36,7 @@ const std::string kPng(kPngBytes, sizeof kPngBytes - 1);
 const std::string kPngBase64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 const char* kModel = "qwen2.5vl:3b";
 
-std::string answer(const std::string& content) {
+std::string vision_answer(const std::string& content) {
   return json{{"id", "x"},
               {"model", kModel},
               {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", content}}}, {"finish_reason", "stop"}}}},
@@ -110,7 +110,7 @@ void expect_figure_requests(const ScriptedHttpServer& s, const std::string& hint
 
 TEST(VisionDescriber, ParsesAWellFormedJsonAnswer) {
   ScriptedHttpServer s;
-  s.push_json(200, answer(R"({"description": "Training loss falls over 10 epochs.", "text": "epoch, loss, 0.5",
+  s.push_json(200, vision_answer(R"({"description": "Training loss falls over 10 epochs.", "text": "epoch, loss, 0.5",
                               "kind": "chart"})"));
   OpenAiChat vlm(vlm_config(s), recording(std::make_shared<std::vector<double>>()));
   VisionDescriber d(vlm);
@@ -127,14 +127,14 @@ TEST(VisionDescriber, ParsesAWellFormedJsonAnswer) {
   EXPECT_EQ(b["response_format"]["json_schema"]["name"], "figure");
   EXPECT_EQ(b["response_format"]["json_schema"]["schema"]["properties"]["kind"]["enum"].size(), 6u);
   // No caption: no caption line.
-  s.push_json(200, answer(R"({"description": "A cat.", "text": "", "kind": "photo"})"));
+  s.push_json(200, vision_answer(R"({"description": "A cat.", "text": "", "kind": "photo"})"));
   EXPECT_EQ(d.describe(kPng).kind, "photo");
   EXPECT_EQ(read_request(s.requests()[1]).text.find("caption"), std::string::npos);
 }
 
 TEST(VisionDescriber, ProseAnswerIsTheDescriptionWithKindOther) {
   ScriptedHttpServer s;
-  s.push_json(200, answer("  The image shows a red bicycle leaning against a brick wall.\n"));
+  s.push_json(200, vision_answer("  The image shows a red bicycle leaning against a brick wall.\n"));
   OpenAiChat vlm(vlm_config(s), recording(std::make_shared<std::vector<double>>()));
   const FigureDescription f = VisionDescriber(vlm).describe(kPng, "");
   EXPECT_EQ(f.description, "The image shows a red bicycle leaning against a brick wall.");
@@ -146,10 +146,11 @@ TEST(VisionDescriber, ProseAnswerIsTheDescriptionWithKindOther) {
 
 TEST(VisionDescriber, JsonInProseAndJsonCutShort) {
   ScriptedHttpServer s;
-  s.push_json(200, answer("Sure! Here it is:\n```json\n{\"description\": \"Steps of the ingest pipeline.\", "
+  s.push_json(200, vision_answer("Sure! Here it is:\n```json\n{\"description\": \"Steps of the ingest pipeline.\", "
                           "\"text\": [\"parse\", \"chunk\", \"embed\"], \"kind\": \"Flowchart\",}\n```"));
   // max_tokens reached inside "text": what came is kept.
-  s.push_json(200, answer("{\"description\": \"Sales by region, the north \\u00e9 highest.\", \"text\": \"North; So"));
+  s.push_json(200,
+              vision_answer("{\"description\": \"Sales by region, the north \\u00e9 highest.\", \"text\": \"North; So"));
   OpenAiChat vlm(vlm_config(s), recording(std::make_shared<std::vector<double>>()));
   VisionDescriber d(vlm);
   const FigureDescription a = d.describe(kPng, "Figure 1");
@@ -201,7 +202,7 @@ TEST(VisionDescriber, KindsAreNormalised) {
 TEST(VisionDescriber, Retries429ThenSucceeds) {
   ScriptedHttpServer s;
   s.push_json(429, R"({"error":{"message":"Rate limit reached for model"}})", "Retry-After: 1\r\n");
-  s.push_json(200, answer(R"({"description": "A bar chart.", "text": "Q1 Q2", "kind": "chart"})"));
+  s.push_json(200, vision_answer(R"({"description": "A bar chart.", "text": "Q1 Q2", "kind": "chart"})"));
   auto delays = std::make_shared<std::vector<double>>();
   OpenAiChat vlm(vlm_config(s), recording(delays));
   const FigureDescription f = VisionDescriber(vlm).describe(kPng, "Figure 2: Revenue.");
@@ -255,7 +256,7 @@ TEST(VisionDescriber, FourThreadsGetTheirOwnAnswers) {
       return ScriptedReply{ScriptedHttpServer::response(400, R"({"error":{"message":"unexpected request"}})")};
     }
     const std::string a = json{{"description", "figure " + std::to_string(i)}, {"text", ""}, {"kind", "diagram"}}.dump();
-    return ScriptedReply{ScriptedHttpServer::response(200, answer(a)), 0, /*delay_s=*/0.3};
+    return ScriptedReply{ScriptedHttpServer::response(200, vision_answer(a)), 0, /*delay_s=*/0.3};
   });
   OpenAiChat vlm(vlm_config(s), recording(std::make_shared<std::vector<double>>()));
   const VisionDescriber d(vlm);
@@ -285,8 +286,8 @@ TEST(VisionDescriber, FourThreadsGetTheirOwnAnswers) {
 TEST(VisionDescriber, RepeatsComeFromTheLlmCacheAndImagesKeepEntriesApart) {
   testing::TempDir dir;
   ScriptedHttpServer s;
-  s.push_json(200, answer(R"({"description": "first", "text": "", "kind": "photo"})"));
-  s.push_json(200, answer(R"({"description": "second", "text": "", "kind": "photo"})"));
+  s.push_json(200, vision_answer(R"({"description": "first", "text": "", "kind": "photo"})"));
+  s.push_json(200, vision_answer(R"({"description": "second", "text": "", "kind": "photo"})"));
   OpenAiChat vlm(vlm_config(s), recording(std::make_shared<std::vector<double>>()),
                  LlmCache::open(dir.file("mmkg.db")));
   VisionDescriber d(vlm);

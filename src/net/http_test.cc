@@ -11,7 +11,7 @@ namespace {
 
 using testing::ScriptedHttpServer;
 
-struct Recorder {
+struct SleepRecorder {
   std::vector<double> delays;
   RetryPolicy policy() {
     RetryPolicy p;
@@ -40,7 +40,7 @@ TEST(Http, RetryAfterIsHonoured) {
   ScriptedHttpServer s;
   s.push_json(429, "{\"error\":{\"message\":\"slow down\"}}", "Retry-After: 2\r\n");
   s.push_json(200, "{}");
-  Recorder rec;
+  SleepRecorder rec;
   auto r = http_send_with_retry(post(s), {}, rec.policy(), "test server");
   EXPECT_EQ(r.status, 200);
   ASSERT_EQ(rec.delays.size(), 1u);
@@ -53,7 +53,7 @@ TEST(Http, RateLimitResetHeadersAreHonouredFor429) {
               "x-ratelimit-remaining-requests: 10\r\nx-ratelimit-reset-requests: 1s\r\n"
               "x-ratelimit-remaining-tokens: 0\r\nx-ratelimit-reset-tokens: 7.5s\r\n");
   s.push_json(200, "{}");
-  Recorder rec;
+  SleepRecorder rec;
   http_send_with_retry(post(s), {}, rec.policy(), "test server");
   ASSERT_EQ(rec.delays.size(), 1u);
   EXPECT_DOUBLE_EQ(rec.delays[0], 7.5);
@@ -65,7 +65,7 @@ TEST(Http, ServerErrorsBackOffExponentiallyWithJitterThenSucceed) {
   s.push_json(503, "{}");
   s.push_json(502, "{}");
   s.push_json(200, "{\"done\":1}");
-  Recorder rec;
+  SleepRecorder rec;
   RetryPolicy p = rec.policy();
   p.base_delay_s = 1;
   auto r = http_send_with_retry(post(s), {}, p, "test server");
@@ -83,7 +83,7 @@ TEST(Http, ServerErrorsBackOffExponentiallyWithJitterThenSucceed) {
 TEST(Http, GivesUpAfterMaxAttemptsWithClearError) {
   ScriptedHttpServer s;
   for (int i = 0; i < 3; ++i) s.push_json(503, "{\"error\":{\"message\":\"overloaded\"}}");
-  Recorder rec;
+  SleepRecorder rec;
   RetryPolicy p = rec.policy();
   p.max_attempts = 3;
   try {
@@ -103,7 +103,7 @@ TEST(Http, GivesUpAfterMaxAttemptsWithClearError) {
 TEST(Http, ClientErrorsAreNotRetried) {
   ScriptedHttpServer s;
   s.push_json(401, "{\"error\":{\"message\":\"Invalid API key\"}}");
-  Recorder rec;
+  SleepRecorder rec;
   try {
     http_send_with_retry(post(s), {}, rec.policy(), "chat server");
     FAIL();
@@ -118,7 +118,7 @@ TEST(Http, ClientErrorsAreNotRetried) {
 TEST(Http, AnOverlongServerDelayFailsAtOnce) {
   ScriptedHttpServer s;
   s.push_json(429, "{}", "Retry-After: 3600\r\n");
-  Recorder rec;
+  SleepRecorder rec;
   try {
     http_send_with_retry(post(s), {}, rec.policy(), "chat server");
     FAIL();
@@ -135,7 +135,7 @@ TEST(Http, StalledBodyIsDetectedAndRetried) {
   s.push_json(200, "{\"ok\":1}");
   HttpLimits lim;
   lim.stall_s = 1;
-  Recorder rec;
+  SleepRecorder rec;
   std::vector<std::string> why;
   auto r = http_send_with_retry(post(s), lim, rec.policy(), "test server",
                                 [&](int, double, const std::string& w) { why.push_back(w); });
@@ -164,7 +164,7 @@ TEST(Http, TruncatedBodyIsDetectedAndRetried) {
   ScriptedHttpServer s;
   s.push({"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"data\":[1,2", 0});
   s.push_json(200, "{\"ok\":1}");
-  Recorder rec;
+  SleepRecorder rec;
   std::vector<std::string> why;
   auto r = http_send_with_retry(post(s), {}, rec.policy(), "test server",
                                 [&](int, double, const std::string& w) { why.push_back(w); });

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "support/chat_fixtures.h"
 #include "support/temp_dir.h"
 #include "text/words.h"
 #include "embed/embedder.h"
@@ -204,16 +205,11 @@ TEST_F(RerankStore, EveryBackendGivesOneScorePerPassage) {
   }
 }
 
-std::string chat_answer(const std::string& text) {
-  return nlohmann::json({{"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", text}}},
-                                       {"finish_reason", "stop"}}}},
-                         {"usage", {{"prompt_tokens", 80}, {"completion_tokens", 8}, {"total_tokens", 88}}}})
-      .dump();
-}
+using testing::chat_answer;
 
 TEST(Rerank, LlmRanksListwiseWithStructuredOutput) {
   mmkg::testing::ScriptedHttpServer srv;
-  srv.push_json(200, chat_answer(R"({"ranking": [4, "1", 4, 9]})"));  // repeats and out-of-range ignored
+  srv.push_json(200, chat_answer(R"({"ranking": [4, "1", 4, 9]})", 80, 8));  // repeats and out-of-range ignored
   auto model = make_openai_chat(parse_llm_spec(srv.url("/v1#model=test&retries=0")));
   auto r = make_reranker(RerankSpec::parse("llm"), {nullptr, nullptr, model.get()});
   EXPECT_EQ(r->name(), "llm");
@@ -235,15 +231,15 @@ TEST(Rerank, LlmGarbageOrFailureKeepsTheInputOrder) {
   auto model = make_openai_chat(parse_llm_spec(srv.url("/v1#model=test&retries=0")));
   auto r = make_reranker(RerankSpec::parse("llm"), {nullptr, nullptr, model.get()});
   // Not JSON, twice (the client asks once more): the call fails, the order stands.
-  srv.push_json(200, chat_answer("Passage four looks best to me, then maybe one."));
-  srv.push_json(200, chat_answer("I would say four."));
+  srv.push_json(200, chat_answer("Passage four looks best to me, then maybe one.", 80, 8));
+  srv.push_json(200, chat_answer("I would say four.", 80, 8));
   auto cs = constructed();
   RerankReport rep = rerank(*r, kQuestion, cs, 20, 1.0);
   EXPECT_EQ(ids(cs), ids(constructed()));
   EXPECT_NE(rep.fallback.find("model call failed"), std::string::npos) << rep.fallback;
   EXPECT_EQ(rep.scored, 0u);
   // JSON of the right shape naming no passage.
-  srv.push_json(200, chat_answer(R"({"ranking": [0, 17, "x"]})"));
+  srv.push_json(200, chat_answer(R"({"ranking": [0, 17, "x"]})", 80, 8));
   auto cs2 = constructed();
   RerankReport rep2 = rerank(*r, kQuestion, cs2, 20, 1.0);
   EXPECT_EQ(ids(cs2), ids(constructed()));

@@ -14,7 +14,7 @@
 namespace mmkg::server {
 namespace {
 
-Config config_for(const std::string& dir) {
+Config pool_config(const std::string& dir) {
   Config c;
   c.store = dir + "/store";
   c.embedder = EmbedderSpec::parse("none");
@@ -25,7 +25,7 @@ Config config_for(const std::string& dir) {
 
 TEST(SessionPool, ABusyPoolWithNoQueueAnswers429AndAReturnedSessionIsReused) {
   mmkg::testing::TempDir tmp;
-  Config cfg = config_for(tmp.str());
+  Config cfg = pool_config(tmp.str());
   Session::open(cfg, true)->store();
   SessionPool pool(cfg, 1, 0);
   auto a = pool.acquire();
@@ -45,7 +45,7 @@ TEST(SessionPool, ABusyPoolWithNoQueueAnswers429AndAReturnedSessionIsReused) {
 
 TEST(SessionPool, AWaitingRequestGetsTheSessionWhenItIsReturned) {
   mmkg::testing::TempDir tmp;
-  Config cfg = config_for(tmp.str());
+  Config cfg = pool_config(tmp.str());
   Session::open(cfg, true)->store();
   SessionPool pool(cfg, 1, 1);
   auto a = pool.acquire();
@@ -59,7 +59,7 @@ TEST(SessionPool, AWaitingRequestGetsTheSessionWhenItIsReturned) {
 
 TEST(SessionPool, ALeasedReaderSeesWhatTheWriterCommittedSinceItsLastLease) {
   mmkg::testing::TempDir tmp;
-  Config cfg = config_for(tmp.str());
+  Config cfg = pool_config(tmp.str());
   auto writer = Session::open(cfg, true);
   const std::string a = tmp.str() + "/a.md", b = tmp.str() + "/b.md";
   std::ofstream(a) << "# Quokkas\n\nThe quokka lives on Rottnest Island.\n";

@@ -11,7 +11,7 @@
 namespace mmkg {
 namespace {
 
-Chunk mk(const std::string& doc, int seq, const std::string& text) {
+Chunk mk_chunk(const std::string& doc, int seq, const std::string& text) {
   Chunk c;
   c.id = doc + "-" + std::to_string(seq);
   c.doc_id = doc;
@@ -22,7 +22,7 @@ Chunk mk(const std::string& doc, int seq, const std::string& text) {
   return c;
 }
 
-DocumentRecord rec(const std::string& id, const std::string& path) {
+DocumentRecord mk_doc(const std::string& id, const std::string& path) {
   DocumentRecord d;
   d.id = id;
   d.path = path;
@@ -39,7 +39,7 @@ int64_t count(Store& s, const std::string& sql) {
 }
 
 // The chunks the full-text index finds for a word: the index stays in step with the chunks.
-std::vector<std::string> bm25_search(Store& s, const std::string& word) {
+std::vector<std::string> fts_match(Store& s, const std::string& word) {
   Stmt st(s.db(), "SELECT c.id FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid WHERE chunks_fts MATCH ?");
   st.bind(1, word);
   std::vector<std::string> ids;
@@ -50,16 +50,16 @@ std::vector<std::string> bm25_search(Store& s, const std::string& word) {
 TEST(Store, PutFindDeleteKeepsFtsInSync) {
   testing::TempDir dir;
   auto s = Store::open(dir.str());
-  s->put_document(rec("d1", "/x/a.txt"), "alpha beta", {mk("d1", 0, "alpha beta gamma"), mk("d1", 1, "delta epsilon")},
-                  std::nullopt);
-  s->put_document(rec("d2", "/x/b.txt"), "zeta", {mk("d2", 0, "zeta alpha")}, std::nullopt);
+  s->put_document(mk_doc("d1", "/x/a.txt"), "alpha beta",
+                  {mk_chunk("d1", 0, "alpha beta gamma"), mk_chunk("d1", 1, "delta epsilon")}, std::nullopt);
+  s->put_document(mk_doc("d2", "/x/b.txt"), "zeta", {mk_chunk("d2", 0, "zeta alpha")}, std::nullopt);
   EXPECT_EQ(s->documents().size(), 2u);
   EXPECT_EQ(s->find_by_path("/x/a.txt")->chunks, 2);
-  EXPECT_EQ(bm25_search(*s, "alpha").size(), 2u);
+  EXPECT_EQ(fts_match(*s, "alpha").size(), 2u);
   EXPECT_TRUE(s->delete_document("d1"));
   EXPECT_FALSE(s->delete_document("d1"));
-  EXPECT_EQ(bm25_search(*s, "alpha").size(), 1u);
-  EXPECT_EQ(bm25_search(*s, "delta").size(), 0u);
+  EXPECT_EQ(fts_match(*s, "alpha").size(), 1u);
+  EXPECT_EQ(fts_match(*s, "delta").size(), 0u);
   EXPECT_EQ(count(*s, "SELECT count(*) FROM chunks"), 1);
   // The FTS index agrees with its content table.
   s->exec("INSERT INTO chunks_fts(chunks_fts, rank) VALUES('integrity-check', 1)");
@@ -68,12 +68,12 @@ TEST(Store, PutFindDeleteKeepsFtsInSync) {
 TEST(Store, ReplaceSwapsOldVersionAtomically) {
   testing::TempDir dir;
   auto s = Store::open(dir.str());
-  s->put_document(rec("v1", "/x/a.txt"), "old", {mk("v1", 0, "old words here")}, std::nullopt);
-  s->put_document(rec("v2", "/x/a.txt"), "new", {mk("v2", 0, "new words here")}, std::string("v1"));
+  s->put_document(mk_doc("v1", "/x/a.txt"), "old", {mk_chunk("v1", 0, "old words here")}, std::nullopt);
+  s->put_document(mk_doc("v2", "/x/a.txt"), "new", {mk_chunk("v2", 0, "new words here")}, std::string("v1"));
   EXPECT_EQ(s->documents().size(), 1u);
   EXPECT_EQ(s->find_by_path("/x/a.txt")->id, "v2");
-  EXPECT_TRUE(bm25_search(*s, "old").empty());
-  EXPECT_EQ(bm25_search(*s, "new").size(), 1u);
+  EXPECT_TRUE(fts_match(*s, "old").empty());
+  EXPECT_EQ(fts_match(*s, "new").size(), 1u);
 }
 
 // Two writers that both looked ("is /x/a.txt stored?") before either wrote: the second insert
@@ -83,14 +83,16 @@ TEST(Store, PutReplacesAVersionStoredAtThePathSinceTheCallerLooked) {
   auto s = Store::open(dir.str());
   auto other = Store::open(dir.str());
   ASSERT_FALSE(s->find_by_path("/x/a.txt"));
-  other->put_document(rec("v1", "/x/a.txt"), "old", {mk("v1", 0, "old words here")}, std::nullopt);
-  WriteResult wr = s->put_document(rec("v2", "/x/a.txt"), "new", {mk("v2", 0, "new words here")}, std::nullopt);
+  other->put_document(mk_doc("v1", "/x/a.txt"), "old", {mk_chunk("v1", 0, "old words here")}, std::nullopt);
+  WriteResult wr =
+      s->put_document(mk_doc("v2", "/x/a.txt"), "new", {mk_chunk("v2", 0, "new words here")}, std::nullopt);
   EXPECT_EQ(wr.removed_rowids.size(), 1u);
   EXPECT_EQ(s->documents().size(), 1u);
   EXPECT_EQ(s->find_by_path("/x/a.txt")->id, "v2");
-  EXPECT_TRUE(bm25_search(*s, "old").empty());
+  EXPECT_TRUE(fts_match(*s, "old").empty());
   // The same document stored meanwhile: nothing is written twice.
-  WriteResult again = other->put_document(rec("v2", "/x/a.txt"), "new", {mk("v2", 0, "new words here")}, std::nullopt);
+  WriteResult again =
+      other->put_document(mk_doc("v2", "/x/a.txt"), "new", {mk_chunk("v2", 0, "new words here")}, std::nullopt);
   EXPECT_TRUE(again.added_rowids.empty());
   EXPECT_EQ(count(*s, "SELECT count(*) FROM chunks"), 1);
   s->exec("INSERT INTO chunks_fts(chunks_fts, rank) VALUES('integrity-check', 1)");
@@ -99,9 +101,11 @@ TEST(Store, PutReplacesAVersionStoredAtThePathSinceTheCallerLooked) {
 TEST(Store, FailedTransactionLeavesNothingBehind) {
   testing::TempDir dir;
   auto s = Store::open(dir.str());
-  s->put_document(rec("d1", "/x/a.txt"), "t", {mk("d1", 0, "one")}, std::nullopt);
+  s->put_document(mk_doc("d1", "/x/a.txt"), "t", {mk_chunk("d1", 0, "one")}, std::nullopt);
   // Same chunk id twice violates UNIQUE: the whole document must roll back.
-  EXPECT_THROW(s->put_document(rec("d2", "/x/b.txt"), "t", {mk("d2", 0, "x"), mk("d2", 0, "y")}, std::nullopt), IOError);
+  EXPECT_THROW(
+      s->put_document(mk_doc("d2", "/x/b.txt"), "t", {mk_chunk("d2", 0, "x"), mk_chunk("d2", 0, "y")}, std::nullopt),
+      IOError);
   EXPECT_EQ(s->documents().size(), 1u);
   EXPECT_EQ(count(*s, "SELECT count(*) FROM chunks"), 1);
 }
@@ -109,7 +113,7 @@ TEST(Store, FailedTransactionLeavesNothingBehind) {
 TEST(Store, ResolveByNamePathIdAndPrefix) {
   testing::TempDir dir;
   auto s = Store::open(dir.str());
-  s->put_document(rec("abcdef0123456789", "/x/a.txt"), "t", {mk("abcdef0123456789", 0, "one")}, std::nullopt);
+  s->put_document(mk_doc("abcdef0123456789", "/x/a.txt"), "t", {mk_chunk("abcdef0123456789", 0, "one")}, std::nullopt);
   EXPECT_EQ(s->resolve("a.txt").size(), 1u);
   EXPECT_EQ(s->resolve("/x/a.txt").size(), 1u);
   EXPECT_EQ(s->resolve("abcdef0123456789").size(), 1u);
@@ -149,9 +153,9 @@ TEST(Store, RefusesForeignDatabaseAndMissingStore) {
 TEST(Store, StatsCountEverything) {
   testing::TempDir dir;
   auto s = Store::open(dir.str());
-  auto d = rec("d1", "/x/a.txt");
+  auto d = mk_doc("d1", "/x/a.txt");
   d.pages = 3;
-  s->put_document(d, "text", {mk("d1", 0, "a"), mk("d1", 1, "b")}, std::nullopt);
+  s->put_document(d, "text", {mk_chunk("d1", 0, "a"), mk_chunk("d1", 1, "b")}, std::nullopt);
   auto st = s->stats();
   EXPECT_EQ(st.documents, 1);
   EXPECT_EQ(st.chunks, 2);
@@ -206,8 +210,8 @@ TEST(Store, MigratesVersion1Stores) {
   auto s = Store::open(dir.str());
   EXPECT_EQ(s->stats().schema_version, Store::kSchemaVersion);
   EXPECT_EQ(s->figure_count(), 0);
-  EXPECT_EQ(bm25_search(*s, "rodent").size(), 1u);
-  EXPECT_EQ(bm25_search(*s, "capybara").size(), 1u) << "document context indexed by the migration";
+  EXPECT_EQ(fts_match(*s, "rodent").size(), 1u);
+  EXPECT_EQ(fts_match(*s, "capybara").size(), 1u) << "document context indexed by the migration";
   auto missing = s->chunks_without_vectors("m");
   ASSERT_EQ(missing.size(), 1u);
   s->put_embeddings("m", {missing[0].second}, {{1.0f, 0.0f}});
@@ -224,15 +228,15 @@ TEST(Store, MigratesVersion1Stores) {
 TEST(Store, EmbeddingsAreSharedByTextAndCollectedWhenUnused) {
   testing::TempDir dir;
   auto s = Store::open(dir.str());
-  Chunk a = mk("d1", 0, "same text");
+  Chunk a = mk_chunk("d1", 0, "same text");
   a.vector = {0.5f, 0.5f};
   int64_t g0 = s->generation();
-  s->put_document(rec("d1", "/x/a.txt"), "t", {a}, std::nullopt, "m");
+  s->put_document(mk_doc("d1", "/x/a.txt"), "t", {a}, std::nullopt, "m");
   EXPECT_GT(s->generation(), g0);
   // Another document with the same chunk text reuses the stored vector.
   EXPECT_EQ(s->cached_embeddings("m", {"same text"})[0], (std::vector<float>{0.5f, 0.5f}));
-  Chunk b = mk("d2", 0, "same text");
-  s->put_document(rec("d2", "/x/b.txt"), "t", {b}, std::nullopt, "m");
+  Chunk b = mk_chunk("d2", 0, "same text");
+  s->put_document(mk_doc("d2", "/x/b.txt"), "t", {b}, std::nullopt, "m");
   s->delete_document("d1");
   EXPECT_EQ(s->cached_embeddings("m", {"same text"})[0].size(), 2u) << "still used by d2";
   WriteResult wr;
@@ -244,19 +248,19 @@ TEST(Store, EmbeddingsAreSharedByTextAndCollectedWhenUnused) {
 TEST(Store, ChunkBoxesRoundTripAndGoWithTheirDocument) {
   testing::TempDir dir;
   auto s = Store::open(dir.str());
-  Chunk a = mk("d1", 0, "alpha on two pages");
+  Chunk a = mk_chunk("d1", 0, "alpha on two pages");
   a.boxes = {{1, 72, 100, 300, 180}, {2, 72.5f, 90, 300, 120.25f}};
-  Chunk b = mk("d1", 1, "beta without boxes");
-  s->put_document(rec("d1", "/x/a.pdf"), "t", {a, b}, std::nullopt);
+  Chunk b = mk_chunk("d1", 1, "beta without boxes");
+  s->put_document(mk_doc("d1", "/x/a.pdf"), "t", {a, b}, std::nullopt);
   EXPECT_EQ(s->chunk_boxes("d1-0"), a.boxes);
   EXPECT_EQ(s->chunk_boxes(s->chunk("d1-0")->rowid), a.boxes);
   EXPECT_TRUE(s->chunk_boxes("d1-1").empty());
   EXPECT_TRUE(s->chunk_boxes("nope").empty());
   EXPECT_TRUE(s->chunk("d1-0")->chunk.boxes.empty()) << "chunk() leaves them to chunk_boxes()";
   // Replacing the document replaces its boxes; deleting it removes them.
-  Chunk a2 = mk("d2", 0, "alpha again");
+  Chunk a2 = mk_chunk("d2", 0, "alpha again");
   a2.boxes = {{3, 1, 2, 3, 4}};
-  s->put_document(rec("d2", "/x/a.pdf"), "t", {a2}, std::string("d1"));
+  s->put_document(mk_doc("d2", "/x/a.pdf"), "t", {a2}, std::string("d1"));
   EXPECT_EQ(count(*s, "SELECT count(*) FROM chunk_boxes"), 1);
   EXPECT_EQ(s->chunk_boxes("d2-0"), a2.boxes);
   EXPECT_TRUE(s->delete_document("d2"));
@@ -267,7 +271,7 @@ TEST(Store, MigratesVersion3StoresToPageBoxes) {
   testing::TempDir dir;
   {
     auto s = Store::open(dir.str());
-    s->put_document(rec("d1", "/x/a.pdf"), "t", {mk("d1", 0, "stored before boxes existed")}, std::nullopt);
+    s->put_document(mk_doc("d1", "/x/a.pdf"), "t", {mk_chunk("d1", 0, "stored before boxes existed")}, std::nullopt);
     // What version 3 had: everything but the boxes table.
     s->exec("DROP TABLE chunk_boxes; PRAGMA user_version = 3");
   }
@@ -278,9 +282,9 @@ TEST(Store, MigratesVersion3StoresToPageBoxes) {
   EXPECT_EQ(v.i32(0), 4);
   EXPECT_TRUE(s->chunk_boxes("d1-0").empty()) << "old chunks have none until ingested again";
   EXPECT_EQ(s->chunk("d1-0")->chunk.text, "stored before boxes existed");
-  Chunk c = mk("d2", 0, "ingested after the migration");
+  Chunk c = mk_chunk("d2", 0, "ingested after the migration");
   c.boxes = {{1, 10, 20, 30, 40}};
-  s->put_document(rec("d2", "/x/b.pdf"), "t", {c}, std::nullopt);
+  s->put_document(mk_doc("d2", "/x/b.pdf"), "t", {c}, std::nullopt);
   EXPECT_EQ(s->chunk_boxes("d2-0"), c.boxes);
   EXPECT_TRUE(s->delete_document("d1"));
 }

@@ -5,7 +5,7 @@
 namespace mmkg {
 namespace {
 
-std::vector<std::string> texts(const std::vector<QuestionPart>& ps) {
+std::vector<std::string> part_texts(const std::vector<QuestionPart>& ps) {
   std::vector<std::string> out;
   for (auto& p : ps) out.push_back(p.text);
   return out;
@@ -21,13 +21,13 @@ TEST(QuestionShape, OneClauseIsOnePart) {
 }
 
 TEST(QuestionShape, SplitsAtConjunctionsThatOpenANewQuestion) {
-  EXPECT_EQ(texts(question_parts("Which pump does the manual recommend, and why?")),
+  EXPECT_EQ(part_texts(question_parts("Which pump does the manual recommend, and why?")),
             (std::vector<std::string>{"Which pump does the manual recommend", "why?"}));
-  EXPECT_EQ(texts(question_parts("What is meant by the crown and what by the root?")),
+  EXPECT_EQ(part_texts(question_parts("What is meant by the crown and what by the root?")),
             (std::vector<std::string>{"What is meant by the crown", "what by the root?"}));
-  EXPECT_EQ(texts(question_parts("Can the gauge read negative values, or is an adapter needed?")),
+  EXPECT_EQ(part_texts(question_parts("Can the gauge read negative values, or is an adapter needed?")),
             (std::vector<std::string>{"Can the gauge read negative values", "is an adapter needed?"}));
-  EXPECT_EQ(texts(question_parts("How fast is the spindle and by what factor does the belt slow it?")),
+  EXPECT_EQ(part_texts(question_parts("How fast is the spindle and by what factor does the belt slow it?")),
             (std::vector<std::string>{"How fast is the spindle", "by what factor does the belt slow it?"}));
 }
 

@@ -78,3 +78,13 @@ def corpus_store(tmp_path_factory):
     r = run("ingest", CORPUS, "--json", store=s)
     assert r.rc == 0, r
     return s
+
+
+@pytest.fixture(scope="session")
+def neo4j(tmp_path_factory):
+    """One real Neo4j per test process (per pytest-xdist worker), shared by the modules that need
+    one: each of them empties the database before it writes."""
+    from neo4j_server import Neo4j
+    n = Neo4j(tmp_path_factory.mktemp("neo4j"))
+    yield n
+    n.stop()

@@ -8,7 +8,6 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from conftest import CORPUS, run
-from neo4j_server import Neo4j
 import pdfgen
 
 
@@ -21,13 +20,6 @@ def graph_store(tmp_path_factory):
     assert g["documents_added"] == 3 and g["entities"] > 100 and g["relations"] > 100, g
     assert g["aliases"] > g["entities"], g  # surface variants were merged into entities
     return s
-
-
-@pytest.fixture(scope="module")
-def neo4j(tmp_path_factory):
-    n = Neo4j(tmp_path_factory.mktemp("neo4j"))
-    yield n
-    n.stop()
 
 
 def entity(store, name):

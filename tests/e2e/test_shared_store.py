@@ -12,15 +12,7 @@ import time
 import pytest
 
 from conftest import BIN, CORPUS, DEV_QA, run
-from neo4j_server import Neo4j
 import pdfgen
-
-
-@pytest.fixture(scope="module")
-def neo4j(tmp_path_factory):
-    n = Neo4j(tmp_path_factory.mktemp("neo4j"))
-    yield n
-    n.stop()
 
 
 def wipe(neo4j):

@@ -156,6 +156,10 @@ class Neo4jTestServer : public ::testing::Environment {
   std::string url_, error_, dir_, script_;
 };
 
+/// Registers the environment before main() runs, once per test binary, whichever (and however
+/// many) of its test files include this header.
+[[maybe_unused]] inline const Neo4jTestServer& kNeo4jServer = Neo4jTestServer::instance();
+
 /// In a test's SetUp: the server URL, or a FAIL (or, with MMKG_ALLOW_NO_NEO4J=1, a skip) when
 /// there is none. Use as `std::string url; ASSERT_TRUE(require_neo4j(url)) ...` via the macro.
 #define MMKG_REQUIRE_NEO4J(url_var)                                                                 \

@@ -65,6 +65,9 @@ inline EmbedNames hash_embedder(int dim = 384) {
   };
 }
 
+/// No name vectors at all: entities link by the lexical rules only.
+inline const EmbedNames kNoEmbedder = [](const std::vector<std::string>&) { return std::vector<std::vector<float>>{}; };
+
 /// Every name gets the same vector: cosine 1 between any two names (to show the lexical guards).
 inline EmbedNames constant_embedder() {
   return [](const std::vector<std::string>& names) {

@@ -123,6 +123,13 @@ inline void expect_absent(const VectorIndex& idx, const std::vector<float>& quer
     for (auto& h : idx.search(queries.data() + qi * d, k)) EXPECT_FALSE(removed.count(h.first)) << h.first;
 }
 
+/// Options of a d-dimensional index that switches to HNSW above 200 vectors.
+inline VectorIndexOptions small_hnsw(int d) {
+  VectorIndexOptions opt;
+  opt.dim = d;
+  opt.hnsw_threshold = 200;
+  return opt;
+}
 
 inline std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

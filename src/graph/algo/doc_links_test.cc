@@ -11,7 +11,7 @@
 namespace mmkg::graph {
 namespace {
 
-Mention at(const std::string& e, const std::string& chunk, const std::string& doc) {
+Mention link_at(const std::string& e, const std::string& chunk, const std::string& doc) {
   return testing::mention_at(e, chunk, doc);
 }
 
@@ -43,10 +43,10 @@ struct CrossRefs : ::testing::Test {
     if (!Lexicon::get().loaded()) GTEST_SKIP() << "wordnet-base not installed";
     g.entities = {named("e-zorb", "package zorbtest"), named("e-rare", "coefficient test"),
                   named("e-quux", "quuxlib"), named("e-model", "model")};
-    g.mentions = {at("e-zorb", "a1", "A"),  at("e-rare", "a1", "A"),  at("e-model", "a1", "A"),
-                  at("e-zorb", "b1", "B"),  at("e-rare", "b1", "B"),  at("e-model", "b1", "B"),
-                  at("e-model", "b2", "B"), at("e-zorb", "c1", "C"),  at("e-rare", "c1", "C"),
-                  at("e-quux", "a2", "A"),  at("e-model", "b3", "B")};
+    g.mentions = {link_at("e-zorb", "a1", "A"),  link_at("e-rare", "a1", "A"),  link_at("e-model", "a1", "A"),
+                  link_at("e-zorb", "b1", "B"),  link_at("e-rare", "b1", "B"),  link_at("e-model", "b1", "B"),
+                  link_at("e-model", "b2", "B"), link_at("e-zorb", "c1", "C"),  link_at("e-rare", "c1", "C"),
+                  link_at("e-quux", "a2", "A"),  link_at("e-model", "b3", "B")};
     docs = {{"A", "zorbtest-intro.pdf", "Diagnostic Checking"},
             {"B", "quuxlib-guide.pdf", ""},
             {"C", "survival.pdf", "Survival curves"}};
@@ -54,7 +54,7 @@ struct CrossRefs : ::testing::Test {
   }
   // Adds passage `chunk` of document `doc` mentioning `entities`, and rebuilds the references.
   void add(const std::string& chunk, const std::string& doc, const std::vector<std::string>& entities) {
-    for (const auto& e : entities) g.mentions.push_back(at(e, chunk, doc));
+    for (const auto& e : entities) g.mentions.push_back(link_at(e, chunk, doc));
     xrefs = cross_references(g, docs);
   }
   // The cross references for `first`, ordered by shared entities or by breadth first.

@@ -9,7 +9,7 @@
 namespace mmkg::graph {
 namespace {
 
-Entity entity(const std::string& id) {
+Entity ppr_entity(const std::string& id) {
   Entity e;
   e.id = id;
   e.name = id;
@@ -17,7 +17,7 @@ Entity entity(const std::string& id) {
   return e;
 }
 
-Relation relation(const std::string& a, const std::string& b, double w = 1, const std::string& type = "co_occurs") {
+Relation ppr_relation(const std::string& a, const std::string& b, double w = 1, const std::string& type = "co_occurs") {
   Relation r;
   r.src = a;
   r.dst = b;
@@ -39,10 +39,12 @@ Mention mention(const std::string& e, const std::string& chunk, int count = 1) {
 GraphSnapshot path_graph() {
   GraphSnapshot g;
   for (int i = 0; i < 5; ++i) {
-    g.entities.push_back(entity("e" + std::to_string(i)));
+    g.entities.push_back(ppr_entity("e" + std::to_string(i)));
     g.mentions.push_back(mention("e" + std::to_string(i), "k" + std::to_string(i)));
   }
-  for (int i = 0; i + 1 < 5; ++i) g.relations.push_back(relation("e" + std::to_string(i), "e" + std::to_string(i + 1)));
+  for (int i = 0; i + 1 < 5; ++i) {
+    g.relations.push_back(ppr_relation("e" + std::to_string(i), "e" + std::to_string(i + 1)));
+  }
   return g;
 }
 
@@ -89,7 +91,7 @@ TEST(Ppr, TopKLimitsTheResult) {
 
 TEST(Ppr, MassSumsToOneWithDanglingSeed) {
   GraphSnapshot g = path_graph();
-  g.entities.push_back(entity("lonely"));  // no relation, no mention: dangling
+  g.entities.push_back(ppr_entity("lonely"));  // no relation, no mention: dangling
   EXPECT_NEAR(total_mass(g, {{"e0", 1.0}}), 1.0, 1e-9);
   EXPECT_NEAR(total_mass(g, {{"e0", 1.0}, {"lonely", 2.0}}), 1.0, 1e-9);
   auto s = entity_ppr(g, {{"e0", 1.0}, {"lonely", 2.0}});
@@ -100,8 +102,8 @@ TEST(Ppr, MassSumsToOneWithDanglingSeed) {
 TEST(Ppr, MultipleSeedsAreWeighted) {
   // Two disconnected components: the mass splits as the seed weights do.
   GraphSnapshot g;
-  for (const char* id : {"a0", "a1", "b0", "b1"}) g.entities.push_back(entity(id));
-  g.relations = {relation("a0", "a1"), relation("b0", "b1")};
+  for (const char* id : {"a0", "a1", "b0", "b1"}) g.entities.push_back(ppr_entity(id));
+  g.relations = {ppr_relation("a0", "a1"), ppr_relation("b0", "b1")};
   g.mentions = {mention("a1", "ka"), mention("b1", "kb")};
   auto s = entity_ppr(g, {{"a0", 3.0}, {"b0", 1.0}});
   auto r = rank_chunks_by_ppr(g, {{"a0", 3.0}, {"b0", 1.0}}, 10);
@@ -134,10 +136,10 @@ TEST(Ppr, UnknownSeedIdsAreIgnored) {
 
 TEST(Ppr, BadEdgesAreSkipped) {
   GraphSnapshot g = path_graph();
-  g.relations.push_back(relation("e0", "ghost"));
-  g.relations.push_back(relation("e0", "e0"));
-  g.relations.push_back(relation("e0", "e4", 0.0));
-  g.relations.push_back(relation("e0", "e4", -3.0));
+  g.relations.push_back(ppr_relation("e0", "ghost"));
+  g.relations.push_back(ppr_relation("e0", "e0"));
+  g.relations.push_back(ppr_relation("e0", "e4", 0.0));
+  g.relations.push_back(ppr_relation("e0", "e4", -3.0));
   g.mentions.push_back(mention("ghost", "kghost"));
   auto r = rank_chunks_by_ppr(g, {{"e0", 1.0}}, 10);
   ASSERT_EQ(r.size(), 5u);
@@ -147,8 +149,8 @@ TEST(Ppr, BadEdgesAreSkipped) {
 
 TEST(Ppr, MentionCountAndRelationWeightStrengthenLinks) {
   GraphSnapshot g;
-  for (const char* id : {"s", "strong", "weak"}) g.entities.push_back(entity(id));
-  g.relations = {relation("s", "strong", 5.0, "uses"), relation("s", "weak", 1.0)};
+  for (const char* id : {"s", "strong", "weak"}) g.entities.push_back(ppr_entity(id));
+  g.relations = {ppr_relation("s", "strong", 5.0, "uses"), ppr_relation("s", "weak", 1.0)};
   g.mentions = {mention("s", "many", 6), mention("s", "once", 1)};
   auto r = rank_chunks_by_ppr(g, {{"s", 1.0}}, 10);
   ASSERT_EQ(r.size(), 2u);
@@ -174,10 +176,10 @@ TEST(Ppr, MatchesDenseReference) {
   std::mt19937 rng(3);
   const int E = 30, C = 20;
   GraphSnapshot g;
-  for (int i = 0; i < E; ++i) g.entities.push_back(entity("e" + std::to_string(i)));
+  for (int i = 0; i < E; ++i) g.entities.push_back(ppr_entity("e" + std::to_string(i)));
   for (int i = 0; i < 60; ++i) {
     int a = rng() % (E - 3), b = rng() % (E - 3);  // e27..e29 dangling
-    if (a != b) g.relations.push_back(relation("e" + std::to_string(a), "e" + std::to_string(b), 1 + rng() % 4));
+    if (a != b) g.relations.push_back(ppr_relation("e" + std::to_string(a), "e" + std::to_string(b), 1 + rng() % 4));
   }
   for (int i = 0; i < 50; ++i) {
     g.mentions.push_back(mention("e" + std::to_string(rng() % (E - 3)), "k" + std::to_string(rng() % C), 1 + rng() % 5));

@@ -16,10 +16,7 @@
 namespace mmkg::graph {
 namespace {
 
-using mmkg::testing::Neo4jTestServer;
 using mmkg::testing::TempDir;
-
-[[maybe_unused]] const Neo4jTestServer& kServer = Neo4jTestServer::instance();
 
 const std::string kBody =
     "The Transformer uses multi-head attention. Multi-head attention runs several attention heads in "

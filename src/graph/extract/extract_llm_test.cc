@@ -24,13 +24,13 @@ using namespace llm_extract_fixture;
 
 ExtractInput input(const std::string& text = kText) { return {"c1", "d1", "Notes", "Intro", text}; }
 
-const TermCandidate* term(const ChunkExtraction& x, const std::string& surface) {
+const TermCandidate* llm_term(const ChunkExtraction& x, const std::string& surface) {
   for (const auto& t : x.terms)
     if (t.surface == surface) return &t;
   return nullptr;
 }
 
-const RelationCandidate* relation(const ChunkExtraction& x, const std::string& src, const std::string& dst) {
+const RelationCandidate* llm_relation(const ChunkExtraction& x, const std::string& src, const std::string& dst) {
   for (const auto& r : x.relations)
     if (r.src == src && r.dst == dst) return &r;
   return nullptr;
@@ -98,15 +98,15 @@ TEST(LlmExtract, GleaningAddsOnlyNewItemsAndTheFirstPassKeepsItsTypes) {
   auto ex = make_llm_extractor(chat, {});
   ChunkExtraction x = ex->extract(input());
   ASSERT_EQ(x.terms.size(), 4u);
-  const TermCandidate* mha = term(x, "multi-head attention");
+  const TermCandidate* mha = llm_term(x, "multi-head attention");
   ASSERT_TRUE(mha);
   EXPECT_EQ(mha->kind, "llm");
   EXPECT_EQ(mha->type, "method");                              // first pass wins
   EXPECT_EQ(mha->definition, "Attention in parallel heads.");  // an empty one is filled
-  EXPECT_EQ(term(x, "Transformer")->definition, "An encoder-decoder model.");
-  EXPECT_EQ(term(x, "BooksCorpus")->type, "dataset");
+  EXPECT_EQ(llm_term(x, "Transformer")->definition, "An encoder-decoder model.");
+  EXPECT_EQ(llm_term(x, "BooksCorpus")->type, "dataset");
   ASSERT_EQ(x.relations.size(), 2u);  // the repeated relation counts once
-  const RelationCandidate* r = relation(x, "BERT", "BooksCorpus");
+  const RelationCandidate* r = llm_relation(x, "BERT", "BooksCorpus");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->type, "uses");
   EXPECT_EQ(r->description, "BERT is pre-trained on BooksCorpus.");
@@ -139,18 +139,18 @@ TEST(LlmExtract, EvidenceIsAVerbatimSentenceAndTypesAreNormalised) {
   OpenAiChat chat(config(s), no_sleep());
   auto ex = make_llm_extractor(chat, {});
   ChunkExtraction x = ex->extract(input());
-  EXPECT_EQ(term(x, "BERT")->type, "model");
-  EXPECT_EQ(term(x, "language model")->type, "other");  // the text's own (singular) spelling
-  EXPECT_EQ(term(x, "Transformer")->type, "organization");
-  ASSERT_TRUE(term(x, "GLUE"));
-  EXPECT_EQ(term(x, "GLUE")->type, "");
-  const RelationCandidate* glue = relation(x, "BERT", "GLUE");
+  EXPECT_EQ(llm_term(x, "BERT")->type, "model");
+  EXPECT_EQ(llm_term(x, "language model")->type, "other");  // the text's own (singular) spelling
+  EXPECT_EQ(llm_term(x, "Transformer")->type, "organization");
+  ASSERT_TRUE(llm_term(x, "GLUE"));
+  EXPECT_EQ(llm_term(x, "GLUE")->type, "");
+  const RelationCandidate* glue = llm_relation(x, "BERT", "GLUE");
   ASSERT_TRUE(glue);
   EXPECT_EQ(glue->type, "evaluated_on");
   // No sentence holds both ends: the first sentence holding either.
   EXPECT_EQ(glue->sentence, "BERT is a language model pre-trained on BooksCorpus.");
-  EXPECT_EQ(relation(x, "BERT", "language model")->type, "is_a");
-  EXPECT_EQ(relation(x, "Transformer", "BERT")->type, "related_to");
+  EXPECT_EQ(llm_relation(x, "BERT", "language model")->type, "is_a");
+  EXPECT_EQ(llm_relation(x, "Transformer", "BERT")->type, "related_to");
   for (const auto& r : x.relations) EXPECT_NE(kText.find(r.sentence), std::string::npos) << r.sentence;
 }
 

@@ -86,7 +86,7 @@ TEST(EntityPrecision, ATypoIsOneEditFromAWordAndNoCompoundOrName) {
     EXPECT_FALSE(rules::misspelt_word(word)) << word;
 }
 
-using testing::kept_term_keys;
+using mmkg::testing::kept_term_keys;
 
 TEST(EntityPrecision, ATypoSeenInOneChunkIsNoTermACoinedWordSeenOftenIs) {
   // "proporitional" is in one chunk (the highest idf); "agentic" in every chunk
@@ -114,7 +114,7 @@ namespace mmkg::graph {
 namespace {
 
 TEST(EntityPrecision, AFullNameWhoseSurnameTheDocumentCitesIsAPerson) {
-  auto doc = testing::ranked_document(
+  auto doc = mmkg::testing::ranked_document(
       {"Achim Zeileis wrote the sandwich package with Torsten Hothorn for the Deutsche Forschungsgemeinschaft.",
        "The estimators follow Zeileis (2004) and the tests follow Hothorn et al. closely.",
        "Achim Zeileis and the Deutsche Forschungsgemeinschaft are thanked again."},

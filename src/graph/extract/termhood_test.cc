@@ -15,7 +15,7 @@ namespace {
 
 // The name keys rank_terms keeps of a document of these chunks (every word's idf high).
 std::set<std::string> kept_keys(const std::vector<std::string>& chunks) {
-  return testing::kept_term_keys(chunks, [](const std::string&) { return 3.0; });
+  return mmkg::testing::kept_term_keys(chunks, [](const std::string&) { return 3.0; });
 }
 
 // Termhood: a common word heading many kept phrases ("experimental results", "simulation

@@ -7,7 +7,7 @@
 namespace mmkg::graph {
 namespace {
 
-Entity entity(std::vector<std::string> aliases) {
+Entity acronym_entity(std::vector<std::string> aliases) {
   Entity e;
   e.name = aliases.front();
   e.aliases = std::move(aliases);
@@ -35,8 +35,8 @@ TEST(SpelledByPrefixes, EachWordGivesAPrefixOfItself) {
 }
 
 TEST(AcronymExpander, WritesAnUndefinedAcronymAfterThePhraseThatSpellsIt) {
-  AcronymExpander x({entity({"CUSUM test", "CUSUM tests"}), entity({"CUSUM"}), entity({"MOSUM"}),
-                     entity({"cumulative incidence"})});
+  AcronymExpander x({acronym_entity({"CUSUM test", "CUSUM tests"}), acronym_entity({"CUSUM"}),
+                     acronym_entity({"MOSUM"}), acronym_entity({"cumulative incidence"})});
   EXPECT_EQ(x.undefined(), 2u);  // CUSUM and MOSUM; "CUSUM test" is not an acronym
   EXPECT_EQ(x.expand("Why do cumulative-sum tests use linear boundaries?"),
             "Why do cumulative-sum (CUSUM) tests use linear boundaries?");
@@ -52,8 +52,8 @@ TEST(AcronymExpander, WritesAnUndefinedAcronymAfterThePhraseThatSpellsIt) {
 
 TEST(AcronymExpander, LeavesDefinedAndShortAcronymsAlone) {
   // HAC is defined in the text (an alias it abbreviates); OLS is too short to infer.
-  AcronymExpander x({entity({"heteroskedasticity and autocorrelation consistent", "HAC"}), entity({"OLS"}),
-                     entity({"HAC"})});
+  AcronymExpander x({acronym_entity({"heteroskedasticity and autocorrelation consistent", "HAC"}),
+                     acronym_entity({"OLS"}), acronym_entity({"HAC"})});
   EXPECT_TRUE(x.empty());
   EXPECT_EQ(x.expand("Which HAC estimators use ordinary least squares?"),
             "Which HAC estimators use ordinary least squares?");

@@ -13,10 +13,9 @@ namespace {
 
 using testing::acronym;
 using testing::chunk;
+using testing::kNoEmbedder;
 using testing::MemoryGraphStore;
 using testing::term;
-
-const EmbedNames kNoEmbedder = [](const std::vector<std::string>&) { return std::vector<std::vector<float>>{}; };
 
 /// A small graph with the corpus's attention vocabulary, built through resolve_document.
 void fill(MemoryGraphStore& store, const EmbedNames& embed) {

@@ -14,6 +14,7 @@ namespace {
 
 using testing::acronym;
 using testing::chunk;
+using testing::kNoEmbedder;
 using testing::MemoryGraphStore;
 using testing::term;
 using testing::with_alias;
@@ -21,8 +22,6 @@ using testing::with_alias;
 bool has_alias(const Entity& e, const std::string& a) {
   return std::find(e.aliases.begin(), e.aliases.end(), a) != e.aliases.end();
 }
-
-const EmbedNames kNoEmbedder = [](const std::vector<std::string>&) { return std::vector<std::vector<float>>{}; };
 
 // ---- acronyms
 

@@ -19,11 +19,7 @@
 namespace mmkg::graph {
 namespace {
 
-using mmkg::testing::Neo4jTestServer;
 using mmkg::testing::TempDir;
-
-// Registers the environment before main() runs.
-[[maybe_unused]] const Neo4jTestServer& kServer = Neo4jTestServer::instance();
 
 Entity ent(const std::string& id, const std::string& name, std::vector<std::string> aliases = {},
            double score = 1.0, const std::string& description = "", const std::string& type = "concept") {
@@ -233,7 +229,7 @@ TEST_P(GraphStoreConformance, RelationsOfGoesBothWaysHighestWeightFirstUpToTheLi
 
 // Two documents: "shared" appears in both, "only1" in d1 only, "only2" in d2 only, "lonely" in
 // no document at all.
-void two_documents(GraphStore& g) {
+void add_two_documents(GraphStore& g) {
   g.upsert({{ent("shared", "Shared"), ent("only1", "Only One", {"O1"}), ent("only2", "Only Two"),
              ent("lonely", "Lonely")},
             {men("shared", "d1c1", "d1", 2), men("only1", "d1c1", "d1"), men("shared", "d2c1", "d2"),
@@ -247,7 +243,7 @@ void two_documents(GraphStore& g) {
 }
 
 TEST_P(GraphStoreConformance, RemoveDocumentRemovesWhatItContributedOnly) {
-  two_documents(g());
+  add_two_documents(g());
   g().remove_document("d1");
   // The shared entity stays, with its d2 mention.
   ASSERT_TRUE(g().entity("shared"));
@@ -310,7 +306,7 @@ TEST_P(GraphStoreConformance, RemoveDocumentSubtractsTheWeightEachEvidenceCarrie
 }
 
 TEST_P(GraphStoreConformance, RemovingAnUnknownDocumentChangesNothing) {
-  two_documents(g());
+  add_two_documents(g());
   auto before = g().stats();
   g().remove_document("no-such-doc");
   auto after = g().stats();
@@ -346,7 +342,7 @@ TEST_P(GraphStoreConformance, ReplaceCommunitiesReplacesAll) {
 
 TEST_P(GraphStoreConformance, StatsCountEveryKind) {
   EXPECT_EQ(g().stats().entities, 0);
-  two_documents(g());
+  add_two_documents(g());
   auto st = g().stats();
   EXPECT_EQ(st.entities, 4);
   EXPECT_EQ(st.mentions, 4);
@@ -356,7 +352,7 @@ TEST_P(GraphStoreConformance, StatsCountEveryKind) {
 }
 
 TEST_P(GraphStoreConformance, ClearDeletesTheWholeGraph) {
-  two_documents(g());
+  add_two_documents(g());
   g().clear();
   auto st = g().stats();
   EXPECT_EQ(st.entities + st.relations + st.mentions + st.aliases + st.communities, 0);

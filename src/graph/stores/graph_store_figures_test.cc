@@ -14,20 +14,16 @@
 namespace mmkg::graph {
 namespace {
 
-using mmkg::testing::Neo4jTestServer;
 using mmkg::testing::TempDir;
 
-// Registers the environment before main() runs (the same one instance as the other suites').
-[[maybe_unused]] const Neo4jTestServer& kServer = Neo4jTestServer::instance();
-
-Entity ent(const std::string& id) {
+Entity fig_ent(const std::string& id) {
   Entity e;
   e.id = id;
   e.name = "Name of " + id;
   return e;
 }
 
-Mention men(const std::string& e, const std::string& chunk, const std::string& doc) {
+Mention fig_men(const std::string& e, const std::string& chunk, const std::string& doc) {
   return Mention{e, chunk, doc, e, 1};
 }
 
@@ -45,7 +41,7 @@ FigureNode fig(const std::string& id, const std::string& doc, int page, std::vec
   return f;
 }
 
-std::vector<std::string> ids(const std::vector<FigureNode>& fs) {
+std::vector<std::string> figure_ids(const std::vector<FigureNode>& fs) {
   std::vector<std::string> out;
   for (const auto& f : fs) out.push_back(f.id);
   return out;
@@ -72,9 +68,9 @@ class GraphStoreFigures : public ::testing::TestWithParam<std::string> {
   // table t1 (page 5) depicting a. d2: c and shared, figure f2 (page 1) depicting a, c and
   // shared; `a` is mentioned in d1 only, so f2's link to it is another document's.
   void two_documents() {
-    g().upsert({{ent("a"), ent("b"), ent("c"), ent("shared")},
-                {men("a", "d1c1", "d1"), men("b", "d1c1", "d1"), men("shared", "d1c1", "d1"),
-                 men("c", "d2c1", "d2"), men("shared", "d2c1", "d2")},
+    g().upsert({{fig_ent("a"), fig_ent("b"), fig_ent("c"), fig_ent("shared")},
+                {fig_men("a", "d1c1", "d1"), fig_men("b", "d1c1", "d1"), fig_men("shared", "d1c1", "d1"),
+                 fig_men("c", "d2c1", "d2"), fig_men("shared", "d2c1", "d2")},
                 {},
                 {fig("f1", "d1", 3, {"b", "a", "shared"}, FigureKind::Figure, "Figure 1", "Figure 1: A and B."),
                  fig("t1", "d1", 5, {"a"}, FigureKind::Table, "Table 1", "Table 1: Scores of A."),
@@ -89,7 +85,7 @@ class GraphStoreFigures : public ::testing::TestWithParam<std::string> {
 
 TEST_P(GraphStoreFigures, UpsertStoresAFigureWithItsEntityLinks) {
   EXPECT_EQ(g().stats().figures, 0);
-  g().upsert({{ent("a"), ent("b")},
+  g().upsert({{fig_ent("a"), fig_ent("b")},
               {},
               {},
               // A link to an unknown entity is dropped, a repeated one kept once, the order kept.
@@ -120,7 +116,7 @@ TEST_P(GraphStoreFigures, AFigureWithoutChunkOrEntitiesIsANodeAllTheSame) {
   EXPECT_EQ(f->label, "");
   EXPECT_EQ(f->page, 0);
   EXPECT_TRUE(f->entity_ids.empty());
-  EXPECT_EQ(ids(g().figures()), (Ids{"t9"}));
+  EXPECT_EQ(figure_ids(g().figures()), (Ids{"t9"}));
   g().remove_document("d1");
   EXPECT_FALSE(g().figure("t9"));
 }
@@ -128,19 +124,19 @@ TEST_P(GraphStoreFigures, AFigureWithoutChunkOrEntitiesIsANodeAllTheSame) {
 TEST_P(GraphStoreFigures, FiguresOfEntityAreOrderedByDocumentPageAndIdUpToTheLimit) {
   two_documents();
   auto fs = g().figures_of_entity("a", 10);
-  EXPECT_EQ(ids(fs), (Ids{"f1", "t1", "f2"}));
+  EXPECT_EQ(figure_ids(fs), (Ids{"f1", "t1", "f2"}));
   ASSERT_EQ(fs.size(), 3u);
   EXPECT_EQ(fs[0].entity_ids, (Ids{"b", "a", "shared"})) << "each with all its links, in order";
   EXPECT_EQ(fs[1].kind, FigureKind::Table);
   EXPECT_EQ(fs[1].caption, "Table 1: Scores of A.");
   EXPECT_EQ(fs[2].doc_id, "d2");
   EXPECT_EQ(fs[2].page, 1);
-  EXPECT_EQ(ids(g().figures_of_entity("a", 2)), (Ids{"f1", "t1"}));
-  EXPECT_EQ(ids(g().figures_of_entity("c", 10)), (Ids{"f2"}));
-  EXPECT_EQ(ids(g().figures_of_entity("shared", 10)), (Ids{"f1", "f2"}));
+  EXPECT_EQ(figure_ids(g().figures_of_entity("a", 2)), (Ids{"f1", "t1"}));
+  EXPECT_EQ(figure_ids(g().figures_of_entity("c", 10)), (Ids{"f2"}));
+  EXPECT_EQ(figure_ids(g().figures_of_entity("shared", 10)), (Ids{"f1", "f2"}));
   EXPECT_TRUE(g().figures_of_entity("a", 0).empty());
   EXPECT_TRUE(g().figures_of_entity("nope", 10).empty());
-  EXPECT_EQ(ids(g().figures()), (Ids{"f1", "f2", "t1"})) << "every figure, ordered by id";
+  EXPECT_EQ(figure_ids(g().figures()), (Ids{"f1", "f2", "t1"})) << "every figure, ordered by id";
   EXPECT_EQ(g().stats().figures, 3);
 }
 
@@ -155,7 +151,7 @@ TEST_P(GraphStoreFigures, UpsertingAFigureAgainReplacesItAndItsLinks) {
   EXPECT_EQ(f->page, 4);
   EXPECT_EQ(f->entity_ids, (Ids{"c"})) << "the old links are gone, not added to";
   EXPECT_TRUE(g().figures_of_entity("b", 10).empty());
-  EXPECT_EQ(ids(g().figures_of_entity("c", 10)), (Ids{"f1", "f2"}));
+  EXPECT_EQ(figure_ids(g().figures_of_entity("c", 10)), (Ids{"f1", "f2"}));
   EXPECT_EQ(g().stats().figures, 3);
   // The same id twice in one delta: the last one is what is stored.
   g().upsert({{}, {}, {}, {fig("f9", "d2", 1, {"a"}, FigureKind::Figure, "first"),
@@ -176,7 +172,7 @@ TEST_P(GraphStoreFigures, RemoveDocumentRemovesItsFiguresAndLeavesTheOthers) {
   g().remove_document("d1");
   EXPECT_FALSE(g().figure("f1"));
   EXPECT_FALSE(g().figure("t1"));
-  EXPECT_EQ(ids(g().figures()), (Ids{"f2"}));
+  EXPECT_EQ(figure_ids(g().figures()), (Ids{"f2"}));
   EXPECT_EQ(g().stats().figures, 1);
   // `a` was mentioned in d1 only, so it went, and with it f2's link to it; the rest of f2 stays.
   EXPECT_FALSE(g().entity("a"));
@@ -184,7 +180,7 @@ TEST_P(GraphStoreFigures, RemoveDocumentRemovesItsFiguresAndLeavesTheOthers) {
   ASSERT_TRUE(f2);
   EXPECT_EQ(f2->entity_ids, (Ids{"c", "shared"}));
   EXPECT_EQ(f2->caption, "Figure 2: C.");
-  EXPECT_EQ(ids(g().figures_of_entity("shared", 10)), (Ids{"f2"}));
+  EXPECT_EQ(figure_ids(g().figures_of_entity("shared", 10)), (Ids{"f2"}));
   EXPECT_TRUE(g().figures_of_entity("a", 10).empty());
   // An unknown document changes nothing.
   g().remove_document("no-such-doc");
@@ -201,15 +197,15 @@ TEST_P(GraphStoreFigures, ClearDeletesTheFigures) {
   EXPECT_FALSE(g().figure("f1"));
   EXPECT_TRUE(g().figures().empty());
   // And figures can be written afterwards.
-  g().upsert({{ent("a")}, {}, {}, {fig("f1", "d1", 1, {"a"})}});
-  EXPECT_EQ(ids(g().figures_of_entity("a", 10)), (Ids{"f1"}));
+  g().upsert({{fig_ent("a")}, {}, {}, {fig("f1", "d1", 1, {"a"})}});
+  EXPECT_EQ(figure_ids(g().figures_of_entity("a", 10)), (Ids{"f1"}));
 }
 
 TEST_P(GraphStoreFigures, CaptionsRoundTripAndCannotInjectQueries) {
   const std::string evil = "x'}) MATCH (n) DETACH DELETE n //";
   const std::string sql = "'; DROP TABLE graph_figures; --";
   const std::string caption = "Figure 2: \"Loss\" — 注意力 🤖 \\ and\nmultiline " + evil;
-  g().upsert({{ent("a"), ent(evil)},
+  g().upsert({{fig_ent("a"), fig_ent(evil)},
               {},
               {},
               {fig(evil, "d'1", 2, {evil, "a"}, FigureKind::Figure, sql, caption), fig("keep", "d2", 1, {"a"})}});
@@ -219,7 +215,7 @@ TEST_P(GraphStoreFigures, CaptionsRoundTripAndCannotInjectQueries) {
   EXPECT_EQ(f->label, sql);
   EXPECT_EQ(f->caption, caption);
   EXPECT_EQ(f->entity_ids, (Ids{evil, "a"}));
-  EXPECT_EQ(ids(g().figures_of_entity(evil, 10)), (Ids{evil}));
+  EXPECT_EQ(figure_ids(g().figures_of_entity(evil, 10)), (Ids{evil}));
   g().remove_document("d'1");
   EXPECT_FALSE(g().figure(evil));
   EXPECT_TRUE(g().figure("keep"));
@@ -234,7 +230,7 @@ INSTANTIATE_TEST_SUITE_P(GraphStore, GraphStoreFigures, ::testing::Values("sqlit
 TEST(GraphStoreSqliteFigures, MigratesAVersion2GraphAddingTheFigureTables) {
   TempDir dir;
   auto store = Store::open(dir.str());
-  make_sqlite_graph_store(store->db())->upsert({{ent("a")}, {men("a", "c1", "d1")}, {}});
+  make_sqlite_graph_store(store->db())->upsert({{fig_ent("a")}, {fig_men("a", "c1", "d1")}, {}});
   // What version 2 looked like: no figure tables.
   Stmt(store->db(), "DROP TABLE graph_depicts").run();
   Stmt(store->db(), "DROP TABLE graph_figures").run();
@@ -246,7 +242,7 @@ TEST(GraphStoreSqliteFigures, MigratesAVersion2GraphAddingTheFigureTables) {
   EXPECT_TRUE(g->entity("a")) << "the graph is kept";
   EXPECT_EQ(g->stats().figures, 0);
   g->upsert({{}, {}, {}, {fig("f1", "d1", 1, {"a"})}});
-  EXPECT_EQ(ids(g->figures_of_entity("a", 10)), (Ids{"f1"}));
+  EXPECT_EQ(figure_ids(g->figures_of_entity("a", 10)), (Ids{"f1"}));
 }
 
 class GraphStoreNeo4jFigures : public ::testing::Test {
@@ -261,7 +257,7 @@ class GraphStoreNeo4jFigures : public ::testing::Test {
 };
 
 TEST_F(GraphStoreNeo4jFigures, AFigureIsLinkedToItsChunkNodeAndRemovedWithIt) {
-  g_->upsert({{ent("a")}, {men("a", "d1c1", "d1")}, {}, {fig("f1", "d1", 2, {"a"})}});
+  g_->upsert({{fig_ent("a")}, {fig_men("a", "d1c1", "d1")}, {}, {fig("f1", "d1", 2, {"a"})}});
   FigureNode bare = fig("f2", "d1", 2, {});
   bare.chunk_id = "";
   g_->upsert({{}, {}, {}, {bare}});
