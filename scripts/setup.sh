@@ -118,7 +118,7 @@ MCP=mcp==2.3.0
 PIP_PKGS=(pytest pytest-xdist pymupdf jsonschema openai requests "$SKLEARN" "$LIZARD" "$MCP")
 need=()
 for p in "${PIP_PKGS[@]}"; do
-  mod=${p//-/_}; [ "$p" = "pymupdf" ] && mod=fitz
+  mod=${p//-/_}; [ "$p" = "pymupdf" ] && mod=fitz; [ "$p" = "pytest-xdist" ] && mod=xdist
   if [ "$p" = "$SKLEARN" ]; then
     $PY -c "import sklearn, sys; sys.exit(sklearn.__version__ != '${SKLEARN#*==}')" >/dev/null 2>&1 || need+=("$p")
     continue
