@@ -116,23 +116,28 @@ LIZARD=lizard==1.17.10
 # client API still moves between releases.
 MCP=mcp==2.3.0
 PIP_PKGS=(pytest pytest-xdist pymupdf jsonschema openai requests "$SKLEARN" "$LIZARD" "$MCP")
-need=()
-for p in "${PIP_PKGS[@]}"; do
-  mod=${p//-/_}; [ "$p" = "pymupdf" ] && mod=fitz; [ "$p" = "pytest-xdist" ] && mod=xdist
-  if [ "$p" = "$SKLEARN" ]; then
-    $PY -c "import sklearn, sys; sys.exit(sklearn.__version__ != '${SKLEARN#*==}')" >/dev/null 2>&1 || need+=("$p")
-    continue
-  fi
-  if [ "$p" = "$MCP" ]; then
-    $PY -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '${MCP#*==}')" >/dev/null 2>&1 || need+=("$p")
-    continue
-  fi
-  if [ "$p" = "$LIZARD" ]; then
-    $PY -c "import lizard, sys; sys.exit(lizard.version != '${LIZARD#*==}')" >/dev/null 2>&1 || need+=("$p")
-    continue
-  fi
-  if ! $PY -c "import $mod" >/dev/null 2>&1; then need+=("$p"); fi
-done
+# Which are missing, asked of one Python process: a pinned one by its installed version, the others
+# by importing them.
+read -ra need <<<"$($PY - "${PIP_PKGS[@]}" <<'EOF'
+import importlib, importlib.metadata as md, sys, warnings
+warnings.simplefilter("ignore")  # fitz warns that its name is deprecated
+modules = {"pymupdf": "fitz", "pytest-xdist": "xdist"}
+missing = []
+for spec in sys.argv[1:]:
+    name, _, version = spec.partition("==")
+    try:
+        if version:
+            ok = md.version(name) == version
+        else:
+            importlib.import_module(modules.get(name, name.replace("-", "_")))
+            ok = True
+    except Exception:
+        ok = False
+    if not ok:
+        missing.append(spec)
+print(" ".join(missing))
+EOF
+)"
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing Python packages: ${need[*]}"
   pip_install "${need[@]}"
