@@ -153,9 +153,7 @@ timed "Python test tools"
 LLAMA_PKG="llama-cpp-python[server]==0.3.16"
 if ! $PY -c "import llama_cpp, uvicorn, fastapi, sse_starlette, starlette_context, pydantic_settings" >/dev/null 2>&1; then
   echo "setup: installing $LLAMA_PKG (compiles llama.cpp)"
-  t0=$(date +%s)
   CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) pip_install "$LLAMA_PKG"
-  echo "setup: llama-cpp-python built in $(( $(date +%s) - t0 )) s"
 else
   echo "setup: llama-cpp-python present"
 fi
