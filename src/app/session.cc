@@ -313,7 +313,9 @@ std::optional<graph::GraphSyncResult> Session::sync_graph(LazyLlm* llm, const Pr
         p.current = "graph: " + name;
         progress(p);
       };
-    auto r = graph::sync_graph(store(), *gs, *ex, graph::make_embed_names(store(), emb), go);
+    graph::NameEmbedding names = graph::make_name_embedding(store(), emb);
+    go.prefetch_names = names.prefetch;
+    auto r = graph::sync_graph(store(), *gs, *ex, names.embed, go);
     if (r.model.fallbacks > 0)
       warn(std::to_string(r.model.fallbacks) + " chunk" + (r.model.fallbacks == 1 ? "" : "s") +
            " fell back to rule extraction (first: " + r.model.first_fallback + ")");

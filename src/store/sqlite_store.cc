@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <optional>
@@ -143,6 +144,22 @@ CREATE TABLE chunk_boxes(
 ) WITHOUT ROWID;
 )SQL";
 
+// Version 5: the embedding cache as a rowid table with its key in a separate index. A WITHOUT
+// ROWID row keeps at most about 1 KB in its b-tree page, so each 1.5 KB vector (384 floats)
+// spilled to an overflow page of its own: 4.5 KB on disk per vector. A rowid row holds up to 4 KB
+// in place: 1.6 KB per vector. migrate() copies the rows.
+const char* kSchemaV5 = R"SQL(
+CREATE TABLE embeddings_v5(
+  model     TEXT NOT NULL,
+  text_hash TEXT NOT NULL,
+  vec       BLOB NOT NULL
+);
+INSERT INTO embeddings_v5(model, text_hash, vec) SELECT model, text_hash, vec FROM embeddings;
+DROP TABLE embeddings;
+ALTER TABLE embeddings_v5 RENAME TO embeddings;
+CREATE UNIQUE INDEX embeddings_key ON embeddings(model, text_hash);
+)SQL";
+
 std::string now_utc() { return utc_now_iso(); }
 
 DocumentRecord read_doc(Stmt& s) {
@@ -249,6 +266,10 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::string& dir, bool crea
   }
   s->exec("PRAGMA journal_mode=WAL");
   s->exec("PRAGMA synchronous=NORMAL");
+  // 64 MB of page cache (SQLite's default is 2 MB): the graph's tables and indexes take random
+  // writes from every document, and with the default cache the write time per document grew
+  // with the store (2.75 s for 1,000 passages, 9.4 s for 2,000; docs/BENCHMARKS.md).
+  s->exec("PRAGMA cache_size=-65536");
   s->exec("PRAGMA foreign_keys=ON");
   s->migrate();
   return s;
@@ -313,6 +334,7 @@ void SqliteStore::migrate() {
   }
   if (version < 3) exec(kSchemaV3);
   if (version < 4) exec(kSchemaV4);
+  if (version < 5) exec(kSchemaV5);
   exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
   tx.commit();
 }

@@ -84,7 +84,7 @@ struct GraphDocMark {
 class Store {
  public:
   /// Current on-disk schema version of the SQLite store (PRAGMA user_version).
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   /// Opens (and with `create`, creates) the embedded SQLite store in directory `dir`.
   /// Throws IOError when it cannot, UsageError for a store of a newer schema.

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
+#include "core/hash.h"
 #include "support/temp_dir.h"
 #include "store/sqlite_util.h"
 #include "support/store_fixtures.h"
@@ -272,14 +273,17 @@ TEST(Store, MigratesVersion3StoresToPageBoxes) {
   {
     auto s = Store::open(dir.str());
     s->put_document(mk_doc("d1", "/x/a.pdf"), "t", {mk_chunk("d1", 0, "stored before boxes existed")}, std::nullopt);
-    // What version 3 had: everything but the boxes table.
-    s->exec("DROP TABLE chunk_boxes; PRAGMA user_version = 3");
+    // What version 3 had: no boxes table, the embeddings WITHOUT ROWID.
+    s->exec(
+        "DROP TABLE chunk_boxes; DROP TABLE embeddings; CREATE TABLE embeddings(model TEXT NOT NULL, "
+        "text_hash TEXT NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (model, text_hash)) WITHOUT ROWID; "
+        "PRAGMA user_version = 3");
   }
   auto s = Store::open(dir.str());
-  EXPECT_EQ(s->stats().schema_version, 4);
+  EXPECT_EQ(s->stats().schema_version, Store::kSchemaVersion);
   Stmt v(s->db(), "PRAGMA user_version");
   ASSERT_TRUE(v.step());
-  EXPECT_EQ(v.i32(0), 4);
+  EXPECT_EQ(v.i32(0), Store::kSchemaVersion);
   EXPECT_TRUE(s->chunk_boxes("d1-0").empty()) << "old chunks have none until ingested again";
   EXPECT_EQ(s->chunk("d1-0")->chunk.text, "stored before boxes existed");
   Chunk c = mk_chunk("d2", 0, "ingested after the migration");
@@ -287,6 +291,32 @@ TEST(Store, MigratesVersion3StoresToPageBoxes) {
   s->put_document(mk_doc("d2", "/x/b.pdf"), "t", {c}, std::nullopt);
   EXPECT_EQ(s->chunk_boxes("d2-0"), c.boxes);
   EXPECT_TRUE(s->delete_document("d1"));
+}
+
+TEST(Store, MigratesVersion4EmbeddingsToARowidTable) {
+  testing::TempDir dir;
+  const std::vector<float> vec = {0.6f, -0.8f, 0.0f, 1.0f / 3.0f};
+  {
+    auto s = Store::open(dir.str());
+    Chunk a = mk_chunk("d1", 0, "a chunk embedded by version 4");
+    s->put_document(mk_doc("d1", "/x/a.txt"), "t", {a}, std::nullopt);
+    // What version 4 had: float vectors in a WITHOUT ROWID table.
+    s->exec(
+        "DROP TABLE embeddings; CREATE TABLE embeddings(model TEXT NOT NULL, text_hash TEXT NOT NULL, "
+        "vec BLOB NOT NULL, PRIMARY KEY (model, text_hash)) WITHOUT ROWID; PRAGMA user_version = 4");
+    Stmt put(s->db(), "INSERT INTO embeddings(model, text_hash, vec) VALUES ('m', ?, ?)");
+    put.bind(1, hash_hex(a.text)).bind_blob(2, vec.data(), vec.size() * sizeof(float)).run();
+  }
+  auto s = Store::open(dir.str());
+  EXPECT_EQ(s->stats().schema_version, Store::kSchemaVersion);
+  const auto got = s->cached_embeddings("m", {"a chunk embedded by version 4"})[0];
+  ASSERT_EQ(got.size(), vec.size());
+  EXPECT_EQ(got, vec) << "bit for bit";
+  EXPECT_TRUE(s->chunks_without_vectors("m").empty()) << "the chunk keeps its vector";
+  Stmt sql(s->db(), "SELECT sql FROM sqlite_master WHERE name = 'embeddings'");
+  ASSERT_TRUE(sql.step());
+  EXPECT_EQ(sql.text(0).find("WITHOUT ROWID"), std::string::npos) << sql.text(0);
+  EXPECT_EQ(count(*s, "SELECT count(*) FROM sqlite_master WHERE name = 'embeddings_key'"), 1);
 }
 
 TEST(Store, AdjacentRowidsAreTheChunksBeforeAndAfterInTheSameDocument) {

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <unordered_map>
@@ -16,6 +19,7 @@
 #include "embed/embedder.h"
 #include "graph/algo/graph_algo.h"
 #include "graph/extract/rules.h"
+#include "graph/resolve/acronym.h"
 #include "index/lexical.h"
 #include "store/sqlite_util.h"
 #include "store/store.h"
@@ -70,15 +74,20 @@ ChunkExtraction from_json(const json& j, const std::string& chunk_id) {
 }
 
 // Extracts every chunk of a document, from the cache where possible, otherwise with
-// ex.parallelism() threads. When a chunk fails (a model server down), no new chunk is started,
+// ex.parallelism() threads. Only a model's extractions are cached: the rules read a chunk in about
+// as long as its cached JSON takes to parse (1.9 s for 1,121 short chunks), and their cache
+// took 12 MB of a 71 MB store for 1,000 passages (docs/BENCHMARKS.md, "Graph ingest"). When a chunk fails (a model server down), no new chunk is started,
 // the chunks done so far are cached (a rerun does not pay for them again) and Error is thrown.
 std::vector<ChunkExtraction> extract_document(Store& store, Extractor& ex, const DocumentRecord& doc,
                                               const std::vector<StoredChunk>& chunks, GraphSyncResult& res) {
   sqlite3* db = store.db();
   const std::string exid = ex.id();
+  const bool cached = !exid.starts_with("rules-");
   std::vector<ChunkExtraction> out(chunks.size());
   std::vector<size_t> todo;
-  {
+  if (!cached) {
+    for (size_t i = 0; i < chunks.size(); ++i) todo.push_back(i);
+  } else {
     Stmt get(db, "SELECT result FROM extractions WHERE extractor = ? AND text_hash = ?");
     for (size_t i = 0; i < chunks.size(); ++i) {
       get.reset();
@@ -124,7 +133,9 @@ std::vector<ChunkExtraction> extract_document(Store& store, Extractor& ex, const
     for (auto& t : ts) t.join();
   }
   long long extracted = 0;
-  if (!todo.empty()) {
+  if (!cached) {
+    for (char d : done) extracted += d;
+  } else if (!todo.empty()) {
     Transaction tx(db);
     Stmt put(db, "INSERT OR REPLACE INTO extractions(extractor, text_hash, result) VALUES (?,?,?)");
     for (size_t k = 0; k < todo.size(); ++k) {
@@ -209,23 +220,93 @@ ExtractorCounters counters_since(const ExtractorCounters& before, const Extracto
   return d;
 }
 
-EmbedNames make_embed_names(Store& store, Embedder* embedder) {
+// Names are looked up in memory first (a run asks again for the names of the stored entities
+// that its documents' names may merge with, and prefetch() has embedded a group's names in one
+// batch), then in the store's cache, then embedded. A name reaches the store's cache when embed()
+// is asked for it, not when prefetched: the cache keeps the names resolution used. The memo is
+// bounded (kMemoNames names, about 1.5 KB each at 384 dimensions) and shared by the closures' copies;
+// a mutex guards it, so that `embed` stays thread-safe for EntityIndex::link.
+constexpr size_t kMemoNames = 200000;
+
+NameEmbedding make_name_embedding(Store& store, Embedder* embedder) {
   if (!embedder) return {};
-  return [&store, embedder](const std::vector<std::string>& names) {
-    auto vecs = store.cached_embeddings(embedder->id(), names);
+  struct Memo {
+    std::mutex mu;
+    std::unordered_map<std::string, std::pair<std::vector<float>, bool>> vecs;  // vector, in the store
+    void keep(const std::string& name, std::vector<float> v, bool stored) {
+      if (vecs.size() >= kMemoNames) vecs.clear();
+      vecs.insert_or_assign(name, std::make_pair(std::move(v), stored));
+    }
+  };
+  auto memo = std::make_shared<Memo>();
+  // Vectors of `names` from the store's cache, else embedded (in one call): (vectors, found in the store).
+  auto lookup = [&store, embedder](const std::vector<std::string>& names) {
+    std::pair<std::vector<std::vector<float>>, std::vector<bool>> out;
+    out.first = store.cached_embeddings(embedder->id(), names);
+    out.second.resize(names.size());
     std::vector<std::string> missing;
     std::vector<size_t> where;
-    for (size_t i = 0; i < names.size(); ++i)
-      if (vecs[i].empty()) missing.push_back(names[i]), where.push_back(i);
+    for (size_t i = 0; i < names.size(); ++i) {
+      out.second[i] = !out.first[i].empty();
+      if (!out.second[i]) missing.push_back(names[i]), where.push_back(i);
+    }
     if (!missing.empty()) {
       std::vector<std::vector<float>> fresh = embed_rows(*embedder, missing, EmbedKind::Document);
-      for (size_t i = 0; i < missing.size(); ++i) vecs[where[i]] = fresh[i];
-      // Cached for the next run, where the store can be written (a read-only store computes them).
-      if (!store.read_only()) store.put_embeddings(embedder->id(), missing, fresh, /*chunk_vectors=*/false);
+      for (size_t i = 0; i < missing.size() && i < fresh.size(); ++i) out.first[where[i]] = std::move(fresh[i]);
+    }
+    return out;
+  };
+  NameEmbedding out;
+  out.embed = [&store, embedder, memo, lookup](const std::vector<std::string>& names) {
+    std::vector<std::vector<float>> vecs(names.size());
+    std::vector<std::string> unknown, unstored;
+    std::vector<size_t> at;
+    std::vector<std::vector<float>> unstored_vecs;
+    {
+      std::lock_guard<std::mutex> g(memo->mu);
+      for (size_t i = 0; i < names.size(); ++i) {
+        auto it = memo->vecs.find(names[i]);
+        if (it == memo->vecs.end()) {
+          unknown.push_back(names[i]), at.push_back(i);
+          continue;
+        }
+        vecs[i] = it->second.first;
+        if (!it->second.second) {
+          it->second.second = true;
+          unstored.push_back(names[i]), unstored_vecs.push_back(it->second.first);
+        }
+      }
+    }
+    auto [found, stored] = lookup(unknown);
+    for (size_t i = 0; i < unknown.size(); ++i)
+      if (!stored[i]) unstored.push_back(unknown[i]), unstored_vecs.push_back(found[i]);
+    // Kept for the next run, where the store can be written (a read-only store computes them).
+    if (!unstored.empty() && !store.read_only())
+      store.put_embeddings(embedder->id(), unstored, unstored_vecs, /*chunk_vectors=*/false);
+    std::lock_guard<std::mutex> g(memo->mu);
+    for (size_t i = 0; i < unknown.size(); ++i) {
+      vecs[at[i]] = found[i];
+      memo->keep(unknown[i], std::move(found[i]), true);
     }
     return vecs;
   };
+  out.prefetch = [memo, lookup](const std::vector<std::string>& names) {
+    std::vector<std::string> unknown;
+    {
+      std::lock_guard<std::mutex> g(memo->mu);
+      std::set<std::string> seen;
+      for (const auto& n : names)
+        if (!memo->vecs.count(n) && seen.insert(n).second) unknown.push_back(n);
+    }
+    if (unknown.empty()) return;
+    auto [found, stored] = lookup(unknown);
+    std::lock_guard<std::mutex> g(memo->mu);
+    for (size_t i = 0; i < unknown.size(); ++i) memo->keep(unknown[i], std::move(found[i]), stored[i]);
+  };
+  return out;
 }
+
+EmbedNames make_embed_names(Store& store, Embedder* embedder) { return make_name_embedding(store, embedder).embed; }
 
 long long graph_document_count(Store& store, const std::string& backend_key) {
   return static_cast<long long>(store.graph_document_count(backend_key));
@@ -239,6 +320,7 @@ struct GraphSync {
   const EmbedNames& embed;
   const GraphSyncOptions& opt;
   TermStats& stats;
+  NameCatalog catalog{graph};  ///< the stored names by head word, for the run's resolutions
   bool same_db = false;       ///< the graph lives in the store's database
   bool keeps_chunks = false;  ///< the graph keeps chunk nodes (Neo4j with its search indexes)
   GraphSyncResult res{};
@@ -251,7 +333,20 @@ struct GraphSync {
     idf_cache.emplace(w, v);
     return v;
   }
+  /// A document of at most kSlice chunks, extracted and waiting for resolution.
+  struct Prepared {
+    const DocumentRecord* doc;
+    std::vector<StoredChunk> chunks;
+    std::vector<ChunkExtraction> ex;
+  };
+  static constexpr size_t kSlice = 2000;
   void build(const DocumentRecord& doc);
+  /// Extracts `doc` when it has at most kSlice chunks (else nullopt: build() takes it slice by slice).
+  std::optional<Prepared> prepare(const DocumentRecord& doc);
+  void finish(Prepared& p);
+  /// Builds `docs` (in order), the small ones extracted first as a group whose candidate names
+  /// are embedded in one batch (opt.prefetch_names). Calls `done` after each document.
+  void build_all(const std::vector<const DocumentRecord*>& docs, const std::function<void(size_t)>& done);
   void mark(const std::string& doc_id, bool present);
 };
 
@@ -299,7 +394,6 @@ void rebuild_communities(Store& store, GraphStore& graph, bool same_db) {
 // killed run's slices), then built in slices of kSlice chunks (termhood is then per slice), so
 // memory stays bounded whatever the document's size; marked as in the graph after its last slice.
 void GraphSync::build(const DocumentRecord& doc) {
-  constexpr size_t kSlice = 2000;
   std::vector<StoredChunk> all_chunks = store.chunks_of(doc.id);
   std::map<std::string, StoredFigure> figs;
   for (auto& sf : store.figures_of(doc.id)) figs.emplace(sf.figure.id, std::move(sf));
@@ -317,7 +411,7 @@ void GraphSync::build(const DocumentRecord& doc) {
 
     auto tr = Clock::now();
     const bool last = to >= all_chunks.size();
-    GraphDelta delta = resolve_document(ex, doc.id, graph, embed, opt.resolve);
+    GraphDelta delta = resolve_document(ex, doc.id, graph, embed, opt.resolve, &catalog);
     ex.clear();
     add_figures(delta, chunks, figs, last);
     res.resolve_seconds += since(tr);
@@ -325,11 +419,106 @@ void GraphSync::build(const DocumentRecord& doc) {
     tw = Clock::now();
     graph_write(same_db, store.db(), [&] {
       graph.upsert(delta);
+      catalog.add(delta);
       if (!same_db && keeps_chunks) graph.upsert_chunks(chunk_nodes(store, doc, chunks, opt.vector_model));
       if (last) mark(doc.id, true);
     });
     res.write_seconds += since(tw);
     if (last) break;
+  }
+}
+
+std::optional<GraphSync::Prepared> GraphSync::prepare(const DocumentRecord& doc) {
+  Prepared p{&doc, store.chunks_of(doc.id), {}};
+  if (p.chunks.size() > kSlice) return std::nullopt;
+  auto te = Clock::now();
+  p.ex = extract_document(store, extractor, doc, p.chunks, res);
+  rank_terms(p.ex, [this](const std::string& w) { return idf(w); });
+  res.extract_seconds += since(te);
+  return p;
+}
+
+void GraphSync::finish(Prepared& p) {
+  std::map<std::string, StoredFigure> figs;
+  for (auto& sf : store.figures_of(p.doc->id)) figs.emplace(sf.figure.id, std::move(sf));
+  auto tr = Clock::now();
+  GraphDelta delta = resolve_document(p.ex, p.doc->id, graph, embed, opt.resolve, &catalog);
+  p.ex.clear();
+  add_figures(delta, p.chunks, figs, /*rest=*/true);
+  res.resolve_seconds += since(tr);
+  auto tw = Clock::now();
+  graph_write(same_db, store.db(), [&] {
+    graph.remove_document(p.doc->id);
+    graph.upsert(delta);
+    catalog.add(delta);
+    if (!same_db && keeps_chunks) graph.upsert_chunks(chunk_nodes(store, *p.doc, p.chunks, opt.vector_model));
+    mark(p.doc->id, true);
+  });
+  res.write_seconds += since(tw);
+}
+
+namespace {
+
+/// The names resolution may embed for a group of extracted documents: every surface that is no
+/// acronym and every acronym's expansion as resolution trims it (a group's display name is one of
+/// them).
+std::vector<std::string> candidate_names(const std::vector<std::vector<ChunkExtraction>*>& docs) {
+  std::set<std::string> out;
+  for (const auto* doc : docs)
+    for (const ChunkExtraction& c : *doc)
+      for (const TermCandidate& t : c.terms) {
+        const bool acronym = t.kind == "acronym" || t.type == "acronym" || looks_like_acronym(t.surface);
+        if (!acronym) out.insert(t.surface);
+        if (!t.expansion.empty())
+          if (std::string e = trim_expansion(t.surface, t.expansion); !e.empty()) out.insert(std::move(e));
+      }
+  return {out.begin(), out.end()};
+}
+
+}  // namespace
+
+// Groups of at most kGroupDocs documents and kGroupChunks chunks: the embedder runs a batch of
+// a few hundred short names about as fast per name as its largest batches, while one document's
+// names (eight on average for a Wikipedia passage) cost about six times as much per name, each
+// call reading all the model's weights for a few dozen tokens. A document that
+// fails to extract ends the run after the group's documents before it are built.
+void GraphSync::build_all(const std::vector<const DocumentRecord*>& docs, const std::function<void(size_t)>& done) {
+  constexpr size_t kGroupDocs = 64, kGroupChunks = 256;
+  for (size_t i = 0; i < docs.size();) {
+    std::vector<Prepared> group;
+    size_t chunks = 0;
+    std::exception_ptr failed;
+    bool large = false;
+    while (i + group.size() < docs.size() && group.size() < kGroupDocs && chunks < kGroupChunks) {
+      try {
+        std::optional<Prepared> p = prepare(*docs[i + group.size()]);
+        if (!p) {
+          large = true;
+          break;
+        }
+        chunks += p->chunks.size();
+        group.push_back(std::move(*p));
+      } catch (...) {
+        failed = std::current_exception();
+        break;
+      }
+    }
+    if (opt.prefetch_names && group.size() > 1) {
+      std::vector<std::vector<ChunkExtraction>*> exs;
+      for (auto& p : group) exs.push_back(&p.ex);
+      auto tr = Clock::now();
+      opt.prefetch_names(candidate_names(exs));
+      res.resolve_seconds += since(tr);
+    }
+    for (auto& p : group) {
+      finish(p);
+      done(i++);
+    }
+    if (failed) std::rethrow_exception(failed);
+    if (large) {
+      build(*docs[i]);
+      done(i++);
+    }
   }
 }
 
@@ -386,11 +575,10 @@ GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor
     res.write_seconds += since(tw);
   }
 
-  for (size_t i = 0; i < todo.size(); ++i) {
-    sync.build(*todo[i]);
+  sync.build_all(todo, [&](size_t i) {
     ++res.documents_added;
     if (opt.progress) opt.progress(i + 1, todo.size(), todo[i]->name);
-  }
+  });
   if (opt.communities && (res.documents_added || res.documents_removed)) {
     auto tc = Clock::now();
     rebuild_communities(store, graph, same_db);

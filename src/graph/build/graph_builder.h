@@ -30,6 +30,9 @@ struct GraphSyncOptions {
   bool add_documents = true;
   /// Called after each document with (done, total, document name).
   std::function<void(size_t, size_t, const std::string&)> progress;
+  /// NameEmbedding::prefetch of the `embed` given to sync_graph (empty: names are embedded per
+  /// document as resolution asks for them).
+  std::function<void(const std::vector<std::string>&)> prefetch_names;
 };
 
 struct GraphSyncResult {
@@ -59,6 +62,15 @@ GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor
 /// Name embedding through `embedder` with vectors cached in the store's embeddings table (never
 /// bumping the chunk-vector generation). Returns an empty function when `embedder` is null.
 EmbedNames make_embed_names(Store& store, Embedder* embedder);
+
+/// The same `embed`, and `prefetch`: embeds names in one batch into the memory `embed` reads
+/// first (not into the store), so that a group of documents' candidate names cost one call to the
+/// embedder instead of one per document. Both empty when `embedder` is null.
+struct NameEmbedding {
+  EmbedNames embed;
+  std::function<void(const std::vector<std::string>&)> prefetch;
+};
+NameEmbedding make_name_embedding(Store& store, Embedder* embedder);
 
 /// What an extractor spent between two readings of its counters (first_fallback: the latest
 /// reading's, when a fallback happened in between).

@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -142,8 +143,8 @@ size_t acronym_length(const std::string& key) { return key_compact(key).size(); 
 class Resolver {
  public:
   Resolver(const std::vector<ChunkExtraction>& doc, const std::string& doc_id, GraphStore& store,
-           const EmbedNames& embed, const ResolveOptions& options)
-      : doc_(doc), doc_id_(doc_id), store_(store), embed_(embed), options_(options) {}
+           const EmbedNames& embed, const ResolveOptions& options, NameCatalog& catalog)
+      : doc_(doc), doc_id_(doc_id), store_(store), embed_(embed), options_(options), catalog_(catalog) {}
 
   GraphDelta run() {
     collect();
@@ -337,26 +338,21 @@ class Resolver {
   };
 
   StoredCandidates stored_candidates(const std::vector<std::string>& name_keys) {
-    std::map<std::string, std::vector<size_t>> open_by_head;
-    for (size_t i = 0; i < name_keys.size(); ++i) {
-      std::vector<std::string> w = key_words(name_keys[i]);
-      if (!w.empty()) open_by_head[stem(w.back())].push_back(i);
-    }
     StoredCandidates out;
     out.of_open.resize(name_keys.size());
-    for (Entity& e : store_.entities()) {
-      std::string ek = name_key(e.name);
-      std::vector<std::string> w = key_words(ek);
-      if (w.empty()) continue;
-      auto it = open_by_head.find(stem(w.back()));
-      if (it == open_by_head.end()) continue;
-      bool used = false;
-      for (size_t i : it->second)
-        if (ek != name_keys[i] && lexically_compatible(name_keys[i], ek)) {
-          out.of_open[i].push_back(out.entities.size());
-          used = true;
+    std::unordered_map<std::string, size_t> at;  // entity id → index into out.entities
+    for (size_t i = 0; i < name_keys.size(); ++i) {
+      for (const NameCatalog::Name* n : catalog_.candidates(name_keys[i])) {
+        if (n->key == name_keys[i] || !lexically_compatible(name_keys[i], n->key)) continue;
+        auto it = at.find(n->id);
+        if (it == at.end()) {
+          std::optional<Entity> e = store_.entity(n->id);  // a removal may have taken it
+          if (!e) continue;
+          it = at.emplace(n->id, out.entities.size()).first;
+          out.entities.push_back(std::move(*e));
         }
-      if (used) out.entities.push_back(std::move(e));
+        out.of_open[i].push_back(it->second);
+      }
     }
     return out;
   }
@@ -600,6 +596,7 @@ class Resolver {
   GraphStore& store_;
   const EmbedNames& embed_;
   const ResolveOptions& options_;
+  NameCatalog& catalog_;
 
   std::unordered_map<std::string, std::string> key_cache_;
   std::unordered_map<std::string, std::vector<std::string>> store_hits_;
@@ -620,8 +617,65 @@ class Resolver {
 }  // namespace
 
 GraphDelta resolve_document(const std::vector<ChunkExtraction>& document, const std::string& doc_id,
-                            GraphStore& store, const EmbedNames& embed, const ResolveOptions& options) {
-  return Resolver(document, doc_id, store, embed, options).run();
+                            GraphStore& store, const EmbedNames& embed, const ResolveOptions& options,
+                            NameCatalog* catalog) {
+  if (catalog) return Resolver(document, doc_id, store, embed, options, *catalog).run();
+  NameCatalog own(store);
+  return Resolver(document, doc_id, store, embed, options, own).run();
+}
+
+namespace {
+
+/// The lists a name key is filed under in NameCatalog: "head\x1fstem" for each content-word stem
+/// other than the head's, or "head\x1f" when there is none.
+std::vector<std::string> catalog_pairs(const std::string& key) {
+  std::vector<std::string> w = key_words(key);
+  if (w.empty()) return {};
+  const std::string head = stem(w.back());
+  std::set<std::string> others;
+  for (const auto& x : w)
+    if (!is_stopword(x)) others.insert(stem(x));
+  others.erase(head);
+  std::vector<std::string> out;
+  if (others.empty()) out.push_back(head + '\x1f');
+  for (const auto& o : others) out.push_back(head + '\x1f' + o);
+  return out;
+}
+
+}  // namespace
+
+std::vector<const NameCatalog::Name*> NameCatalog::candidates(const std::string& key) {
+  if (!loaded_) load();
+  std::vector<size_t> at;
+  for (const std::string& p : catalog_pairs(key)) {
+    auto it = by_pair_.find(p);
+    if (it != by_pair_.end()) at.insert(at.end(), it->second.begin(), it->second.end());
+  }
+  std::sort(at.begin(), at.end());
+  at.erase(std::unique(at.begin(), at.end()), at.end());
+  std::vector<const Name*> out;
+  out.reserve(at.size());
+  for (size_t i : at) out.push_back(&names_[i]);
+  return out;
+}
+
+void NameCatalog::load() {
+  loaded_ = true;
+  for (const Entity& e : store_.entities()) insert(e.id, e.name);
+}
+
+void NameCatalog::insert(const std::string& id, const std::string& name) {
+  if (!ids_.insert(id).second) return;
+  std::string key = name_key(name);
+  const std::vector<std::string> pairs = catalog_pairs(key);
+  if (pairs.empty()) return;
+  for (const std::string& p : pairs) by_pair_[p].push_back(names_.size());
+  names_.push_back({id, name, std::move(key)});
+}
+
+void NameCatalog::add(const GraphDelta& delta) {
+  if (!loaded_) return;  // load() reads them from the store
+  for (const Entity& e : delta.entities) insert(e.id, e.name);
 }
 
 }  // namespace mmkg::graph

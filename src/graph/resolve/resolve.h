@@ -7,6 +7,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "graph/model/extractor.h"
@@ -25,11 +27,44 @@ struct ResolveOptions {
   double merge_cosine = 0.90;
 };
 
+/// The stored entities' names indexed for the merge step, which looks for stored names that are
+/// lexically_compatible() with a new one: the same head word and 80% of the content-word stems
+/// shared. Two such names share the head and, unless both are the head alone, one more content
+/// stem; so names are listed under (head stem, other content stem) pairs, and under (head stem)
+/// when they have no other, and a lookup reads the lists of its own pairs only (not every name
+/// with a common head such as "film"). One per ingest run: read from the store once, on first
+/// use, then kept in step with what the run upserts (add()), so that resolving a document costs
+/// the same whatever the size of the store. An entity a removal took away may still be listed:
+/// callers check that it exists before merging.
+class NameCatalog {
+ public:
+  explicit NameCatalog(GraphStore& store) : store_(store) {}
+  struct Name {
+    std::string id, name, key;  ///< key: name_key(name)
+  };
+  /// Stored names that may be lexically_compatible with `key` (a superset; each at most once, in
+  /// the order they were added); `key` itself may be among them.
+  std::vector<const Name*> candidates(const std::string& key);
+  /// Names of the delta's entities that are not listed yet (an existing entity keeps its name).
+  void add(const GraphDelta& delta);
+
+ private:
+  void load();
+  void insert(const std::string& id, const std::string& name);
+  GraphStore& store_;
+  bool loaded_ = false;
+  std::vector<Name> names_;
+  std::unordered_map<std::string, std::vector<size_t>> by_pair_;  ///< "head\x1fstem" → names_
+  std::unordered_set<std::string> ids_;
+};
+
 /// Resolves one document's ranked extractions against the graph already in `store` and returns
 /// what to upsert: entities (new ones with fresh ids, existing ones with new aliases), mentions
-/// and relations, all by entity id.
+/// and relations, all by entity id. `catalog`: the run's NameCatalog of `store` (the caller
+/// add()s the returned delta once upserted); nullptr reads the stored names for this document.
 GraphDelta resolve_document(const std::vector<ChunkExtraction>& document, const std::string& doc_id,
-                            GraphStore& store, const EmbedNames& embed, const ResolveOptions& options = {});
+                            GraphStore& store, const EmbedNames& embed, const ResolveOptions& options = {},
+                            NameCatalog* catalog = nullptr);
 
 /// True when `acronym` ("MHA", "LLMs", "RoPE") abbreviates `phrase` ("multi-head attention",
 /// "large language models", "rotary position embedding").

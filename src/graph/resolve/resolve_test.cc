@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "core/hash.h"
 #include "graph/resolve/acronym.h"
@@ -21,6 +22,61 @@ using testing::with_alias;
 
 bool has_alias(const Entity& e, const std::string& a) {
   return std::find(e.aliases.begin(), e.aliases.end(), a) != e.aliases.end();
+}
+
+// ---- the run's name catalog
+
+TEST(NameCatalog, ListsEveryLexicallyCompatibleNameAndFewOthers) {
+  MemoryGraphStore store;
+  const std::vector<std::string> names = {"positional encoding", "position encoding",  "relative position encoding",
+                                          "encoding",            "American film",      "film",
+                                          "French film",         "the film",           "films of the year",
+                                          "language model",      "large language model"};
+  GraphDelta d;
+  for (size_t i = 0; i < names.size(); ++i) d.entities.push_back({"e" + std::to_string(i), names[i], "concept", "", {names[i]}, 1});
+  store.upsert(d);
+  NameCatalog cat(store);
+  // Exhaustive against lexically_compatible: every compatible pair is a candidate (a superset).
+  for (const auto& q : names) {
+    const std::string qk = name_key(q);
+    std::set<std::string> got;
+    for (const auto* n : cat.candidates(qk)) got.insert(n->key);
+    for (const auto& other : names)
+      if (lexically_compatible(qk, name_key(other))) {
+        EXPECT_TRUE(got.count(name_key(other))) << q << " / " << other;
+      }
+  }
+  // And a name with a common head reads only its own pairs' lists: not every film.
+  std::set<std::string> film;
+  for (const auto* n : cat.candidates(name_key("American films"))) film.insert(n->name);
+  EXPECT_EQ(film, (std::set<std::string>{"American film"}));
+  std::set<std::string> bare;
+  for (const auto* n : cat.candidates(name_key("films"))) bare.insert(n->name);
+  EXPECT_EQ(bare, (std::set<std::string>{"film", "the film"}));
+}
+
+TEST(NameCatalog, KeptInStepByTheRunsDeltasAndSkipsRemovedEntities) {
+  MemoryGraphStore store;
+  NameCatalog cat(store);
+  const EmbedNames one = testing::constant_embedder();  // cosine 1 for every pair
+  GraphDelta d1 = resolve_document({chunk("c1", {term("positional encoding")})}, "d1", store, one, {}, &cat);
+  store.upsert(d1);
+  cat.add(d1);
+  // The second document's variant merges with the first's entity through the catalog.
+  GraphDelta d2 = resolve_document({chunk("c2", {term("position encoding")})}, "d2", store, one, {}, &cat);
+  ASSERT_EQ(d2.entities.size(), 1u);
+  EXPECT_EQ(d2.entities[0].id, d1.entities[0].id);
+  store.upsert(d2);
+  cat.add(d2);
+  // Once both documents are gone the entity is too: the catalog still lists it, resolution checks.
+  store.remove_document("d1");
+  store.remove_document("d2");
+  ASSERT_FALSE(store.entity(d1.entities[0].id));
+  GraphDelta d3 = resolve_document({chunk("c3", {term("positional encodings")}), chunk("c4", {term("position encoding")})},
+                                   "d3", store, one, {}, &cat);
+  ASSERT_EQ(d3.entities.size(), 1u);
+  EXPECT_TRUE(has_alias(d3.entities[0], "positional encodings"));
+  EXPECT_TRUE(has_alias(d3.entities[0], "position encoding"));
 }
 
 // ---- acronyms
