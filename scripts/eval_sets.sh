@@ -3,7 +3,7 @@
 BUILD_DIR=${BUILD_DIR:-build}
 BIN=${MMKG_BIN:-$BUILD_DIR/mmkg}
 DATA=${EVAL_DATA:-$BUILD_DIR/eval-data}
-SETS=${EVAL_SETS:-dev vignettes manuals}
+SETS=${EVAL_SETS:-dev vignettes manuals 2wiki}
 INGEST_ARGS=${INGEST_ARGS:-}
 SHARED=${MMKG_SHARED:-../shared}
 
@@ -12,7 +12,10 @@ docs_of() {  # the set's documents folder (fetched on first use)
     dev) echo "examples/corpus" ;;
     vignettes) bash "$SHARED/eval/fetch_vignettes.sh" "$DATA/vignettes" >&2; echo "$DATA/vignettes" ;;
     manuals) bash "$SHARED/eval/fetch_manuals.sh" "$DATA/manuals" >&2; echo "$DATA/manuals" ;;
-    *) echo "eval: unknown set '$1' (dev, vignettes, manuals)" >&2; exit 2 ;;
+    # 6,119 passages, a file each, made from the corpus the HippoRAG 2 paper scores (README there).
+    2wiki) python3 "$SHARED/eval/2wiki/make_2wiki.py" "$SHARED/eval/2wiki/corpus.json" "$DATA/2wiki" \
+             --parts "$SHARED/eval/2wiki/dev_2wiki_source.jsonl" >&2; echo "$DATA/2wiki/docs" ;;
+    *) echo "eval: unknown set '$1' (dev, vignettes, manuals, 2wiki)" >&2; exit 2 ;;
   esac
 }
 
@@ -21,6 +24,7 @@ qa_of() {
     dev) echo "$SHARED/eval/dev_qa.jsonl" ;;
     vignettes) echo "$SHARED/eval/dev_vignettes_qa.jsonl" ;;
     manuals) echo "$SHARED/eval/dev_manuals_qa.jsonl" ;;
+    2wiki) echo "$SHARED/eval/2wiki/dev_2wiki_qa.jsonl" ;;
   esac
 }
 

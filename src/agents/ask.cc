@@ -95,6 +95,9 @@ std::vector<RankedList> extra_lists(Store& store, const std::string& question, c
     GraphAgent graph(*opt.graph, opt.graph_retrieve, opt.graph_lists);
     GraphRetrieval gr = run_agent(graph, question, trace);
     if (opt.graph_lists) extra = graph_lists(gr);
+    // The graph's passages as a retriever, for a question that names a specific entity with a
+    // home passage (whatever graph_lists says: measured, docs/EVAL.md).
+    if (RankedList passages = graph_passages(gr); !passages.chunk_ids.empty()) extra.push_back(std::move(passages));
     res.entities = std::move(gr.entities);
     res.facts = std::move(gr.facts);
   }

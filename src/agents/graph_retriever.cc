@@ -1,6 +1,7 @@
 #include "agents/graph_retriever.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -14,12 +15,16 @@
 namespace mmkg {
 
 GraphContext::GraphContext(graph::GraphStore& store, const graph::EmbedNames& embed,
-                           const std::vector<graph::DocumentLabel>& documents)
+                           const std::vector<graph::DocumentLabel>& documents,
+                           const std::vector<graph::ChunkLabel>& chunks)
     : store_(store) {
   index_ = graph::EntityIndex::build(store, embed);
   snap_.entities = store.entities();
   snap_.relations = store.relations();
   snap_.mentions = store.mentions();
+  snap_.homes = graph::home_passages(snap_, chunks);
+  for (auto& m : graph::home_mentions(snap_, snap_.homes, chunks)) snap_.mentions.push_back(std::move(m));
+  for (const auto& h : snap_.homes) homed_.insert(h.entity_id);
   xrefs_ = graph::cross_references(snap_, documents);
   stats_ = graph::mention_stats(snap_);
   for (const auto& m : snap_.mentions) {
@@ -180,7 +185,54 @@ std::map<std::string, double> ppr_seeds(const GraphContext& g, const std::vector
   return seeds;
 }
 
-GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, const GraphRetrieveOptions& opt) {
+namespace {
+
+/// True when the question writes `phrase` (a link's lower-cased phrase) in lower case and every
+/// word of it is a stop word or an English word (WordNet): "place of birth", "film", "mother"
+/// name what the question asks about the entities, not which entities; "Lothair II" or
+/// "Phoolwari" as written are names.
+bool common_phrase(const std::string& question, const std::string& phrase) {
+  if (phrase.empty()) return false;
+  // Both as words joined by single spaces (hyphens and punctuation are word breaks, as in words()).
+  auto spaced = [](const std::string& s) {
+    std::string out;
+    for (char c : s) {
+      const bool word = std::isalnum(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80 || c == '\'';
+      if (word) out += c;
+      else if (!out.empty() && out.back() != ' ') out += ' ';
+    }
+    return out;
+  };
+  const std::string cased = spaced(question), wanted = spaced(phrase);
+  std::string lower = cased;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const size_t at = lower.find(wanted);
+  if (at == std::string::npos) return false;
+  for (size_t i = at; i < at + wanted.size(); ++i)
+    if (std::isupper(static_cast<unsigned char>(cased[i]))) return false;
+  const auto& lex = graph::Lexicon::get();
+  if (!lex.loaded()) return false;
+  for (const auto& w : words(phrase))
+    if (!is_stopword(w) && !lex.known(w) && !lex.known(lex.singular(w))) return false;
+  return true;
+}
+
+}  // namespace
+
+std::map<std::string, double> question_seeds(const GraphContext& g, const std::string& question,
+                                             const std::vector<graph::EntityLink>& links) {
+  std::map<std::string, double> seeds = ppr_seeds(g, {});
+  for (const auto& link : links) {
+    std::map<std::string, double> one = ppr_seeds(g, {link});
+    double w = one.begin()->second;
+    if (common_phrase(question, link.phrase)) w *= kCommonPhraseWeight;
+    seeds[link.entity_id] += w;
+  }
+  return seeds;
+}
+
+GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, const GraphRetrieveOptions& opt,
+                              const std::map<std::string, double>& passages) {
   GraphRetrieval out;
   out.broad = is_broad_question(question);
   if (g.empty()) return out;
@@ -197,11 +249,27 @@ GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, cons
 
   out.facts = entity_facts(g, question, out.entities, g.mention_stats(), opt.max_facts);
 
-  const std::map<std::string, double> seeds = ppr_seeds(g, out.entities);
-  if (!seeds.empty()) out.ppr_chunks = graph::rank_chunks_by_ppr(g.snapshot(), seeds, opt.ppr_chunks);
+  const std::map<std::string, double> seeds = question_seeds(g, question, out.entities);
+  for (const auto& l : out.entities)
+    if ((l.how == "exact" || l.how == "alias") && g.has_home(l.entity_id) && !common_phrase(question, l.phrase))
+      out.anchors.push_back(l.entity_id);
+  const double log_c = std::log(std::max<double>(2.0, static_cast<double>(g.mention_stats().chunks)));
+  for (const auto& a : out.anchors)
+    out.anchor_specificity = std::max(out.anchor_specificity, std::clamp(g.mention_stats().specificity(a) / log_c, 0.0, 1.0));
+  if (!seeds.empty() || !passages.empty()) {
+    out.ppr_chunks = graph::rank_chunks_by_ppr(g.snapshot(), seeds, opt.ppr_chunks, {}, passages);
+  }
 
   if (out.broad) out.communities = matching_communities(g, question, out.entities, opt.max_communities);
   return out;
+}
+
+RankedList graph_passages(const GraphRetrieval& g) {
+  RankedList l{"graph: passages by PageRank from the entities the question names", {}, kGraphRetrieverWeight};
+  l.retriever = true;
+  if (g.anchors.empty() || g.anchor_specificity < kAnchorSpecificity) return l;
+  for (const auto& [id, score] : g.ppr_chunks) l.chunk_ids.push_back(id);
+  return l;
 }
 
 std::vector<RankedList> graph_lists(const GraphRetrieval& g) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -24,7 +25,7 @@ class Trace;
 struct GraphRetrieveOptions {
   int max_entities = 6;
   int max_facts = 12;
-  int ppr_chunks = 10;
+  int ppr_chunks = 20;
   int max_communities = 3;
 };
 
@@ -32,15 +33,19 @@ struct GraphRetrieveOptions {
 class GraphContext {
  public:
   /// `documents`: the store's documents, for the graph's document layer (cross_references); none:
-  /// no layer.
+  /// no layer. `chunks`: the store's chunks with their headings, for the entities' home passages
+  /// (graph::home_passages); none: no homes.
   GraphContext(graph::GraphStore& store, const graph::EmbedNames& embed,
-               const std::vector<graph::DocumentLabel>& documents = {});
+               const std::vector<graph::DocumentLabel>& documents = {},
+               const std::vector<graph::ChunkLabel>& chunks = {});
   graph::GraphStore& store() { return store_; }
   graph::EntityIndex& index() { return *index_; }
   const graph::GraphSnapshot& snapshot() const { return snap_; }
   bool empty() const { return snap_.entities.empty(); }
   /// Chunk id → the other documents it names (graph_algo.h cross_references).
   const std::map<std::string, std::vector<std::string>>& cross_refs() const { return xrefs_; }
+  /// True when the entity has a home passage (graph::home_passages).
+  bool has_home(const std::string& entity_id) const { return homed_.count(entity_id) > 0; }
   /// Each entity's chunk count and each chunk's document, for the hops' specificity weights.
   const graph::MentionStats& mention_stats() const { return stats_; }
   /// Chunk id → the entities it mentions (each once), for the ranker's graph signals.
@@ -53,6 +58,7 @@ class GraphContext {
   std::map<std::string, std::vector<std::string>> xrefs_;
   graph::MentionStats stats_;
   std::unordered_map<std::string, std::vector<std::string>> chunk_ents_;
+  std::set<std::string> homed_;
 };
 
 /// True for questions that ask for a list or an overview across documents ("which papers ...",
@@ -64,12 +70,38 @@ bool is_broad_question(const std::string& question);
 /// collection"). They get the graph's cross references ordered by breadth (graph_lists).
 bool asks_across_documents(const std::string& question);
 
-GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, const GraphRetrieveOptions& opt);
+/// `passages`: chunks a retriever found for the question (chunk id → weight), PPR's restart
+/// weights beside the linked entities' (HippoRAG 2's passage nodes); none: entities only.
+GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, const GraphRetrieveOptions& opt,
+                              const std::map<std::string, double>& passages = {});
 
 /// Personalised PageRank's restart weights for linked entities: each link's score times its
 /// entity's specificity, 1 / log2(2 + mentions) (HippoRAG's node specificity: rarer entities weigh
 /// more). Shared by graph_retrieve and the fitted ranker's graph signals.
 std::map<std::string, double> ppr_seeds(const GraphContext& g, const std::vector<graph::EntityLink>& links);
+
+/// The restart weights graph_retrieve gives PPR: ppr_seeds, each link whose phrase is a common
+/// phrase of the question (written in lower case, every word an English or stop word: "place of
+/// birth", "film") weighted kCommonPhraseWeight more: such words say what the question asks of
+/// its entities ("the director of film X"), and their entities' passages ("Place of birth",
+/// "Film") are hubs that hold no answer.
+std::map<std::string, double> question_seeds(const GraphContext& g, const std::string& question,
+                                             const std::vector<graph::EntityLink>& links);
+constexpr double kCommonPhraseWeight = 0.01;
+
+/// The least anchor specificity (GraphRetrieval::anchor_specificity) at which the graph's
+/// passages become a retriever (graph_passages), and that retriever's weight in the reciprocal
+/// rank fusion with the sub-queries' hits (a sub-query's hit weighs 1, or 0.7 for a key phrase).
+/// Fitted on the four dev sets, leave-one-set-out (docs/EVAL.md, "Graph: passages by PPR").
+constexpr double kAnchorSpecificity = 0.5;
+constexpr double kGraphRetrieverWeight = 10.0;
+
+/// The graph's passages as a retriever of their own, in the spirit of HippoRAG 2: PPR's chunks
+/// (from the question's entities, over passages and entities with their home-passage edges) as a
+/// RankedList::retriever of weight kGraphRetrieverWeight, when the question names a specific
+/// entity that has a home passage (anchor_specificity >= kAnchorSpecificity). Otherwise, or
+/// without PPR chunks, an empty list: the other retrievers rank alone.
+RankedList graph_passages(const GraphRetrieval& g);
 
 /// The graph's ranked chunk lists, weighted for fusion with the hybrid results: PPR (0.3),
 /// relation evidence (0.2), community summaries for broad questions (0.3), and for questions of

@@ -55,6 +55,13 @@ struct GraphRetrieval {
   std::vector<graph::EntityLink> entities;                 ///< linked, best first
   std::vector<GraphFact> facts;                            ///< typed relations first, then strongest
   std::vector<std::pair<std::string, double>> ppr_chunks;  ///< chunk id → PPR mass, best first
+  /// The linked entities the question names as written (an exact or alias match that is no
+  /// common phrase, question_seeds) and that have a home passage: the things the question is
+  /// about and the collection has a passage on. PPR's ranking is fused only when there is one.
+  std::vector<std::string> anchors;
+  /// The most specific anchor's specificity, log(C / df) / log(C) over the C chunks with
+  /// mentions (1: named in one chunk; near 0: named in almost every chunk); 0 without anchors.
+  double anchor_specificity = 0;
   std::vector<graph::Community> communities;               ///< for broad questions
   bool broad = false;                                      ///< the question asks for a list/overview
   /// The question asks two things (question_parts): the second may need a hop from the

@@ -68,7 +68,7 @@ json search_json(const SearchReport& r) {
   return {{"query", r.query}, {"mode", search_mode_name(r.mode)},
           {"dense_backend", r.dense_backend.empty() ? json(nullptr) : json(r.dense_backend)},
           {"lexical_backend", r.lexical_backend.empty() ? json(nullptr) : json(r.lexical_backend)},
-          {"results", results}};
+          {"graph_passages", r.graph_passages}, {"results", results}};
 }
 
 json ask_step_json(const StepRecord& step) { return step_json(step); }

@@ -197,10 +197,15 @@ GraphContext* Session::graph_context() {
     graph::GraphStore* g = graph_store();
     // The searcher's embedder also embeds the graph's entity names (loaded once).
     // The documents' file names and titles give the graph its document layer (cross references).
+    // Their chunks' headings give the entities' home passages.
     std::vector<graph::DocumentLabel> docs;
-    for (const auto& d : store().documents()) docs.push_back({d.id, d.name, d.title});
+    std::vector<graph::ChunkLabel> chunks;
+    for (const auto& d : store().documents()) {
+      docs.push_back({d.id, d.name, d.title});
+      for (const auto& c : store().chunks_of(d.id)) chunks.push_back({c.chunk.id, d.id, c.chunk.heading_path, c.chunk.text});
+    }
     graph_context_ =
-        std::make_unique<GraphContext>(*g, graph::make_embed_names(store(), searcher().embedder()), docs);
+        std::make_unique<GraphContext>(*g, graph::make_embed_names(store(), searcher().embedder()), docs, chunks);
   } catch (const UsageError&) {
     throw;
   } catch (const Error& e) {

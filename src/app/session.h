@@ -81,6 +81,9 @@ struct SearchReport {
   SearchMode mode = SearchMode::Hybrid;  ///< the mode that ran (BM25 when hybrid fell back)
   std::string dense_backend;  ///< "faiss", "neo4j"; empty for bm25
   std::string lexical_backend;  ///< "fts5", "neo4j"; empty for dense
+  /// Passages the graph ranked and fused in (graph_passages: the question names a specific
+  /// entity with a home passage); 0: hybrid search alone.
+  size_t graph_passages = 0;
   std::vector<SearchHit> hits;
 };
 

@@ -54,7 +54,18 @@ SearchReport Session::search(const SearchRequest& req) {
       warn("dense retrieval unavailable (" + why + "); searching with BM25 only");
     }
   }
-  rep.hits = s.search(expand_query(req.query), so);
+  // Hybrid search of a question that names a specific entity with a home passage: the graph's
+  // passages fused in as a retriever of their own (graph_passages; measured, docs/EVAL.md).
+  RankedList passages;
+  if (rep.mode == SearchMode::Hybrid)
+    if (GraphContext* g = graph_context()) passages = graph_passages(graph_retrieve(*g, req.query, {}));
+  if (passages.chunk_ids.empty()) {
+    rep.hits = s.search(expand_query(req.query), so);
+  } else {
+    so.k = std::max(req.k, GraphRetrieveOptions{}.ppr_chunks);
+    rep.hits = fuse_with_list(store(), s.search(expand_query(req.query), so), passages, static_cast<size_t>(req.k));
+    rep.graph_passages = passages.chunk_ids.size();
+  }
   // Page boxes for the page view: one lookup by primary key per hit.
   for (SearchHit& h : rep.hits)
     if (h.page_start > 0) h.boxes = h.rowid > 0 ? store().chunk_boxes(h.rowid) : store().chunk_boxes(h.chunk_id);

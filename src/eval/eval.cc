@@ -1,5 +1,6 @@
 #include "eval/eval.h"
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -247,7 +248,30 @@ ModeScore score_graph_mode(Store& store, Searcher& searcher, SearchMode base, Gr
     ro.parallel = 1;
     ro.fusion = searcher.fusion();  // the hybrid row's, so that the rows compare
     GraphRetrieval g = graph_retrieve(graph, q, {});
-    return top_hits(rank_candidates(store, searcher, plan_of(q), ro, graph_lists(g)), k);
+    std::vector<RankedList> lists = graph_lists(g);
+    if (RankedList p = graph_passages(g); !p.chunk_ids.empty()) lists.push_back(std::move(p));
+    return top_hits(rank_candidates(store, searcher, plan_of(q), ro, lists), k);
+  };
+  return score_mode(fn, name, items, rep, before);
+}
+
+// "ppr": the graph's passages alone (PPR from the question's linked entities, every question);
+// "hybrid+ppr": `mmkg search`'s hybrid ranking, the graph's passages fused in as a retriever when
+// the question names a specific entity with a home passage (graph_passages), by search's code.
+ModeScore score_ppr_mode(Store& store, Searcher& searcher, GraphContext& graph, const std::vector<QaItem>& items,
+                         const std::string& name, EvalReport& rep, const BeforeFn& before, bool fuse) {
+  auto fn = [&](const std::string& q, int k) {
+    GraphRetrieval g = graph_retrieve(graph, q, {});
+    RankedList list = graph_passages(g);
+    if (!fuse) {
+      list.chunk_ids.clear();
+      for (const auto& [id, score] : g.ppr_chunks) list.chunk_ids.push_back(id);
+      return fuse_with_list(store, {}, list, static_cast<size_t>(k));
+    }
+    SearchOptions so;
+    so.mode = SearchMode::Hybrid;
+    so.k = list.chunk_ids.empty() ? k : std::max(k, GraphRetrieveOptions{}.ppr_chunks);
+    return fuse_with_list(store, searcher.search(q, so), list, static_cast<size_t>(k));
   };
   return score_mode(fn, name, items, rep, before);
 }
@@ -402,6 +426,10 @@ EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>&
   if (opt.graph && !opt.modes.empty())
     rep.modes[base_name + "+graph"] =
         score_graph_mode(store, searcher, base, *opt.graph, searched, base_name + "+graph", rep, before);
+  if (opt.graph && std::find(opt.modes.begin(), opt.modes.end(), SearchMode::Hybrid) != opt.modes.end()) {
+    rep.modes["ppr"] = score_ppr_mode(store, searcher, *opt.graph, searched, "ppr", rep, before, false);
+    rep.modes["hybrid+ppr"] = score_ppr_mode(store, searcher, *opt.graph, searched, "hybrid+ppr", rep, before, true);
+  }
   if (opt.retrieve.reranker && !opt.modes.empty())
     rep.modes[base_name + "+rerank"] =
         score_rerank_mode(store, searcher, base, opt.retrieve, searched, base_name + "+rerank", rep, before);

@@ -38,7 +38,7 @@ std::optional<SearchHit> hit_for_chunk(Store& store, const std::string& id) {
 }
 
 // Adds the lists' chunks to the candidates (fetching those not seen yet), by weighted RRF.
-void add_ranked_lists(Store& store, const std::vector<RankedList>& extra, size_t first_tag,
+void add_ranked_lists(Store& store, const std::vector<RankedList>& extra, size_t first_tag, size_t k,
                       std::unordered_map<std::string, size_t>& index, std::vector<Candidate>& all, const LogFn& log) {
   for (size_t l = 0; l < extra.size(); ++l) {
     const int tag = static_cast<int>(first_tag + l);
@@ -53,12 +53,17 @@ void add_ranked_lists(Store& store, const std::vector<RankedList>& extra, size_t
         all.push_back(Candidate{.hit = std::move(*h)});
       }
       Candidate& c = all[it->second];
+      c.subqueries.push_back(tag);
+      ++used;
+      if (extra[l].retriever) {  // fused like a sub-query's hits, within the cut
+        if (c.best_rank == 0 || r + 1 < c.best_rank) c.best_rank = r + 1;
+        if (r < k) c.fused += extra[l].weight / (kRrfK + static_cast<double>(r + 1)), c.retrieved = true;
+        continue;
+      }
       c.graph += extra[l].weight / (kRrfK + static_cast<double>(r + 1));
       if (c.graph_rank == 0 || r + 1 < c.graph_rank) c.graph_rank = r + 1;
       if (r == 0 && extra[l].vouched) c.vouched = true;
       if (r == 0 && extra[l].confirms) c.heads = true;
-      c.subqueries.push_back(tag);
-      ++used;
     }
     logf(log, "mmkg: retrieve: %zu chunks from %s", used, extra[l].name.c_str());
   }
@@ -77,6 +82,7 @@ std::vector<Candidate> reserve_order(std::vector<Candidate> all, size_t n_main, 
   for (auto& c : all) {
     bool from_main = false;
     for (int t : c.subqueries) from_main = from_main || static_cast<size_t>(t) < n_main;
+    from_main = from_main || c.retrieved;
     (!from_main ? graph_only : c.best_rank <= k ? main : deep).push_back(std::move(c));
   }
   auto by_fused = [](const Candidate& a, const Candidate& b) { return a.fused > b.fused; };
@@ -263,6 +269,38 @@ std::vector<Candidate> promote_first_hits(std::vector<Candidate> all, const Fuse
 
 }  // namespace
 
+std::vector<SearchHit> fuse_with_list(Store& store, std::vector<SearchHit> hits, const RankedList& list, size_t k) {
+  if (list.chunk_ids.empty()) {
+    if (hits.size() > k) hits.resize(k);
+    return hits;
+  }
+  std::unordered_map<std::string, size_t> at;
+  std::vector<std::pair<double, SearchHit>> all;
+  for (size_t r = 0; r < hits.size(); ++r) {
+    at.emplace(hits[r].chunk_id, all.size());
+    all.emplace_back(1.0 / (kRrfK + static_cast<double>(r + 1)), std::move(hits[r]));
+  }
+  for (size_t r = 0; r < list.chunk_ids.size(); ++r) {
+    const std::string& id = list.chunk_ids[r];
+    auto it = at.find(id);
+    if (it == at.end()) {
+      auto h = hit_for_chunk(store, id);
+      if (!h) continue;
+      it = at.emplace(id, all.size()).first;
+      all.emplace_back(0.0, std::move(*h));
+    }
+    all[it->second].first += list.weight / (kRrfK + static_cast<double>(r + 1));
+  }
+  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<SearchHit> out;
+  for (auto& [score, h] : all) {
+    if (out.size() >= k) break;
+    h.score = score;
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
 std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const QueryPlan& plan,
                                        const RetrieveOptions& opt, const std::vector<RankedList>& extra,
                                        const LogFn& log, RerankReport* report) {
@@ -282,7 +320,7 @@ std::vector<Candidate> rank_candidates(Store& store, Searcher& searcher, const Q
   std::vector<RankedList> lists = extra;
   fill_from_hits(lists, f);
   std::vector<Candidate> all = std::move(f.all);
-  add_ranked_lists(store, lists, subqueries.size(), f.index, all, log);
+  add_ranked_lists(store, lists, subqueries.size(), k, f.index, all, log);
   if (opt.exclude)
     all.erase(std::remove_if(all.begin(), all.end(), [&](const Candidate& c) { return opt.exclude(c.hit); }), all.end());
   const size_t slots = guesses ? std::min(opt.graph_slots, opt.max_chunks) : 0;

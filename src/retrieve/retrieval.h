@@ -81,6 +81,7 @@ struct Candidate {
   /// Best place (1-based) among the sub-queries' hits and among the graph's lists; 0: in none.
   size_t best_rank = 0, graph_rank = 0;
   bool vouched = false;          ///< heads a vouched graph list (RankedList::vouched)
+  bool retrieved = false;        ///< a retriever list ranked it within the cut (RankedList::retriever)
   bool heads = false;            ///< heads a graph list that confirms (RankedList::confirms)
   std::vector<int> subqueries{}; ///< indices of the sub-queries that retrieved it
   double rerank = 0;             ///< the reranker's score (0 when not reranked)
@@ -149,7 +150,17 @@ struct RankedList {
   /// sub-query's: the documents the question itself reaches, not those a key phrase cut from it
   /// ("implement") strays into.
   bool question_hits = false;
+  /// A retriever of its own (the graph's passages for a question that names its entities,
+  /// graph_passages): its first k_per_query chunks are fused with the sub-queries' hits by
+  /// weighted reciprocal rank (Candidate::fused), as a sub-query's are, with no graph slot.
+  bool retriever = false;
 };
+
+/// `hits` (a retriever's, best first) fused with `list` by weighted reciprocal rank (kRrfK; each
+/// hit weighs 1, each of the list's chunks RankedList::weight): the first `k`. Chunks only the
+/// list has are read from `store` (a chunk deleted since is skipped). An empty list: the first k
+/// hits as they are.
+std::vector<SearchHit> fuse_with_list(Store& store, std::vector<SearchHit> hits, const RankedList& list, size_t k);
 
 /// The ranked candidates `retrieve` packs into the context: every sub-query searched (one batch),
 /// fused by weighted reciprocal rank with the `extra` lists (RetrieveOptions::graph_slots), a

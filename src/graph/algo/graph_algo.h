@@ -14,25 +14,62 @@
 
 namespace mmkg::graph {
 
-/// The whole graph in memory (read once from a GraphStore).
+/// An entity's home passage: the chunk whose subject it is (home_passages()).
+struct HomePassage {
+  std::string entity_id;
+  std::string chunk_id;
+};
+
+/// The whole graph in memory (read once from a GraphStore), with the entities' home passages.
 struct GraphSnapshot {
   std::vector<Entity> entities;
   std::vector<Relation> relations;
   std::vector<Mention> mentions;
+  std::vector<HomePassage> homes{};
 };
+
+/// A chunk as home_passages() reads it: its id, its document and its heading path
+/// ("Intro > Background"), in document order.
+struct ChunkLabel {
+  std::string id;
+  std::string doc_id;
+  std::string heading_path;
+  std::string text{};  ///< for home_mentions(); may be empty
+};
+
+/// The passages that are about an entity: the first chunk of a section whose heading (the last
+/// part of the heading path) is a name or alias of the entity, up to name_key() ("Lothair II"
+/// for the passage under "# Lothair II"; "set terminal" for a manual's section of that name).
+/// A heading that names no entity, or several, makes no home.
+std::vector<HomePassage> home_passages(const GraphSnapshot& g, const std::vector<ChunkLabel>& chunks);
+
+/// Mentions of the entities that have a home passage (`homes`), found by name in the chunks'
+/// text: a passage that names "Ermengarde of Tours" links to her home even where the extractor
+/// did not take the name as a term. A match is a run of up to 6 words whose name_key() is a name
+/// or alias key of exactly one such entity, every word of it starting with a capital or a digit
+/// where it is a letter (a proper name as written; "place of birth" in lower case is no mention of
+/// the article "Place of birth"). Only mentions the snapshot lacks, count 1, in chunk order.
+std::vector<Mention> home_mentions(const GraphSnapshot& g, const std::vector<HomePassage>& homes,
+                                   const std::vector<ChunkLabel>& chunks);
 
 struct PprOptions {
   double damping = 0.5;  ///< probability of following an edge (HippoRAG uses 0.5)
   int iterations = 50;
   double tolerance = 1e-8;
+  /// Weight of the edge between an entity and its home passage (GraphSnapshot::homes), added to
+  /// any mention edge: a passage about the entity passes on more of its mass than one that names
+  /// it in passing (a mention's edge weighs log1p(count), 0.69 for one mention).
+  double home_weight = 2.0;
 };
 
 /// Personalised PageRank over the entity graph (relation weights; each entity also linked to the
-/// chunks that mention it), restarting at `seeds` (entity id → weight). Returns chunks ranked by
+/// chunks that mention it and to its home passages), restarting at `seeds` (entity id → weight)
+/// and at `chunk_seeds` (chunk id → weight: passages a retriever found). Returns chunks ranked by
 /// their PPR mass, best first, at most `k`.
 std::vector<std::pair<std::string, double>> rank_chunks_by_ppr(const GraphSnapshot& g,
                                                                const std::map<std::string, double>& seeds,
-                                                               int k, const PprOptions& options = {});
+                                                               int k, const PprOptions& options = {},
+                                                               const std::map<std::string, double>& chunk_seeds = {});
 
 /// Entity PPR scores (entity id → score), for explaining and for expanding neighbourhoods.
 std::map<std::string, double> entity_ppr(const GraphSnapshot& g, const std::map<std::string, double>& seeds,

@@ -5,7 +5,8 @@
 //   entity–entity  one per relation (co_occurs and typed alike), weight = Relation::weight;
 //                  parallel relations between the same pair simply add up;
 //   entity–chunk   one per mention, weight = log1p(count), so that a chunk naming an entity ten
-//                  times is a stronger link than one naming it once, but not ten times stronger.
+//                  times is a stronger link than one naming it once, but not ten times stronger;
+//                  one per home passage (GraphSnapshot::homes), weight = PprOptions::home_weight.
 // Relations or mentions naming unknown entities, self-loops and non-positive or non-finite weights
 // are skipped. Transition u → v = w(u, v) / Σ_x w(u, x). Each step:
 //   p' = d · Pᵀp + (1 − d + d · dangling(p)) · r
@@ -92,6 +93,7 @@ struct PprGraph {
   std::vector<std::string_view> chunk_ids;  ///< node n_entities + i is chunk_ids[i]
   std::vector<std::string_view> entity_ids;  ///< node i < n_entities is entity_ids[i]
   IdIndex entity_index{0};
+  IdIndex chunk_index{0};
   std::vector<int64_t> offsets;  ///< CSR: neighbours of v are [offsets[v], offsets[v + 1])
   std::vector<int32_t> targets;
   std::vector<double> weights;
@@ -105,7 +107,7 @@ struct Edge {
   double w;
 };
 
-PprGraph build_graph(const GraphSnapshot& g) {
+PprGraph build_graph(const GraphSnapshot& g, const PprOptions& o) {
   PprGraph pg;
   pg.entity_index = IdIndex(g.entities.size());
   for (const Entity& e : g.entities) {
@@ -129,6 +131,15 @@ PprGraph build_graph(const GraphSnapshot& g) {
     if (added) pg.chunk_ids.push_back(m.chunk_id);
     edges.push_back({u, c, std::log1p(static_cast<double>(std::max(m.count, 1)))});
   }
+  if (o.home_weight > 0 && std::isfinite(o.home_weight))
+    for (const HomePassage& h : g.homes) {
+      int32_t u = entity(h.entity_id);
+      if (u < 0 || h.chunk_id.empty()) continue;
+      auto [c, added] = chunk_index.insert(h.chunk_id, pg.n_entities + static_cast<int32_t>(pg.chunk_ids.size()));
+      if (added) pg.chunk_ids.push_back(h.chunk_id);
+      edges.push_back({u, c, o.home_weight});
+    }
+  pg.chunk_index = std::move(chunk_index);
 
   const int32_t n = pg.size();
   pg.offsets.assign(static_cast<size_t>(n) + 1, 0);
@@ -146,17 +157,19 @@ PprGraph build_graph(const GraphSnapshot& g) {
   return pg;
 }
 
-/// PPR mass of every node (empty when no seed is a known entity with a positive weight).
-std::vector<double> run_ppr(const PprGraph& pg, const std::map<std::string, double>& seeds, const PprOptions& o) {
+/// PPR mass of every node (empty when no seed is a known entity or chunk with a positive weight).
+std::vector<double> run_ppr(const PprGraph& pg, const std::map<std::string, double>& seeds, const PprOptions& o,
+                            const std::map<std::string, double>& chunk_seeds = {}) {
   std::vector<std::pair<int32_t, double>> restart;
   double total = 0;
-  for (const auto& [id, w] : seeds) {
-    if (!(w > 0) || !std::isfinite(w)) continue;
-    const int32_t v = pg.entity_index.find(id);
-    if (v < 0) continue;
-    restart.emplace_back(v, w);
-    total += w;
-  }
+  for (const auto* m : {&seeds, &chunk_seeds})
+    for (const auto& [id, w] : *m) {
+      if (!(w > 0) || !std::isfinite(w)) continue;
+      const int32_t v = m == &seeds ? pg.entity_index.find(id) : pg.chunk_index.find(id);
+      if (v < 0) continue;
+      restart.emplace_back(v, w);
+      total += w;
+    }
   if (restart.empty()) return {};
   for (auto& [v, w] : restart) w /= total;
 
@@ -189,10 +202,11 @@ std::vector<double> run_ppr(const PprGraph& pg, const std::map<std::string, doub
 
 std::vector<std::pair<std::string, double>> rank_chunks_by_ppr(const GraphSnapshot& g,
                                                                const std::map<std::string, double>& seeds,
-                                                               int k, const PprOptions& options) {
-  if (k <= 0 || seeds.empty()) return {};
-  const PprGraph pg = build_graph(g);
-  const std::vector<double> p = run_ppr(pg, seeds, options);
+                                                               int k, const PprOptions& options,
+                                                               const std::map<std::string, double>& chunk_seeds) {
+  if (k <= 0 || (seeds.empty() && chunk_seeds.empty())) return {};
+  const PprGraph pg = build_graph(g, options);
+  const std::vector<double> p = run_ppr(pg, seeds, options, chunk_seeds);
   if (p.empty()) return {};
   std::vector<int32_t> hits;
   for (int32_t v = pg.n_entities; v < pg.size(); ++v) {
@@ -213,7 +227,7 @@ std::vector<std::pair<std::string, double>> rank_chunks_by_ppr(const GraphSnapsh
 std::map<std::string, double> entity_ppr(const GraphSnapshot& g, const std::map<std::string, double>& seeds,
                                          const PprOptions& options) {
   if (seeds.empty()) return {};
-  const PprGraph pg = build_graph(g);
+  const PprGraph pg = build_graph(g, options);
   const std::vector<double> p = run_ppr(pg, seeds, options);
   std::map<std::string, double> out;
   if (p.empty()) return out;

@@ -170,6 +170,13 @@ std::vector<ChunkNode> chunk_nodes(Store& store, const DocumentRecord& doc, cons
   return nodes;
 }
 
+std::vector<std::string> heading_paths(const std::vector<StoredChunk>& chunks) {
+  std::vector<std::string> out;
+  out.reserve(chunks.size());
+  for (const auto& c : chunks) out.push_back(c.chunk.heading_path);
+  return out;
+}
+
 FigureNode figure_node(const StoredFigure& sf) {
   const Figure& f = sf.figure;
   return FigureNode{f.id, sf.doc_id, sf.chunk_id, f.kind(), f.label, f.caption, f.page, {}};
@@ -362,8 +369,8 @@ void graph_write(bool same_db, sqlite3* db, Fn&& fn) {
   tx.commit();
 }
 
-// What the graph holds (documents in it) and which of those older rules built ("rules-v2" when
-// the rules are now "rules-v3"): those are built again, so an upgrade's better graph reaches
+// What the graph holds (documents in it) and which of those older rules built ("rules-v3" when
+// the rules are now "rules-v4"): those are built again, so an upgrade's better graph reaches
 // existing stores on their next ingest. A graph a model built is kept whatever extractor runs now
 // (it cost model calls; --extractor chooses).
 std::pair<std::set<std::string>, std::set<std::string>> graph_documents(Store& store, const std::string& backend_key,
@@ -407,6 +414,7 @@ void GraphSync::build(const DocumentRecord& doc) {
     auto te = Clock::now();
     std::vector<ChunkExtraction> ex = extract_document(store, extractor, doc, chunks, res);
     rank_terms(ex, [this](const std::string& w) { return idf(w); });
+    add_section_subjects(ex, heading_paths(chunks));
     res.extract_seconds += since(te);
 
     auto tr = Clock::now();
@@ -434,6 +442,7 @@ std::optional<GraphSync::Prepared> GraphSync::prepare(const DocumentRecord& doc)
   auto te = Clock::now();
   p.ex = extract_document(store, extractor, doc, p.chunks, res);
   rank_terms(p.ex, [this](const std::string& w) { return idf(w); });
+  add_section_subjects(p.ex, heading_paths(p.chunks));
   res.extract_seconds += since(te);
   return p;
 }

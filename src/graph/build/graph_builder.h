@@ -36,7 +36,7 @@ struct GraphSyncOptions {
 };
 
 struct GraphSyncResult {
-  std::string extractor;      ///< the extractor's id ("rules-v3", "llm-v1:MODEL:PROMPT")
+  std::string extractor;      ///< the extractor's id ("rules-v4", "llm-v1:MODEL:PROMPT")
   ExtractorCounters model;    ///< model calls, cache hits, fallbacks and tokens of this run
   int documents_added = 0;    ///< documents whose graph was built
   int documents_removed = 0;  ///< documents no longer in the store, removed from the graph

@@ -1,4 +1,4 @@
-// The rule-based extractor ("rules-v3"): terms from noun phrases, names, acronyms and headings,
+// The rule-based extractor ("rules-v4"): terms from noun phrases, names, acronyms and headings,
 // relations from sentence co-occurrence and typed patterns; and rank_terms (termhood).
 // Detection helpers live in terms.{h,cc}, relation patterns in patterns.{h,cc}.
 #include <algorithm>
@@ -504,7 +504,7 @@ void write_extraction(const std::string& text, const std::vector<Sentence>& sent
 
 class RuleExtractor final : public Extractor {
  public:
-  std::string id() const override { return "rules-v3"; }
+  std::string id() const override { return "rules-v4"; }
 
   ChunkExtraction extract(const ExtractInput& in) override {
     ChunkExtraction out;
@@ -530,5 +530,55 @@ class RuleExtractor final : public Extractor {
 }  // namespace
 
 std::unique_ptr<Extractor> make_rule_extractor() { return std::make_unique<RuleExtractor>(); }
+
+namespace {
+
+/// The heading a section path ends with, its section number ("2.1.3 ", "A.1 ") dropped.
+std::string last_heading(const std::string& path) {
+  const size_t cut = path.rfind('>');
+  std::string h = collapse(cut == std::string::npos ? path : path.substr(cut + 1));
+  size_t k = 0;
+  while (k < h.size() && ((h[k] >= '0' && h[k] <= '9') || h[k] == '.')) ++k;
+  if (k > 0 && k < h.size() && h[k] == ' ') h = h.substr(k + 1);
+  return h;
+}
+
+/// A heading that names something: a few words, no sentence punctuation, no generic section name.
+bool name_like_heading(const std::string& h) {
+  if (h.empty() || h.size() > 100 || section_name(h)) return false;
+  if (h.find_first_of("?!;") != std::string::npos) return false;
+  const size_t n = words(h).size();
+  return n >= 1 && n <= 8;
+}
+
+}  // namespace
+
+void add_section_subjects(std::vector<ChunkExtraction>& document, const std::vector<std::string>& heading_paths) {
+  std::string previous;
+  for (size_t i = 0; i < document.size() && i < heading_paths.size(); ++i) {
+    const std::string& path = heading_paths[i];
+    const bool opens = i == 0 || path != previous;
+    previous = path;
+    if (!opens || path.empty()) continue;
+    const std::string h = last_heading(path);
+    if (!name_like_heading(h)) continue;
+    const std::string key = name_key(h);
+    if (key.empty()) continue;
+    ChunkExtraction& ch = document[i];
+    double best = 0;
+    bool has = false;
+    for (const TermCandidate& t : ch.terms) {
+      best = std::max(best, t.score);
+      has = has || name_key(t.surface) == key;
+    }
+    if (has) continue;
+    TermCandidate t;
+    t.surface = h;
+    t.kind = "heading";
+    t.count = 1;
+    t.score = std::max(best, 1.0);
+    ch.terms.push_back(std::move(t));
+  }
+}
 
 }  // namespace mmkg::graph

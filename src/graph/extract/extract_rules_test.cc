@@ -81,7 +81,7 @@ void check_consistent(const ChunkExtraction& r, const std::string& text) {
 
 TEST(ExtractRules, IdAndEmptyText) {
   auto ex = make_rule_extractor();
-  EXPECT_EQ(ex->id(), "rules-v3");
+  EXPECT_EQ(ex->id(), "rules-v4");
   auto r = run("");
   EXPECT_EQ(r.chunk_id, "c1");
   EXPECT_TRUE(r.terms.empty());

@@ -60,7 +60,7 @@ struct ExtractorCounters {
 class Extractor {
  public:
   virtual ~Extractor() = default;
-  /// Names the method and its version ("rules-v3"); extractions are cached under it.
+  /// Names the method and its version ("rules-v4"); extractions are cached under it.
   virtual std::string id() const = 0;
   /// Thread-safe. Throws Error when the chunk cannot be extracted now (a model server that is
   /// down): nothing is cached then, and the next run tries again.
