@@ -165,5 +165,37 @@ TEST_F(GraphSlots, AQuestionHitsListSeesOnlyTheQuestionsOwnHits) {
   EXPECT_EQ(std::find(own.begin(), own.end(), "d-3"), own.end());
 }
 
+// A retriever list (RankedList::retriever: the graph's passages) is fused like a sub-query: a
+// heavy one brings a chunk no sub-query found into the first places, no graph slot needed.
+TEST_F(GraphSlots, ARetrieverListIsFusedLikeASubquery) {
+  opt.graph_slots = 0;
+  RankedList l{"graph: passages", {"d-4", bm25[3]}, 10.0};
+  l.retriever = true;
+  auto ids = ranked({l});
+  ASSERT_GE(ids.size(), 2u);
+  EXPECT_EQ(ids[0], "d-4");     // only the retriever list found it: weight 10 at rank 1
+  EXPECT_EQ(ids[1], bm25[3]);   // the list's second, which BM25 ranked below the cut
+  // A light one only reorders what both found, within the cut.
+  RankedList light{"graph: passages", {"d-4"}, 0.01};
+  light.retriever = true;
+  auto ids2 = ranked({light});
+  EXPECT_EQ(ids2[0], bm25[0]);
+  EXPECT_EQ(ids2[1], bm25[1]);
+}
+
+TEST_F(GraphSlots, FuseWithListInterleavesByWeightedReciprocalRank) {
+  std::vector<SearchHit> hits = bm25_search(*store, "alpha", {.k = 4});
+  ASSERT_EQ(hits.size(), 4u);
+  EXPECT_EQ(fuse_with_list(*store, hits, RankedList{"x", {}, 1.0}, 2).size(), 2u) << "no list: the first k";
+  RankedList l{"graph", {bm25[3], "d-5", "no such chunk"}, 10.0};
+  auto fused = fuse_with_list(*store, hits, l, 3);
+  ASSERT_EQ(fused.size(), 3u);
+  EXPECT_EQ(fused[0].chunk_id, bm25[3]) << "both found it; the list's weight lifts it";
+  EXPECT_EQ(fused[1].chunk_id, "d-5") << "only the list found it; read from the store";
+  EXPECT_EQ(fused[2].chunk_id, bm25[0]);
+  EXPECT_FALSE(fused[1].text.empty());
+  EXPECT_GT(fused[0].score, fused[1].score);
+}
+
 }  // namespace
 }  // namespace mmkg

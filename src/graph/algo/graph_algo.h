@@ -37,8 +37,9 @@ struct ChunkLabel {
   std::string text{};  ///< for home_mentions(); may be empty
 };
 
-/// The passages that are about an entity: the first chunk of a section whose heading (the last
-/// part of the heading path) is a name or alias of the entity, up to name_key() ("Lothair II"
+/// The passages that are about an entity: the first chunk of a section whose heading
+/// (section_heading(): the last part of the heading path, its number dropped) is a name or alias
+/// of the entity, up to name_key() ("Lothair II"
 /// for the passage under "# Lothair II"; "set terminal" for a manual's section of that name).
 /// A heading that names no entity, or several, makes no home.
 std::vector<HomePassage> home_passages(const GraphSnapshot& g, const std::vector<ChunkLabel>& chunks);

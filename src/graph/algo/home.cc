@@ -18,9 +18,7 @@ std::vector<HomePassage> home_passages(const GraphSnapshot& g, const std::vector
   std::set<std::pair<std::string, std::string>> seen;  // (document, heading path): its first chunk only
   for (const ChunkLabel& c : chunks) {
     if (c.heading_path.empty() || !seen.insert({c.doc_id, c.heading_path}).second) continue;
-    const size_t cut = c.heading_path.rfind(" > ");
-    const std::string heading = cut == std::string::npos ? c.heading_path : c.heading_path.substr(cut + 3);
-    auto it = by_key.find(name_key(heading));
+    auto it = by_key.find(name_key(section_heading(c.heading_path)));
     if (it == by_key.end() || it->second.size() != 1) continue;
     out.push_back({*it->second.begin(), c.id});
   }

@@ -533,16 +533,6 @@ std::unique_ptr<Extractor> make_rule_extractor() { return std::make_unique<RuleE
 
 namespace {
 
-/// The heading a section path ends with, its section number ("2.1.3 ", "A.1 ") dropped.
-std::string last_heading(const std::string& path) {
-  const size_t cut = path.rfind('>');
-  std::string h = collapse(cut == std::string::npos ? path : path.substr(cut + 1));
-  size_t k = 0;
-  while (k < h.size() && ((h[k] >= '0' && h[k] <= '9') || h[k] == '.')) ++k;
-  if (k > 0 && k < h.size() && h[k] == ' ') h = h.substr(k + 1);
-  return h;
-}
-
 /// A heading that names something: a few words, no sentence punctuation, no generic section name.
 bool name_like_heading(const std::string& h) {
   if (h.empty() || h.size() > 100 || section_name(h)) return false;
@@ -560,7 +550,7 @@ void add_section_subjects(std::vector<ChunkExtraction>& document, const std::vec
     const bool opens = i == 0 || path != previous;
     previous = path;
     if (!opens || path.empty()) continue;
-    const std::string h = last_heading(path);
+    const std::string h = section_heading(path);
     if (!name_like_heading(h)) continue;
     const std::string key = name_key(h);
     if (key.empty()) continue;

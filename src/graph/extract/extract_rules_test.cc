@@ -676,5 +676,26 @@ TEST(ExtractCorpus, ThroughputCountsAndRanking) {
   EXPECT_FALSE(ranked[2].count("way"));
 }
 
+TEST(SectionSubjects, TheFirstChunkOfASectionGetsItsHeadingAsATerm) {
+  std::vector<ChunkExtraction> doc(4);
+  doc[0].terms.push_back({"Emperor Lothair I", "capitalised", "", "", "", 1, 2.5});
+  const std::vector<std::string> paths = {"Aas Ka Panchhi", "Aas Ka Panchhi", "Manual > 3.2 set terminal", "Introduction"};
+  add_section_subjects(doc, paths);
+  ASSERT_EQ(doc[0].terms.size(), 2u);
+  EXPECT_EQ(doc[0].terms[1].surface, "Aas Ka Panchhi");
+  EXPECT_EQ(doc[0].terms[1].kind, "heading");
+  EXPECT_EQ(doc[0].terms[1].score, 2.5) << "the chunk's best score: kept whatever its termhood";
+  EXPECT_TRUE(doc[1].terms.empty()) << "the section's second chunk";
+  ASSERT_EQ(doc[2].terms.size(), 1u);
+  EXPECT_EQ(doc[2].terms[0].surface, "set terminal") << "the section number dropped";
+  EXPECT_TRUE(doc[3].terms.empty()) << "a generic section name names nothing";
+  // A heading the chunk already has as a term, or that reads as a sentence, is not added.
+  std::vector<ChunkExtraction> again(2);
+  again[0].terms.push_back({"aas ka panchhi", "noun_phrase", "", "", "", 1, 1.0});
+  add_section_subjects(again, {"Aas Ka Panchhi", "Why would anyone do this?"});
+  EXPECT_EQ(again[0].terms.size(), 1u);
+  EXPECT_TRUE(again[1].terms.empty());
+}
+
 }  // namespace
 }  // namespace mmkg::graph

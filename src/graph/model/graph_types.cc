@@ -4,6 +4,7 @@
 #include <unicode/unistr.h>
 
 #include "text/lexicon.h"
+#include "text/words.h"
 #include "text/unicode.h"
 
 namespace mmkg::graph {
@@ -46,6 +47,15 @@ std::string name_key(std::string_view name) {
     out += ws[i];
   }
   return out;
+}
+
+std::string section_heading(const std::string& heading_path) {
+  const size_t cut = heading_path.rfind(" > ");
+  std::string h = collapse_ws(cut == std::string::npos ? heading_path : heading_path.substr(cut + 3));
+  size_t k = 0;
+  while (k < h.size() && ((h[k] >= '0' && h[k] <= '9') || h[k] == '.')) ++k;
+  if (k > 0 && k < h.size() && h[k] == ' ') h = h.substr(k + 1);
+  return h;
 }
 
 std::vector<std::string> key_words(const std::string& key) {

@@ -110,6 +110,10 @@ struct GraphStats {
 /// last word singularised ("Multi-head  Attentions" → "multi head attention").
 std::string name_key(std::string_view name);
 
+/// The heading a section's path ends with ("Commands > 3.2 set terminal" → "set terminal"): its
+/// last " > " part, white space collapsed, a leading section number ("2.1.3 ", "4. ") dropped.
+std::string section_heading(const std::string& heading_path);
+
 /// The words of a name_key (split at its single spaces).
 std::vector<std::string> key_words(const std::string& key);
 /// A key without its spaces ("feed forward" → "feedforward"), to join spacing variants.

@@ -1,0 +1,91 @@
+// The graph's passages as a retriever (graph_passages): the question's anchors (entities it names
+// as written that have a home passage), the common phrases PPR's seeds weigh little, and the
+// specificity gate, on a small graph of its own.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+
+#include "agents/graph_retriever.h"
+#include "support/memory_graph_store.h"
+#include "text/lexicon.h"
+
+namespace mmkg {
+namespace {
+
+// Ten one-passage articles (chunk c<i> of document d<i>, headed by its entity's name), an
+// article on "Place of birth", and a hub, "film", named in every passage.
+struct Articles {
+  Articles() {
+    graph::GraphDelta d;
+    const std::vector<std::string> names = {"Lothair II", "Ermengarde of Tours", "Teutberga", "Phoolwari",
+                                            "Aas Ka Panchhi", "Waldrada", "Boso the Elder", "Hugh of Tours",
+                                            "Place of birth", "Film"};
+    for (size_t i = 0; i < names.size(); ++i) {
+      const std::string id = "e" + std::to_string(i), chunk = "c" + std::to_string(i), doc = "d" + std::to_string(i);
+      d.entities.push_back(graph::testing::named_entity(id, names[i]));
+      d.mentions.push_back({id, chunk, doc, names[i], 1});
+      d.mentions.push_back({"e9", chunk, doc, "film", 1});  // the hub, everywhere
+      chunks.push_back({chunk, doc, names[i], names[i] + " is the subject of this passage."});
+    }
+    // Lothair II's passage names his mother.
+    d.mentions.push_back({"e1", "c0", "d0", "Ermengarde of Tours", 1});
+    d.relations.push_back({"e0", "e1", "co_occurs", 1, {{"c0", "d0", "He was the son of Ermengarde of Tours."}}, ""});
+    store.upsert(d);
+    ctx = std::make_unique<GraphContext>(store, graph::testing::kNoNameVectors, std::vector<graph::DocumentLabel>{},
+                                         chunks);
+  }
+  graph::testing::MemoryGraphStore store;
+  std::vector<graph::ChunkLabel> chunks;
+  std::unique_ptr<GraphContext> ctx;
+};
+
+TEST(GraphPassages, AQuestionNamingASpecificEntityGetsItsHomeAndTheSecondHop) {
+  Articles a;
+  GraphRetrieval g = graph_retrieve(*a.ctx, "When did Lothair II's mother die?", {});
+  ASSERT_EQ(g.anchors, std::vector<std::string>{"e0"});
+  EXPECT_GT(g.anchor_specificity, kAnchorSpecificity);
+  RankedList l = graph_passages(g);
+  EXPECT_TRUE(l.retriever);
+  EXPECT_EQ(l.weight, kGraphRetrieverWeight);
+  ASSERT_GE(l.chunk_ids.size(), 2u);
+  EXPECT_EQ(l.chunk_ids[0], "c0") << "his own passage first";
+  EXPECT_EQ(l.chunk_ids[1], "c1") << "then his mother's, the second hop";
+}
+
+TEST(GraphPassages, ComparisonQuestionsGetBothHomes) {
+  Articles a;
+  GraphRetrieval g = graph_retrieve(*a.ctx, "Which film was released first, Aas Ka Panchhi or Phoolwari?", {});
+  RankedList l = graph_passages(g);
+  ASSERT_GE(l.chunk_ids.size(), 2u);
+  std::set<std::string> top(l.chunk_ids.begin(), l.chunk_ids.begin() + 2);
+  EXPECT_EQ(top, (std::set<std::string>{"c3", "c4"}));
+}
+
+TEST(GraphPassages, CommonPhrasesAreNoAnchorsAndWeighLittle) {
+  if (!graph::Lexicon::get().loaded()) GTEST_SKIP() << "wordnet-base not installed";
+  Articles a;
+  // "place of birth" and "film" in lower case: what the question asks, not whom.
+  GraphRetrieval g = graph_retrieve(*a.ctx, "What is the place of birth of the director of the film Phoolwari?", {});
+  ASSERT_EQ(g.anchors, std::vector<std::string>{"e3"});
+  RankedList l = graph_passages(g);
+  ASSERT_FALSE(l.chunk_ids.empty());
+  EXPECT_EQ(l.chunk_ids[0], "c3") << "the named film, not the article on places of birth";
+  // Written as a name, the article's title is an anchor.
+  EXPECT_FALSE(graph_retrieve(*a.ctx, "What does the article Place of Birth say?", {}).anchors.empty());
+  // Only common phrases: no anchor, no graph retriever.
+  GraphRetrieval none = graph_retrieve(*a.ctx, "what is a place of birth?", {});
+  EXPECT_TRUE(none.anchors.empty());
+  EXPECT_TRUE(graph_passages(none).chunk_ids.empty());
+}
+
+TEST(GraphPassages, AHubEntityIsNoSpecificAnchor) {
+  Articles a;
+  // "Film" has a home but is named in every passage: specificity 0, below the gate.
+  GraphRetrieval g = graph_retrieve(*a.ctx, "What does Film cover?", {});
+  EXPECT_LT(g.anchor_specificity, kAnchorSpecificity);
+  EXPECT_TRUE(graph_passages(g).chunk_ids.empty());
+}
+
+}  // namespace
+}  // namespace mmkg
