@@ -3,7 +3,7 @@
     python3 scripts/eval_pool.py --out OUT.json NAME=REPORT.json [NAME=REPORT.json ...]
 
 Per set and pooled over all sets' questions (each question counts once, whatever its set):
-per mode, recall@10 and MRR over the answerable questions (from the reports' items), overall and
+per mode, recall@5, recall@10 and MRR over the answerable questions (from the reports' items), overall and
 per question type; with answers, accuracy overall and per type, unanswerable questions answered as
 such, answerable questions refused, and citation precision (cited passages holding an evidence
 quote over all passages cited in answers to answerable questions, from the items' counts).
@@ -41,6 +41,7 @@ def retrieval(items):
 
         def block(xs):
             return {"questions": len(xs),
+                    "recall_at_5": mean(it["recall_at_5_" + m] for it in xs if ("recall_at_5_" + m) in it),
                     "recall_at_10": mean(it["recall_at_10_" + m] for it in xs),
                     "mrr": mean(1.0 / it["first_rank_" + m] if it.get("first_rank_" + m) else 0.0 for it in xs)}
         by_type = defaultdict(list)
@@ -84,14 +85,17 @@ def fmt(x, spec=".3f"):
 
 def print_table(result, out=sys.stdout):
     rows = list(result["sets"].items()) + [("pooled", {"summary": result["pooled"]})]
-    print(f"{'set':<10} {'Qs':>4} {'hyb R@10':>8} {'hyb MRR':>7} {'acc':>6} {'multi-hop':>9} "
+    # "search": `mmkg search`'s default ranking (hybrid with the graph's passages: hybrid+ppr).
+    print(f"{'set':<10} {'Qs':>4} {'hyb R@10':>8} {'hyb MRR':>7} {'srch R@5':>8} {'acc':>6} {'multi-hop':>9} "
           f"{'unans':>7} {'refused':>7} {'cit.prec':>8}", file=out)
     for name, s in rows:
         sm = s["summary"]
         r = sm["retrieval"].get("hybrid") or {}
+        srch = sm["retrieval"].get("hybrid+ppr") or r
         a = sm["answers"] or {}
         mh = (a.get("by_type") or {}).get("multi_hop")
         print(f"{name:<10} {sm['questions']:>4} {fmt(r.get('recall_at_10')):>8} {fmt(r.get('mrr')):>7} "
+              f"{fmt(srch.get('recall_at_5')):>8} "
               f"{fmt(a.get('accuracy')):>6} "
               f"{(str(mh['correct']) + '/' + str(mh['questions'])) if mh else '-':>9} "
               f"{(str(a['unanswerable_detected']) + '/' + str(a['unanswerable'])) if a else '-':>7} "

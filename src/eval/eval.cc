@@ -91,6 +91,7 @@ ModeScore score_mode(const HitsFn& search, const std::string& mode_name, const s
     const double rr = first ? 1.0 / first : 0.0;
     add(m.all, found5 / n, found10 / n, rr);
     add(m.by_type[q.type], found5 / n, found10 / n, rr);
+    rep.items[qi].recall_at_5[mode_name] = found5 / n;
     rep.items[qi].recall_at_10[mode_name] = found10 / n;
     rep.items[qi].first_rank[mode_name] = first ? std::optional<int>(first) : std::nullopt;
   }

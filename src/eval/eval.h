@@ -93,6 +93,7 @@ struct ModeScore {
 /// One question's results.
 struct ItemScore {
   std::string id, type;
+  std::map<std::string, double> recall_at_5{};       ///< per mode
   std::map<std::string, double> recall_at_10{};      ///< per mode
   std::map<std::string, std::optional<int>> first_rank{};  ///< per mode: rank of the first evidence hit
   // --answers only:

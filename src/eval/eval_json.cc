@@ -30,6 +30,7 @@ json mode_json(const ModeScore& m) {
 
 json item_json(const ItemScore& it) {
   json o = {{"id", it.id}, {"type", it.type}};
+  for (const auto& [mode, r] : it.recall_at_5) o["recall_at_5_" + mode] = r;
   for (const auto& [mode, r] : it.recall_at_10) o["recall_at_10_" + mode] = r;
   for (const auto& [mode, f] : it.first_rank) o["first_rank_" + mode] = f ? json(*f) : json(nullptr);
   if (it.answered) {

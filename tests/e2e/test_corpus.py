@@ -207,6 +207,7 @@ def test_eval_with_reranker_and_budget(corpus_store, tmp_path):
     pooled = json.loads(out.read_text())["pooled"]
     assert abs(pooled["retrieval"]["bm25"]["recall_at_10"] - j["modes"]["bm25"]["recall_at_k"]["10"]) < 1e-9
     assert abs(pooled["retrieval"]["bm25"]["mrr"] - j["modes"]["bm25"]["mrr"]) < 1e-9
+    assert abs(pooled["retrieval"]["bm25"]["recall_at_5"] - j["modes"]["bm25"]["recall_at_k"]["5"]) < 1e-9
     assert abs(pooled["answers"]["accuracy"] - j["answer_accuracy"]) < 1e-9
     assert abs(pooled["answers"]["citation_precision"] - j["citation_precision"]) < 1e-9
     assert pooled["answers"]["answerable_refused"] == sum(1 for it in answerable if not it["found"])

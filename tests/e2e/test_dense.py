@@ -56,7 +56,8 @@ def test_eval_reports_every_mode_and_hybrid_is_best(dense_store):
     assert r.rc == 0, r
     j = r.json()
     m = j["modes"]
-    assert set(m) == {"bm25", "dense", "hybrid", "hybrid+graph", "hybrid+rerank"}
+    assert set(m) == {"bm25", "dense", "hybrid", "hybrid+graph", "hybrid+rerank", "ppr", "hybrid+ppr"}
+    assert m["hybrid+ppr"]["recall_at_k"]["10"] >= m["hybrid"]["recall_at_k"]["10"] - 0.05, m
     # the default reranker (lexical, on hybrid's top 20) loses no recall and no MRR here
     assert m["hybrid+rerank"]["reranker"] == "lexical"
     assert m["hybrid+rerank"]["recall_at_k"]["10"] >= m["hybrid"]["recall_at_k"]["10"], m
