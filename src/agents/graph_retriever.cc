@@ -174,13 +174,16 @@ std::vector<graph::Community> matching_communities(GraphContext& g, const std::s
 
 }  // namespace
 
-std::map<std::string, double> ppr_seeds(const GraphContext& g, const std::vector<graph::EntityLink>& links) {
+std::map<std::string, double> ppr_seeds(const GraphContext& g, const std::vector<graph::EntityLink>& links,
+                                        const std::vector<bool>& common) {
   std::map<std::string, double> seeds;
   const auto& df = g.mention_stats().df;
-  for (const auto& link : links) {
+  for (size_t i = 0; i < links.size(); ++i) {
+    const auto& link = links[i];
     auto it = df.find(link.entity_id);
     const double spec = 1.0 / std::log2(2.0 + (it == df.end() ? 0 : it->second));
-    seeds[link.entity_id] += link.score * spec;
+    const double factor = i < common.size() && common[i] ? kCommonPhraseWeight : 1.0;
+    seeds[link.entity_id] += link.score * spec * factor;
   }
   return seeds;
 }
@@ -219,18 +222,6 @@ bool common_phrase(const std::string& question, const std::string& phrase) {
 
 }  // namespace
 
-std::map<std::string, double> question_seeds(const GraphContext& g, const std::string& question,
-                                             const std::vector<graph::EntityLink>& links) {
-  std::map<std::string, double> seeds = ppr_seeds(g, {});
-  for (const auto& link : links) {
-    std::map<std::string, double> one = ppr_seeds(g, {link});
-    double w = one.begin()->second;
-    if (common_phrase(question, link.phrase)) w *= kCommonPhraseWeight;
-    seeds[link.entity_id] += w;
-  }
-  return seeds;
-}
-
 GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, const GraphRetrieveOptions& opt,
                               const std::map<std::string, double>& passages) {
   GraphRetrieval out;
@@ -249,10 +240,13 @@ GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, cons
 
   out.facts = entity_facts(g, question, out.entities, g.mention_stats(), opt.max_facts);
 
-  const std::map<std::string, double> seeds = question_seeds(g, question, out.entities);
-  for (const auto& l : out.entities)
-    if ((l.how == "exact" || l.how == "alias") && g.has_home(l.entity_id) && !common_phrase(question, l.phrase))
-      out.anchors.push_back(l.entity_id);
+  std::vector<bool> common(out.entities.size());
+  for (size_t i = 0; i < common.size(); ++i) common[i] = common_phrase(question, out.entities[i].phrase);
+  const std::map<std::string, double> seeds = ppr_seeds(g, out.entities, common);
+  for (size_t i = 0; i < out.entities.size(); ++i) {
+    const auto& l = out.entities[i];
+    if ((l.how == "exact" || l.how == "alias") && g.has_home(l.entity_id) && !common[i]) out.anchors.push_back(l.entity_id);
+  }
   const double log_c = std::log(std::max<double>(2.0, static_cast<double>(g.mention_stats().chunks)));
   for (const auto& a : out.anchors)
     out.anchor_specificity = std::max(out.anchor_specificity, std::clamp(g.mention_stats().specificity(a) / log_c, 0.0, 1.0));

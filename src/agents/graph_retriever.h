@@ -75,19 +75,19 @@ bool asks_across_documents(const std::string& question);
 GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, const GraphRetrieveOptions& opt,
                               const std::map<std::string, double>& passages = {});
 
+/// What a link flagged as a common phrase weighs in ppr_seeds, times its other weight. graph_retrieve
+/// flags a link whose phrase the question writes in lower case with every word an English or stop
+/// word ("place of birth", "film"): such words say what the question asks of its entities ("the
+/// director of film X"), and their entities' passages ("Place of birth", "Film") are hubs that
+/// hold no answer.
+constexpr double kCommonPhraseWeight = 0.01;
+
 /// Personalised PageRank's restart weights for linked entities: each link's score times its
 /// entity's specificity, 1 / log2(2 + mentions) (HippoRAG's node specificity: rarer entities weigh
-/// more). Shared by graph_retrieve and the fitted ranker's graph signals.
-std::map<std::string, double> ppr_seeds(const GraphContext& g, const std::vector<graph::EntityLink>& links);
-
-/// The restart weights graph_retrieve gives PPR: ppr_seeds, each link whose phrase is a common
-/// phrase of the question (written in lower case, every word an English or stop word: "place of
-/// birth", "film") weighted kCommonPhraseWeight more: such words say what the question asks of
-/// its entities ("the director of film X"), and their entities' passages ("Place of birth",
-/// "Film") are hubs that hold no answer.
-std::map<std::string, double> question_seeds(const GraphContext& g, const std::string& question,
-                                             const std::vector<graph::EntityLink>& links);
-constexpr double kCommonPhraseWeight = 0.01;
+/// more), times kCommonPhraseWeight where `common` (parallel to `links`; empty: none) flags it.
+/// Shared by graph_retrieve and the fitted ranker's graph signals (which flag none).
+std::map<std::string, double> ppr_seeds(const GraphContext& g, const std::vector<graph::EntityLink>& links,
+                                        const std::vector<bool>& common = {});
 
 /// The least anchor specificity (GraphRetrieval::anchor_specificity) at which the graph's
 /// passages become a retriever (graph_passages), and that retriever's weight in the reciprocal

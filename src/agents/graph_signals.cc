@@ -33,7 +33,7 @@ void graph_pool_signals(GraphContext& g, std::string_view question, const std::v
   const std::string q(question);
   const graph::MentionStats& stats = g.mention_stats();
 
-  // Linked entities, weighted as graph_retrieve seeds PPR (ppr_seeds).
+  // Linked entities, weighted by ppr_seeds (without graph_retrieve's common-phrase flags).
   const std::map<std::string, double> seeds = ppr_seeds(g, g.index().link(q, GraphRetrieveOptions{}.max_entities));
   if (!seeds.empty()) {
     double total = 0;

@@ -56,7 +56,7 @@ struct GraphRetrieval {
   std::vector<GraphFact> facts;                            ///< typed relations first, then strongest
   std::vector<std::pair<std::string, double>> ppr_chunks;  ///< chunk id → PPR mass, best first
   /// The linked entities the question names as written (an exact or alias match that is no
-  /// common phrase, question_seeds) and that have a home passage: the things the question is
+  /// common phrase, kCommonPhraseWeight) and that have a home passage: the things the question is
   /// about and the collection has a passage on. PPR's ranking is fused only when there is one.
   std::vector<std::string> anchors;
   /// The most specific anchor's specificity, log(C / df) / log(C) over the C chunks with

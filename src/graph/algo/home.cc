@@ -7,13 +7,25 @@
 
 namespace mmkg::graph {
 
-std::vector<HomePassage> home_passages(const GraphSnapshot& g, const std::vector<ChunkLabel>& chunks) {
-  // Name and alias keys → the entities they name (a key two entities share names neither).
+namespace {
+
+/// Name and alias keys → the entities they name, of those `keep` accepts (a key two entities share
+/// names neither: callers take keys of one entity only).
+template <typename Keep>
+std::unordered_map<std::string, std::set<std::string>> entities_by_key(const GraphSnapshot& g, Keep keep) {
   std::unordered_map<std::string, std::set<std::string>> by_key;
   for (const Entity& e : g.entities) {
+    if (!keep(e)) continue;
     by_key[name_key(e.name)].insert(e.id);
     for (const auto& a : e.aliases) by_key[name_key(a)].insert(e.id);
   }
+  return by_key;
+}
+
+}  // namespace
+
+std::vector<HomePassage> home_passages(const GraphSnapshot& g, const std::vector<ChunkLabel>& chunks) {
+  const auto by_key = entities_by_key(g, [](const Entity&) { return true; });
   std::vector<HomePassage> out;
   std::set<std::pair<std::string, std::string>> seen;  // (document, heading path): its first chunk only
   for (const ChunkLabel& c : chunks) {
@@ -62,12 +74,7 @@ std::vector<Mention> home_mentions(const GraphSnapshot& g, const std::vector<Hom
                                    const std::vector<ChunkLabel>& chunks) {
   std::set<std::string> with_home;
   for (const auto& h : homes) with_home.insert(h.entity_id);
-  std::unordered_map<std::string, std::set<std::string>> by_key;
-  for (const Entity& e : g.entities) {
-    if (!with_home.count(e.id)) continue;
-    by_key[name_key(e.name)].insert(e.id);
-    for (const auto& a : e.aliases) by_key[name_key(a)].insert(e.id);
-  }
+  const auto by_key = entities_by_key(g, [&](const Entity& e) { return with_home.count(e.id) > 0; });
   std::set<std::pair<std::string, std::string>> have;  // (entity, chunk)
   for (const Mention& m : g.mentions) have.insert({m.entity_id, m.chunk_id});
   constexpr size_t kMaxWords = 6;
@@ -76,8 +83,8 @@ std::vector<Mention> home_mentions(const GraphSnapshot& g, const std::vector<Hom
     const std::vector<Token> t = name_tokens(c.text);
     for (size_t b = 0; b < t.size(); ++b) {
       if (!t[b].capital) continue;
-      std::string phrase;
       // Longest first: "Lothair II" before "Lothair".
+      std::string phrase;
       std::vector<std::string> phrases;
       for (size_t e = b; e < t.size() && e < b + kMaxWords && !t[e].text.empty(); ++e) {
         phrase += (e > b ? " " : "") + t[e].text;

@@ -8,7 +8,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <set>
 #include <thread>
 #include <unordered_map>
@@ -340,17 +339,19 @@ struct GraphSync {
     idf_cache.emplace(w, v);
     return v;
   }
-  /// A document of at most kSlice chunks, extracted and waiting for resolution.
+  /// A document read from the store, and for one of at most kSlice chunks its extraction.
   struct Prepared {
     const DocumentRecord* doc;
     std::vector<StoredChunk> chunks;
     std::vector<ChunkExtraction> ex;
+    bool extracted = false;  ///< `ex` holds the extraction of `chunks` (a document of one slice)
   };
   static constexpr size_t kSlice = 2000;
-  void build(const DocumentRecord& doc);
-  /// Extracts `doc` when it has at most kSlice chunks (else nullopt: build() takes it slice by slice).
-  std::optional<Prepared> prepare(const DocumentRecord& doc);
-  void finish(Prepared& p);
+  /// Reads `doc`'s chunks and, when they are at most kSlice, extracts them.
+  Prepared prepare(const DocumentRecord& doc);
+  /// The extraction of one slice of chunks, terms ranked and section subjects added.
+  std::vector<ChunkExtraction> extract_slice(const DocumentRecord& doc, const std::vector<StoredChunk>& chunks);
+  void build(Prepared& p);
   /// Builds `docs` (in order), the small ones extracted first as a group whose candidate names
   /// are embedded in one batch (opt.prefetch_names). Calls `done` after each document.
   void build_all(const std::vector<const DocumentRecord*>& docs, const std::function<void(size_t)>& done);
@@ -400,8 +401,10 @@ void rebuild_communities(Store& store, GraphStore& graph, bool same_db) {
 // One document into the graph: removed first (a document not marked as in the graph may hold a
 // killed run's slices), then built in slices of kSlice chunks (termhood is then per slice), so
 // memory stays bounded whatever the document's size; marked as in the graph after its last slice.
-void GraphSync::build(const DocumentRecord& doc) {
-  std::vector<StoredChunk> all_chunks = store.chunks_of(doc.id);
+// A document of one slice comes extracted (prepare()).
+void GraphSync::build(Prepared& p) {
+  const DocumentRecord& doc = *p.doc;
+  std::vector<StoredChunk>& all_chunks = p.chunks;
   std::map<std::string, StoredFigure> figs;
   for (auto& sf : store.figures_of(doc.id)) figs.emplace(sf.figure.id, std::move(sf));
   auto tw = Clock::now();
@@ -411,11 +414,8 @@ void GraphSync::build(const DocumentRecord& doc) {
     const size_t to = std::min(all_chunks.size(), from + kSlice);
     std::vector<StoredChunk> chunks(std::make_move_iterator(all_chunks.begin() + static_cast<long>(from)),
                                     std::make_move_iterator(all_chunks.begin() + static_cast<long>(to)));
-    auto te = Clock::now();
-    std::vector<ChunkExtraction> ex = extract_document(store, extractor, doc, chunks, res);
-    rank_terms(ex, [this](const std::string& w) { return idf(w); });
-    add_section_subjects(ex, heading_paths(chunks));
-    res.extract_seconds += since(te);
+    std::vector<ChunkExtraction> ex = p.extracted ? std::move(p.ex) : extract_slice(doc, chunks);
+    p.extracted = false;
 
     auto tr = Clock::now();
     const bool last = to >= all_chunks.size();
@@ -436,34 +436,22 @@ void GraphSync::build(const DocumentRecord& doc) {
   }
 }
 
-std::optional<GraphSync::Prepared> GraphSync::prepare(const DocumentRecord& doc) {
-  Prepared p{&doc, store.chunks_of(doc.id), {}};
-  if (p.chunks.size() > kSlice) return std::nullopt;
+std::vector<ChunkExtraction> GraphSync::extract_slice(const DocumentRecord& doc, const std::vector<StoredChunk>& chunks) {
   auto te = Clock::now();
-  p.ex = extract_document(store, extractor, doc, p.chunks, res);
-  rank_terms(p.ex, [this](const std::string& w) { return idf(w); });
-  add_section_subjects(p.ex, heading_paths(p.chunks));
+  std::vector<ChunkExtraction> ex = extract_document(store, extractor, doc, chunks, res);
+  rank_terms(ex, [this](const std::string& w) { return idf(w); });
+  add_section_subjects(ex, heading_paths(chunks));
   res.extract_seconds += since(te);
-  return p;
+  return ex;
 }
 
-void GraphSync::finish(Prepared& p) {
-  std::map<std::string, StoredFigure> figs;
-  for (auto& sf : store.figures_of(p.doc->id)) figs.emplace(sf.figure.id, std::move(sf));
-  auto tr = Clock::now();
-  GraphDelta delta = resolve_document(p.ex, p.doc->id, graph, embed, opt.resolve, &catalog);
-  p.ex.clear();
-  add_figures(delta, p.chunks, figs, /*rest=*/true);
-  res.resolve_seconds += since(tr);
-  auto tw = Clock::now();
-  graph_write(same_db, store.db(), [&] {
-    graph.remove_document(p.doc->id);
-    graph.upsert(delta);
-    catalog.add(delta);
-    if (!same_db && keeps_chunks) graph.upsert_chunks(chunk_nodes(store, *p.doc, p.chunks, opt.vector_model));
-    mark(p.doc->id, true);
-  });
-  res.write_seconds += since(tw);
+GraphSync::Prepared GraphSync::prepare(const DocumentRecord& doc) {
+  Prepared p{&doc, store.chunks_of(doc.id), {}};
+  if (p.chunks.size() <= kSlice) {
+    p.ex = extract_slice(doc, p.chunks);
+    p.extracted = true;
+  }
+  return p;
 }
 
 namespace {
@@ -494,23 +482,18 @@ std::vector<std::string> candidate_names(const std::vector<std::vector<ChunkExtr
 void GraphSync::build_all(const std::vector<const DocumentRecord*>& docs, const std::function<void(size_t)>& done) {
   constexpr size_t kGroupDocs = 64, kGroupChunks = 256;
   for (size_t i = 0; i < docs.size();) {
-    std::vector<Prepared> group;
+    std::vector<Prepared> group;  // the small documents, then at most one large one
     size_t chunks = 0;
     std::exception_ptr failed;
-    bool large = false;
     while (i + group.size() < docs.size() && group.size() < kGroupDocs && chunks < kGroupChunks) {
       try {
-        std::optional<Prepared> p = prepare(*docs[i + group.size()]);
-        if (!p) {
-          large = true;
-          break;
-        }
-        chunks += p->chunks.size();
-        group.push_back(std::move(*p));
+        group.push_back(prepare(*docs[i + group.size()]));
       } catch (...) {
         failed = std::current_exception();
         break;
       }
+      if (!group.back().extracted) break;  // a large document: built slice by slice, after the group
+      chunks += group.back().chunks.size();
     }
     if (opt.prefetch_names && group.size() > 1) {
       std::vector<std::vector<ChunkExtraction>*> exs;
@@ -520,14 +503,10 @@ void GraphSync::build_all(const std::vector<const DocumentRecord*>& docs, const 
       res.resolve_seconds += since(tr);
     }
     for (auto& p : group) {
-      finish(p);
+      build(p);
       done(i++);
     }
     if (failed) std::rethrow_exception(failed);
-    if (large) {
-      build(*docs[i]);
-      done(i++);
-    }
   }
 }
 
