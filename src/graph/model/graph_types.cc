@@ -53,8 +53,13 @@ std::string section_heading(const std::string& heading_path) {
   const size_t cut = heading_path.rfind(" > ");
   std::string h = collapse_ws(cut == std::string::npos ? heading_path : heading_path.substr(cut + 3));
   size_t k = 0;
-  while (k < h.size() && ((h[k] >= '0' && h[k] <= '9') || h[k] == '.')) ++k;
-  if (k > 0 && k < h.size() && h[k] == ' ') h = h.substr(k + 1);
+  bool dot = false;
+  for (; k < h.size() && ((h[k] >= '0' && h[k] <= '9') || h[k] == '.'); ++k)
+    if (h[k] == '.') dot = true;
+  // A number without a dot heads a section only below the top ("Options > 3 set terminal"); at
+  // the top it is part of the title ("3 Dots", "45 Fathers").
+  const bool numbered = dot || cut != std::string::npos;
+  if (numbered && k > 0 && k < h.size() && h[k] == ' ') h = h.substr(k + 1);
   return h;
 }
 

@@ -111,7 +111,8 @@ struct GraphStats {
 std::string name_key(std::string_view name);
 
 /// The heading a section's path ends with ("Commands > 3.2 set terminal" → "set terminal"): its
-/// last " > " part, white space collapsed, a leading section number ("2.1.3 ", "4. ") dropped.
+/// last " > " part, white space collapsed, a leading section number dropped: one with a dot
+/// ("2.1.3 ", "4. ") anywhere, one without ("3 ") below the top only ("3 Dots" is a title).
 std::string section_heading(const std::string& heading_path);
 
 /// The words of a name_key (split at its single spaces).

@@ -26,6 +26,17 @@ TEST(NameKey, FoldsCaseHyphensSpacingPluralsAndAccents) {
   EXPECT_NE(name_key("attention"), name_key("attention sink"));
 }
 
+TEST(SectionHeading, DropsSectionNumbersNotNumbersThatStartATitle) {
+  EXPECT_EQ(section_heading("Commands > 3.2 set terminal"), "set terminal");
+  EXPECT_EQ(section_heading("Commands > 3 set terminal"), "set terminal");
+  EXPECT_EQ(section_heading("4. Results"), "Results");
+  EXPECT_EQ(section_heading("2.1.3  Linear   models"), "Linear models");
+  EXPECT_EQ(section_heading("3 Dots"), "3 Dots");
+  EXPECT_EQ(section_heading("45 Calibre Echo"), "45 Calibre Echo");
+  EXPECT_EQ(section_heading("1984"), "1984");
+  EXPECT_EQ(section_heading(""), "");
+}
+
 TEST(Lexicon, WordNetIsInstalledAndAnswers) {
   const Lexicon& lex = Lexicon::get();
   ASSERT_TRUE(lex.loaded()) << "WordNet not found in /usr/share/wordnet; run `make setup` (wordnet-base)";
