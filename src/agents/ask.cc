@@ -68,6 +68,22 @@ SynthOptions synth_options(const AskOptions& opt, Searcher& searcher) {
   SynthOptions so = opt.synth;
   if (!so.sentences && (so.answerable || so.sentence_feature || so.selector || so.sentence_rows))
     so.sentences = searcher.sentence_vectors();
+  // The direct answer's second hop: an entity's own passage, by its name in the lexical index
+  // (the hit whose document or first heading is that name).
+  if (!so.find_home)
+    so.find_home = [&searcher](const std::string& name) -> std::optional<SearchHit> {
+      SearchOptions o;
+      o.mode = SearchMode::Bm25;
+      o.k = 5;
+      o.decompose = false;
+      o.neighbours = false;
+      std::vector<SearchHit> hits = searcher.search(name, o);
+      std::vector<const SearchHit*> ptrs;
+      for (const SearchHit& h : hits) ptrs.push_back(&h);
+      const size_t i = home_among(ptrs, name);
+      if (i >= hits.size()) return std::nullopt;
+      return hits[i];
+    };
   return so;
 }
 
@@ -165,6 +181,7 @@ void fill_result(Round& kept, int rounds, int answer_round, Trace& trace, AskRes
   res.answer = kept.verified.answer.text;
   res.citations = std::move(kept.verified.answer.citations);
   res.found = kept.verified.answer.found;
+  res.direct = kept.verified.answer.direct;
   res.answerability = kept.verified.answer.answerability;
   res.answerability_score = kept.verified.answer.answerability_score;
   res.sentence_rows = std::move(kept.verified.answer.sentence_rows);

@@ -63,6 +63,8 @@ struct AskResult {
   std::vector<graph::EntityLink> entities;  ///< linked in the knowledge graph
   std::vector<GraphFact> facts;             ///< graph facts about them (with evidence chunks)
   bool found = false;
+  /// The one-line direct answer and the walk that found it (agents/direct_answer.h).
+  DirectAnswer direct;
   /// The answerability model's features and score for the kept answer (agents/answerable.h).
   std::vector<double> answerability;
   double answerability_score = 0;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "agents/direct_answer.h"
 #include "core/types.h"
 #include "graph/model/graph_types.h"
 #include "graph/resolve/resolve.h"
@@ -124,6 +125,9 @@ struct Answer {
   double answerability_score = 0;
   /// Every candidate sentence's selection features per part (SynthOptions::sentence_rows).
   std::vector<SentenceRow> sentence_rows{};
+  /// The one-line direct answer read off the passages (agents/direct_answer.h); when found, the
+  /// answer's text opens with it and cites the sentences of its walk.
+  DirectAnswer direct{};
 };
 
 /// One sentence of a model's draft: the text without its [n] markers and the passages it cites

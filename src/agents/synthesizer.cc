@@ -1,5 +1,7 @@
 #include "agents/synthesizer.h"
 
+#include "text/asked_fact.h"
+
 #include "agents/quote.h"
 
 #include <algorithm>
@@ -694,6 +696,28 @@ void write_answer(const std::vector<size_t>& chosen, const std::vector<Sentence>
   }
 }
 
+// The direct answer's line, then the sentences of its walks (the entity's passage, each hop's,
+// the value's), each cited once.
+void write_direct(const DirectAnswer& d, const Retrieval& retrieval, Answer& ans) {
+  std::map<size_t, int> cite_no;
+  std::string body, marks;
+  std::set<std::string> said;
+  for (const auto& path : d.paths)
+    for (const HopStep& h : path) {
+      const SearchHit* hit = walk_passage(d, retrieval.context, h.passage);
+      if (!hit || h.sentence.empty()) continue;
+      auto [it, fresh] = cite_no.try_emplace(h.passage, static_cast<int>(ans.citations.size()) + 1);
+      if (fresh) ans.citations.push_back(make_citation(*hit, it->second));
+      const std::string mark = "[" + std::to_string(it->second) + "]";
+      if (marks.find(mark) == std::string::npos) marks += mark;
+      const std::string text = clean_sentence(h.sentence);
+      if (!said.insert(text).second) continue;
+      add_quote(ans.citations[static_cast<size_t>(it->second - 1)], h.sentence);
+      body += (body.empty() ? "" : " ") + text + " " + mark;
+    }
+  ans.text = d.text + " " + marks + "\n\n" + body;
+}
+
 }  // namespace
 
 Answer synthesize_extractive(const std::string& question, const Retrieval& retrieval, TermStats& stats,
@@ -724,6 +748,12 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
   ans.coverage = verdict.coverage;
   ans.answerability = verdict.features;
   ans.answerability_score = verdict.score;
+  ans.direct = direct_answer(asked_fact(question), retrieval.context, opt.find_home);
+  if (ans.direct.found) {
+    write_direct(ans.direct, retrieval, ans);
+    ans.found = true;
+    return ans;
+  }
   if (sents.empty() || !verdict.answerable) {
     // Says why, so that a user knows what to ask or add: "no passage mentions Stata".
     std::string why = !verdict.answerable && !verdict.why.empty() ? verdict.why : "";

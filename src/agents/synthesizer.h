@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "agents/direct_answer.h"
 #include "agents/messages.h"
 #include "index/fitted_model.h"
 
@@ -49,6 +50,9 @@ struct SynthOptions {
   /// Least share (IDF-weighted) of a part's own words (those no other part has) that a sentence
   /// must hold to cite a passage not yet cited for that part.
   double own_part_share = 0.5;
+  /// The direct answer's second hop: the passage on an entity the context lacks
+  /// (agents/direct_answer.h). Empty: the walk reads the context alone.
+  FindHome find_home = {};
 };
 
 

@@ -73,6 +73,34 @@ json search_json(const SearchReport& r) {
 
 json ask_step_json(const StepRecord& step) { return step_json(step); }
 
+// The direct answer and its walks, each step with the chunk it read (docs/JSON.md).
+json direct_json(const DirectAnswer& d, const std::vector<Candidate>& context) {
+  if (d.asked.form == AskedFact::Form::None) return nullptr;
+  json paths = json::array();
+  for (const auto& path : d.paths) {
+    json steps = json::array();
+    for (const HopStep& h : path) {
+      const SearchHit* hit = walk_passage(d, context, h.passage);
+      steps.push_back({{"entity", h.entity},
+                       {"relation", h.relation.empty() ? json(nullptr) : json(h.relation)},
+                       {"chunk_id", hit ? json(hit->chunk_id) : json(nullptr)},
+                       {"doc", hit ? json(hit->doc) : json(nullptr)},
+                       {"fetched", h.passage != static_cast<size_t>(-1) && h.passage >= context.size()},
+                       {"sentence", h.sentence.empty() ? json(nullptr) : json(h.sentence)}});
+    }
+    paths.push_back(steps);
+  }
+  return {{"found", d.found},
+          {"text", d.found ? json(d.text) : json(nullptr)},
+          {"kind", d.found ? json(d.kind) : json(nullptr)},
+          {"form", asked_form_name(d.asked.form)},
+          {"property", fact_property_name(d.asked.property)},
+          {"relations", d.asked.chain},
+          {"entities", d.asked.form == AskedFact::Form::Lookup ? std::vector<std::string>{d.asked.topic} : d.asked.options},
+          {"paths", paths},
+          {"why", d.found ? json(nullptr) : json(d.why)}};
+}
+
 json ask_json(const std::string& question, const AskResult& r) {
   json cites = json::array();
   for (const auto& ct : r.citations)
@@ -89,7 +117,7 @@ json ask_json(const std::string& question, const AskResult& r) {
   for (const auto& f : r.facts)
     facts.push_back({{"fact", f.text}, {"relation", f.relation}, {"chunk_id", f.chunk_id}, {"sentence", f.sentence}});
   return {{"question", question}, {"standalone_question", r.question.empty() ? question : r.question},
-          {"answer", r.answer}, {"found", r.found}, {"citations", cites},
+          {"answer", r.answer}, {"found", r.found}, {"direct", direct_json(r.direct, r.context)}, {"citations", cites},
           {"subqueries", r.subqueries}, {"entities", ents}, {"facts", facts}, {"context_chunks", r.context_chunks},
           {"context_chars", r.context_chars}, {"context_tokens", r.context_tokens}, {"rounds", r.rounds},
           {"gaps", r.gaps}, {"trace", trace_json(r.trace)}};

@@ -92,11 +92,12 @@ void print_eval(const EvalReport& r, bool answers) {
       std::printf("%-13s unavailable: %s\n", name.c_str(), m.unavailable.c_str());
       continue;
     }
-    std::printf("%-13s recall@5 %.3f  recall@10 %.3f  MRR %.3f  (%d questions with evidence)\n", name.c_str(),
-                m.all.recall_at_5, m.all.recall_at_10, m.all.mrr, m.all.questions);
-    for (const auto& [type, t] : m.by_type)
-      std::printf("              %-12s n=%-3d recall@5 %.3f  recall@10 %.3f  MRR %.3f\n", type.c_str(), t.questions,
-                  t.recall_at_5, t.recall_at_10, t.mrr);
+    std::printf("%-13s recall@2 %.3f  recall@5 %.3f  recall@10 %.3f  MRR %.3f  (%d questions with evidence)\n",
+                name.c_str(), m.all.recall_at_2, m.all.recall_at_5, m.all.recall_at_10, m.all.mrr, m.all.questions);
+    for (const auto* by : {&m.by_type, &m.by_subtype})
+      for (const auto& [type, t] : *by)
+        std::printf("              %-17s n=%-3d recall@2 %.3f  recall@5 %.3f  recall@10 %.3f  MRR %.3f\n", type.c_str(),
+                    t.questions, t.recall_at_2, t.recall_at_5, t.recall_at_10, t.mrr);
   }
   if (!answers || !r.context) return;
   const ContextScore& cx = *r.context;
@@ -107,6 +108,9 @@ void print_eval(const EvalReport& r, bool answers) {
   std::printf("answer accuracy %.3f", r.answer_accuracy.value_or(0));
   if (r.citation_precision) std::printf("  citation precision %.3f", *r.citation_precision);
   std::printf("%s%s\n", r.llm.empty() ? "  (extractive" : "  (model ", r.llm.empty() ? ")" : (r.llm + ")").c_str());
+  if (r.direct_em)
+    std::printf("direct answers: exact match %.3f  F1 %.3f  (a direct line for %.3f of the questions with a gold answer)\n",
+                *r.direct_em, r.direct_f1.value_or(0), r.direct_answered.value_or(0));
 }
 
 }  // namespace

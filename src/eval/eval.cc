@@ -1,5 +1,8 @@
 #include "eval/eval.h"
 
+#include <cctype>
+#include <sstream>
+
 #include <algorithm>
 #include <fstream>
 #include <functional>
@@ -34,6 +37,8 @@ std::vector<QaItem> load_qa(const std::string& path) {
       QaItem q;
       q.id = j.value("id", std::to_string(no));
       q.type = j.value("type", "");
+      q.subtype = j.value("subtype", "");
+      if (j.contains("answer") && j["answer"].is_string()) q.answer = j["answer"].get<std::string>();
       q.question = j.at("question").get<std::string>();
       if (j.contains("answer_keywords")) q.answer_keywords = j["answer_keywords"].get<std::vector<std::string>>();
       if (j.contains("evidence"))
@@ -44,6 +49,39 @@ std::vector<QaItem> load_qa(const std::string& path) {
     }
   }
   return out;
+}
+
+namespace {
+
+// SQuAD's answer normalisation: lower case, punctuation dropped, the articles a/an/the dropped.
+std::vector<std::string> answer_tokens(const std::string& s) {
+  std::string t;
+  for (char c : lower_ascii(s)) t += std::ispunct(static_cast<unsigned char>(c)) ? ' ' : c;
+  std::vector<std::string> out;
+  std::istringstream in(t);
+  for (std::string w; in >> w;)
+    if (w != "a" && w != "an" && w != "the") out.push_back(w);
+  return out;
+}
+
+}  // namespace
+
+double answer_exact_match(const std::string& predicted, const std::string& gold) {
+  return answer_tokens(predicted) == answer_tokens(gold) ? 1.0 : 0.0;
+}
+
+double answer_token_f1(const std::string& predicted, const std::string& gold) {
+  const std::vector<std::string> p = answer_tokens(predicted), g = answer_tokens(gold);
+  if (p.empty() || g.empty()) return p == g ? 1.0 : 0.0;
+  std::map<std::string, int> left;
+  for (const auto& w : g) ++left[w];
+  int same = 0;
+  for (const auto& w : p)
+    if (left[w]-- > 0) ++same;
+  if (same == 0) return 0.0;
+  const double prec = static_cast<double>(same) / static_cast<double>(p.size());
+  const double rec = static_cast<double>(same) / static_cast<double>(g.size());
+  return 2 * prec * rec / (prec + rec);
 }
 
 bool evidence_in(const std::string& chunk_text, const std::string& quote) {
@@ -66,8 +104,9 @@ ModeScore score_mode(const HitsFn& search, const std::string& mode_name, const s
                      EvalReport& rep, const BeforeFn& before) {
   const int kMax = 10;
   ModeScore m;
-  auto add = [](RecallScore& s, double r5, double r10, double rr) {
+  auto add = [](RecallScore& s, double r2, double r5, double r10, double rr) {
     ++s.questions;
+    s.recall_at_2 += r2;
     s.recall_at_5 += r5;
     s.recall_at_10 += r10;
     s.mrr += rr;
@@ -77,10 +116,11 @@ ModeScore score_mode(const HitsFn& search, const std::string& mode_name, const s
     if (q.evidence.empty()) continue;
     if (before) before(q);
     auto hits = search(q.question, kMax);
-    int found5 = 0, found10 = 0, first = 0;
+    int found2 = 0, found5 = 0, found10 = 0, first = 0;
     for (const auto& ev : q.evidence) {
       for (size_t r = 0; r < hits.size(); ++r) {
         if (!evidence_in(hits[r].text, ev.quote)) continue;
+        if (r < 2) ++found2;
         if (r < 5) ++found5;
         ++found10;
         if (first == 0 || static_cast<int>(r) + 1 < first) first = static_cast<int>(r) + 1;
@@ -89,20 +129,24 @@ ModeScore score_mode(const HitsFn& search, const std::string& mode_name, const s
     }
     const double n = static_cast<double>(q.evidence.size());
     const double rr = first ? 1.0 / first : 0.0;
-    add(m.all, found5 / n, found10 / n, rr);
-    add(m.by_type[q.type], found5 / n, found10 / n, rr);
+    add(m.all, found2 / n, found5 / n, found10 / n, rr);
+    add(m.by_type[q.type], found2 / n, found5 / n, found10 / n, rr);
+    if (!q.subtype.empty()) add(m.by_subtype[q.subtype], found2 / n, found5 / n, found10 / n, rr);
+    rep.items[qi].recall_at_2[mode_name] = found2 / n;
     rep.items[qi].recall_at_5[mode_name] = found5 / n;
     rep.items[qi].recall_at_10[mode_name] = found10 / n;
     rep.items[qi].first_rank[mode_name] = first ? std::optional<int>(first) : std::nullopt;
   }
   auto mean = [](RecallScore& s) {
     if (s.questions == 0) return;
+    s.recall_at_2 /= s.questions;
     s.recall_at_5 /= s.questions;
     s.recall_at_10 /= s.questions;
     s.mrr /= s.questions;
   };
   mean(m.all);
   for (auto& [type, t] : m.by_type) mean(t);
+  for (auto& [type, t] : m.by_subtype) mean(t);
   return m;
 }
 
@@ -117,6 +161,8 @@ std::vector<SearchHit> top_hits(std::vector<Candidate> ranked, int k) {
 // Scores one --answers answer into `item` and the running sums.
 struct AnswerSums {
   double correct = 0;
+  double em = 0, f1 = 0, direct = 0;
+  int with_gold = 0;
   long cited = 0, cited_with_evidence = 0;
   ContextScore cx;
   int with_evidence = 0;
@@ -161,6 +207,16 @@ void score_answer(const QaItem& q, const AskResult& a, ItemScore& item, AnswerSu
     ok = ok && a.found;
   }
   sums.correct += ok ? 1 : 0;
+  item.direct = a.direct.found ? a.direct.text : "";
+  item.direct_why = a.direct.found ? "" : a.direct.why;
+  if (!q.answer.empty()) {
+    item.direct_em = answer_exact_match(item.direct, q.answer);
+    item.direct_f1 = answer_token_f1(item.direct, q.answer);
+    sums.em += *item.direct_em;
+    sums.f1 += *item.direct_f1;
+    sums.direct += a.direct.found ? 1 : 0;
+    ++sums.with_gold;
+  }
   item.answered = true;
   item.answer_correct = ok;
   item.found = a.found;
@@ -368,6 +424,11 @@ void score_answers(Store& store, Searcher& searcher, const std::vector<QaItem>& 
   }
   const double n = static_cast<double>(items.size());
   rep.answer_accuracy = sums.correct / n;
+  if (sums.with_gold) {
+    rep.direct_em = sums.em / sums.with_gold;
+    rep.direct_f1 = sums.f1 / sums.with_gold;
+    rep.direct_answered = sums.direct / sums.with_gold;
+  }
   if (sums.cited) rep.citation_precision = static_cast<double>(sums.cited_with_evidence) / static_cast<double>(sums.cited);
   ContextScore cx = sums.cx;
   cx.max_context_tokens = opt.retrieve.max_context_tokens;
@@ -384,7 +445,7 @@ void score_answers(Store& store, Searcher& searcher, const std::vector<QaItem>& 
 EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>& items, const EvalOptions& opt) {
   EvalReport rep;
   rep.questions = items.size();
-  for (const auto& q : items) rep.items.push_back(ItemScore{.id = q.id, .type = q.type});
+  for (const auto& q : items) rep.items.push_back(ItemScore{.id = q.id, .type = q.type, .subtype = q.subtype});
 
   // The modes search for the question as retrieval reads it; answers are scored for it as asked.
   std::vector<QaItem> searched = items;

@@ -26,6 +26,8 @@ struct Evidence {
 
 struct QaItem {
   std::string id, type, question;
+  std::string subtype;  ///< a finer type where the QA file gives one (2Wiki: "compositional", ...)
+  std::string answer;   ///< the gold answer where the QA file gives one (exact match and F1)
   std::vector<std::string> answer_keywords;
   std::vector<Evidence> evidence;
 };
@@ -36,6 +38,12 @@ std::vector<QaItem> load_qa(const std::string& path);
 /// True when `chunk_text` contains the evidence quote after whitespace is collapsed, or (for a
 /// quote cut by a chunk boundary) its first or last 60 characters.
 bool evidence_in(const std::string& chunk_text, const std::string& quote);
+
+/// Exact match of a predicted answer with the gold one after SQuAD's normalisation (lower case,
+/// punctuation and the articles a, an, the dropped): 1 or 0.
+double answer_exact_match(const std::string& predicted, const std::string& gold);
+/// Token F1 of a predicted answer against the gold one, normalised as above (HotpotQA/2Wiki's).
+double answer_token_f1(const std::string& predicted, const std::string& gold);
 
 struct EvalOptions {
   bool answers = false;  ///< also run `ask` and score answers
@@ -75,7 +83,7 @@ struct EvalOptions {
 /// Recall and MRR of one question group.
 struct RecallScore {
   int questions = 0;  ///< with evidence
-  double recall_at_5 = 0, recall_at_10 = 0, mrr = 0;
+  double recall_at_2 = 0, recall_at_5 = 0, recall_at_10 = 0, mrr = 0;
 };
 
 /// The scores of one mode ("bm25", "hybrid+graph", ...).
@@ -83,6 +91,7 @@ struct ModeScore {
   std::string unavailable;  ///< non-empty: the mode could not run (why)
   RecallScore all{};
   std::map<std::string, RecallScore> by_type{};
+  std::map<std::string, RecallScore> by_subtype{};  ///< items with a subtype only
   // "<primary>+rerank" only:
   std::string reranker{};
   size_t rerank_top_n = 0;
@@ -92,7 +101,8 @@ struct ModeScore {
 
 /// One question's results.
 struct ItemScore {
-  std::string id, type;
+  std::string id, type, subtype;
+  std::map<std::string, double> recall_at_2{};       ///< per mode
   std::map<std::string, double> recall_at_5{};       ///< per mode
   std::map<std::string, double> recall_at_10{};      ///< per mode
   std::map<std::string, std::optional<int>> first_rank{};  ///< per mode: rank of the first evidence hit
@@ -101,6 +111,11 @@ struct ItemScore {
   bool answer_correct = false;
   bool found = false;  ///< the answer says the documents answer it (AskResult::found)
   std::string answer{};
+  std::string direct{};  ///< the answer's direct line (AskResult::direct); empty: none
+  std::string direct_why{};  ///< a factoid question without a direct line: what was missing
+  /// Items with a gold answer: exact match and token F1 of the direct line against it (SQuAD's
+  /// normalisation: lower case, no punctuation or articles); no direct line scores 0.
+  std::optional<double> direct_em{}, direct_f1{};
   int cited = 0, cited_with_evidence = 0;  ///< citations, and those holding an evidence quote
   size_t context_tokens = 0;
   std::optional<double> context_evidence{};     ///< share of evidence quotes in the context
@@ -120,6 +135,9 @@ struct EvalReport {
   std::map<std::string, ModeScore> modes;  ///< by name (the JSON and the CLI list them sorted)
   std::optional<double> answer_accuracy;  ///< --answers
   std::optional<double> citation_precision;
+  /// --answers, over the items with a gold answer: the direct line's exact match and token F1,
+  /// and the share of those items that got a direct line at all.
+  std::optional<double> direct_em, direct_f1, direct_answered;
   std::optional<ContextScore> context;    ///< --answers
   std::string llm;                        ///< the model's id; empty: extractive
   std::string reranker;                   ///< empty: none
