@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "text/countries.h"
 #include "text/fact_spans.h"
 
 namespace mmkg {
@@ -40,14 +41,27 @@ struct Pool {
   const FindHome* find_home;
   size_t context_size;
 
-  const std::string& text(size_t i) const { return hits[i]->text; }
+  // What the walk reads of passage `i`: its document's passages in the pool, in document order
+  // (the opening chunk states the dates, a later one may state the place).
+  std::string text(size_t i) const {
+    std::vector<const SearchHit*> same;
+    for (const SearchHit* h : hits)
+      if (h->doc_id == hits[i]->doc_id && !h->doc_id.empty()) same.push_back(h);
+    if (same.size() <= 1) return hits[i]->text;
+    std::sort(same.begin(), same.end(), [](const SearchHit* a, const SearchHit* b) { return a->start < b->start; });
+    std::string out;
+    for (const SearchHit* h : same) out += (out.empty() ? "" : "\n\n") + h->text;
+    return out;
+  }
 
-  // The passage on `name`: in the pool, else fetched (and added to the pool).
+  // The passage on `name`: in the pool (its document's opening chunk fetched when the pool has a
+  // later one only), else fetched (and added to the pool).
   size_t home(const std::string& name) {
     size_t i = home_among(hits, name);
-    if (i != kNone || !find_home || !*find_home) return i;
+    if (i != kNone && (hits[i]->start == 0 || !find_home || !*find_home)) return i;
+    if (i == kNone && (!find_home || !*find_home)) return i;
     std::optional<SearchHit> h = (*find_home)(name);
-    if (!h) return kNone;
+    if (!h) return i;
     for (size_t j = 0; j < hits.size(); ++j)
       if (hits[j]->chunk_id == h->chunk_id) return j;
     fetched->push_back(std::move(*h));
@@ -166,8 +180,10 @@ std::optional<int> compare(const Value& a, const Value& b, FactProperty p) {
 }  // namespace
 
 size_t home_among(const std::vector<const SearchHit*>& hits, const std::string& name) {
+  size_t best = kNone;
   for (size_t i = 0; i < hits.size(); ++i)
-    if (same_name(doc_title(*hits[i]), name)) return i;
+    if (same_name(doc_title(*hits[i]), name) && (best == kNone || hits[i]->start < hits[best]->start)) best = i;
+  if (best != kNone) return best;
   for (size_t i = 0; i < hits.size(); ++i)
     if (!hits[i]->heading_path.empty() && same_name(first_heading(*hits[i]), name)) return i;
   const std::string f = fold_name(name);
@@ -207,7 +223,12 @@ DirectAnswer direct_answer(const AskedFact& asked, const std::vector<Candidate>&
     d.text = values[0].text;
     d.kind = kind_of(asked.property);
   } else if (asked.form == AskedFact::Form::Same) {
-    d.text = fold_name(values[0].text) == fold_name(values[1].text) ? "yes" : "no";
+    // "French" and "France" are one country; a value the country list lacks compares as written.
+    auto key = [&](const Value& v) {
+      std::string k = asked.property == FactProperty::Nationality ? country_key(v.text) : "";
+      return k.empty() ? fold_name(v.text) : k;
+    };
+    d.text = key(values[0]) == key(values[1]) ? "yes" : "no";
     d.kind = "yes_no";
   } else {
     std::optional<int> c = compare(values[0], values[1], asked.property);

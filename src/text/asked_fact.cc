@@ -70,6 +70,14 @@ std::string singular_relation(std::string_view w) {
 void parse_np(std::string_view np_in, std::vector<std::string>& chain, std::string& topic) {
   std::string np = trim(np_in);
   const std::string l = lower(np);
+  // "X's paternal grandfather": the last "'s " whose remainder is a relation phrase.
+  for (size_t p = l.rfind("'s "); p != std::string::npos && p > 0; p = p ? l.rfind("'s ", p - 1) : std::string::npos) {
+    std::vector<std::string> rel = relation_chain(l.substr(p + 3));
+    if (rel.empty()) continue;
+    parse_np(np.substr(0, p), chain, topic);
+    chain.insert(chain.end(), rel.begin(), rel.end());
+    return;
+  }
   // "the director of film X" (or "director of X", "the directors of films X and Y")
   for (std::string_view art : {"the ", ""}) {
     if (!starts(l, art)) continue;
@@ -78,14 +86,6 @@ void parse_np(std::string_view np_in, std::vector<std::string>& chain, std::stri
     std::vector<std::string> rel = relation_chain(l.substr(art.size(), of - art.size()));
     if (rel.empty()) continue;
     parse_np(drop_category(std::string_view(np).substr(of + 4)), chain, topic);
-    chain.insert(chain.end(), rel.begin(), rel.end());
-    return;
-  }
-  // "X's paternal grandfather": the last "'s " whose remainder is a relation phrase.
-  for (size_t p = l.rfind("'s "); p != std::string::npos && p > 0; p = p ? l.rfind("'s ", p - 1) : std::string::npos) {
-    std::vector<std::string> rel = relation_chain(l.substr(p + 3));
-    if (rel.empty()) continue;
-    parse_np(np.substr(0, p), chain, topic);
     chain.insert(chain.end(), rel.begin(), rel.end());
     return;
   }

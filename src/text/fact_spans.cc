@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 
+#include "text/countries.h"
 #include "text/fact_spans_detail.h"
 #include "text/sentences.h"
 #include "text/words.h"
@@ -59,7 +60,7 @@ Word word_at(std::string_view s, size_t& i) {
   w.end = i;
   std::string_view t = s.substr(w.pos, w.end - w.pos);
   if (!t.empty() && (t[0] == '(' || t[0] == '[' || t[0] == '"')) w.opens_paren = t[0] == '(' || t[0] == '[';
-  while (!t.empty() && std::strchr(",;:)].!?\"", t.back())) {
+  while (!t.empty() && std::strchr(",;:)].!?\"-", t.back())) {
     if (!w.close || t.back() != '"') w.close = t.back();
     t.remove_suffix(1);
   }
@@ -76,7 +77,8 @@ bool is_particle(std::string_view w) {
 }
 
 bool is_initial(std::string_view core, char close) {
-  return close == '.' && !core.empty() && core.size() <= 3 && capitalised(core);
+  return close == '.' && ((core.size() == 1 && capitalised(core)) || core == "St" || core == "Jr" || core == "Sr" ||
+                          core == "Dr" || core == "Mt");
 }
 
 // A capitalised run from `i`: its end in the text (exclusive) and its words; stops at closing
@@ -99,8 +101,10 @@ Run capital_run(std::string_view s, size_t i) {
                                              w.core.size() <= 2 && !w.close);
     if (!cap) {
       if (first || !is_particle(w.core) || w.close) break;
+      // "de la Cruz": particles up to a capitalised word.
       size_t k2 = k;
       Word nx = word_at(s, k2);
+      while (is_particle(nx.core) && !nx.close) nx = word_at(s, k2);
       if (!capitalised(nx.core) || nx.opens_paren) break;
       j = k;
       continue;
@@ -316,23 +320,49 @@ std::vector<FactDate> find_dates(std::string_view s) {
   return out;
 }
 
+namespace {
+
+// A word that describes the name after it: a lower-case content word ("singer", "former") or the
+// "and" between two ("rapper and singer").
+bool descriptor_word(const Word& w) {
+  return lower_word(w.core) && !w.close && !is_particle(w.core) && (w.core == "and" || !is_stopword(lower(w.core)));
+}
+
+// A capitalised run that reads as a nationality modifying a noun after it ("American singer",
+// "Puerto Rican actress", "Trinidadian-American rapper"): its last word ends as demonyms do.
+bool demonym_run(std::string_view s, const Run& r) {
+  std::string_view t = s.substr(r.pos, r.end - r.pos);
+  if (t.find('-') != std::string_view::npos) return true;
+  for (std::string_view suf : {"an", "ese", "ish", "ch", "ic", "i"})
+    if (t.size() > suf.size() + 2 && t.substr(t.size() - suf.size()) == suf) return true;
+  return false;
+}
+
+}  // namespace
+
 std::string name_at(std::string_view s, size_t pos) {
-  Run r = capital_run(s, pos);
-  if (r.words == 0) return {};
-  // "American singer-songwriter Kris Kristofferson": a lone descriptive word, a lower-case noun or
-  // two, then the name.
-  if (r.words <= 2 && !r.close) {
-    size_t j = r.end;
-    for (int n = 0; n < 3 && j < s.size(); ++n) {
-      size_t k = j;
-      Word w = word_at(s, k);
-      if (!lower_word(w.core) || is_particle(w.core) || w.close || is_stopword(lower(w.core))) break;
-      Run next = capital_run(s, k);
-      if (next.words > 0) return std::string(s.substr(next.pos, next.end - next.pos));
-      j = k;
+  // "American singer-songwriter Kris Kristofferson", "solo artist and former band member Ryan
+  // Adams": descriptive words, then the name.
+  size_t j = pos;
+  for (int n = 0; n < 10 && j < s.size(); ++n) {
+    size_t k = j;
+    Word w = word_at(s, k);
+    if (w.core.empty() || w.opens_paren) return {};
+    if (capitalised(w.core)) {
+      Run r = capital_run(s, j);
+      if (r.words == 0) return {};
+      size_t k2 = r.end;
+      Word next = word_at(s, k2);
+      if (!r.close && descriptor_word(next) && next.core != "and" && demonym_run(s, r)) {
+        j = r.end;
+        continue;
+      }
+      return std::string(s.substr(r.pos, r.end - r.pos));
     }
+    if (!descriptor_word(w) || (n == 0 && w.core == "and")) return {};
+    j = k;
   }
-  return std::string(s.substr(r.pos, r.end - r.pos));
+  return {};
 }
 
 std::string place_at(std::string_view s, size_t pos, int parts) {
@@ -513,17 +543,31 @@ std::string_view opening_sentence(const std::vector<std::string_view>& sents) {
   return sents.empty() ? std::string_view{} : sents.front();
 }
 
-// The demonym or nationality an opening "X is/was a(n) ... " gives ("an American singer").
+// The nationality an opening "X is/was a(n) ... " gives: a capitalised run before a lower-case
+// noun ("an American singer", "a United States Army soldier", "a 1961 Hindi film").
 std::string demonym(std::string_view s) {
   for (std::string_view cue : {" is a ", " was a ", " is an ", " was an ", " is the ", " was the ", " were a ", " are a "}) {
     size_t i = s.find(cue);
     if (i == std::string_view::npos) continue;
     size_t j = i + cue.size();
-    for (int n = 0; n < 6 && j < s.size(); ++n) {
+    for (int n = 0; n < 5 && j < s.size(); ++n) {
       size_t k = j;
       Word w = word_at(s, k);
       if (w.core.empty()) break;
-      if (capitalised(w.core)) return std::string(w.core);
+      if (capitalised(w.core)) {
+        Run r = capital_run(s, j);
+        size_t k2 = r.end;
+        Word next = word_at(s, k2);
+        std::string t(s.substr(r.pos, r.end - r.pos));
+        while (!t.empty() && t.back() == '-') t.pop_back();
+        if (r.words > 0 && !r.close && lower_word(next.core) && !is_stopword(lower(next.core))) {
+          // "a Chinese American actor", "an Austrian-American composer", "a French DJ": the first
+          // nationality of a compound.
+          std::string first = t.substr(0, std::min(t.find(' '), t.find('-')));
+          return first.size() < t.size() && !country_key(first).empty() ? first : t;
+        }
+        return {};
+      }
       static const std::array<const char*, 12> stops = {"in", "of", "from", "at", "on", "by", "for", "who", "which", "that", "and", "with"};
       if (std::any_of(stops.begin(), stops.end(), [&](const char* x) { return w.core == x; }) || w.close) break;
       j = k;
@@ -533,17 +577,36 @@ std::string demonym(std::string_view s) {
   return {};
 }
 
-// The country an opening "X is a village in A, B, C" ends its location with.
+// The country an opening "X is a village in A, B, C" or "a station serving A, B department,
+// western C" ends its location with: the last comma-separated part that is a name alone
+// (leading lower-case words such as "western" left out).
 std::string location_country(std::string_view s) {
-  size_t last = std::string_view::npos;
-  for (size_t i = find_words(s, "in"); i != std::string_view::npos; i = find_words(s, "in", i + 1)) {
-    size_t k = i + 2;
-    if (capital_run(s, skip_article(s, k)).words > 0) last = i;
+  if (find_words(s, "in") == std::string_view::npos && s.find(", ") == std::string_view::npos) return {};
+  std::string best;
+  size_t b = s.find(", ");
+  while (b != std::string_view::npos) {
+    size_t i = b + 2;
+    size_t k = i;
+    for (int n = 0; n < 2; ++n) {  // "western France"
+      size_t k2 = k;
+      Word w = word_at(s, k2);
+      if (!lower_word(w.core) || w.close) break;
+      k = k2;
+    }
+    while (k < s.size() && s[k] == ' ') ++k;
+    Run r = capital_run(s, k);
+    if (r.words > 0 && (r.close == ',' || r.close == '.' || r.end >= s.size() - 1)) best = std::string(s.substr(r.pos, r.end - r.pos));
+    b = s.find(", ", b + 2);
   }
-  if (last == std::string_view::npos) return {};
-  std::string p = place_at(s, skip_article(s, last + 2), 12);
-  size_t c = p.rfind(", ");
-  return c == std::string::npos ? p : p.substr(c + 2);
+  if (!best.empty()) return best;
+  // "a village in the Telavi district of Georgia.": the name that ends the sentence after "in"/"of".
+  for (std::string_view prep : {" of ", " in "}) {
+    size_t p = s.rfind(prep);
+    if (p == std::string_view::npos) continue;
+    Run r = capital_run(s, skip_article(s, p + prep.size()));
+    if (r.words > 0 && (r.close == '.' || r.end >= s.size() - 1)) return std::string(s.substr(r.pos, r.end - r.pos));
+  }
+  return {};
 }
 
 // Words after a cue up to punctuation or a preposition that starts a new phrase ("died of
@@ -594,6 +657,23 @@ std::optional<FactValue> date_value(const std::optional<FactDate>& d, const std:
   return v;
 }
 
+// Where the dated parenthesis puts the birth (before its dash) or the death (after it): "(6 April
+// 1920 in Winnetka, Illinois – 19 December 1997 in Los Angeles)", "(8 May 1939, Namslau – ...)".
+std::string paren_place(std::string_view passage, bool death) {
+  std::string_view in = dated_paren(passage);
+  if (in.empty()) return {};
+  size_t dash = in.find("\xE2\x80\x93");
+  if (dash == std::string_view::npos) dash = in.find(" - ");
+  if (death && dash == std::string_view::npos) return {};
+  std::string_view side = death ? in.substr(dash) : in.substr(0, dash == std::string_view::npos ? in.size() : dash);
+  std::vector<FactDate> ds = dates_in(side, true);
+  if (ds.empty()) return {};
+  size_t i = ds.front().end;
+  while (i < side.size() && (side[i] == ' ' || side[i] == ',')) ++i;
+  if (side.substr(i, 3) == "in ") i += 3;
+  return place_at(side, i, 2);
+}
+
 }  // namespace
 
 std::optional<FactValue> read_property(std::string_view passage, FactProperty property) {
@@ -621,9 +701,11 @@ std::optional<FactValue> read_property(std::string_view passage, FactProperty pr
       return FactValue{std::to_string(d.front().year), std::string(open), d.front()};
     }
     case FactProperty::BirthPlace:
+      if (std::string p = paren_place(passage, false); !p.empty()) return FactValue{p, std::string(open), std::nullopt};
       if (auto v = cue_value(sents, {"born"}, near({"in", "at"}, 120, 2))) return v;
       return cue_value(sents, {"native of"}, [](std::string_view s, size_t i) { return place_at(s, i, 2); });
     case FactProperty::DeathPlace:
+      if (std::string p = paren_place(passage, true); !p.empty()) return FactValue{p, std::string(open), std::nullopt};
       return cue_value(sents, {"died", "death"}, near({"in", "at"}, 100, 2));
     case FactProperty::Nationality: {
       std::string v = demonym(open);

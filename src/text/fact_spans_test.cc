@@ -159,3 +159,14 @@ TEST(AskedFact, ComparisonsAndSameness) {
 
 }  // namespace
 }  // namespace mmkg
+
+namespace mmkg {
+namespace {
+TEST(FactSpans, DebugPlaces) {
+  const std::string p = "# Luis Mandoki\n\nLuis Mandoki (born August 17, 1954 in Mexico City) is a Mexican film director.";
+  auto v = read_property(p, FactProperty::BirthPlace);
+  EXPECT_TRUE(v.has_value());
+  if (v) EXPECT_EQ(v->text, "Mexico City");
+}
+}  // namespace
+}  // namespace mmkg
