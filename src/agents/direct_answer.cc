@@ -79,11 +79,11 @@ std::optional<HopStep> hop(const HopStep& from, const std::string& relation, Poo
   std::vector<HopStep> cands;
   if (from.passage != kNone)
     for (const RelatedName& r : related_names(pool.text(from.passage), relation, from.entity))
-      cands.push_back({r.name, relation, kNone, r.sentence});
+      cands.push_back({r.name, relation, kNone, r.sentence, from.passage});
   for (size_t i = 0; i < pool.hits.size(); ++i) {
     if (i == from.passage) continue;
     std::string s = names_as_inverse(pool.text(i), relation, from.entity);
-    if (!s.empty()) cands.push_back({doc_title(*pool.hits[i]), relation, i, s});
+    if (!s.empty()) cands.push_back({doc_title(*pool.hits[i]), relation, i, s, i});
   }
   const int want = relation_gender(relation);
   std::optional<HopStep> best;
@@ -139,7 +139,7 @@ std::optional<Value> value_at(std::vector<HopStep>& path, FactProperty property,
     }
     const double years = (d.died->year - d.born->year) + (d.died->month - d.born->month) / 12.0;
     std::optional<FactValue> b = read_property(text, FactProperty::BirthDate);
-    path.push_back({last.entity, "lifespan", last.passage, b ? b->sentence : ""});
+    path.push_back({last.entity, "lifespan", last.passage, b ? b->sentence : "", last.passage});
     return Value{std::to_string(static_cast<int>(years)) + " years", std::nullopt, years};
   }
   std::optional<FactValue> v = read_property(text, property);
@@ -148,7 +148,7 @@ std::optional<Value> value_at(std::vector<HopStep>& path, FactProperty property,
     std::replace(why.begin(), why.end(), '_', ' ');
     return std::nullopt;
   }
-  path.push_back({last.entity, fact_property_name(property), last.passage, v->sentence});
+  path.push_back({last.entity, fact_property_name(property), last.passage, v->sentence, last.passage});
   return Value{v->text, v->date, 0};
 }
 

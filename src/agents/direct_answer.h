@@ -21,6 +21,8 @@ struct HopStep {
   std::string relation;
   size_t passage = static_cast<size_t>(-1);
   std::string sentence;  ///< the sentence that names it in that relation, or states the value
+  /// The passage `sentence` is in (the previous entity's for a relation read off it; npos: none).
+  size_t source = static_cast<size_t>(-1);
 };
 
 /// Finds the passage on an entity outside the context (its name searched in the store; the hit

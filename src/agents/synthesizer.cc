@@ -704,9 +704,9 @@ void write_direct(const DirectAnswer& d, const Retrieval& retrieval, Answer& ans
   std::set<std::string> said;
   for (const auto& path : d.paths)
     for (const HopStep& h : path) {
-      const SearchHit* hit = walk_passage(d, retrieval.context, h.passage);
+      const SearchHit* hit = walk_passage(d, retrieval.context, h.source);
       if (!hit || h.sentence.empty()) continue;
-      auto [it, fresh] = cite_no.try_emplace(h.passage, static_cast<int>(ans.citations.size()) + 1);
+      auto [it, fresh] = cite_no.try_emplace(h.source, static_cast<int>(ans.citations.size()) + 1);
       if (fresh) ans.citations.push_back(make_citation(*hit, it->second));
       const std::string mark = "[" + std::to_string(it->second) + "]";
       if (marks.find(mark) == std::string::npos) marks += mark;

@@ -81,12 +81,14 @@ json direct_json(const DirectAnswer& d, const std::vector<Candidate>& context) {
     json steps = json::array();
     for (const HopStep& h : path) {
       const SearchHit* hit = walk_passage(d, context, h.passage);
+      const SearchHit* said = walk_passage(d, context, h.source);
       steps.push_back({{"entity", h.entity},
                        {"relation", h.relation.empty() ? json(nullptr) : json(h.relation)},
                        {"chunk_id", hit ? json(hit->chunk_id) : json(nullptr)},
                        {"doc", hit ? json(hit->doc) : json(nullptr)},
                        {"fetched", h.passage != static_cast<size_t>(-1) && h.passage >= context.size()},
-                       {"sentence", h.sentence.empty() ? json(nullptr) : json(h.sentence)}});
+                       {"sentence", h.sentence.empty() ? json(nullptr) : json(h.sentence)},
+                       {"sentence_chunk_id", said ? json(said->chunk_id) : json(nullptr)}});
     }
     paths.push_back(steps);
   }

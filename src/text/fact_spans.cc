@@ -263,7 +263,8 @@ bool ends_in_initial(std::string_view t) {
   size_t b = t.size() - 1;
   while (b > 0 && !std::isspace(static_cast<unsigned char>(t[b - 1])) && t[b - 1] != '(') --b;
   std::string_view w = t.substr(b, t.size() - 1 - b);
-  return (w.size() == 1 && std::isupper(static_cast<unsigned char>(w[0]))) || w == "St" || w == "Mt" || w == "Dr" ||
+  // A capital initial ("Robert A."), or "d." / "b." / "c." (died, born, circa) before a date.
+  return (w.size() == 1 && std::isalpha(static_cast<unsigned char>(w[0]))) || w == "St" || w == "Mt" || w == "Dr" ||
          w == "Jr" || w == "Sr";
 }
 

@@ -76,6 +76,12 @@ TEST(FactSpans, PropertiesAsPassagesStateThem) {
   const std::string film = "Gray Harbour is a 1958 Finnish drama film directed by Olli Rask and Tove Lind.";
   EXPECT_EQ(read_property(film, FactProperty::Released)->text, "1958");
   EXPECT_EQ(read_property("Kallo is a village in Tarn County, Veldria.", FactProperty::Nationality)->text, "Veldria");
+  // Places in the dated parenthesis; a compound nationality gives its first.
+  const std::string q = "Tomas Rey (5 May 1901 in Lyon, Rhone – 2 June 1977 in Nice) was a French-Swiss poet.";
+  EXPECT_EQ(read_property(q, FactProperty::BirthPlace)->text, "Lyon, Rhone");
+  EXPECT_EQ(read_property(q, FactProperty::DeathPlace)->text, "Nice");
+  EXPECT_EQ(read_property(q, FactProperty::Nationality)->text, "French");
+  EXPECT_EQ(read_property("Brask is a village in the Aldo district of Veldria.", FactProperty::Nationality)->text, "Veldria");
   EXPECT_FALSE(read_property("Nothing is said here.", FactProperty::DeathDate));
   EXPECT_FALSE(read_property("", FactProperty::BirthPlace));
 }
@@ -160,13 +166,3 @@ TEST(AskedFact, ComparisonsAndSameness) {
 }  // namespace
 }  // namespace mmkg
 
-namespace mmkg {
-namespace {
-TEST(FactSpans, DebugPlaces) {
-  const std::string p = "# Luis Mandoki\n\nLuis Mandoki (born August 17, 1954 in Mexico City) is a Mexican film director.";
-  auto v = read_property(p, FactProperty::BirthPlace);
-  EXPECT_TRUE(v.has_value());
-  if (v) EXPECT_EQ(v->text, "Mexico City");
-}
-}  // namespace
-}  // namespace mmkg
