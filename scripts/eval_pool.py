@@ -4,8 +4,9 @@
 
 Per set and pooled over all sets' questions (each question counts once, whatever its set):
 per mode, recall@5, recall@10 and MRR over the answerable questions (from the reports' items), overall and
-per question type; with answers, accuracy overall and per type, unanswerable questions answered as
-such, answerable questions refused, and citation precision (cited passages holding an evidence
+per question type; with answers, accuracy overall and per type (and per subtype where the QA
+file gives one), unanswerable questions answered as such, answerable questions refused, the direct
+answers' exact match and token F1 against the gold answers (QA files with an "answer"), and citation precision (cited passages holding an evidence
 quote over all passages cited in answers to answerable questions, from the items' counts).
 The output keeps every set's whole report under "sets" so nothing is lost.
 """
@@ -62,8 +63,23 @@ def answers(items):
     answerable = [it for it in with_answer if it["type"] != "unanswerable"]
     refused = sum(1 for it in answerable if not it["found"])
     cited = sum(it["citations"] for it in answerable)
+    gold = [it for it in with_answer if "direct_em" in it]
+    by_sub = defaultdict(list)
+    for it in with_answer:
+        if it.get("subtype"):
+            by_sub[it["subtype"]].append(it)
+    direct = None
+    if gold:
+        direct = {"questions": len(gold),
+                  "exact_match": mean(it["direct_em"] for it in gold),
+                  "f1": mean(it["direct_f1"] for it in gold),
+                  "answered": mean(1.0 if it.get("direct") else 0.0 for it in gold)}
     return {
         "questions": len(with_answer),
+        "direct": direct,
+        "by_subtype": {t: {"questions": len(xs), "correct": sum(1 for it in xs if it["answer_correct"]),
+                           "direct_em": mean(it.get("direct_em", 0.0) for it in xs)}
+                       for t, xs in sorted(by_sub.items())},
         "accuracy": mean(1.0 if it["answer_correct"] else 0.0 for it in with_answer),
         "by_type": {t: {"questions": len(xs), "correct": sum(1 for it in xs if it["answer_correct"])}
                     for t, xs in sorted(by_type.items())},
@@ -87,7 +103,7 @@ def print_table(result, out=sys.stdout):
     rows = list(result["sets"].items()) + [("pooled", {"summary": result["pooled"]})]
     # "search": `mmkg search`'s default ranking (hybrid with the graph's passages: hybrid+ppr).
     print(f"{'set':<10} {'Qs':>4} {'hyb R@10':>8} {'hyb MRR':>7} {'srch R@5':>8} {'acc':>6} {'multi-hop':>9} "
-          f"{'unans':>7} {'refused':>7} {'cit.prec':>8}", file=out)
+          f"{'unans':>7} {'refused':>7} {'cit.prec':>8} {'dir EM':>6} {'dir F1':>6}", file=out)
     for name, s in rows:
         sm = s["summary"]
         r = sm["retrieval"].get("hybrid") or {}
@@ -100,7 +116,9 @@ def print_table(result, out=sys.stdout):
               f"{(str(mh['correct']) + '/' + str(mh['questions'])) if mh else '-':>9} "
               f"{(str(a['unanswerable_detected']) + '/' + str(a['unanswerable'])) if a else '-':>7} "
               f"{(str(a['answerable_refused']) + '/' + str(a['answerable'])) if a else '-':>7} "
-              f"{fmt(a.get('citation_precision')):>8}", file=out)
+              f"{fmt(a.get('citation_precision')):>8} "
+              f"{fmt((a.get('direct') or {}).get('exact_match')):>6} {fmt((a.get('direct') or {}).get('f1')):>6}",
+              file=out)
 
 
 def main(argv=None):

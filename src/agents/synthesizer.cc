@@ -748,7 +748,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
   ans.coverage = verdict.coverage;
   ans.answerability = verdict.features;
   ans.answerability_score = verdict.score;
-  ans.direct = direct_answer(asked_fact(question), retrieval.context, opt.find_home);
+  if (opt.direct) ans.direct = direct_answer(asked_fact(question), retrieval.context, opt.find_home);
   if (ans.direct.found) {
     write_direct(ans.direct, retrieval, ans);
     ans.found = true;

@@ -53,6 +53,8 @@ struct SynthOptions {
   /// The direct answer's second hop: the passage on an entity the context lacks
   /// (agents/direct_answer.h). Empty: the walk reads the context alone.
   FindHome find_home = {};
+  /// Read a direct answer (agents/direct_answer.h) and open the answer with it when found.
+  bool direct = true;
 };
 
 

@@ -59,6 +59,10 @@ void add_team_options(CLI::App* cmd, TeamFlags& f) {
                   "fuse the knowledge graph's chunk lists (PPR, relation evidence, bridge hops) into retrieval; off: "
                   "the graph only links entities and gives facts")
       ->capture_default_str();
+  cmd->add_option("--direct", f.ask.synth.direct,
+                  "open a factoid answer (a date, place, name, one of two options, yes/no) with the direct answer read "
+                  "off the passages, walking the question's relations; off: the cited sentences alone")
+      ->capture_default_str();
   cmd->add_option("--parallel", r.parallel, "threads for the sub-query searches (0: one per core; 1: one after another)")
       ->capture_default_str()->check(CLI::Range(0, 64));
 }
