@@ -67,14 +67,18 @@ std::string singular_relation(std::string_view w) {
 }
 
 // "X's R" / "the R of X": the relations from the topic outward, and the topic.
-void parse_np(std::string_view np_in, std::vector<std::string>& chain, std::string& topic) {
+void parse_np(std::string_view np_in, std::vector<std::string>& chain, std::string& topic, int depth = 0) {
   std::string np = trim(np_in);
+  if (depth >= 6) {  // relations of relations of ...: more than any question walks
+    topic = np;
+    return;
+  }
   const std::string l = lower(np);
   // "X's paternal grandfather": the last "'s " whose remainder is a relation phrase.
   for (size_t p = l.rfind("'s "); p != std::string::npos && p > 0; p = p ? l.rfind("'s ", p - 1) : std::string::npos) {
     std::vector<std::string> rel = relation_chain(l.substr(p + 3));
     if (rel.empty()) continue;
-    parse_np(np.substr(0, p), chain, topic);
+    parse_np(np.substr(0, p), chain, topic, depth + 1);
     chain.insert(chain.end(), rel.begin(), rel.end());
     return;
   }
@@ -85,7 +89,7 @@ void parse_np(std::string_view np_in, std::vector<std::string>& chain, std::stri
     if (of == std::string::npos) continue;
     std::vector<std::string> rel = relation_chain(l.substr(art.size(), of - art.size()));
     if (rel.empty()) continue;
-    parse_np(drop_category(std::string_view(np).substr(of + 4)), chain, topic);
+    parse_np(drop_category(std::string_view(np).substr(of + 4)), chain, topic, depth + 1);
     chain.insert(chain.end(), rel.begin(), rel.end());
     return;
   }

@@ -20,6 +20,7 @@ enum class Take {
   FirstParent, ///< "son of A and B": A
   LastParent,  ///< "son of A and B": B
   Parents,     ///< "son of A and B": both
+  Before,      ///< the name right before the cue ("Katherine Mansfield, whom he married")
 };
 
 struct Cue {
@@ -58,7 +59,10 @@ constexpr std::array<Cue, 52> kCues = {{
     {"child", "daughter", Take::Names},           {"child", "father of", Take::Names},
 }};
 
-constexpr std::array<Cue, 8> kMoreCues = {{
+constexpr std::array<Cue, 13> kMoreCues = {{
+    {"composer", "song", Take::AfterBy},  // "a song written by X": a song's writer composed it
+    {"spouse", "whom he married", Take::Before}, {"spouse", "whom she married", Take::Before},
+    {"spouse", "who married him", Take::Before}, {"spouse", "who married her", Take::Before},
     {"child", "mother of", Take::Names}, {"child", "children", Take::Names},
     {"child", "sons", Take::Names},      {"child", "daughters", Take::Names},
     {"sibling", "brother", Take::Names}, {"sibling", "sister", Take::Names},
@@ -112,7 +116,23 @@ std::vector<std::string> names_list(std::string_view s, size_t i) {
   return out;
 }
 
-std::vector<std::string> take_names(std::string_view s, size_t end, Take take) {
+// The name that ends where the cue at `begin` starts (", " between them): the longest name that
+// name_at reads from a word start before it and that ends there.
+std::vector<std::string> name_before(std::string_view s, size_t begin) {
+  size_t e = begin;
+  while (e > 0 && (s[e - 1] == ' ' || s[e - 1] == ',')) --e;
+  for (size_t j = 0; j < e; ++j) {
+    if (j > 0 && s[j - 1] != ' ') continue;
+    std::string nm = name_at(s.substr(0, e), j);
+    if (nm.empty()) continue;
+    size_t at = s.find(nm, j);
+    if (at != std::string_view::npos && at + nm.size() == e) return {nm};
+  }
+  return {};
+}
+
+std::vector<std::string> take_names(std::string_view s, size_t begin, size_t end, Take take) {
+  if (take == Take::Before) return name_before(s, begin);
   if (take == Take::AfterBy) {
     size_t by = find_words(s.substr(0, std::min(s.size(), end + 40)), "by", end);
     return by == std::string_view::npos ? std::vector<std::string>{} : names_list(s, by + 2);
@@ -134,10 +154,10 @@ void read_cues(const std::array<Cue, N>& cues, const std::string& rel, std::stri
     if ((relation == "husband" && (w == "husband of")) || (relation == "wife" && (w == "wife of" || w == "widow of")))
       continue;
     for (size_t i = find_words(s, w); i != std::string_view::npos; i = find_words(s, w, i + 1))
-      for (const std::string& n : take_names(s, i + w.size(), c.take)) {
+      for (const std::string& n : take_names(s, i, i + w.size(), c.take)) {
         if (!subject.empty() && same_name(n, subject)) continue;
         // A parent read off "son of A" (one name) may be either parent: weaker than "son of A and B".
-        int score = c.take == Take::Names || c.take == Take::AfterBy ? 2 : 1;
+        int score = c.take == Take::FirstParent || c.take == Take::LastParent || c.take == Take::Parents ? 1 : 2;
         out.push_back({score, {n, std::string(s)}});
       }
   }

@@ -96,6 +96,8 @@ TEST(FactSpans, RelationsOfThePassageSubject) {
   ASSERT_FALSE(related_names(film, "composer", "Gray Harbour").empty());
   EXPECT_EQ(related_names(film, "composer", "Gray Harbour")[0].name, "Eino Varg");
   EXPECT_TRUE(related_names(film, "father", "Gray Harbour").empty());
+  EXPECT_EQ(related_names("\"Slow Tide\" is a song written by Ines Moor in 1961.", "composer", "Slow Tide")[0].name,
+            "Ines Moor");
 
   const std::string king = "Odo II was a count. He was the eldest son of Count Odo I and Adela of Brie. "
                            "He married Gisela of Arles in 880.";
@@ -108,6 +110,8 @@ TEST(FactSpans, RelationsOfThePassageSubject) {
   // The child's passage names the parent: the parent's child, read the other way.
   EXPECT_FALSE(names_as_inverse("Berta was a daughter of Odo II.", "child", "Odo II").empty());
   EXPECT_TRUE(names_as_inverse("Berta was a daughter of Odo III.", "child", "Odo II").empty());
+  EXPECT_EQ(related_names("He is known for his friendship with Ada Brun, whom he married in 1918.", "wife", "Odo II")[0].name,
+            "Ada Brun");
   EXPECT_EQ(passage_gender(king), 1);
   EXPECT_EQ(passage_gender("Adela of Brie was a noblewoman. She founded an abbey; her sons ruled."), -1);
   EXPECT_TRUE(same_name("Count Odo I", "Odo I"));
@@ -135,6 +139,14 @@ TEST(AskedFact, LookupsWalkTheirRelations) {
   // Not factoid lookups: a definition, a how-to.
   EXPECT_EQ(asked_fact("Who is Lena Marsh?").form, AskedFact::Form::None);
   EXPECT_EQ(asked_fact("How do I reset the pump?").form, AskedFact::Form::None);
+  // A question that nests relations without end stops reading them (and does not overflow).
+  std::string deep = "When did X";
+  for (int i = 0; i < 5000; ++i) deep += "'s father";
+  f = asked_fact(deep + " die?");
+  EXPECT_EQ(f.form, AskedFact::Form::Lookup);
+  EXPECT_EQ(f.chain.size(), 6u);
+  EXPECT_EQ(asked_fact("").form, AskedFact::Form::None);
+  EXPECT_EQ(asked_fact("?").form, AskedFact::Form::None);
 }
 
 TEST(AskedFact, ComparisonsAndSameness) {
