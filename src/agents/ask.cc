@@ -64,14 +64,18 @@ VerifyOptions verify_options(const AskOptions& opt, Searcher& searcher) {
 
 // The synthesizer's options: the sentence vectors cost an embedding per new context sentence, so
 // only a fitted model or its training rows get them (the rule does not read them).
-SynthOptions synth_options(const AskOptions& opt, Searcher& searcher) {
+// Chunks of an entity's document the direct answer's walk reads at most (its opening passage
+// and what follows it: a biography states birth and death places past its first chunk).
+constexpr size_t kHomeDocumentChunks = 4;
+
+SynthOptions synth_options(const AskOptions& opt, Store& store, Searcher& searcher) {
   SynthOptions so = opt.synth;
   if (!so.sentences && (so.answerable || so.sentence_feature || so.selector || so.sentence_rows))
     so.sentences = searcher.sentence_vectors();
   // The direct answer's second hop: an entity's own passage, by its name in the lexical index
-  // (the hit whose document or first heading is that name).
+  // (the hit whose document or first heading is that name), and the rest of its document.
   if (!so.find_home)
-    so.find_home = [&searcher](const std::string& name) -> std::optional<SearchHit> {
+    so.find_home = [&store, &searcher](const std::string& name) -> std::vector<SearchHit> {
       SearchOptions o;
       o.mode = SearchMode::Bm25;
       o.k = 5;
@@ -81,8 +85,12 @@ SynthOptions synth_options(const AskOptions& opt, Searcher& searcher) {
       std::vector<const SearchHit*> ptrs;
       for (const SearchHit& h : hits) ptrs.push_back(&h);
       const size_t i = home_among(ptrs, name);
-      if (i >= hits.size()) return std::nullopt;
-      return hits[i];
+      if (i >= hits.size()) return {};
+      std::vector<SearchHit> out = {hits[i]};
+      for (const StoredChunk& c : store.chunks_of(hits[i].doc_id))
+        if (c.chunk.id != hits[i].chunk_id && c.chunk.figure_id.empty() && out.size() < kHomeDocumentChunks)
+          out.push_back(hit_from_chunk(c, 0.0));
+      return out;
     };
   return so;
 }
@@ -216,7 +224,7 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& asked, const 
   LlmSynthOptions lopt = opt.llm;
   if (!lopt.figure_png) lopt.figure_png = [&store](const std::string& id) { return figure_png(store, id); };
   Team team{PlannerAgent(stats, opt.chat, opt.max_phrases), RagAgent(store, searcher, opt.retrieve),
-            SynthesizerAgent(stats, opt.chat, synth_options(opt, searcher), lopt),
+            SynthesizerAgent(stats, opt.chat, synth_options(opt, store, searcher), lopt),
             VerifierAgent(store, stats, verify_options(opt, searcher))};
 
   // Retrieval reads the question with its acronyms written in; the synthesizer and the verifier

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include "text/countries.h"
 #include "text/fact_spans.h"
@@ -55,21 +56,40 @@ struct Pool {
   }
 
   // The passage on `name`: in the pool (its document's opening chunk fetched when the pool has a
-  // later one only), else fetched (and added to the pool).
+  // later one only), else fetched with the rest of its document (all added to the pool).
   size_t home(const std::string& name) {
     size_t i = home_among(hits, name);
-    if (i != kNone && (hits[i]->start == 0 || !find_home || !*find_home)) return i;
-    if (i == kNone && (!find_home || !*find_home)) return i;
-    std::optional<SearchHit> h = (*find_home)(name);
-    if (!h) return i;
+    if (i != kNone && hits[i]->start == 0) return i;
+    if (!find_home || !*find_home) return i;
+    std::vector<SearchHit> got = (*find_home)(name);
+    widened.insert(name);
+    if (got.empty()) return i;
+    const std::string first = got.front().chunk_id;
+    add(std::move(got));
     for (size_t j = 0; j < hits.size(); ++j)
-      if (hits[j]->chunk_id == h->chunk_id) return j;
-    fetched->push_back(std::move(*h));
-    // The pool points into `fetched`: rebuilt after the push (its storage may move).
+      if (hits[j]->chunk_id == first) return j;
+    return i;
+  }
+
+  // The rest of `name`'s document, when the walk found nothing in what the pool holds of it;
+  // true when that added a passage.
+  bool widen(const std::string& name) {
+    if (!find_home || !*find_home || !widened.insert(name).second) return false;
+    const size_t before = hits.size();
+    add((*find_home)(name));
+    return hits.size() > before;
+  }
+
+  void add(std::vector<SearchHit> got) {
+    for (SearchHit& h : got)
+      if (std::none_of(hits.begin(), hits.end(), [&](const SearchHit* x) { return x->chunk_id == h.chunk_id; }))
+        fetched->push_back(std::move(h));
+    // The pool points into `fetched`: rebuilt after the pushes (its storage may move).
     hits.resize(context_size);
     for (const SearchHit& f : *fetched) hits.push_back(&f);
-    return hits.size() - 1;
   }
+
+  std::set<std::string> widened;
 };
 
 // The entity `relation` leads to from `from`: a name its passage relates to it by that relation,
@@ -77,9 +97,11 @@ struct Pool {
 // those with a passage of their own first. nullopt when no passage says.
 std::optional<HopStep> hop(const HopStep& from, const std::string& relation, Pool& pool) {
   std::vector<HopStep> cands;
-  if (from.passage != kNone)
-    for (const RelatedName& r : related_names(pool.text(from.passage), relation, from.entity))
-      cands.push_back({r.name, relation, kNone, r.sentence, from.passage});
+  if (from.passage != kNone) {
+    std::vector<RelatedName> names = related_names(pool.text(from.passage), relation, from.entity);
+    if (names.empty() && pool.widen(from.entity)) names = related_names(pool.text(from.passage), relation, from.entity);
+    for (const RelatedName& r : names) cands.push_back({r.name, relation, kNone, r.sentence, from.passage});
+  }
   for (size_t i = 0; i < pool.hits.size(); ++i) {
     if (i == from.passage) continue;
     std::string s = names_as_inverse(pool.text(i), relation, from.entity);
@@ -143,6 +165,7 @@ std::optional<Value> value_at(std::vector<HopStep>& path, FactProperty property,
     return Value{std::to_string(static_cast<int>(years)) + " years", std::nullopt, years};
   }
   std::optional<FactValue> v = read_property(text, property);
+  if (!v && pool.widen(last.entity)) v = read_property(pool.text(last.passage), property);
   if (!v) {
     why = "no passage on " + last.entity + " gives the " + std::string(fact_property_name(property));
     std::replace(why.begin(), why.end(), '_', ' ');
@@ -205,8 +228,7 @@ DirectAnswer direct_answer(const AskedFact& asked, const std::vector<Candidate>&
   DirectAnswer d;
   d.asked = asked;
   if (asked.form == AskedFact::Form::None) return d;
-  d.fetched.reserve(8);
-  Pool pool{{}, &d.fetched, &find_home, context.size()};
+  Pool pool{{}, &d.fetched, &find_home, context.size(), {}};
   for (const Candidate& c : context) pool.hits.push_back(&c.hit);
   std::vector<std::string> names = asked.form == AskedFact::Form::Lookup ? std::vector<std::string>{asked.topic}
                                                                           : asked.options;

@@ -18,16 +18,17 @@ namespace mmkg {
 /// DirectAnswer::fetched after it; npos: no passage on it.
 struct HopStep {
   std::string entity;
-  std::string relation;
+  std::string relation{};
   size_t passage = static_cast<size_t>(-1);
-  std::string sentence;  ///< the sentence that names it in that relation, or states the value
+  std::string sentence{};  ///< the sentence that names it in that relation, or states the value
   /// The passage `sentence` is in (the previous entity's for a relation read off it; npos: none).
   size_t source = static_cast<size_t>(-1);
 };
 
-/// Finds the passage on an entity outside the context (its name searched in the store; the hit
-/// whose document or first heading is that name), or nullopt.
-using FindHome = std::function<std::optional<SearchHit>(const std::string& name)>;
+/// Finds the passages on an entity outside the context: its own passage (its name searched in the
+/// store; the hit whose document or first heading is that name) first, then the rest of its
+/// document in order; empty when none is.
+using FindHome = std::function<std::vector<SearchHit>(const std::string& name)>;
 
 struct DirectAnswer {
   bool found = false;

@@ -52,10 +52,10 @@ TEST(DirectAnswer, FetchesTheSecondHopsPassage) {
   EXPECT_FALSE(none.found);
   EXPECT_EQ(none.why, "no passage is on Gisela of Arles");
   int asked = 0;
-  FindHome find = [&](const std::string& name) -> std::optional<SearchHit> {
+  FindHome find = [&](const std::string& name) -> std::vector<SearchHit> {
     ++asked;
-    if (name != "Gisela of Arles") return std::nullopt;
-    return passage("Gisela of Arles", kGisela).hit;
+    if (name != "Gisela of Arles") return {};
+    return {passage("Gisela of Arles", kGisela).hit};
   };
   DirectAnswer d = direct_answer(q, ctx, find);
   ASSERT_TRUE(d.found) << d.why;
@@ -63,6 +63,24 @@ TEST(DirectAnswer, FetchesTheSecondHopsPassage) {
   ASSERT_EQ(d.fetched.size(), 1u);
   EXPECT_EQ(walk_passage(d, ctx, d.paths[0].back().passage)->doc, "Gisela of Arles.md");
   EXPECT_GE(asked, 1);
+}
+
+TEST(DirectAnswer, ReadsTheRestOfTheDocumentWhenItsOpeningDoesNotSay) {
+  // The opening chunk gives the dates; the place is in the document's second chunk, which the
+  // context lacks: the walk fetches the rest of the document and reads it there.
+  std::vector<Candidate> ctx = {passage("Ivo Brand", "Ivo Brand (1901 – 1970) was a chef.")};
+  Candidate later = passage("Ivo Brand", "Brand retired to the coast and died in Nice in 1970.", 400);
+  FindHome find = [&](const std::string& name) -> std::vector<SearchHit> {
+    if (name != "Ivo Brand") return {};
+    return {ctx[0].hit, later.hit};
+  };
+  const AskedFact q = asked_fact("Where did Ivo Brand die?");
+  EXPECT_FALSE(direct_answer(q, ctx).found);
+  DirectAnswer d = direct_answer(q, ctx, find);
+  ASSERT_TRUE(d.found) << d.why;
+  EXPECT_EQ(d.text, "Nice");
+  ASSERT_EQ(d.fetched.size(), 1u);
+  EXPECT_EQ(d.fetched[0].start, 400);
 }
 
 TEST(DirectAnswer, ComparesAndTellsSameness) {

@@ -26,8 +26,8 @@ struct Evidence {
 
 struct QaItem {
   std::string id, type, question;
-  std::string subtype;  ///< a finer type where the QA file gives one (2Wiki: "compositional", ...)
-  std::string answer;   ///< the gold answer where the QA file gives one (exact match and F1)
+  std::string subtype{};  ///< a finer type where the QA file gives one (2Wiki: "compositional", ...)
+  std::string answer{};   ///< the gold answer where the QA file gives one (exact match and F1)
   std::vector<std::string> answer_keywords;
   std::vector<Evidence> evidence;
 };
@@ -101,7 +101,8 @@ struct ModeScore {
 
 /// One question's results.
 struct ItemScore {
-  std::string id, type, subtype;
+  std::string id, type;
+  std::string subtype{};
   std::map<std::string, double> recall_at_2{};       ///< per mode
   std::map<std::string, double> recall_at_5{};       ///< per mode
   std::map<std::string, double> recall_at_10{};      ///< per mode
@@ -137,7 +138,7 @@ struct EvalReport {
   std::optional<double> citation_precision;
   /// --answers, over the items with a gold answer: the direct line's exact match and token F1,
   /// and the share of those items that got a direct line at all.
-  std::optional<double> direct_em, direct_f1, direct_answered;
+  std::optional<double> direct_em{}, direct_f1{}, direct_answered{};
   std::optional<ContextScore> context;    ///< --answers
   std::string llm;                        ///< the model's id; empty: extractive
   std::string reranker;                   ///< empty: none
