@@ -4,15 +4,11 @@
 #include <array>
 #include <cctype>
 
+#include "core/ascii.h"
+
 namespace mmkg {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '"')) s.remove_prefix(1);
@@ -28,7 +24,7 @@ bool ends(std::string_view s, std::string_view p) { return s.size() >= p.size() 
 std::string_view drop_category(std::string_view np) {
   for (std::string_view c : {"the film ", "film ", "the song ", "song ", "the album ", "album ", "the book ",
                              "the novel ", "the band ", "the show ", "the series ", "the movie ", "movie "})
-    if (starts(lower(np), c) && np.size() > c.size() && std::isupper(static_cast<unsigned char>(np[c.size()])))
+    if (starts(lower_ascii(np), c) && np.size() > c.size() && std::isupper(static_cast<unsigned char>(np[c.size()])))
       return np.substr(c.size());
   return np;
 }
@@ -73,7 +69,7 @@ void parse_np(std::string_view np_in, std::vector<std::string>& chain, std::stri
     topic = np;
     return;
   }
-  const std::string l = lower(np);
+  const std::string l = lower_ascii(np);
   // "X's paternal grandfather": the last "'s " whose remainder is a relation phrase.
   for (size_t p = l.rfind("'s "); p != std::string::npos && p > 0; p = p ? l.rfind("'s ", p - 1) : std::string::npos) {
     std::vector<std::string> rel = relation_chain(l.substr(p + 3));
@@ -180,7 +176,7 @@ std::vector<std::string> frame_chain(const std::string& l) {
 }
 
 std::vector<std::string> split_two(std::string_view s, std::string_view sep) {
-  const std::string l = lower(s);
+  const std::string l = lower_ascii(s);
   size_t p = l.rfind(sep);
   if (p == std::string::npos) return {};
   std::string a = trim(drop_category(trim(s.substr(0, p)))), b = trim(drop_category(trim(s.substr(p + sep.size()))));
@@ -260,8 +256,8 @@ AskedFact same(const std::string& q, const std::string& l) {
   }
   rest = std::string(drop_category(rest));
   for (std::string_view c : {"the films ", "films ", "songs ", "albums ", "books ", "the movies ", "movies ", "the songs "})
-    if (starts(lower(rest), c)) rest = rest.substr(c.size());
-  lr = lower(rest);
+    if (starts(lower_ascii(rest), c)) rest = rest.substr(c.size());
+  lr = lower_ascii(rest);
   size_t cut = std::string::npos;
   for (std::string_view c : {" both ", " located", " from the same", " have ", " has ", " in the same", " of the same", " originate",
                              " the same", " share", " born in"}) {
@@ -309,7 +305,7 @@ AskedFact lookup(const std::string& q, const std::string& l) {
 
 std::vector<std::string> relation_chain(std::string_view phrase) {
   std::string p = trim(phrase);
-  p = lower(p);
+  p = lower_ascii(p);
   if (starts(p, "the ")) p = p.substr(4);
   for (const Compound& c : kCompounds)
     if (p == c.phrase) return {c.chain[0], c.chain[1]};
@@ -330,7 +326,7 @@ const char* asked_form_name(AskedFact::Form f) {
 
 AskedFact asked_fact(std::string_view question) {
   const std::string q = trim(question);
-  const std::string l = lower(q);
+  const std::string l = lower_ascii(q);
   AskedFact f = choice(q, l);
   if (f.form == AskedFact::Form::None) f = same(q, l);
   if (f.form == AskedFact::Form::None) f = lookup(q, l);

@@ -80,7 +80,7 @@ std::string cue_relation(std::string_view r) {
   return std::string(r);
 }
 
-bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+using fact_detail::is_space;
 
 // Skips ", ", "was", "is", "named", "called", "the" after a cue ("his father, the Duke X").
 size_t skip_fillers(std::string_view s, size_t i) {

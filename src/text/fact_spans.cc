@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 
+#include "core/ascii.h"
 #include "text/countries.h"
 #include "text/fact_spans_detail.h"
 #include "text/sentences.h"
@@ -18,7 +19,7 @@ namespace mmkg {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+using fact_detail::is_space;
 
 UChar32 first_cp(std::string_view w) {
   if (w.empty()) return 0;
@@ -36,12 +37,6 @@ bool capitalised(std::string_view w) {
 bool lower_word(std::string_view w) {
   UChar32 c = first_cp(w);
   return c > 0 && u_islower(c);
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 // A word of running text: the bytes between spaces, with the punctuation that closes it apart.
@@ -130,7 +125,7 @@ const char* const kMonths[] = {"january", "february", "march",     "april",   "m
 // with a capital ("may" is a verb).
 int month_of(std::string_view w) {
   if (!capitalised(w)) return 0;
-  std::string l = lower(w);
+  std::string l = lower_ascii(w);
   while (!l.empty() && l.back() == '.') l.pop_back();
   if (l == "sept") return 9;
   for (int m = 0; m < 12; ++m)
@@ -238,7 +233,8 @@ std::vector<FactDate> dates_in(std::string_view s, bool short_years) {
       } else {
         continue;
       }
-      d.pos = t[i - (d.day ? 2 : 1)].pos;
+      const Tok& m = t[i - (d.day ? 2 : 1)];
+      d.pos = m.pos + static_cast<size_t>(word_core_of(m.raw).data() - m.raw.data());
     } else if (!di.empty() && plausible_year(di, t[i].raw, short_years) && di.size() >= (short_years ? 3u : 4u)) {
       d.year = to_int(di);
       d.pos = t[i].pos + t[i].raw.find(di);
@@ -296,7 +292,7 @@ bool alpha_at(std::string_view s, size_t i) {
 
 // `w` as whole words in `s` from `from` (ASCII case folded); npos when absent.
 size_t find_words(std::string_view s, std::string_view w, size_t from) {
-  const std::string ls = lower(s);
+  const std::string ls = lower_ascii(s);
   for (size_t i = ls.find(w, from); i != std::string::npos; i = ls.find(w, i + 1))
     if ((i == 0 || !alpha_at(s, i - 1)) && !alpha_at(s, i + w.size())) return i;
   return std::string_view::npos;
@@ -315,10 +311,7 @@ int compare_dates(const FactDate& a, const FactDate& b) {
 }
 
 std::vector<FactDate> find_dates(std::string_view s) {
-  std::vector<FactDate> out = dates_in(s, false);
-  for (auto& d : out)
-    while (!d.text.empty() && (d.text[0] == '(' || d.text[0] == '[')) d.text.erase(0, 1), ++d.pos;
-  return out;
+  return dates_in(s, false);
 }
 
 namespace {
@@ -326,7 +319,7 @@ namespace {
 // A word that describes the name after it: a lower-case content word ("singer", "former") or the
 // "and" between two ("rapper and singer").
 bool descriptor_word(const Word& w) {
-  return lower_word(w.core) && !w.close && !is_particle(w.core) && (w.core == "and" || !is_stopword(lower(w.core)));
+  return lower_word(w.core) && !w.close && !is_particle(w.core) && (w.core == "and" || !is_stopword(lower_ascii(w.core)));
 }
 
 // A capitalised run that reads as a nationality modifying a noun after it ("American singer",
@@ -451,9 +444,6 @@ LifeDates life_dates(std::string_view passage) {
   const auto sents = split_sentences(passage);
   if (!out.born) out.born = date_after(passage, sents, "born", 40);
   if (!out.died) out.died = date_after(passage, sents, "died", 60);
-  for (auto* d : {&out.born, &out.died})
-    if (*d)
-      while (!(*d)->text.empty() && ((*d)->text[0] == '(' || (*d)->text[0] == '[')) (*d)->text.erase(0, 1);
   return out;
 }
 
@@ -503,7 +493,7 @@ std::string fold_name_base(std::string_view name) {
 int passage_gender(std::string_view passage) {
   int he = 0, she = 0;
   for (const Tok& t : tokens(passage)) {
-    std::string w = lower(word_core_of(t.raw));
+    std::string w = lower_ascii(word_core_of(t.raw));
     if (w == "he" || w == "his" || w == "him" || w == "himself") ++he;
     if (w == "she" || w == "her" || w == "hers" || w == "herself") ++she;
   }
@@ -561,7 +551,7 @@ std::string demonym(std::string_view s) {
         Word next = word_at(s, k2);
         std::string t(s.substr(r.pos, r.end - r.pos));
         while (!t.empty() && t.back() == '-') t.pop_back();
-        if (r.words > 0 && !r.close && lower_word(next.core) && !is_stopword(lower(next.core))) {
+        if (r.words > 0 && !r.close && lower_word(next.core) && !is_stopword(lower_ascii(next.core))) {
           // "a Chinese American actor", "an Austrian-American composer", "a French DJ": the first
           // nationality of a compound.
           std::string first = t.substr(0, std::min(t.find(' '), t.find('-')));

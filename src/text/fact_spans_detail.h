@@ -6,6 +6,9 @@
 
 namespace mmkg::fact_detail {
 
+/// The whitespace that separates words of running text.
+inline bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+
 /// The sentences of a passage, a markdown heading line that opens one left out.
 std::vector<std::string_view> sentences_of(std::string_view passage);
 /// `w` (lower case) as whole words in `s` from `from`, ASCII case folded; npos when absent.
