@@ -327,6 +327,8 @@ std::optional<graph::GraphSyncResult> Session::sync_graph(LazyLlm* llm, const Pr
     return r;
   } catch (const UsageError&) {
     throw;
+  } catch (const StoreFullError&) {
+    throw;  // the store cannot take more: an error for the whole ingest, not a graph warning
   } catch (const Error& e) {
     warn(std::string("knowledge graph not updated (") + e.what() + "); the next ingest resumes it");
     return std::nullopt;

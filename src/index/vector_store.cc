@@ -79,14 +79,16 @@ std::unique_ptr<VectorIndex> open_vector_index(Store& store, const std::string& 
     return idx;
   }
   idx = rebuild(store, model, opt);
+  std::string unsaved;
   try {
     idx->save(path, want);
-  } catch (const Error&) {
-    // A read-only store still searches with the in-memory index.
+  } catch (const Error& e) {
+    // A read-only store still searches with the in-memory index; the status says it was not kept.
+    unsaved = std::string("; not saved: ") + e.what();
   }
   if (status) {
     status->rebuilt = true;
-    status->reason = reason;
+    status->reason = reason + unsaved;
     status->vectors = idx->size();
   }
   return idx;

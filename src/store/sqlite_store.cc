@@ -638,20 +638,28 @@ std::string SqliteStore::document_text(const std::string& id) {
 
 namespace {
 
-// The graph's bookkeeping table, made on first use (a store no graph was built for has none).
-// On a read-only store that lacks it, the CREATE fails quietly and the query after it says so.
+// The graph's bookkeeping table, made by the first write (a store no graph was built for has
+// none); reads of a store without it see no graph documents and write nothing, so they work on a
+// read-only store or a full disk. A failure to make it is thrown as it is (a full disk).
+bool has_graph_docs(sqlite3* db) {
+  Stmt s(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'graph_docs'");
+  return s.step();
+}
+
 void ensure_graph_docs(sqlite3* db) {
-  sqlite3_exec(db,
-               "CREATE TABLE IF NOT EXISTS graph_docs(backend TEXT NOT NULL, doc_id TEXT NOT NULL, "
-               "extractor TEXT NOT NULL, PRIMARY KEY(backend, doc_id)) WITHOUT ROWID;",
-               nullptr, nullptr, nullptr);
+  int rc = sqlite3_exec(db,
+                        "CREATE TABLE IF NOT EXISTS graph_docs(backend TEXT NOT NULL, doc_id TEXT NOT NULL, "
+                        "extractor TEXT NOT NULL, PRIMARY KEY(backend, doc_id)) WITHOUT ROWID;",
+                        nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK)
+    throw_sqlite_error(rc, "database error: " + std::string(sqlite3_errmsg(db)) + " (creating graph_docs)");
 }
 
 }  // namespace
 
 std::vector<GraphDocMark> SqliteStore::graph_documents(const std::string& backend) {
-  ensure_graph_docs(db_);
   std::vector<GraphDocMark> out;
+  if (!has_graph_docs(db_)) return out;
   Stmt s(db_, "SELECT doc_id, extractor FROM graph_docs WHERE backend = ?");
   s.bind(1, backend);
   while (s.step()) out.push_back({s.text(0), s.text(1)});
@@ -659,7 +667,7 @@ std::vector<GraphDocMark> SqliteStore::graph_documents(const std::string& backen
 }
 
 size_t SqliteStore::graph_document_count(const std::string& backend) {
-  ensure_graph_docs(db_);
+  if (!has_graph_docs(db_)) return 0;
   Stmt s(db_, "SELECT COUNT(*) FROM graph_docs WHERE backend = ?");
   s.bind(1, backend);
   return s.step() ? static_cast<size_t>(s.i64(0)) : 0;
@@ -667,6 +675,7 @@ size_t SqliteStore::graph_document_count(const std::string& backend) {
 
 void SqliteStore::mark_graph_document(const std::string& backend, const std::string& doc_id,
                                       const std::string& extractor, bool present) {
+  if (!present && !has_graph_docs(db_)) return;
   ensure_graph_docs(db_);
   Stmt s(db_, present ? "INSERT OR REPLACE INTO graph_docs(backend, doc_id, extractor) VALUES (?,?,?)"
                       : "DELETE FROM graph_docs WHERE backend = ? AND doc_id = ?");

@@ -5,6 +5,7 @@ namespace mmkg {
 void throw_sqlite_error(int rc, const std::string& what) {
   int primary = rc & 0xff;  // extended result codes keep the primary code in the low byte
   if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) throw StoreLockedError(what);
+  if (primary == SQLITE_FULL) throw StoreFullError("disk full while writing the store; free space and re-run");
   throw IOError(what);
 }
 

@@ -53,10 +53,11 @@ TEST(SqliteUtil, OtherDatabaseErrorsAreNotTypedAsLockedOrFull) {
   EXPECT_THROW(Stmt(a.db, "SELECT * FROM missing"), IOError);
 }
 
-TEST(SqliteUtil, ThrowSqliteErrorTypesBusyAndLocked) {
+TEST(SqliteUtil, ThrowSqliteErrorTypesBusyLockedAndFull) {
   EXPECT_THROW(throw_sqlite_error(SQLITE_BUSY, "m"), StoreLockedError);
   EXPECT_THROW(throw_sqlite_error(SQLITE_LOCKED, "m"), StoreLockedError);
   EXPECT_THROW(throw_sqlite_error(SQLITE_BUSY_SNAPSHOT, "m"), StoreLockedError);
+  EXPECT_THROW(throw_sqlite_error(SQLITE_FULL, "m"), StoreFullError);
   try {
     throw_sqlite_error(SQLITE_ERROR, "database error: x");
   } catch (const StoreLockedError&) {

@@ -66,6 +66,21 @@ TEST(Store, PutFindDeleteKeepsFtsInSync) {
   s->exec("INSERT INTO chunks_fts(chunks_fts, rank) VALUES('integrity-check', 1)");
 }
 
+// Reading the graph's document marks writes nothing (a read-only store, a full disk): the table
+// is made by the first mark, and un-marking on a store without it is a no-op.
+TEST(Store, GraphDocumentMarksAreMadeByTheFirstWriteOnly) {
+  testing::TempDir dir;
+  auto s = Store::open(dir.str());
+  const std::string has = "SELECT count(*) FROM sqlite_master WHERE name = 'graph_docs'";
+  EXPECT_TRUE(s->graph_documents("sqlite").empty());
+  EXPECT_EQ(s->graph_document_count("sqlite"), 0u);
+  s->mark_graph_document("sqlite", "d1", "", false);
+  EXPECT_EQ(count(*s, has), 0);
+  s->mark_graph_document("sqlite", "d1", "rules", true);
+  EXPECT_EQ(count(*s, has), 1);
+  EXPECT_EQ(s->graph_document_count("sqlite"), 1u);
+}
+
 TEST(Store, ReplaceSwapsOldVersionAtomically) {
   testing::TempDir dir;
   auto s = Store::open(dir.str());

@@ -20,10 +20,20 @@ from test_kill import dump
 NATIVE = {"MMKG_EMBEDDER": "native"}
 
 
+# The fault tests need an ingest long enough to be killed in every stage, not a big corpus: each
+# corpus file is cut to its first INPUT_BYTES (at a paragraph end), which keeps every kind of
+# document (plain text, PDFs with headers) and a few seconds of embedding and graph work.
+INPUT_BYTES = 30_000
+
+
 def make_inputs(d):
     d.mkdir(parents=True)
     for f in CORPUS.iterdir():
-        shutil.copy(f, d / f.name)
+        text = f.read_text(encoding="utf-8")
+        if len(text) > INPUT_BYTES:
+            cut = text.rfind("\n\n", 0, INPUT_BYTES)
+            text = text[:cut if cut > 0 else INPUT_BYTES] + "\n"
+        (d / f.name).write_text(text, encoding="utf-8")
     for i in range(2):
         pdfgen.paper(d / f"paper{i}.pdf", pages=6 + i, header=f"Header {i}")
     return d

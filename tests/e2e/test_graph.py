@@ -105,8 +105,14 @@ def test_exports(graph_store, tmp_path, neo4j):
     ns = {"g": "http://graphml.graphdrawing.org/xmlns"}
     kinds = [n.find("g:data[@key='kind']", ns).text for n in root.findall(".//g:node", ns)]
     assert kinds.count("entity") == st["entities"]
-    # The Cypher export loads into a stock Neo4j, statement by statement.
-    cy = run("graph", "export", "--format", "cypher", store=graph_store).out.splitlines()
+    # The Cypher export loads into a stock Neo4j, statement by statement. A one-document store:
+    # Neo4j takes seconds per statement to parse the literal rows of the whole corpus's graph.
+    small = tmp_path / "small"
+    assert run("ingest", CORPUS / "attention_wiki.txt", store=small).rc == 0
+    st = run("stats", "--json", store=small).json()["graph"]
+    assert st["entities"] > 10 and st["relations"] > 10, st
+    cy = run("graph", "export", "--format", "cypher", store=small).out.splitlines()
+    assert sum(l.startswith("UNWIND") for l in cy) >= 3, cy  # entities, relations, mentions
     neo4j.query("MATCH (n) DETACH DELETE n")
     assert all(l.endswith(";") for l in cy)
     neo4j.run_many([l[:-1] for l in cy if l.startswith("CREATE CONSTRAINT")], batch=1)  # schema: own transaction

@@ -57,7 +57,9 @@ def test_two_machines_share_one_store_and_rank_as_the_embedded_store(tmp_path, n
     st = on(neo4j, b, "stats", "--json")
     assert st.rc == 0, st
     assert st.json()["documents"] == 3 and st.json()["chunks"] == r["chunks"], st
-    for q in questions():
+    # Exact ids and scores of the top 10 for a few questions (a process each); eval compares the
+    # ranks of every dev question in every mode below.
+    for q in questions()[:8]:
         assert top10(("--store", neo4j.spec, "--cache", b), q) == top10(("--store", local), q), q
     ev_local = run("eval", DEV_QA, "--json", "--embedder", "native", store=local).json()
     ev_b = on(neo4j, b, "eval", DEV_QA, "--json").json()
