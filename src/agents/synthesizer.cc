@@ -59,6 +59,7 @@ struct Sentence {
   std::vector<double> part_cov{};  // the same share for each part's own terms
   std::vector<double> part_def{};  // how well it defines what each part asks to define (0 when none)
   bool number = false;  // holds a number the question does not
+  std::vector<char> part_number{};  // per part: supplies the number it asks for (typed: asked_quantity.h)
   bool name = false;    // holds a name the question does not
   bool named_in_words = false;  // gives a name in words ("also known as X", "called X")
   double reason_share = 1;  // what a "why" part counts of it: 1 when it states a reason, else less
@@ -142,13 +143,13 @@ const std::set<std::string>& depiction_stems() {
 // the part asks for (a number for "how many", a name for "which package"). A lone part weighs
 // its own terms so too when a statement sets the scene before it (QuestionPart::after_scene):
 // the scene's many words would otherwise make the sentence that repeats them win.
-bool kind_ok(const Sentence& s, AnswerKind k) {
-  return k == AnswerKind::Number ? s.number : k == AnswerKind::Name ? s.name : true;
+bool kind_ok(const Sentence& s, size_t p, AnswerKind k) {
+  return k == AnswerKind::Number ? s.part_number[p] != 0 : k == AnswerKind::Name ? s.name : true;
 }
 
 double part_score(const Sentence& s, size_t p, const QuestionPart& part, size_t parts) {
   double cov = parts > 1 || part.after_scene ? 0.6 * s.part_cov[p] + 0.4 * s.coverage : s.coverage;
-  if (part.kind == AnswerKind::Number && !s.number) cov *= 0.5;
+  if (part.kind == AnswerKind::Number && !s.part_number[p]) cov *= 0.5;
   if (part.kind == AnswerKind::Name && !s.name) cov *= 0.8;
   if (part.kind == AnswerKind::Reason) cov *= s.reason_share;
   if (part.figure) cov *= s.label_share;
@@ -466,7 +467,7 @@ std::vector<std::vector<double>> selection_scores(const std::string& question, c
       g.coverage = s.coverage;
       g.part_cov = s.part_cov[p];
       g.shape = part_score(s, p, parts[p], parts.size());
-      g.kind_match = parts[p].kind != AnswerKind::Any && kind_ok(s, parts[p].kind);
+      g.kind_match = parts[p].kind != AnswerKind::Any && kind_ok(s, p, parts[p].kind);
       g.definition = parts.size() == 1 ? s.definition : s.part_def[p];
       g.cos = cos[i];
       g.first = s.pos == 1;
@@ -572,6 +573,11 @@ std::optional<Sentence> make_sentence(const std::string& question, const SearchH
   for (auto& pt : qt.part_terms) x.part_cov.push_back(term_coverage(with_where, pt));
   x.cov_stems = std::move(with_where);
   x.number = holds_new_number(x.text, question);
+  // A part that asks a typed quantity ("how many trees", "which version of bash") is answered by
+  // a sentence that states one beside what it counts, not by any number.
+  for (const QuestionPart& part : qt.parts)
+    x.part_number.push_back(part.quantity.type == QuantityType::None ? x.number
+                                                                      : supplies_quantity(x.text, part.quantity, question));
   x.name = holds_new_name(x.text, question);
   x.named_in_words = names_in_words(x.text, question);
   // A "why" part is answered by a sentence that gives a reason ("the boundaries commonly used
@@ -696,6 +702,25 @@ void write_answer(const std::vector<size_t>& chosen, const std::vector<Sentence>
   }
 }
 
+// After "the documents do not say": what the nearest passages do say, so that a user sees what
+// is there (the best-covering sentence of each of the two best-covering passages, cited).
+void write_nearest(const std::vector<Sentence>& sents, const Retrieval& retrieval, Answer& ans) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < sents.size(); ++i)
+    if (!sents[i].lead_in && sents[i].coverage > 0) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return sents[a].coverage > sents[b].coverage; });
+  std::vector<size_t> chosen;
+  std::set<size_t> passages;
+  for (size_t i : order)
+    if (chosen.size() < 2 && passages.insert(sents[i].cand).second) chosen.push_back(i);
+  if (chosen.empty()) return;
+  Answer near;
+  write_answer(chosen, sents, retrieval, near);
+  ans.text += "\n\nThe nearest passages say: " + near.text;
+  ans.citations = std::move(near.citations);
+}
+
 // The direct answer's line, then the sentences of its walks (the entity's passage, each hop's,
 // the value's), each cited once.
 void write_direct(const DirectAnswer& d, const Retrieval& retrieval, Answer& ans) {
@@ -733,7 +758,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
   for (size_t p = 0; p < parts.size(); ++p)
     for (const auto& s : sents) {
       evidence[p].best = std::max(evidence[p].best, s.part_cov[p]);
-      if (kind_ok(s, parts[p].kind)) evidence[p].best_of_kind = std::max(evidence[p].best_of_kind, s.part_cov[p]);
+      if (kind_ok(s, p, parts[p].kind)) evidence[p].best_of_kind = std::max(evidence[p].best_of_kind, s.part_cov[p]);
     }
   // What must be answered is what the parts ask; a scene-setting statement before them ("The
   // monograph describes X. Which paper ...?") is context, not a condition on the answer.
@@ -758,6 +783,11 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
     // Says why, so that a user knows what to ask or add: "no passage mentions Stata".
     std::string why = !verdict.answerable && !verdict.why.empty() ? verdict.why : "";
     ans.text = why.empty() ? kNotFound : "The documents do not say: " + why + ".";
+    // The passages speak to the question but not to what it asks (a number, a date): what they
+    // do say is shown. Not when the question names what no passage mentions, or covers too little.
+    const bool subject_found = verdict.coverage >= opt.min_coverage &&
+                               (verdict.features.empty() || verdict.features[static_cast<size_t>(AnswerFeature::MissingName)] == 0);
+    if (subject_found) write_nearest(sents, retrieval, ans);
     return ans;
   }
 

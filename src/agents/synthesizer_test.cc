@@ -134,6 +134,22 @@ TEST_F(Extractive, UnknownNameOrUncoveredQuestionIsNotAnswered) {
   EXPECT_FALSE(u.found) << u.answer;
 }
 
+// A "how many" of things the passages discuss but never count: not answered by a number of
+// something else (the generator's megawatts); the refusal quotes and cites what the passages do
+// say. A number of the asked unit is quoted.
+TEST_F(Extractive, ATypedQuantityIsAnsweredOnlyByAValueOfItsType) {
+  AskResult r = ask_bm25("How many blades does a steam turbine of the plant have?");
+  EXPECT_FALSE(r.found) << r.answer;
+  EXPECT_EQ(r.answer.rfind("The documents do not say: no passage gives the number asked for", 0), 0u) << r.answer;
+  EXPECT_NE(r.answer.find("The nearest passages say: "), std::string::npos) << r.answer;
+  ASSERT_FALSE(r.citations.empty());
+  EXPECT_NE(r.answer.find("The blades are made of nickel alloys. [1]"), std::string::npos) << r.answer;
+  EXPECT_EQ(r.citations[0].doc, "turbines.txt");
+  AskResult m = ask_bm25("How many megawatts does the generator of the plant deliver at full steam load?");
+  ASSERT_TRUE(m.found) << m.answer;
+  EXPECT_NE(m.answer.find("350 megawatts"), std::string::npos) << m.answer;
+}
+
 // A store of its own holding the given documents, asked without a model.
 struct SmallStore {
   testing::TempDir dir;

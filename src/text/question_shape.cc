@@ -100,6 +100,8 @@ QuestionPart make_part(std::string text) {
   QuestionPart p{.text = std::move(text)};
   p.kind = answer_kind(p.text);
   p.figure = asks_for_figure(p.text);
+  p.quantity = asked_quantity(p.text);
+  if (p.quantity.type != QuantityType::None && p.kind != AnswerKind::Reason) p.kind = AnswerKind::Number;
   return p;
 }
 

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "text/asked_quantity.h"
+
 namespace mmkg {
 
 enum class AnswerKind {
@@ -22,6 +24,8 @@ struct QuestionPart {
   std::string text;  ///< the words of this part as the question has them
   AnswerKind kind = AnswerKind::Any;
   bool figure = false;  ///< asks which figure or table shows something ("which figure compares ...")
+  /// The quantity it asks for, typed (asked_quantity.h); a typed quantity makes the kind Number.
+  AskedQuantity quantity{};
   /// The question sets the scene in a statement before it asks ("The HAC paper checks whether
   /// ... . Where do that procedure's p values come from?"): the statement's words find the
   /// passages, the part's words say which sentence answers.
