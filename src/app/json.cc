@@ -151,6 +151,15 @@ json check_json(const CheckReport& r) {
   return {{"ok", r.ok}, {"checks", checks}};
 }
 
+json graph_overview_json(const GraphOverview& o) {
+  json nodes = json::array(), links = json::array();
+  for (const auto& n : o.nodes)
+    nodes.push_back({{"id", n.id}, {"name", n.name}, {"type", n.type}, {"degree", n.degree}, {"mentions", n.mentions}});
+  for (const auto& l : o.links) links.push_back({{"src", l.src}, {"dst", l.dst}, {"type", l.type}, {"weight", l.weight}});
+  return {{"entities", o.entities}, {"page", o.page}, {"per_page", o.per_page}, {"pages", o.pages},
+          {"nodes", std::move(nodes)}, {"links", std::move(links)}};
+}
+
 json entity_json(const EntityReport& r, bool with_evidence) {
   const graph::Entity& e = r.entity;
   json neighbors = json::array();

@@ -19,6 +19,7 @@ nlohmann::json stats_json(const StatsReport& r);
 nlohmann::json check_json(const CheckReport& r);
 /// `graph entity` (no evidence) and `graph neighbors` (with evidence).
 nlohmann::json entity_json(const EntityReport& r, bool with_evidence);
+nlohmann::json graph_overview_json(const GraphOverview& o);
 nlohmann::json eval_report_json(const EvalReport& r);
 nlohmann::json figure_json(const StoredFigure& f);
 nlohmann::json figure_report_json(const FigureReport& r);

@@ -157,6 +157,25 @@ struct EntityReport {
   std::vector<EntityFigure> figures;  ///< the first few, by (document, page)
 };
 
+/// The graph at a glance (`mmkg graph overview`, GET /api/graph): its entities ranked by how
+/// connected they are (distinct neighbours, then the passages that mention them, then the name),
+/// one page of them, and the relations among that page's entities.
+struct GraphOverview {
+  struct Node {
+    std::string id, name, type;
+    size_t degree = 0;    ///< distinct entities it is related to
+    size_t mentions = 0;  ///< passages that mention it
+  };
+  struct Link {
+    std::string src, dst, type;
+    double weight = 0;
+  };
+  size_t entities = 0;  ///< in the whole graph
+  int page = 1, per_page = 0, pages = 0;
+  std::vector<Node> nodes;
+  std::vector<Link> links;  ///< between two of `nodes`, heaviest first, at most 3 per node
+};
+
 // An upload's format (the name it must carry for ingest to read it as what it is, and whether it
 // must be UTF-8): upload_format() of ingest/formats.h, the formats' one home.
 
@@ -236,6 +255,9 @@ class Session {
   /// The entity NAME names (exact, alias, fuzzy, embedding), its relations (at most `limit`),
   /// with evidence sentences when `with_evidence`. Error when nothing matches.
   EntityReport graph_entity(const std::string& name, bool with_evidence, int limit);
+  /// Page `page` (from 1; past the last: the last) of the graph's entities, `per_page` (1 to 200)
+  /// of them, most connected first (GraphOverview). UsageError for values out of range.
+  GraphOverview graph_overview(int page, int per_page);
   /// Writes the whole graph in `format` (one of export_formats()) to `out`.
   void graph_export(const std::string& format, std::ostream& out);
   /// The graph export formats ("jsonl", "graphml", "cypher").

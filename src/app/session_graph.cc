@@ -1,8 +1,14 @@
 // Session: the graph commands (entity, neighbors, export).
+#include <algorithm>
 #include <map>
 #include <ostream>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "app/session.h"
+#include "agents/graph_retriever.h"
 #include "core/error.h"
 #include "embed/embedder.h"
 #include "graph/export/exporter.h"
@@ -80,6 +86,52 @@ EntityReport Session::graph_entity(const std::string& name, bool with_evidence, 
     rep.figures.push_back({f.id, it->second, f.label, f.kind, f.caption, f.page});
   }
   return rep;
+}
+
+GraphOverview Session::graph_overview(int page, int per_page) {
+  if (per_page < 1 || per_page > 200) throw UsageError("--per-page must be 1 to 200 (got " + std::to_string(per_page) + ")");
+  if (page < 1) throw UsageError("--page must be 1 or more (got " + std::to_string(page) + ")");
+  require_graph(graph_store());
+  GraphOverview ov;
+  ov.per_page = per_page;
+  GraphContext* gc = graph_context();
+  if (!gc || gc->empty()) return ov;
+  const graph::GraphSnapshot& g = gc->snapshot();
+  // Distinct neighbours: a pair related by several types counts once.
+  std::vector<std::pair<std::string_view, std::string_view>> pairs;
+  for (const auto& r : g.relations)
+    if (r.src != r.dst) pairs.emplace_back(std::min<std::string_view>(r.src, r.dst), std::max<std::string_view>(r.src, r.dst));
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  std::unordered_map<std::string_view, size_t> degree;
+  for (const auto& [a, b] : pairs) ++degree[a], ++degree[b];
+  const auto& df = gc->mention_stats().df;
+  auto mentions = [&](const std::string& id) {
+    auto it = df.find(id);
+    return it == df.end() ? size_t{0} : static_cast<size_t>(it->second);
+  };
+  std::vector<GraphOverview::Node> all;
+  all.reserve(g.entities.size());
+  for (const auto& e : g.entities) {
+    auto it = degree.find(e.id);
+    all.push_back({e.id, e.name, e.type, it == degree.end() ? 0 : it->second, mentions(e.id)});
+  }
+  std::sort(all.begin(), all.end(), [](const GraphOverview::Node& a, const GraphOverview::Node& b) {
+    return std::tie(b.degree, b.mentions, a.name, a.id) < std::tie(a.degree, a.mentions, b.name, b.id);
+  });
+  ov.entities = all.size();
+  ov.pages = static_cast<int>((all.size() + static_cast<size_t>(per_page) - 1) / static_cast<size_t>(per_page));
+  ov.page = std::min(page, std::max(ov.pages, 1));
+  const size_t from = static_cast<size_t>(ov.page - 1) * static_cast<size_t>(per_page);
+  for (size_t i = from; i < all.size() && i < from + static_cast<size_t>(per_page); ++i) ov.nodes.push_back(all[i]);
+  std::unordered_set<std::string_view> shown;
+  for (const auto& n : ov.nodes) shown.insert(n.id);
+  for (const auto& r : g.relations)
+    if (r.src != r.dst && shown.count(r.src) && shown.count(r.dst)) ov.links.push_back({r.src, r.dst, r.type, r.weight});
+  std::stable_sort(ov.links.begin(), ov.links.end(),
+                   [](const GraphOverview::Link& a, const GraphOverview::Link& b) { return a.weight > b.weight; });
+  if (ov.links.size() > 3 * ov.nodes.size()) ov.links.resize(3 * ov.nodes.size());
+  return ov;
 }
 
 void Session::graph_export(const std::string& format, std::ostream& out) {

@@ -193,6 +193,46 @@ TEST_F(SessionTest, GraphEntityAndEveryExportFormat) {
   EXPECT_THROW(s->graph_export("dot", out), UsageError);
 }
 
+// The graph at a glance: every entity once over the pages, most connected first, each page's
+// links between its own entities; out-of-range options are usage errors.
+TEST_F(SessionTest, GraphOverviewPagesThroughTheMostConnectedEntities) {
+  dir.write("plant/turbines.md",
+            "# Steam Turbines\n\nCharles Parsons built the Steam Turbine at Newcastle. The Steam Turbine drives the "
+            "Alternator of the Power Station. The Power Station near Newcastle burns Coal in its Boiler. The Boiler "
+            "feeds the Steam Turbine, and the Alternator feeds the National Grid.\n\n## Cooling\n\nThe Power "
+            "Station cools the Steam Turbine with river water from the Tyne. Charles Parsons tested the Alternator "
+            "at Newcastle.\n");
+  auto s = Session::open(cfg, /*create=*/true);
+  IngestRequest req;
+  req.paths = {dir.str() + "/plant"};
+  ASSERT_TRUE(s->ingest(req).graph.has_value());
+  GraphOverview first = s->graph_overview(1, 2);
+  ASSERT_GT(first.entities, 2u);
+  EXPECT_EQ(first.pages, static_cast<int>((first.entities + 1) / 2));
+  ASSERT_EQ(first.nodes.size(), 2u);
+  EXPECT_GT(first.nodes[0].degree, 0u);
+  std::set<std::string> seen;
+  size_t last_degree = first.nodes[0].degree;
+  for (int p = 1; p <= first.pages; ++p) {
+    GraphOverview o = s->graph_overview(p, 2);
+    EXPECT_EQ(o.page, p);
+    std::set<std::string> here;
+    for (const auto& n : o.nodes) {
+      EXPECT_LE(n.degree, last_degree) << n.name;
+      last_degree = n.degree;
+      EXPECT_TRUE(seen.insert(n.id).second) << n.name << " on two pages";
+      here.insert(n.id);
+    }
+    for (const auto& l : o.links) EXPECT_TRUE(here.count(l.src) && here.count(l.dst)) << l.src << " " << l.dst;
+    EXPECT_LE(o.links.size(), 3 * o.nodes.size());
+  }
+  EXPECT_EQ(seen.size(), first.entities);
+  EXPECT_EQ(s->graph_overview(1000000, 2).page, first.pages) << "past the last page: the last";
+  EXPECT_THROW(s->graph_overview(1, 0), UsageError);
+  EXPECT_THROW(s->graph_overview(0, 5), UsageError);
+  EXPECT_EQ(graph_overview_json(first)["nodes"].size(), 2u);
+}
+
 TEST_F(SessionTest, EvaluateScoresTheModesAndAnswers) {
   auto s = ingested();
   EvalRequest req;

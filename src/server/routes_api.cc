@@ -233,6 +233,13 @@ void entity(Context& c, const httplib::Request& req, httplib::Response& res) {
   send_json(res, entity_json(s->graph_entity(name, evidence, limit), evidence));
 }
 
+void graph_overview(Context& c, const httplib::Request& req, httplib::Response& res) {
+  const int page = int_param(req, "page", 1, 1, 1000000);
+  const int per_page = int_param(req, "per_page", 20, 1, 200);
+  auto s = c.pool.acquire();
+  send_json(res, graph_overview_json(s->graph_overview(page, per_page)));
+}
+
 void figure(Context& c, const httplib::Request& req, httplib::Response& res, bool image) {
   const std::string id = req.matches[1];
   FigureReport f;
@@ -294,6 +301,7 @@ void add_api_routes(Http& http, Workspaces& ws) {
   http.post("/api/search", "/api/search", in_workspace(ws, search));
   http.post("/api/ask", "/api/ask", in_workspace(ws, ask));
   http.get(R"(/api/entities/([^/]+))", "/api/entities/{name}", in_workspace(ws, entity));
+  http.get("/api/graph", "/api/graph", in_workspace(ws, graph_overview));
   http.get(R"(/api/figures/([^/]+))", "/api/figures/{id}", in_workspace(ws, [](Context& c, R q, W w) { figure(c, q, w, false); }));
   http.get(R"(/api/figures/([^/]+)/image)", "/api/figures/{id}/image", in_workspace(ws, [](Context& c, R q, W w) { figure(c, q, w, true); }));
   add_workspace_routes(http, ws);

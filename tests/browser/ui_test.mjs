@@ -44,6 +44,15 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mmkg-ui-test-"));
 const store = path.join(tmp, "store");
 const corpus = fs.readdirSync(path.join(ROOT, "examples/corpus")).filter((f) => !f.startsWith(".")).map((f) => path.join(ROOT, "examples/corpus", f));
 const pdf = path.join(tmp, "quokkas.pdf");
+// Two encyclopedic pages: "When was Ada Vale's father born?" walks from hers to his.
+const wiki = [
+  ["Ada Vale.md", "# Ada Vale\n\nAda Vale (12 May 1890 – 3 June 1951) was a British bridge engineer. She was the daughter of Tom Vale and Mary Vale.\n"],
+  ["Tom Vale.md", "# Tom Vale\n\nTom Vale (1 January 1860 – 2 February 1930) was an English surveyor from Leeds.\n"],
+].map(([name, text]) => {
+  const f = path.join(tmp, name);
+  fs.writeFileSync(f, text);
+  return f;
+});
 const teamStore = path.join(tmp, "team");
 const teamDoc = path.join(tmp, "team-notes.md");
 
@@ -248,7 +257,7 @@ await step("wrong-key", async () => {
 
 await step("upload-progress", async () => {
   await setKey(KEY);
-  await page.setInputFiles(tid("upload-input"), [...corpus, pdf]);
+  await page.setInputFiles(tid("upload-input"), [...corpus, pdf, ...wiki]);
   await page.click(tid("upload-submit"));
   const card = `${tid("upload-card")}:first-child`;
   await page.waitForSelector(`${card} ${tid("upload-progress")}, ${card} ${tid("job-progress")}`, { state: "attached" });
@@ -264,8 +273,8 @@ await step(
     await page.waitForSelector(`${card} ${tid("job-status")}`, { timeout: INGEST_MS });
     const state = await page.getAttribute(`${card} ${tid("job-status")}`, "data-state");
     check(state === "done", `the ingest job ended ${state}: ${await page.textContent(card)}`);
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="doc-row"]').length === 4);
-    for (const name of [...corpus, pdf].map((p) => path.basename(p)))
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="doc-row"]').length === 6);
+    for (const name of [...corpus, pdf, ...wiki].map((p) => path.basename(p)))
       check(await page.$(`${tid("doc-row")}[data-doc="${name}"]`), `${name} is not listed`);
     const pdfRow = await page.textContent(`${tid("doc-row")}[data-doc="quokkas.pdf"]`);
     check(/pdf/i.test(pdfRow), `the PDF row does not show its format: ${pdfRow}`);
@@ -354,6 +363,32 @@ await step("ask-entity-to-graph", async () => {
   await page.waitForTimeout(300);
 });
 
+await step("graph-overview", async () => {
+  // The Graph tab without a name opens on the most connected entities, paged.
+  await page.goto(`${BASE}/#graph`);
+  await page.waitForSelector(tid("graph-overview"));
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="graph-canvas"]')?.dataset.nodeCount) > 1);
+  const n = await page.locator(`${tid("graph-overview-list")} li`).count();
+  check(n === Number(await page.getAttribute(tid("graph-canvas"), "data-node-count")), `${n} entities listed, not the nodes drawn`);
+  check(Number(await page.getAttribute(tid("graph-canvas"), "data-edge-count")) > 0, "the overview draws no links");
+  const first = (await page.locator(`${tid("graph-overview-list")} li a`).first().textContent()).trim();
+  check(/^page 1 of \d+$/.test((await page.textContent(tid("graph-page"))).trim()), "no page count");
+  await page.click(tid("graph-next"));
+  await page.waitForFunction(() => /^page 2 /.test(document.querySelector('[data-testid="graph-page"]')?.textContent ?? ""));
+  const second = (await page.locator(`${tid("graph-overview-list")} li a`).first().textContent()).trim();
+  check(second !== first, "page 2 lists the same entities");
+  await page.click(tid("graph-prev"));
+  await page.waitForFunction(() => /^page 1 /.test(document.querySelector('[data-testid="graph-page"]')?.textContent ?? ""));
+  await page.waitForTimeout(300); // let the canvas paint for the screenshot
+});
+
+await step("graph-overview-open", async () => {
+  const first = (await page.locator(`${tid("graph-overview-list")} li a`).first().textContent()).trim();
+  await page.locator(`${tid("graph-overview-list")} li a`).first().click();
+  await page.waitForFunction((t) => document.querySelector('[data-testid="graph-canvas"]')?.dataset.center === t, first);
+  await page.waitForTimeout(300);
+});
+
 await step("graph-attention", async () => {
   await page.click(tid("nav-graph"));
   await page.fill(tid("graph-input"), "attention");
@@ -397,6 +432,17 @@ await step("graph-not-found", async () => {
   check(/no entity/i.test(await err.textContent()), "the not-found message is not shown");
 });
 
+await step("ask-direct-path", async () => {
+  // A two-hop factoid: the one-line answer, then the path the walk took (each entity a link).
+  await ask("When was Ada Vale's father born?");
+  await page.waitForSelector(tid("answer-path"));
+  const text = await page.textContent(tid("answer-text"));
+  check(text.trim().startsWith("1 January 1860"), `the answer does not open with the date: ${text.slice(0, 120)}`);
+  const hops = (await page.locator(`${tid("answer-hops")} .chip`).allTextContents()).map((t) => t.trim());
+  check(hops.join(" > ") === "Ada Vale > Tom Vale", `the path shows ${hops.join(" > ")}`);
+  check(/father/.test(await page.textContent(tid("answer-path"))), "the path does not name the relation");
+});
+
 await step("delete-wrong-key", async () => {
   await page.goto(`${BASE}/#docs`);
   await setKey("not-the-key");
@@ -413,7 +459,7 @@ await step("delete", async () => {
   page.once("dialog", (d) => d.accept());
   await page.click(`${tid("doc-row")}[data-doc="attention_wiki.txt"] ${tid("doc-delete")}`);
   await page.waitForSelector(tid("docs-deleted"));
-  await page.waitForFunction(() => document.querySelectorAll('[data-testid="doc-row"]').length === 3);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="doc-row"]').length === 5);
   check(!(await page.$(`${tid("doc-row")}[data-doc="attention_wiki.txt"]`)), "attention_wiki.txt is still listed");
 });
 

@@ -340,6 +340,29 @@ def test_entities(srv, loaded):
     assert error_code(r, "/api/entities/{name}", "get", 404) == "not_found"
 
 
+def test_graph_overview(srv, loaded):
+    """The graph at a glance: the most connected entities first, paged, with the links among them."""
+    o = check(requests.get(f"{srv.url}/api/graph", params={"per_page": 5}, timeout=T), "/api/graph", status=200)
+    assert o["entities"] > 100 and o["page"] == 1 and o["per_page"] == 5 and len(o["nodes"]) == 5, o
+    assert o["pages"] == -(-o["entities"] // 5)
+    degrees = [n["degree"] for n in o["nodes"]]
+    assert degrees == sorted(degrees, reverse=True) and degrees[0] > 0, degrees
+    ids = {n["id"] for n in o["nodes"]}
+    assert o["links"] and all(l["src"] in ids and l["dst"] in ids for l in o["links"]), o["links"]
+    p2 = check(requests.get(f"{srv.url}/api/graph", params={"per_page": 5, "page": 2}, timeout=T), "/api/graph", status=200)
+    assert p2["page"] == 2 and not ids & {n["id"] for n in p2["nodes"]}
+    assert p2["nodes"][0]["degree"] <= degrees[-1]
+    # Every node opens as an entity.
+    first = o["nodes"][0]
+    e = check(requests.get(f"{srv.url}/api/entities/{first['id']}", timeout=T), "/api/entities/{name}", status=200)
+    assert e["id"] == first["id"]
+    last = check(requests.get(f"{srv.url}/api/graph", params={"per_page": 5, "page": 10**6}, timeout=T), "/api/graph",
+                 status=200)
+    assert last["page"] == o["pages"], last
+    r = requests.get(f"{srv.url}/api/graph", params={"per_page": 0}, timeout=T)
+    assert error_code(r, "/api/graph", "get", 400) == "bad_request"
+
+
 def test_figures(srv, loaded):
     if "quokka.pdf" not in loaded["names"]:
         pytest.skip("PyMuPDF is not installed: no PDF with figures was uploaded")

@@ -183,6 +183,16 @@ export interface Citation {
   text: string;
 }
 
+/** GET /api/graph: the most connected entities, a page of them, and the links among them. */
+export interface GraphOverview {
+  entities: number;
+  page: number;
+  per_page: number;
+  pages: number;
+  nodes: { id: string; name: string; type: string; degree: number; mentions: number }[];
+  links: { src: string; dst: string; type: string; weight: number }[];
+}
+
 export interface EntityLink {
   name: string;
   how?: string;
@@ -201,6 +211,25 @@ export interface AskResult {
   entities?: EntityLink[];
   facts?: { fact: string; relation?: string; chunk_id?: string }[];
   gaps?: string[];
+  /** The one-line answer and the walk that found it (docs/JSON.md, ask `direct`). */
+  direct?: DirectAnswer;
+}
+
+export interface HopStep {
+  entity: string;
+  relation: string | null;
+  doc: string;
+  chunk_id: string;
+  fetched: boolean;
+  sentence: string | null;
+}
+
+export interface DirectAnswer {
+  found: boolean;
+  text: string | null;
+  kind: string | null;
+  property: string | null;
+  paths: HopStep[][];
 }
 
 /** One agent step of an ask (the `step` events; the answer's trace). */
@@ -261,6 +290,7 @@ export const api = {
     // Either the entity itself or {"entity":{...},"neighbors":[...]}.
     return r.entity ? { ...r.entity, neighbors: r.neighbors ?? r.entity.neighbors ?? [] } : r;
   },
+  graphOverview: (page = 1, perPage = 20) => getJSON<GraphOverview>(`/api/graph?page=${page}&per_page=${perPage}`),
   chunk: (id: string) => getJSON<Chunk>(`/api/chunks/${enc(id)}`),
   figureImage: (id: string) => `/api/figures/${enc(id)}/image`,
   pageImage: (docId: string, page: number, chunkId: string) =>

@@ -1,7 +1,7 @@
 // The Ask view: a question, the agent's steps as they stream in, then the answer with
 // clickable citation markers and the cited figures.
 
-import { api, type AskResult, type Citation, type Step, streamSSE } from "./api";
+import { api, type AskResult, type Citation, type DirectAnswer, type Step, streamSSE } from "./api";
 import { busyBox, clear, emptyBox, errorBox, fmtMs, h, apiImg } from "./dom";
 import { openCitation } from "./citation";
 
@@ -262,6 +262,26 @@ function figureList(body: HTMLElement, figs: unknown[]): void {
 
 // ---- Answer ----
 
+/** The walk behind a direct answer: the entity the question names, each relation followed to the
+ * next entity (each a link to the graph view; "fetched" when its passage was found by its name),
+ * and the property read at the end. */
+function renderPath(d: DirectAnswer): HTMLElement {
+  const words = (s: string) => s.replace(/_/g, " ");
+  return h("div", { class: "answer-path", "data-testid": "answer-path" },
+    d.paths.map((path) =>
+      h("div", { class: "chips", "data-testid": "answer-hops", "data-hops": String(path.length) },
+        h("span", { class: "muted" }, "Path: "),
+        path.flatMap((step, i) => {
+          const last = i === path.length - 1;
+          const rel = step.relation ? h("span", { class: "muted small" }, ` → ${words(step.relation)} → `) : null;
+          if (last && step.relation && step.relation === d.property) return [rel, h("strong", {}, d.text ?? "")];
+          return [rel, h("a", { class: "chip", href: `#graph/${encodeURIComponent(step.entity)}`, title: step.fetched ? `${step.doc}: found by its name` : step.doc }, step.entity)];
+        }),
+      ),
+    ),
+  );
+}
+
 function renderAnswer(r: AskResult): HTMLElement {
   const byN = new Map<number, Citation>((r.citations ?? []).map((c) => [c.n, c]));
   const box = h("div", { class: "answer-body", "data-testid": "answer", "data-found": String(!!r.found) });
@@ -281,6 +301,7 @@ function renderAnswer(r: AskResult): HTMLElement {
       }
   }
   box.append(text);
+  if (r.direct?.found && r.direct.paths.length) box.append(renderPath(r.direct));
   const rest = (r.citations ?? []).filter((c) => c.figure_id && !shown.has(c.figure_id));
   if (rest.length) box.append(h("div", { class: "figures" }, rest.map(figureOf)));
 

@@ -1,9 +1,11 @@
-// The graph view: an entity of the knowledge graph and its neighbours (Cytoscape.js, labelled
-// edges). Clicking a neighbour re-centres on it (#graph/NAME, so Back goes back); clicking an
-// edge or a neighbour in the list shows the sentences that support the relation.
+// The graph view: opened without a name (#graph), the graph at a glance, its most connected
+// entities a page at a time with the links among them; with one (#graph/NAME), an entity of the
+// knowledge graph and its neighbours (Cytoscape.js, labelled edges). Clicking a node centres on
+// it (#graph/NAME, so Back goes back); clicking an edge or a neighbour in the list shows the
+// sentences that support the relation.
 
 import cytoscape from "cytoscape";
-import { api, type Entity, type Neighbor } from "./api";
+import { api, type Entity, type GraphOverview, type Neighbor } from "./api";
 import { busyBox, clear, emptyBox, errorBox, h, apiImg } from "./dom";
 import { openCitation } from "./citation";
 
@@ -13,6 +15,8 @@ let info: HTMLElement;
 let input: HTMLInputElement;
 let current = "";
 let loading = 0;
+let overviewPage = 1;
+const PER_PAGE = 20;
 
 export function initGraph(root: HTMLElement): void {
   input = h("input", { type: "search", placeholder: "Entity name, alias or acronym (e.g. attention)", "data-testid": "graph-input", "aria-label": "Entity" });
@@ -52,6 +56,81 @@ export async function showEntity(name: string): Promise<void> {
   if (token !== loading) return;
   current = name;
   render(ent);
+}
+
+/** The graph at a glance: page `page` of the most connected entities (#graph with no name). */
+export async function showOverview(page = overviewPage): Promise<void> {
+  const token = ++loading;
+  current = "";
+  input.value = "";
+  clear(info);
+  info.append(busyBox("Reading the graph…", "graph-busy"));
+  let ov: GraphOverview;
+  try {
+    ov = await api.graphOverview(page, PER_PAGE);
+  } catch (e) {
+    if (token !== loading) return;
+    clear(info);
+    info.append(errorBox(e, "graph-error"));
+    destroy();
+    return;
+  }
+  if (token !== loading) return;
+  overviewPage = ov.page;
+  renderOverview(ov);
+}
+
+function renderOverview(ov: GraphOverview): void {
+  destroy();
+  clear(info);
+  if (!ov.entities) {
+    info.append(emptyBox("The knowledge graph is empty: ingest documents to build it.", "graph-empty"));
+    return;
+  }
+  canvas.hidden = false;
+  const top = Math.max(1, ...ov.nodes.map((n) => n.degree));
+  const nodes: cytoscape.ElementDefinition[] = ov.nodes.map((n) => ({
+    data: { id: n.id, label: n.name, size: 14 + 22 * Math.sqrt(n.degree / top) },
+  }));
+  const edges: cytoscape.ElementDefinition[] = ov.links.map((l, i) => ({
+    data: { id: `o${i}`, source: l.src, target: l.dst, label: l.type.replace(/_/g, " "), width: 1 + Math.log2(1 + l.weight) },
+  }));
+  cy = cytoscape({
+    container: canvas,
+    elements: [...nodes, ...edges],
+    wheelSensitivity: 0.3,
+    style: [
+      { selector: "node", style: { label: "data(label)", "background-color": "#6b8fd6", color: "#1d2433", "font-size": 11, width: "data(size)", height: "data(size)", "text-valign": "bottom", "text-margin-y": 4, "text-wrap": "wrap", "text-max-width": "120px" } },
+      // Unlabelled: a page's links cross too often to read their types; a node's own view has them.
+      { selector: "edge", style: { width: "data(width)", "line-color": "#c9d1e0", "curve-style": "haystack", opacity: 0.8 } },
+    ],
+    layout: { name: "cose", animate: false, randomize: false, nodeRepulsion: () => 40000, idealEdgeLength: () => 140, padding: 30 } as cytoscape.LayoutOptions,
+  });
+  cy.on("tap", "node", (e) => {
+    location.hash = `#graph/${encodeURIComponent(String((e.target as cytoscape.NodeSingular).data("label")))}`;
+  });
+  (canvas as HTMLElement & { cy?: cytoscape.Core }).cy = cy;
+  canvas.dataset.nodeCount = String(cy.nodes().length);
+  canvas.dataset.edgeCount = String(cy.edges().length);
+  canvas.dataset.center = "";
+  const pager = h("div", { class: "pager" },
+    h("button", { type: "button", "data-testid": "graph-prev", disabled: ov.page <= 1, onclick: () => void showOverview(ov.page - 1) }, "← Previous"),
+    h("span", { class: "muted small", "data-testid": "graph-page" }, `page ${ov.page} of ${ov.pages}`),
+    h("button", { type: "button", "data-testid": "graph-next", disabled: ov.page >= ov.pages, onclick: () => void showOverview(ov.page + 1) }, "Next →"),
+  );
+  info.append(
+    h("h2", { "data-testid": "graph-overview" }, "The graph at a glance"),
+    h("div", { class: "muted small" }, `${ov.entities} entities, the most connected first; click one to see its neighbours.`),
+    pager,
+    h("ol", { class: "neighbors", start: String((ov.page - 1) * ov.per_page + 1), "data-testid": "graph-overview-list" },
+      ov.nodes.map((n) =>
+        h("li", {},
+          h("a", { href: `#graph/${encodeURIComponent(n.name)}`, class: "nb-name" }, n.name),
+          h("span", { class: "muted small" }, ` ${n.degree} neighbours · ${n.mentions} passages`),
+        ),
+      ),
+    ),
+  );
 }
 
 function destroy(): void {

@@ -5,7 +5,7 @@ import "./style.css";
 import { api, apiKey, getJSON, setApiKey, setWorkspace, workspace } from "./api";
 import { $, clear, h } from "./dom";
 import { initAsk } from "./ask";
-import { initGraph, showEntity } from "./graph";
+import { initGraph, showEntity, showOverview } from "./graph";
 import { initDocs, refreshDocs } from "./docs";
 import { closeCitation } from "./citation";
 
@@ -25,6 +25,7 @@ function route(): void {
   if (view === "graph") {
     const name = decodeURIComponent(rest.join("/"));
     if (name) void showEntity(name);
+    else void showOverview();
   } else if (view === "docs") {
     void refreshDocs();
   }
