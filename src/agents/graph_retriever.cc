@@ -5,6 +5,8 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 #include "text/definition.h"
@@ -31,6 +33,34 @@ GraphContext::GraphContext(graph::GraphStore& store, const graph::EmbedNames& em
     auto& es = chunk_ents_[m.chunk_id];
     if (std::find(es.begin(), es.end(), m.entity_id) == es.end()) es.push_back(m.entity_id);
   }
+}
+
+const std::vector<GraphContext::Connected>& GraphContext::by_connection() {
+  if (by_connection_) return *by_connection_;
+  std::unordered_map<std::string_view, size_t> index;
+  for (size_t i = 0; i < snap_.entities.size(); ++i) index.emplace(snap_.entities[i].id, i);
+  std::vector<std::pair<size_t, size_t>> pairs;  // distinct related pairs, (lower, higher) index
+  for (const auto& r : snap_.relations) {
+    auto a = index.find(r.src), b = index.find(r.dst);
+    if (a != index.end() && b != index.end() && a->second != b->second)
+      pairs.emplace_back(std::min(a->second, b->second), std::max(a->second, b->second));
+  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  std::vector<Connected> out(snap_.entities.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].entity = i;
+    auto it = stats_.df.find(snap_.entities[i].id);
+    out[i].mentions = it == stats_.df.end() ? 0 : static_cast<size_t>(it->second);
+  }
+  for (const auto& [a, b] : pairs) ++out[a].degree, ++out[b].degree;
+  std::sort(out.begin(), out.end(), [&](const Connected& x, const Connected& y) {
+    const graph::Entity& ex = snap_.entities[x.entity];
+    const graph::Entity& ey = snap_.entities[y.entity];
+    return std::tie(y.degree, y.mentions, ex.name, ex.id) < std::tie(x.degree, x.mentions, ey.name, ey.id);
+  });
+  by_connection_ = std::move(out);
+  return *by_connection_;
 }
 
 bool is_broad_question(const std::string& question) {

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -51,6 +52,16 @@ class GraphContext {
   /// Chunk id → the entities it mentions (each once), for the ranker's graph signals.
   const std::unordered_map<std::string, std::vector<std::string>>& chunk_entities() const { return chunk_ents_; }
 
+  /// An entity of snapshot().entities (its index) with how connected it is.
+  struct Connected {
+    size_t entity = 0;
+    size_t degree = 0;    ///< distinct entities it is related to (a pair of several types counts once)
+    size_t mentions = 0;  ///< passages that mention it (mention_stats())
+  };
+  /// Every entity, most connected first: by degree, then mentions, then name and id. Computed on
+  /// the first call (the graph overview's order; queries never need it) and kept.
+  const std::vector<Connected>& by_connection();
+
  private:
   graph::GraphStore& store_;
   std::unique_ptr<graph::EntityIndex> index_;
@@ -59,6 +70,7 @@ class GraphContext {
   graph::MentionStats stats_;
   std::unordered_map<std::string, std::vector<std::string>> chunk_ents_;
   std::set<std::string> homed_;
+  std::optional<std::vector<Connected>> by_connection_;
 };
 
 /// True for questions that ask for a list or an overview across documents ("which papers ...",

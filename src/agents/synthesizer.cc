@@ -77,54 +77,6 @@ double jaccard(const std::set<std::string>& a, const std::set<std::string>& b) {
   return static_cast<double>(inter) / static_cast<double>(a.size() + b.size() - inter);
 }
 
-// Where a wiki heading ("====== Title ======", DokuWiki and MediaWiki syntax, which a plain-text
-// file keeps) that starts at `i` ends, past its closing '='s; npos when none starts there.
-size_t wiki_heading_end(const std::string& s, size_t i) {
-  if (s.compare(i, 2, "==") != 0) return std::string::npos;
-  const size_t open_end = s.find_first_not_of('=', i);
-  const size_t close = open_end == std::string::npos ? std::string::npos : s.find("==", open_end);
-  if (close == std::string::npos || close - open_end >= 120) return std::string::npos;
-  const size_t end = s.find_first_not_of('=', close);
-  return end == std::string::npos ? s.size() : end;
-}
-
-// Drops the Markdown block markers a line starts with ("# ", "- ", "* ", code fences).
-std::string strip_block_markers(const std::string& t) {
-  const size_t i = t.find_first_not_of("#-*` ");
-  return i == std::string::npos ? "" : t.substr(i);
-}
-
-// Drops markup that is not prose: wiki headings and bold markers ("**term**", "__term__").
-std::string strip_inline_markup(const std::string& in) {
-  std::string t;
-  for (size_t i = 0; i < in.size();) {
-    if (size_t end = wiki_heading_end(in, i); end != std::string::npos) {
-      i = end;
-      continue;
-    }
-    if (in.compare(i, 2, "**") == 0 || in.compare(i, 2, "__") == 0) {
-      i += 2;
-      continue;
-    }
-    t += in[i++];
-  }
-  return collapse_ws(t);
-}
-
-// A sentence as the citation quotes it: verbatim chunk text (whitespace collapsed), without a
-// leading wiki heading or Markdown block marker, at most 600 bytes. Dropping a prefix or a tail
-// keeps it a substring of the chunk.
-std::string verbatim_quote(std::string_view s) {
-  std::string t = collapse_ws(s);
-  if (size_t end = wiki_heading_end(t, 0); end != std::string::npos) t = t.substr(end);
-  t = strip_block_markers(t);
-  if (t.size() > 600) t = std::string(utf8_prefix(t, 600));
-  return t;
-}
-
-// The sentence as the answer says it: block markers and inline markup dropped.
-std::string clean_sentence(std::string_view s) { return strip_block_markers(strip_inline_markup(collapse_ws(s))); }
-
 // What figures and tables do, in the words questions use: "what does Figure 2 show / depict /
 // plot", "what does Table 1 list / report".
 const std::set<std::string>& depiction_stems() {

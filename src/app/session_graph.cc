@@ -3,8 +3,6 @@
 #include <map>
 #include <ostream>
 #include <string_view>
-#include <tuple>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "app/session.h"
@@ -97,33 +95,15 @@ GraphOverview Session::graph_overview(int page, int per_page) {
   GraphContext* gc = graph_context();
   if (!gc || gc->empty()) return ov;
   const graph::GraphSnapshot& g = gc->snapshot();
-  // Distinct neighbours: a pair related by several types counts once.
-  std::vector<std::pair<std::string_view, std::string_view>> pairs;
-  for (const auto& r : g.relations)
-    if (r.src != r.dst) pairs.emplace_back(std::min<std::string_view>(r.src, r.dst), std::max<std::string_view>(r.src, r.dst));
-  std::sort(pairs.begin(), pairs.end());
-  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-  std::unordered_map<std::string_view, size_t> degree;
-  for (const auto& [a, b] : pairs) ++degree[a], ++degree[b];
-  const auto& df = gc->mention_stats().df;
-  auto mentions = [&](const std::string& id) {
-    auto it = df.find(id);
-    return it == df.end() ? size_t{0} : static_cast<size_t>(it->second);
-  };
-  std::vector<GraphOverview::Node> all;
-  all.reserve(g.entities.size());
-  for (const auto& e : g.entities) {
-    auto it = degree.find(e.id);
-    all.push_back({e.id, e.name, e.type, it == degree.end() ? 0 : it->second, mentions(e.id)});
-  }
-  std::sort(all.begin(), all.end(), [](const GraphOverview::Node& a, const GraphOverview::Node& b) {
-    return std::tie(b.degree, b.mentions, a.name, a.id) < std::tie(a.degree, a.mentions, b.name, b.id);
-  });
+  const std::vector<GraphContext::Connected>& all = gc->by_connection();
   ov.entities = all.size();
   ov.pages = static_cast<int>((all.size() + static_cast<size_t>(per_page) - 1) / static_cast<size_t>(per_page));
   ov.page = std::min(page, std::max(ov.pages, 1));
   const size_t from = static_cast<size_t>(ov.page - 1) * static_cast<size_t>(per_page);
-  for (size_t i = from; i < all.size() && i < from + static_cast<size_t>(per_page); ++i) ov.nodes.push_back(all[i]);
+  for (size_t i = from; i < all.size() && i < from + static_cast<size_t>(per_page); ++i) {
+    const graph::Entity& e = g.entities[all[i].entity];
+    ov.nodes.push_back({e.id, e.name, e.type, all[i].degree, all[i].mentions});
+  }
   std::unordered_set<std::string_view> shown;
   for (const auto& n : ov.nodes) shown.insert(n.id);
   for (const auto& r : g.relations)

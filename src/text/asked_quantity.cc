@@ -7,22 +7,15 @@
 
 #include "core/ascii.h"
 #include "text/lexicon.h"
+#include "text/question_words.h"
 #include "text/words.h"
 
 namespace mmkg {
 
 namespace {
 
-bool in(std::string_view w, std::initializer_list<const char*> set) {
-  for (auto s : set)
-    if (w == s) return true;
-  return false;
-}
-
-bool is_aux(std::string_view w) {
-  return in(w, {"is", "are", "was", "were", "does", "do", "did", "can", "could", "should", "would", "will", "has",
-                "have", "had", "must", "may", "might"});
-}
+// An auxiliary or a modal: where a question's noun phrase ends, and what opens a yes/no part.
+bool aux_or_modal(std::string_view w) { return is_auxiliary(w) || one_of(w, {"had", "may", "might"}); }
 
 // A unit of time as one canonical word ("secs" → "second"), or "" for none.
 std::string time_unit_of(std::string_view w) {
@@ -52,7 +45,7 @@ std::string time_unit_of(std::string_view w) {
 // Nouns that make "what/which N" ask for a quantity; the abstract ones name only the quantity
 // ("the number of parents": the parents are what the value stands beside).
 bool measure_noun(std::string_view w) {
-  return in(w, {"fraction", "percentage", "percent", "proportion", "share", "number", "size", "value", "amount",
+  return one_of(w, {"fraction", "percentage", "percent", "proportion", "share", "number", "size", "value", "amount",
                 "ratio", "level", "score", "accuracy", "error", "count", "constant", "probability", "threshold",
                 "median", "average", "throughput", "port", "tolerance", "length", "limit", "capacity", "timeout",
                 "rate", "duration", "frequency", "weight", "width", "height", "depth", "price", "cost",
@@ -61,13 +54,13 @@ bool measure_noun(std::string_view w) {
 // Measures stated by a unit rather than by their own name ("boils at 451 degrees" gives a
 // temperature): a number with a unit answers them as well as one beside the noun.
 bool physical_noun(std::string_view w) {
-  return in(w, {"temperature", "weight", "length", "height", "width", "depth", "distance", "speed", "price", "cost",
+  return one_of(w, {"temperature", "weight", "length", "height", "width", "depth", "distance", "speed", "price", "cost",
                 "duration", "capacity", "frequency", "throughput", "mass", "volume", "power", "voltage", "memory",
                 "bandwidth", "latency"});
 }
 // Units of measure as texts write them after a number ("451 degrees", "20 litres", "512 MB").
 bool unit_word(std::string_view w) {
-  return in(w, {"degree", "degrees", "°", "°c", "°f", "c", "f", "k", "kelvin", "celsius", "fahrenheit", "m", "cm",
+  return one_of(w, {"degree", "degrees", "°", "°c", "°f", "c", "f", "k", "kelvin", "celsius", "fahrenheit", "m", "cm",
                 "mm", "km", "nm", "metre", "metres", "meter", "meters", "mile", "miles", "foot", "feet", "inch",
                 "inches", "g", "kg", "mg", "t", "tonnes", "tons", "gram", "grams", "kilogram", "kilograms", "pound",
                 "pounds", "lb", "lbs", "l", "ml", "litre", "litres", "liter", "liters", "gallon", "gallons", "b",
@@ -78,16 +71,16 @@ bool unit_word(std::string_view w) {
 }
 
 bool abstract_noun(std::string_view w) {
-  return in(w, {"number", "fraction", "percentage", "percent", "proportion", "share", "amount", "count", "value",
+  return one_of(w, {"number", "fraction", "percentage", "percent", "proportion", "share", "amount", "count", "value",
                 "size", "maximum", "minimum"});
 }
 // Modifiers that say which value, not what it stands beside.
 bool generic_modifier(std::string_view w) {
-  return in(w, {"default", "typical", "usual", "exact", "approximate", "total", "overall", "current", "first", "last",
+  return one_of(w, {"default", "typical", "usual", "exact", "approximate", "total", "overall", "current", "first", "last",
                 "new", "maximum", "minimum", "largest", "smallest", "highest", "lowest", "recommended", "required"});
 }
 bool person_noun(std::string_view w) {
-  return in(w, {"people", "person", "persons", "individual", "individuals", "subject", "subjects", "participant",
+  return one_of(w, {"people", "person", "persons", "individual", "individuals", "subject", "subjects", "participant",
                 "participants", "patient", "patients", "respondent", "respondents", "adults", "children", "men",
                 "women", "volunteers", "users", "students"});
 }
@@ -96,7 +89,7 @@ bool person_noun(std::string_view w) {
 // participle before a noun modifies it: "the drying tolerance"), or a verb after a plural noun
 // ("how many valves ship with it").
 bool ends_phrase(const std::string& w, const std::string& prev, const std::string& next) {
-  if (is_aux(w) || in(w, {"what", "which", "who", "whom", "whose", "how", "why", "when", "where", "in", "on", "at",
+  if (aux_or_modal(w) || one_of(w, {"what", "which", "who", "whom", "whose", "how", "why", "when", "where", "in", "on", "at",
                           "for", "from", "with", "by", "to", "per", "than", "as", "into", "over", "under", "between",
                           "about", "a", "an", "the", "this", "that", "these", "those", "and", "or", "but", "it",
                           "they", "i", "you", "we", "he", "she", "its", "their", "there"}))
@@ -122,7 +115,7 @@ Phrase noun_phrase(const std::vector<std::string>& ws, size_t j) {
     const std::string& w = ws[k];
     if (w == "of" && !p.words.empty() && !p.has_of) {
       p.has_of = true;
-      while (k + 1 < ws.size() && in(ws[k + 1], {"the", "a", "an", "these", "those", "its", "their"})) ++k;
+      while (k + 1 < ws.size() && one_of(ws[k + 1], {"the", "a", "an", "these", "those", "its", "their"})) ++k;
       continue;
     }
     if (ends_phrase(w, p.words.empty() ? "" : p.words.back(), k + 1 < ws.size() ? ws[k + 1] : "")) break;
@@ -146,12 +139,12 @@ bool any_of_words(const Phrase& p, bool (*pred)(std::string_view)) {
 
 AskedQuantity after_what(const std::vector<std::string>& ws, size_t i) {
   size_t j = i + 1;
-  while (j < ws.size() && in(ws[j], {"is", "are", "was", "were"})) ++j;
-  while (j < ws.size() && in(ws[j], {"the", "a", "an"})) ++j;
+  while (j < ws.size() && one_of(ws[j], {"is", "are", "was", "were"})) ++j;
+  while (j < ws.size() && one_of(ws[j], {"the", "a", "an"})) ++j;
   const Phrase p = noun_phrase(ws, j);
   AskedQuantity q;
   auto has = [&](std::initializer_list<const char*> set) {
-    return std::any_of(p.words.begin(), p.words.end(), [&](const std::string& w) { return in(w, set); });
+    return std::any_of(p.words.begin(), p.words.end(), [&](const std::string& w) { return one_of(w, set); });
   };
   if (has({"date", "year", "years", "day", "month", "time"})) return q;  // dates: typed elsewhere
   if (has({"version", "versions"})) {
@@ -195,7 +188,7 @@ AskedQuantity after_how(const std::vector<std::string>& ws, size_t i) {
       return q;
     }
     // "how many get dropped": a linking verb (the auxiliaries end the phrase anyway), no noun.
-    if (in(after, {"get", "got", "become", "became", "remain", "remained", "stay", "stayed"})) return q;
+    if (one_of(after, {"get", "got", "become", "became", "remain", "remained", "stay", "stayed"})) return q;
     const Phrase p = noun_phrase(ws, i + 2);
     q.focus = focus_of(p);
     if (q.focus.empty()) return q;
@@ -310,7 +303,7 @@ const char* quantity_type_name(QuantityType t) {
 
 AskedQuantity asked_quantity(std::string_view part) {
   const std::vector<std::string> ws = words(part);
-  if (ws.empty() || is_aux(ws[0])) return {};  // a yes/no question asks no quantity
+  if (ws.empty() || aux_or_modal(ws[0])) return {};  // a yes/no question asks no quantity
   for (size_t i = 0; i < ws.size(); ++i) {
     if (ws[i] == "how") return after_how(ws, i);
     if (ws[i] == "what" || ws[i] == "which") return after_what(ws, i);
@@ -345,18 +338,18 @@ bool supplies_quantity(std::string_view sentence, const AskedQuantity& q, std::s
   };
   for (size_t i = 0; i < ps.size(); ++i) {
     const std::string& p = ps[i];
-    const bool spelled = in(p, {"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    const bool spelled = one_of(p, {"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
                                 "twelve", "twenty", "hundred", "thousand"});
     if (q.type == QuantityType::Ratio &&
-        (in(p, {"twice", "double", "doubles", "halves", "thrice", "triple"}) ||
-         (p == "magnitude" && in(at(i - 1), {"of"}) && in(at(i - 2), {"order", "orders"}))))
+        (one_of(p, {"twice", "double", "doubles", "halves", "thrice", "triple"}) ||
+         (p == "magnitude" && one_of(at(i - 1), {"of"}) && one_of(at(i - 2), {"order", "orders"}))))
       return true;
     if (!number_piece(p) && !(spelled && q.type == QuantityType::Count)) continue;
     if (attached[i] && q.type != QuantityType::Version) continue;
     bool fresh = false;
     for (auto& w : words(p)) fresh = fresh || !asked.count(w);
     if (!fresh) continue;
-    if (i > 0 && in(ps[i - 1], {"figure", "fig", "table", "section", "equation", "eq", "chapter", "page", "appendix",
+    if (i > 0 && one_of(ps[i - 1], {"figure", "fig", "table", "section", "equation", "eq", "chapter", "page", "appendix",
                                 "panel", "step", "line", "p", "pp", "ref"}))
       continue;  // a label or a reference, not a quantity
     const std::string& n1 = at(i + 1);
@@ -369,18 +362,18 @@ bool supplies_quantity(std::string_view sentence, const AskedQuantity& q, std::s
         if (time_ok(n1) || time_ok(n2) || time_ok(unit_suffix(p))) return true;
         break;
       case QuantityType::Age:
-        if (in(n1, {"year", "years", "yr", "yrs", "months"}) || in(n2, {"year", "years", "months"}) ||
-            in(at(i - 1), {"aged", "age", "ages"}))
+        if (one_of(n1, {"year", "years", "yr", "yrs", "months"}) || one_of(n2, {"year", "years", "months"}) ||
+            one_of(at(i - 1), {"aged", "age", "ages"}))
           return true;
         break;
       case QuantityType::Ratio:
         if (p.back() == 'x' || p.find('%') != std::string::npos || p.find("fold") != std::string::npos ||
-            in(n1, {"times", "fold", "percent", "%", "x", "×"}) || (at(i - 1) == "of" && at(i - 2) == "factor"))
+            one_of(n1, {"times", "fold", "percent", "%", "x", "×"}) || (at(i - 1) == "of" && at(i - 2) == "factor"))
           return true;
         break;
       case QuantityType::Version:
-        if ((version_piece(p) || in(at(i - 1), {"version", "release", "v"})) &&
-            (near_focus(i, 6, 6) || in(at(i - 1), {"version", "release"})))
+        if ((version_piece(p) || one_of(at(i - 1), {"version", "release", "v"})) &&
+            (near_focus(i, 6, 6) || one_of(at(i - 1), {"version", "release"})))
           return true;
         break;
       case QuantityType::Measure:
@@ -392,7 +385,7 @@ bool supplies_quantity(std::string_view sentence, const AskedQuantity& q, std::s
   // "How long": a span stated by its end ("stored ... until they are cleaned", "kept forever").
   if (q.type == QuantityType::Span && q.focus.empty())
     for (auto& p : ps)
-      if (in(p, {"until", "forever", "indefinitely", "permanently", "never"})) return true;
+      if (one_of(p, {"until", "forever", "indefinitely", "permanently", "never"})) return true;
   return false;
 }
 

@@ -1,5 +1,6 @@
 #include "text/definition.h"
 
+#include "text/question_words.h"
 #include "text/words.h"
 #include "text/sentences.h"
 
@@ -66,12 +67,6 @@ double definition_strength(const std::vector<std::string>& x, std::string_view s
 }
 
 namespace {
-
-bool one_of(const std::string& w, std::initializer_list<const char*> set) {
-  for (auto s : set)
-    if (w == s) return true;
-  return false;
-}
 
 // A parenthesis is an aside: "A mosaic plot (Hartigan and Kleiner 1984) is ..." defines the plot.
 std::string without_asides(std::string_view sentence_in) {

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "text/lexicon.h"
+#include "text/question_words.h"
 #include "text/sentences.h"
 #include "text/words.h"
 
@@ -10,22 +11,10 @@ namespace mmkg {
 
 namespace {
 
-bool in(const std::string& w, std::initializer_list<const char*> set) {
-  for (auto s : set)
-    if (w == s) return true;
-  return false;
-}
-
-bool is_wh(const std::string& w) { return in(w, {"what", "which", "who", "whom", "whose", "how", "why", "when", "where"}); }
-
-// Auxiliaries that open a yes/no question: "..., or is another tool needed?"
-bool is_aux(const std::string& w) {
-  return in(w, {"is", "are", "was", "were", "does", "do", "did", "can", "could", "should", "would", "will", "has",
-                "have", "must"});
-}
+bool is_wh(const std::string& w) { return one_of(w, {"what", "which", "who", "whom", "whose", "how", "why", "when", "where"}); }
 
 // Verbs of a request that is a question without a question mark: "Define X", "List the ...".
-bool is_request(const std::string& w) { return in(w, {"define", "describe", "explain", "list", "name", "give", "tell"}); }
+bool is_request(const std::string& w) { return one_of(w, {"define", "describe", "explain", "list", "name", "give", "tell"}); }
 
 // A word with its byte range in the text it came from.
 struct Tok {
@@ -114,9 +103,9 @@ void split_clauses(std::string_view s, std::vector<QuestionPart>& out) {
     if (!conj) continue;
     const std::string& n = ts[i + 1].word;
     const bool comma = s.substr(ts[i - 1].end, ts[i].begin - ts[i - 1].end).find(',') != std::string_view::npos;
-    bool opens = is_wh(n) || (i + 2 < ts.size() && in(n, {"by", "at", "in", "to", "for", "from", "on", "of", "with"}) &&
+    bool opens = is_wh(n) || (i + 2 < ts.size() && one_of(n, {"by", "at", "in", "to", "for", "from", "on", "of", "with"}) &&
                               is_wh(ts[i + 2].word));
-    if (!opens && (comma || w == "or") && is_aux(n)) opens = true;
+    if (!opens && (comma || w == "or") && is_auxiliary(n)) opens = true;
     if (opens) cuts.push_back(ts[i].begin);
   }
   size_t b = 0;
@@ -133,7 +122,7 @@ void split_clauses(std::string_view s, std::vector<QuestionPart>& out) {
 
 // Spelled-out numbers, as answers quote them ("twelve patients", "a third of the heads").
 bool number_word(const std::string& w) {
-  return in(w, {"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "twenty",
+  return one_of(w, {"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "twenty",
                 "thirty", "forty", "fifty", "hundred", "thousand", "million", "billion", "half", "twice", "thrice",
                 "dozen"});
 }
@@ -153,7 +142,7 @@ AnswerKind answer_kind(std::string_view clause) {
   auto ws = words(clause);
   // Nouns that make "what/which N" ask for a quantity: measures, counts, dates and versions.
   auto quantity = [](const std::string& w) {
-    return in(w, {"fraction", "percentage", "percent", "proportion", "share", "number", "size", "value", "values",
+    return one_of(w, {"fraction", "percentage", "percent", "proportion", "share", "number", "size", "value", "values",
                   "factor", "month", "year", "day", "date", "version", "amount", "ratio", "level", "levels",
                   "score", "accuracy", "error", "count", "constant", "probability", "threshold", "thresholds",
                   "map", "auc", "f1", "bleu", "speedup", "throughput", "median", "average"});
@@ -162,7 +151,7 @@ AnswerKind answer_kind(std::string_view clause) {
     const std::string& w = ws[i];
     const std::string n = i + 1 < ws.size() ? ws[i + 1] : "";
     if (w == "why" || (w == "how" && n == "come")) return AnswerKind::Reason;
-    if (w == "how" && in(n, {"many", "much", "large", "long", "old", "strongly", "big", "small", "fast",
+    if (w == "how" && one_of(n, {"many", "much", "large", "long", "old", "strongly", "big", "small", "fast",
                              "far", "high", "low"}))
       return AnswerKind::Number;
     if (w == "what" || w == "which") {
@@ -170,14 +159,14 @@ AnswerKind answer_kind(std::string_view clause) {
       for (size_t k = i + 1; k < ws.size() && k <= i + 3; ++k)
         if (quantity(ws[k])) return AnswerKind::Number;
       for (size_t k = i + 1; k < ws.size() && k <= i + 3; ++k)
-        if (in(ws[k], {"reason", "reasoning", "point", "purpose", "rationale", "motivation"})) return AnswerKind::Reason;
+        if (one_of(ws[k], {"reason", "reasoning", "point", "purpose", "rationale", "motivation"})) return AnswerKind::Reason;
     }
   }
   for (size_t i = 0; i < ws.size(); ++i) {
     const std::string& w = ws[i];
-    if (in(w, {"who", "whom", "whose"})) return AnswerKind::Name;
-    if (in(w, {"called", "call", "named", "name"}) && i > 0) return AnswerKind::Name;
-    if (w == "which" && i + 1 < ws.size() && !is_aux(ws[i + 1])) return AnswerKind::Name;
+    if (one_of(w, {"who", "whom", "whose"})) return AnswerKind::Name;
+    if (one_of(w, {"called", "call", "named", "name"}) && i > 0) return AnswerKind::Name;
+    if (w == "which" && i + 1 < ws.size() && !is_auxiliary(ws[i + 1])) return AnswerKind::Name;
   }
   return AnswerKind::Any;
 }
@@ -205,13 +194,13 @@ bool refers_to_antecedent(std::string_view part) {
   const std::vector<std::string> ws = words(part);
   for (size_t i = 0; i < ws.size(); ++i) {
     const std::string& w = ws[i];
-    if (in(w, {"it", "its", "they", "them", "their", "this", "these", "those"})) return true;
+    if (one_of(w, {"it", "its", "they", "them", "their", "this", "these", "those"})) return true;
     if (w != "that") continue;
     // "that" as a demonstrative: at the end ("is that"), or where a determiner stands, after an
     // auxiliary or a preposition ("does that package's", "of that"); after a verb or "so" it
     // opens a clause.
     if (i + 1 == ws.size()) return true;
-    if (i > 0 && (is_aux(ws[i - 1]) || in(ws[i - 1], {"of", "in", "on", "for", "from", "with", "by", "about", "to", "at"})))
+    if (i > 0 && (is_auxiliary(ws[i - 1]) || one_of(ws[i - 1], {"of", "in", "on", "for", "from", "with", "by", "about", "to", "at"})))
       return true;
   }
   return false;
@@ -220,7 +209,7 @@ bool refers_to_antecedent(std::string_view part) {
 namespace {
 
 bool time_unit(const std::string& w) {
-  return in(w, {"second", "seconds", "minute", "minutes", "hour", "hours", "day", "days", "week", "weeks", "month",
+  return one_of(w, {"second", "seconds", "minute", "minutes", "hour", "hours", "day", "days", "week", "weeks", "month",
                 "months", "year", "years", "decade", "decades", "time", "times"});
 }
 
@@ -278,7 +267,7 @@ bool holds_new_number(std::string_view sentence, std::string_view question) {
     if (!digit && !(number_word(w) && (w == "half" || w == "twice"))) continue;
     if (qw.count(w)) continue;
     // "Figure 3", "Table 2", "Section 4", "(5)": labels and references, not quantities.
-    if (i > 0 && in(ts[i - 1].word, {"figure", "fig", "table", "section", "equation", "eq", "chapter", "page", "appendix",
+    if (i > 0 && one_of(ts[i - 1].word, {"figure", "fig", "table", "section", "equation", "eq", "chapter", "page", "appendix",
                                      "panel", "step", "line"}))
       continue;
     if (no_spans && !counts_things(sentence, ts, i)) continue;
