@@ -55,47 +55,99 @@ inline float gelu_erf(float x) {
   return 0.5f * x * (1.0f + e);
 }
 
+// A block of kLanes floats as a GCC vector: each clone lowers it to its own registers (four SSE,
+// two AVX2 or one AVX-512), lane by lane the same IEEE operations as the scalar code above, so
+// a block and a tail element round alike. The scalar loops were not vectorised at -O2 (the
+// clamps and the sign select are control flow to GCC's if-conversion), which made GELU a fifth
+// of the embedder's time. The helpers take blocks by reference and are always inlined into the
+// clones (a block passed by value would have a different calling convention in each clone:
+// GCC's -Wpsabi).
+#define MMKG_BLOCK_FN __attribute__((always_inline)) inline
+constexpr int kBlock = 8;
+using Block = float __attribute__((vector_size(kBlock * sizeof(float))));
+using IBlock = int32_t __attribute__((vector_size(kBlock * sizeof(int32_t))));
+
+MMKG_BLOCK_FN void load(Block& v, const float* p) { std::memcpy(&v, p, sizeof v); }
+MMKG_BLOCK_FN void store(float* p, const Block& v) { std::memcpy(p, &v, sizeof v); }
+
+// x = fast_exp(x), lane by lane.
+MMKG_BLOCK_FN void exp_block(Block& x) {
+  const Block lo = Block{} - 87.0f, hi = Block{} + 88.0f;
+  x = x < lo ? lo : x;  // std::max(x, -87.0f)
+  x = hi < x ? hi : x;  // std::min(x, 88.0f)
+  Block n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  Block r = x - n * 0.693359375f;
+  r = r + n * 2.12194440e-4f;
+  Block p = Block{} + 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  IBlock bits = (__builtin_convertvector(n, IBlock) + 127) << 23;
+  Block scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  x = p * scale;
+}
+
+// x = gelu_erf(x), lane by lane.
+MMKG_BLOCK_FN void gelu_block(Block& x) {
+  Block z = x * 0.70710678118654752f;
+  const Block zero{};
+  Block a = z < zero ? -z : z;
+  Block t = 1.0f / (1.0f + 0.3275911f * a);
+  Block poly = t * (0.254829592f +
+                    t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+  Block ex = -a * a;
+  exp_block(ex);
+  Block e = 1.0f - poly * ex;
+  e = z < zero ? -e : e;
+  x = 0.5f * x * (1.0f + e);
+}
+
 MMKG_SIMD_CLONES void gelu_inplace(float* x, size_t n) {
   size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int j = 0; j < kLanes; ++j) x[i + j] = gelu_erf(x[i + j]);
-  }
+  Block b;
+  for (; i + kBlock <= n; i += kBlock) load(b, x + i), gelu_block(b), store(x + i, b);
   for (; i < n; ++i) x[i] = gelu_erf(x[i]);
 }
 
-// Row-wise softmax of a [rows, cols] matrix, in place.
+// Row-wise softmax of a [rows, cols] matrix, in place. The sums run over kLanes partial sums (two
+// blocks), added in lane order, as before the blocks.
 MMKG_SIMD_CLONES void softmax_rows(float* s, int rows, int cols) {
+  static_assert(kLanes == 2 * kBlock);
   for (int r = 0; r < rows; ++r) {
     float* x = s + static_cast<size_t>(r) * cols;
-    float mx[kLanes];
-    for (int j = 0; j < kLanes; ++j) mx[j] = -INFINITY;
+    Block mx = Block{} - INFINITY, v;
     int i = 0;
-    for (; i + kLanes <= cols; i += kLanes) {
-      for (int j = 0; j < kLanes; ++j) mx[j] = std::max(mx[j], x[i + j]);
-    }
+    for (; i + kBlock <= cols; i += kBlock) load(v, x + i), mx = mx < v ? v : mx;  // std::max
     float m = -INFINITY;
-    for (int j = 0; j < kLanes; ++j) m = std::max(m, mx[j]);
+    for (int j = 0; j < kBlock; ++j) m = std::max(m, mx[j]);
     for (int k = i; k < cols; ++k) m = std::max(m, x[k]);
-    float acc[kLanes] = {};
+    Block acc[2] = {};
     for (i = 0; i + kLanes <= cols; i += kLanes) {
-      for (int j = 0; j < kLanes; ++j) {
-        x[i + j] = fast_exp(x[i + j] - m);
-        acc[j] += x[i + j];
+      for (int h = 0; h < 2; ++h) {
+        load(v, x + i + h * kBlock);
+        v -= m;
+        exp_block(v);
+        store(x + i + h * kBlock, v);
+        acc[h] += v;
       }
     }
     float sum = 0;
-    for (int j = 0; j < kLanes; ++j) sum += acc[j];
+    for (int h = 0; h < 2; ++h)
+      for (int j = 0; j < kBlock; ++j) sum += acc[h][j];
     for (int k = i; k < cols; ++k) {
       x[k] = fast_exp(x[k] - m);
       sum += x[k];
     }
     float inv = 1.0f / sum;
-    for (i = 0; i + kLanes <= cols; i += kLanes) {
-      for (int j = 0; j < kLanes; ++j) x[i + j] *= inv;
-    }
+    for (i = 0; i + kBlock <= cols; i += kBlock) load(v, x + i), store(x + i, v * inv);
     for (int k = i; k < cols; ++k) x[k] *= inv;
   }
 }
+#undef MMKG_BLOCK_FN
 
 // Row-wise LayerNorm of a [rows, h] matrix, in place (two-pass mean / variance, as PyTorch).
 MMKG_SIMD_CLONES void layernorm_rows(float* xs, int rows, int h, const float* g, const float* b,
