@@ -16,6 +16,7 @@
 #include "graph/model/graph_store.h"
 #include "net/neo4j_query.h"
 #include "index/searcher.h"
+#include "graph/stores/graph_store_impl.h"
 #include "support/embed_fixtures.h"
 #include "support/neo4j_server.h"
 #include "support/temp_dir.h"
@@ -245,7 +246,8 @@ TEST(SessionSearchBackendsNeo4j, AnOlderGraphGetsItsChunkTextOnTheNextIngest) {
     EXPECT_EQ(r.hits.size(), 1u);
     ASSERT_FALSE(warnings.empty());
     EXPECT_NE(warnings.back().find("run `mmkg ingest` once"), std::string::npos) << warnings.back();
-    EXPECT_EQ(c.run("MATCH (m:MmkgGraphMeta {key: 'graph'}) RETURN m.schema_version").rows[0][0], 4);
+    EXPECT_EQ(c.run("MATCH (m:MmkgGraphMeta {key: 'graph'}) RETURN m.schema_version").rows[0][0],
+              graph::detail::kGraphSchemaVersion);
     s->ingest(req);  // nothing new to ingest: the graph sync copies the text
   }
   warnings.clear();

@@ -12,6 +12,7 @@
 
 #include "core/clock.h"
 #include "core/error.h"
+#include "core/half.h"
 #include "core/hash.h"
 #include "store/sqlite_util.h"
 #include "store/write_lock.h"
@@ -159,6 +160,25 @@ DROP TABLE embeddings;
 ALTER TABLE embeddings_v5 RENAME TO embeddings;
 CREATE UNIQUE INDEX embeddings_key ON embeddings(model, text_hash);
 )SQL";
+
+// Version 6: how a cached vector is encoded (enc): 0 float32, 1 IEEE binary16. Entity-name vectors
+// are written as binary16 (half the bytes; they are compared by cosine against a merge threshold
+// and for linking, where the 11-bit mantissa changes nothing), chunk vectors stay float32 (the
+// vector index is built from them). Rows written before keep enc 0.
+const char* kSchemaV6 = R"SQL(
+ALTER TABLE embeddings ADD COLUMN enc INTEGER NOT NULL DEFAULT 0;
+)SQL";
+
+constexpr int kEncFloat32 = 0, kEncHalf = 1;
+
+/// The floats of an embeddings row's `vec` (column `col`) in encoding `enc`.
+std::vector<float> decode_vector(const Stmt& s, int col, int enc) {
+  if (enc != kEncHalf) return s.floats(col);
+  const size_t n = static_cast<size_t>(s.bytes(col)) / sizeof(uint16_t);
+  std::vector<uint16_t> h(n);
+  if (n) std::memcpy(h.data(), s.blob(col), n * sizeof(uint16_t));
+  return from_half(h.data(), n);
+}
 
 std::string now_utc() { return utc_now_iso(); }
 
@@ -335,6 +355,7 @@ void SqliteStore::migrate() {
   if (version < 3) exec(kSchemaV3);
   if (version < 4) exec(kSchemaV4);
   if (version < 5) exec(kSchemaV5);
+  if (version < 6) exec(kSchemaV6);
   exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
   tx.commit();
 }
@@ -499,11 +520,11 @@ bool SqliteStore::delete_document(const std::string& id, WriteResult* out) {
 std::vector<std::vector<float>> SqliteStore::cached_embeddings(const std::string& model,
                                                         const std::vector<std::string>& texts) {
   std::vector<std::vector<float>> out(texts.size());
-  Stmt s(db_, "SELECT vec FROM embeddings WHERE model = ? AND text_hash = ?");
+  Stmt s(db_, "SELECT vec, enc FROM embeddings WHERE model = ? AND text_hash = ?");
   for (size_t i = 0; i < texts.size(); ++i) {
     s.reset();
     s.bind(1, model).bind(2, hash_hex(texts[i]));
-    if (s.step()) out[i] = s.floats(0);
+    if (s.step()) out[i] = decode_vector(s, 0, s.i32(1));
   }
   return out;
 }
@@ -511,10 +532,16 @@ std::vector<std::vector<float>> SqliteStore::cached_embeddings(const std::string
 void SqliteStore::put_embeddings(const std::string& model, const std::vector<std::string>& texts,
                            const std::vector<std::vector<float>>& vecs, bool chunk_vectors) {
   Transaction tx(db_);
-  Stmt e(db_, "INSERT OR REPLACE INTO embeddings(model, text_hash, vec) VALUES (?,?,?)");
+  Stmt e(db_, "INSERT OR REPLACE INTO embeddings(model, text_hash, vec, enc) VALUES (?,?,?,?)");
   for (size_t i = 0; i < texts.size() && i < vecs.size(); ++i) {
     e.reset();
-    e.bind(1, model).bind(2, hash_hex(texts[i])).bind_blob(3, vecs[i].data(), vecs[i].size() * sizeof(float));
+    e.bind(1, model).bind(2, hash_hex(texts[i]));
+    if (chunk_vectors) {
+      e.bind_blob(3, vecs[i].data(), vecs[i].size() * sizeof(float)).bind(4, kEncFloat32);
+    } else {
+      const std::vector<uint16_t> h = to_half(vecs[i].data(), vecs[i].size());
+      e.bind_blob(3, h.data(), h.size() * sizeof(uint16_t)).bind(4, kEncHalf);
+    }
     e.run();
   }
   if (chunk_vectors) bump_generation();
@@ -534,8 +561,13 @@ std::vector<std::pair<int64_t, std::string>> SqliteStore::chunks_without_vectors
 void SqliteStore::for_each_vector(const std::string& model, const std::function<void(int64_t, const float*, size_t)>& fn,
                             const std::vector<int64_t>* only) {
   const char* sql =
-      "SELECT c.rowid, e.vec FROM chunks c JOIN embeddings e ON e.model = ?1 AND e.text_hash = c.text_hash";
+      "SELECT c.rowid, e.vec, e.enc FROM chunks c JOIN embeddings e ON e.model = ?1 AND e.text_hash = c.text_hash";
   auto emit = [&](Stmt& s) {
+    if (s.i32(2) == kEncHalf) {  // a chunk text that was also embedded as a name
+      const std::vector<float> v = decode_vector(s, 1, kEncHalf);
+      fn(s.i64(0), v.data(), v.size());
+      return;
+    }
     const float* p = static_cast<const float*>(s.blob(1));
     fn(s.i64(0), p, static_cast<size_t>(s.bytes(1)) / sizeof(float));
   };

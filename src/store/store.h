@@ -84,7 +84,7 @@ struct GraphDocMark {
 class Store {
  public:
   /// Current on-disk schema version of the SQLite store (PRAGMA user_version).
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
 
   /// Opens (and with `create`, creates) the embedded SQLite store in directory `dir`.
   /// Throws IOError when it cannot, UsageError for a store of a newer schema.
@@ -127,7 +127,8 @@ class Store {
                                                             const std::vector<std::string>& texts) = 0;
   /// Stores embeddings for chunk texts (backfill of chunks ingested without a model). With
   /// `chunk_vectors` false (entity names and other non-chunk texts) the store generation is not
-  /// bumped, so the vector index is not made stale.
+  /// bumped, so the vector index is not made stale, and the vectors are kept as IEEE binary16
+  /// (they read back as round_to_half of what was given: core/half.h).
   virtual void put_embeddings(const std::string& model, const std::vector<std::string>& texts,
                               const std::vector<std::vector<float>>& vecs, bool chunk_vectors = true) = 0;
   /// (rowid, text) of chunks with no embedding under `model`.

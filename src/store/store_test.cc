@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
+#include "core/half.h"
 #include "core/hash.h"
 #include "support/temp_dir.h"
 #include "store/sqlite_util.h"
@@ -332,6 +333,34 @@ TEST(Store, MigratesVersion4EmbeddingsToARowidTable) {
   ASSERT_TRUE(sql.step());
   EXPECT_EQ(sql.text(0).find("WITHOUT ROWID"), std::string::npos) << sql.text(0);
   EXPECT_EQ(count(*s, "SELECT count(*) FROM sqlite_master WHERE name = 'embeddings_key'"), 1);
+}
+
+TEST(Store, NameVectorsAreKeptAsHalvesAndChunkVectorsAsFloats) {
+  testing::TempDir dir;
+  auto s = Store::open(dir.str());
+  Chunk a = mk_chunk("d1", 0, "a chunk with a float vector");
+  s->put_document(mk_doc("d1", "/x/a.txt"), "t", {a}, std::nullopt);
+  const std::vector<float> chunk_vec = {0.6f, -0.8f, 1.0f / 3.0f, 0.1f};
+  s->put_embeddings("m", {a.text}, {chunk_vec});
+  const std::vector<float> name_vec = {0.123456f, -0.654321f, 1.0f / 3.0f, 0.0f};
+  s->put_embeddings("m", {"Ada Lovelace"}, {name_vec}, /*chunk_vectors=*/false);
+
+  EXPECT_EQ(s->cached_embeddings("m", {a.text})[0], chunk_vec) << "bit for bit";
+  std::vector<float> rounded = name_vec;
+  round_to_half(rounded);
+  EXPECT_EQ(s->cached_embeddings("m", {"Ada Lovelace"})[0], rounded);
+  EXPECT_NE(rounded, name_vec) << "the fixture must lose bits in binary16";
+  EXPECT_EQ(count(*s, "SELECT length(vec) FROM embeddings WHERE enc = 1"), 8) << "2 bytes a value";
+  EXPECT_EQ(count(*s, "SELECT length(vec) FROM embeddings WHERE enc = 0"), 16);
+  // The vector index reads the chunk's floats; a chunk text also stored as a name reads as halves.
+  std::vector<float> seen;
+  s->for_each_vector("m", [&](int64_t, const float* v, size_t d) { seen.assign(v, v + d); });
+  EXPECT_EQ(seen, chunk_vec);
+  s->put_embeddings("m", {a.text}, {chunk_vec}, /*chunk_vectors=*/false);
+  s->for_each_vector("m", [&](int64_t, const float* v, size_t d) { seen.assign(v, v + d); });
+  std::vector<float> chunk_rounded = chunk_vec;
+  round_to_half(chunk_rounded);
+  EXPECT_EQ(seen, chunk_rounded);
 }
 
 TEST(Store, AdjacentRowidsAreTheChunksBeforeAndAfterInTheSameDocument) {

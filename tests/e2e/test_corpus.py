@@ -217,5 +217,5 @@ def test_eval_with_reranker_and_budget(corpus_store, tmp_path):
 def test_stats_json(corpus_store):
     j = run("stats", "--json", store=corpus_store).json()
     assert j["documents"] == 3
-    assert j["schema_version"] == 5
+    assert j["schema_version"] == 6
     assert {d["doc"] for d in j["docs"]} == {"attention_wiki.txt", "attention_papers.txt", "attention_monograph.txt"}

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/half.h"
 #include "core/hash.h"
 #include "embed/embedder.h"
 #include "graph/algo/graph_algo.h"
@@ -258,7 +259,9 @@ NameEmbedding make_name_embedding(Store& store, Embedder* embedder) {
     }
     if (!missing.empty()) {
       std::vector<std::vector<float>> fresh = embed_rows(*embedder, missing, EmbedKind::Document);
-      for (size_t i = 0; i < missing.size() && i < fresh.size(); ++i) out.first[where[i]] = std::move(fresh[i]);
+      // Rounded as the store keeps name vectors, so a name compares the same in this run and the next.
+      for (size_t i = 0; i < missing.size() && i < fresh.size(); ++i)
+        round_to_half(fresh[i]), out.first[where[i]] = std::move(fresh[i]);
     }
     return out;
   };

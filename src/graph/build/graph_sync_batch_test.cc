@@ -45,7 +45,7 @@ class CountingEmbedder : public Embedder {
 void put_passages(Store& store, int n) {
   for (int i = 0; i < n; ++i) {
     const std::string id = "d" + std::to_string(i);
-    testing::put_text_document(store, id, "/p/" + id + ".md",
+    mmkg::testing::put_text_document(store, id, "/p/" + id + ".md",
                                {"Marie Curie" + std::to_string(i) + " worked with Pierre Curie in Paris. "
                                 "The Radium Institute" + std::to_string(i) + " opened in 1914."});
   }

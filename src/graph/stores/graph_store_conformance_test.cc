@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "support/temp_dir.h"
 #include "graph/model/graph_store.h"
+#include "graph/stores/graph_store_impl.h"
 #include "net/neo4j_query.h"
 #include "support/neo4j_server.h"
 #include "store/sqlite_util.h"
@@ -583,7 +584,7 @@ TEST(GraphStoreSqlite, MigratesAVersion1GraphKeepingItsRelations) {
   auto g = make_sqlite_graph_store(store->db());
   Stmt v(store->db(), "SELECT value FROM graph_meta WHERE key = 'schema_version'");
   ASSERT_TRUE(v.step());
-  EXPECT_EQ(v.text(0), "4") << "migrated to the current version";
+  EXPECT_EQ(v.text(0), std::to_string(detail::kGraphSchemaVersion)) << "migrated to the current version";
   auto r = find_rel(*g, "a", "b", "uses");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->description, "");
@@ -592,6 +593,46 @@ TEST(GraphStoreSqlite, MigratesAVersion1GraphKeepingItsRelations) {
   d.description = "A uses B.";
   g->upsert({{}, {}, {d}});
   EXPECT_EQ(find_rel(*g, "a", "b", "uses")->description, "A uses B.");
+}
+
+TEST(GraphStoreSqlite, MigratesVersion4EvidenceToRowsKeyedByTheSentenceHash) {
+  TempDir dir;
+  auto store = Store::open(dir.str());
+  make_sqlite_graph_store(store->db())->upsert({{ent("a", "A"), ent("b", "B")}, {}, {rel("a", "b", "uses", 0, {})}});
+  // Version 4's evidence table, unique by the sentence itself, with two rows of one relation.
+  Stmt(store->db(), "DROP TABLE graph_evidence").run();
+  Stmt(store->db(),
+       "CREATE TABLE graph_evidence(seq INTEGER PRIMARY KEY, rel_id INTEGER NOT NULL, chunk_id TEXT NOT NULL, "
+       "doc_id TEXT NOT NULL, sentence TEXT NOT NULL, weight REAL NOT NULL, UNIQUE(rel_id, chunk_id, sentence))")
+      .run();
+  Stmt(store->db(),
+       "INSERT INTO graph_evidence(seq, rel_id, chunk_id, doc_id, sentence, weight) SELECT 7, id, 'c2', 'd1', "
+       "'A uses B again.', 2 FROM graph_relations UNION ALL SELECT 9, id, 'c1', 'd1', 'A uses B.', 1 FROM graph_relations")
+      .run();
+  Stmt(store->db(), "UPDATE graph_relations SET weight = 3").run();
+  Stmt(store->db(), "UPDATE graph_meta SET value = '4' WHERE key = 'schema_version'").run();
+
+  auto g = make_sqlite_graph_store(store->db());
+  Stmt cols(store->db(), "SELECT count(*) FROM pragma_table_info('graph_evidence') WHERE name = 'sentence_hash'");
+  ASSERT_TRUE(cols.step());
+  EXPECT_EQ(cols.i64(0), 1);
+  auto r = find_rel(*g, "a", "b", "uses");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->evidence.size(), 2u);
+  EXPECT_EQ(r->evidence[0].sentence, "A uses B again.") << "the rows keep their order";
+  EXPECT_EQ(r->evidence[1].chunk_id, "c1");
+  // The same sentence again adds its weight to the migrated row; a new one adds a row.
+  g->upsert({{}, {}, {rel("a", "b", "uses", 1, {ev("c1", "d1", "A uses B.")})}});
+  g->upsert({{}, {}, {rel("a", "b", "uses", 1, {ev("c1", "d1", "B is used by A.")})}});
+  r = find_rel(*g, "a", "b", "uses");
+  EXPECT_EQ(r->evidence.size(), 3u);
+  EXPECT_DOUBLE_EQ(r->weight, 5.0);
+  Stmt w(store->db(), "SELECT weight FROM graph_evidence WHERE chunk_id = 'c1' AND sentence = 'A uses B.'");
+  ASSERT_TRUE(w.step());
+  EXPECT_DOUBLE_EQ(w.f64(0), 2.0);
+  // Removing the document takes exactly its evidence weight away.
+  g->remove_document("d1");
+  EXPECT_FALSE(find_rel(*g, "a", "b", "uses"));
 }
 
 TEST(GraphStoreDispatch, GraphUrlForms) {
@@ -674,7 +715,8 @@ TEST_F(GraphStoreNeo4j, AVersion3GraphWithChunkNodesWaitsForTheirText) {
   c.run("CREATE (:Chunk {id: 'old1', doc_id: 'd1'})");  // what version 3 stored: no text
   c.run("MATCH (m:MmkgGraphMeta {key: 'graph'}) SET m.schema_version = 3");
   g = make_neo4j_graph_store(url_);
-  EXPECT_EQ(c.run("MATCH (m:MmkgGraphMeta {key: 'graph'}) RETURN m.schema_version").rows[0][0], 4);
+  EXPECT_EQ(c.run("MATCH (m:MmkgGraphMeta {key: 'graph'}) RETURN m.schema_version").rows[0][0],
+            detail::kGraphSchemaVersion);
   EXPECT_EQ(c.run("SHOW INDEXES YIELD name, type WHERE name = 'mmkg_chunk_text' RETURN type").rows[0][0], "FULLTEXT");
   EXPECT_TRUE(g->chunk_text_pending());
   EXPECT_TRUE(make_neo4j_graph_store(url_)->chunk_text_pending()) << "remembered in the graph";

@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "graph/model/graph_store.h"
+#include "graph/stores/graph_store_impl.h"
 #include "net/neo4j_query.h"
 #include "store/sqlite_util.h"
 #include "store/store.h"
@@ -238,7 +239,7 @@ TEST(GraphStoreSqliteFigures, MigratesAVersion2GraphAddingTheFigureTables) {
   auto g = make_sqlite_graph_store(store->db());
   Stmt v(store->db(), "SELECT value FROM graph_meta WHERE key = 'schema_version'");
   ASSERT_TRUE(v.step());
-  EXPECT_EQ(v.text(0), "4");
+  EXPECT_EQ(v.text(0), std::to_string(detail::kGraphSchemaVersion));
   EXPECT_TRUE(g->entity("a")) << "the graph is kept";
   EXPECT_EQ(g->stats().figures, 0);
   g->upsert({{}, {}, {}, {fig("f1", "d1", 1, {"a"})}});
@@ -281,7 +282,8 @@ TEST_F(GraphStoreNeo4jFigures, AVersion2GraphGetsTheFigureConstraintOnOpen) {
   c.run("DROP INDEX mmkg_figure_doc IF EXISTS");
   c.run("MATCH (m:MmkgGraphMeta {key: 'graph'}) SET m.schema_version = 2");
   auto g = make_neo4j_graph_store(url_);
-  EXPECT_EQ(c.run("MATCH (m:MmkgGraphMeta {key: 'graph'}) RETURN m.schema_version").rows[0][0], 4);
+  EXPECT_EQ(c.run("MATCH (m:MmkgGraphMeta {key: 'graph'}) RETURN m.schema_version").rows[0][0],
+            detail::kGraphSchemaVersion);
   EXPECT_EQ(c.run("SHOW CONSTRAINTS YIELD name WHERE name = 'mmkg_figure_id' RETURN name").rows.size(), 1u);
   EXPECT_EQ(c.run("SHOW INDEXES YIELD name WHERE name = 'mmkg_figure_doc' RETURN name").rows.size(), 1u);
   g->upsert({{}, {}, {}, {fig("f1", "d1", 1, {})}});

@@ -15,8 +15,10 @@ namespace mmkg::graph::detail {
 /// (graph_figures and graph_depicts in SQLite, :Figure and DEPICTS in Neo4j). 4: Neo4j's chunk
 /// nodes carry their text (heading_path, text, context) in the full-text index mmkg_chunk_text,
 /// which can serve search's lexical side; nothing changes in SQLite (the store's FTS5 index
-/// holds the text there). Older graphs are migrated on open.
-inline constexpr int kGraphSchemaVersion = 4;
+/// holds the text there). 5: SQLite's evidence rows are unique by the hash of their sentence
+/// (graph_evidence.sentence_hash), not by the sentence; nothing changes in Neo4j. Older graphs
+/// are migrated on open.
+inline constexpr int kGraphSchemaVersion = 5;
 
 /// One evidence sentence with the share of the relation weight it carries.
 struct WeightedEvidence {

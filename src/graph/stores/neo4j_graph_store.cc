@@ -500,7 +500,7 @@ SET c.doc_id = row.doc, c.embedding = CASE WHEN size(row.v) > 0 THEN row.v ELSE 
       // a graph without Figure nodes has no figures; their constraint and index are made below.
       // 3 → 4: the full-text index is made below; the text of the chunk nodes already stored
       // comes from the mmkg store, which this graph store cannot read: chunk_text_pending until
-      // the next graph sync writes it (sync_graph).
+      // the next graph sync writes it (sync_graph). 4 → 5 changed SQLite's evidence key only.
       older = v < 4;
     }
     for (const char* s : {

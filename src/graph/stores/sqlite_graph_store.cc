@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "core/hash.h"
 #include "graph/model/graph_store.h"
 #include "graph/stores/graph_store_impl.h"
 #include "store/sqlite_util.h"
@@ -106,6 +107,31 @@ CREATE TABLE graph_depicts(
 ) WITHOUT ROWID;
 CREATE INDEX graph_depicts_entity ON graph_depicts(entity_id);
 )SQL";
+
+// Version 5: an evidence row is told apart by the 64-bit hash of its sentence (sentence_hash,
+// XXH3 as a signed integer) instead of the sentence itself, so the unique index holds three
+// integers-or-ids rather than a second copy of every sentence (half of the table's size).
+const char* kGraphMigrateV4toV5 = R"SQL(
+CREATE TABLE graph_evidence_v5(
+  seq           INTEGER PRIMARY KEY,
+  rel_id        INTEGER NOT NULL,
+  chunk_id      TEXT NOT NULL,
+  doc_id        TEXT NOT NULL,
+  sentence      TEXT NOT NULL,
+  sentence_hash INTEGER NOT NULL,
+  weight        REAL NOT NULL,
+  UNIQUE(rel_id, chunk_id, sentence_hash)
+);
+)SQL";
+
+const char* kGraphMigrateV4toV5Swap = R"SQL(
+DROP TABLE graph_evidence;
+ALTER TABLE graph_evidence_v5 RENAME TO graph_evidence;
+CREATE INDEX graph_evidence_doc ON graph_evidence(doc_id);
+)SQL";
+
+/// The evidence key of a sentence (schema 5).
+int64_t sentence_key(const std::string& sentence) { return static_cast<int64_t>(hash64(sentence)); }
 
 const char* kFigureColumns = "id, doc_id, chunk_id, kind, label, caption, page";
 
@@ -416,8 +442,9 @@ class SqliteGraphStore final : public GraphStore {
              "description = CASE WHEN description = '' THEN excluded.description ELSE description END "
              "RETURNING id");
     Stmt ev(db_,
-            "INSERT INTO graph_evidence(rel_id, chunk_id, doc_id, sentence, weight) VALUES (?1, ?2, ?3, ?4, ?5) "
-            "ON CONFLICT(rel_id, chunk_id, sentence) DO UPDATE SET weight = weight + excluded.weight");
+            "INSERT INTO graph_evidence(rel_id, chunk_id, doc_id, sentence, sentence_hash, weight) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+            "ON CONFLICT(rel_id, chunk_id, sentence_hash) DO UPDATE SET weight = weight + excluded.weight");
     for (const auto& r : relations) {
       rel.reset();
       rel.bind(1, r.src).bind(2, r.dst).bind(3, r.type).bind(4, r.weight).bind(5, r.description);
@@ -426,7 +453,8 @@ class SqliteGraphStore final : public GraphStore {
       rel.run();
       for (const auto& e : r.evidence) {
         ev.reset();
-        ev.bind(1, id).bind(2, e.ev.chunk_id).bind(3, e.ev.doc_id).bind(4, e.ev.sentence).bind(5, e.weight).run();
+        ev.bind(1, id).bind(2, e.ev.chunk_id).bind(3, e.ev.doc_id).bind(4, e.ev.sentence);
+        ev.bind(5, sentence_key(e.ev.sentence)).bind(6, e.weight).run();
       }
     }
   }
@@ -469,10 +497,30 @@ class SqliteGraphStore final : public GraphStore {
     if (version < 1) exec(db_, kGraphSchemaV1);
     if (version < 2) exec(db_, kGraphMigrateV1toV2);
     if (version < 3) exec(db_, kGraphMigrateV2toV3);
+    if (version < 5) migrate_evidence_v5();
     Stmt(db_, "INSERT OR REPLACE INTO graph_meta(key, value) VALUES ('schema_version', ?1)")
         .bind(1, std::to_string(detail::kGraphSchemaVersion))
         .run();
     w.commit();
+  }
+
+  // Schema 5: the evidence rows move, in their order, to a table keyed by the sentence's hash.
+  void migrate_evidence_v5() {
+    exec(db_, kGraphMigrateV4toV5);
+    {
+      Stmt read(db_, "SELECT seq, rel_id, chunk_id, doc_id, sentence, weight FROM graph_evidence ORDER BY seq");
+      Stmt put(db_,
+               "INSERT INTO graph_evidence_v5(seq, rel_id, chunk_id, doc_id, sentence, sentence_hash, weight) "
+               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
+               "ON CONFLICT(rel_id, chunk_id, sentence_hash) DO UPDATE SET weight = weight + excluded.weight");
+      while (read.step()) {
+        const std::string sentence = read.text(4);
+        put.reset();
+        put.bind(1, read.i64(0)).bind(2, read.i64(1)).bind(3, read.text(2)).bind(4, read.text(3));
+        put.bind(5, sentence).bind(6, sentence_key(sentence)).bind(7, read.f64(5)).run();
+      }
+    }
+    exec(db_, kGraphMigrateV4toV5Swap);
   }
 
   int schema_version() {
