@@ -10,7 +10,6 @@
 #include "embed/bert.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -25,43 +24,14 @@ namespace {
 
 constexpr int kLanes = 16;
 
-// exp(x) for x <= 88 (Cephes polynomial, relative error ~1e-7); inputs below -87 give ~1e-38.
-inline float fast_exp(float x) {
-  x = std::min(std::max(x, -87.0f), 88.0f);
-  float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // round(x / ln 2)
-  float r = x - n * 0.693359375f;
-  r = r + n * 2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
-  int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
-  return p * std::bit_cast<float>(bits);
-}
-
-// Exact (erf) GELU: 0.5 x (1 + erf(x / sqrt 2)); erf by Abramowitz & Stegun 7.1.26 (|error| <
-// 1.5e-7), which is below float resolution of the result.
-inline float gelu_erf(float x) {
-  float z = x * 0.70710678118654752f;
-  float a = std::fabs(z);
-  float t = 1.0f / (1.0f + 0.3275911f * a);
-  float poly = t * (0.254829592f +
-                    t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
-  float e = 1.0f - poly * fast_exp(-a * a);
-  e = z < 0 ? -e : e;
-  return 0.5f * x * (1.0f + e);
-}
-
-// A block of kLanes floats as a GCC vector: each clone lowers it to its own registers (four SSE,
-// two AVX2 or one AVX-512), lane by lane the same IEEE operations as the scalar code above, so
-// a block and a tail element round alike. The scalar loops were not vectorised at -O2 (the
-// clamps and the sign select are control flow to GCC's if-conversion), which made GELU a fifth
-// of the embedder's time. The helpers take blocks by reference and are always inlined into the
-// clones (a block passed by value would have a different calling convention in each clone:
-// GCC's -Wpsabi).
+// The element-wise kernels work on a float (a row's tail) or a Block of kBlock floats, a GCC
+// vector that each clone lowers to its own registers (two SSE, one AVX2 or half an AVX-512
+// register): one template, so a block's lanes and a tail element go through the same IEEE
+// operations in the same order and round alike. Plain scalar loops were not vectorised at -O2
+// (the clamps and the sign select are control flow to GCC's if-conversion), which made GELU a
+// fifth of the embedder's time. The helpers take their values by reference and are always
+// inlined into the clones (a block passed by value would have a different calling convention in
+// each clone: GCC's -Wpsabi).
 #define MMKG_BLOCK_FN __attribute__((always_inline)) inline
 constexpr int kBlock = 8;
 using Block = float __attribute__((vector_size(kBlock * sizeof(float))));
@@ -70,38 +40,51 @@ using IBlock = int32_t __attribute__((vector_size(kBlock * sizeof(int32_t))));
 MMKG_BLOCK_FN void load(Block& v, const float* p) { std::memcpy(&v, p, sizeof v); }
 MMKG_BLOCK_FN void store(float* p, const Block& v) { std::memcpy(p, &v, sizeof v); }
 
-// x = fast_exp(x), lane by lane.
-MMKG_BLOCK_FN void exp_block(Block& x) {
-  const Block lo = Block{} - 87.0f, hi = Block{} + 88.0f;
-  x = x < lo ? lo : x;  // std::max(x, -87.0f)
-  x = hi < x ? hi : x;  // std::min(x, 88.0f)
-  Block n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-  Block r = x - n * 0.693359375f;
+// 2^n for a whole-valued n (as floats), by building the exponent bits.
+MMKG_BLOCK_FN void pow2(const float& n, float& out) {
+  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  std::memcpy(&out, &bits, sizeof out);
+}
+MMKG_BLOCK_FN void pow2(const Block& n, Block& out) {
+  const IBlock bits = (__builtin_convertvector(n, IBlock) + 127) << 23;
+  std::memcpy(&out, &bits, sizeof out);
+}
+
+// x = exp(x) for x <= 88 (Cephes polynomial, relative error ~1e-7); inputs below -87 give ~1e-38.
+// The clamps are std::max(x, -87.0f) and std::min(x, 88.0f) spelled as selects.
+template <class T>
+MMKG_BLOCK_FN void apply_exp(T& x) {
+  const T lo = T{} - 87.0f, hi = T{} + 88.0f;
+  x = x < lo ? lo : x;
+  x = hi < x ? hi : x;
+  const T n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // round(x / ln 2)
+  T r = x - n * 0.693359375f;
   r = r + n * 2.12194440e-4f;
-  Block p = Block{} + 1.9875691500e-4f;
+  T p = T{} + 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
   p = p * r + 8.3334519073e-3f;
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.0f;
-  IBlock bits = (__builtin_convertvector(n, IBlock) + 127) << 23;
-  Block scale;
-  std::memcpy(&scale, &bits, sizeof scale);
+  T scale;
+  pow2(n, scale);
   x = p * scale;
 }
 
-// x = gelu_erf(x), lane by lane.
-MMKG_BLOCK_FN void gelu_block(Block& x) {
-  Block z = x * 0.70710678118654752f;
-  const Block zero{};
-  Block a = z < zero ? -z : z;
-  Block t = 1.0f / (1.0f + 0.3275911f * a);
-  Block poly = t * (0.254829592f +
-                    t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
-  Block ex = -a * a;
-  exp_block(ex);
-  Block e = 1.0f - poly * ex;
+// x = exact (erf) GELU of x: 0.5 x (1 + erf(x / sqrt 2)); erf by Abramowitz & Stegun 7.1.26
+// (|error| < 1.5e-7), which is below float resolution of the result.
+template <class T>
+MMKG_BLOCK_FN void apply_gelu(T& x) {
+  const T z = x * 0.70710678118654752f;
+  const T zero{};
+  const T a = z < zero ? -z : z;
+  const T t = 1.0f / (1.0f + 0.3275911f * a);
+  const T poly = t * (0.254829592f +
+                      t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+  T ex = -a * a;
+  apply_exp(ex);
+  T e = 1.0f - poly * ex;
   e = z < zero ? -e : e;
   x = 0.5f * x * (1.0f + e);
 }
@@ -109,8 +92,8 @@ MMKG_BLOCK_FN void gelu_block(Block& x) {
 MMKG_SIMD_CLONES void gelu_inplace(float* x, size_t n) {
   size_t i = 0;
   Block b;
-  for (; i + kBlock <= n; i += kBlock) load(b, x + i), gelu_block(b), store(x + i, b);
-  for (; i < n; ++i) x[i] = gelu_erf(x[i]);
+  for (; i + kBlock <= n; i += kBlock) load(b, x + i), apply_gelu(b), store(x + i, b);
+  for (; i < n; ++i) apply_gelu(x[i]);
 }
 
 // Row-wise softmax of a [rows, cols] matrix, in place. The sums run over kLanes partial sums (two
@@ -130,7 +113,7 @@ MMKG_SIMD_CLONES void softmax_rows(float* s, int rows, int cols) {
       for (int h = 0; h < 2; ++h) {
         load(v, x + i + h * kBlock);
         v -= m;
-        exp_block(v);
+        apply_exp(v);
         store(x + i + h * kBlock, v);
         acc[h] += v;
       }
@@ -139,7 +122,8 @@ MMKG_SIMD_CLONES void softmax_rows(float* s, int rows, int cols) {
     for (int h = 0; h < 2; ++h)
       for (int j = 0; j < kBlock; ++j) sum += acc[h][j];
     for (int k = i; k < cols; ++k) {
-      x[k] = fast_exp(x[k] - m);
+      x[k] -= m;
+      apply_exp(x[k]);
       sum += x[k];
     }
     float inv = 1.0f / sum;
