@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
     std::ifstream in(qpath);
     for (std::string line; std::getline(in, line);) {
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      plans.push_back(plan_rules(nlohmann::json::parse(line).at("question").get<std::string>(), stats));
+      plans.push_back(plan_rules(analyse_question(nlohmann::json::parse(line).at("question").get<std::string>()), stats));
     }
     size_t subqueries = 0;
     for (auto& p : plans) subqueries += p.subqueries.size();

@@ -10,7 +10,6 @@
 #include "index/lexical.h"
 #include "index/searcher.h"
 #include "store/store.h"
-#include "text/captions.h"
 #include "text/lexicon.h"
 #include "text/words.h"
 
@@ -112,24 +111,25 @@ struct Round {
 
 // The lists retrieval fuses besides the sub-queries' (the graph's with AskOptions::graph_lists,
 // and the figures the question names); the graph's entities and facts go into `res`.
-std::vector<RankedList> extra_lists(Store& store, const std::string& question, const AskOptions& opt, Trace& trace,
+std::vector<RankedList> extra_lists(Store& store, Question& question, const AskOptions& opt, Trace& trace,
                                     AskResult& res) {
   std::vector<RankedList> extra;
   if (opt.graph) {
     GraphAgent graph(*opt.graph, opt.graph_retrieve, opt.graph_lists);
-    GraphRetrieval gr = run_agent(graph, question, trace);
+    GraphRetrieval gr = run_agent(graph, static_cast<const Question&>(question), trace);
     if (opt.graph_lists) extra = graph_lists(gr);
     // The graph's passages as a retriever, for a question that names a specific entity with a
     // home passage (whatever graph_lists says: measured, docs/EVAL.md).
     if (RankedList passages = graph_passages(gr); !passages.chunk_ids.empty()) extra.push_back(std::move(passages));
+    question.entities = gr.entities;
     res.entities = std::move(gr.entities);
     res.facts = std::move(gr.facts);
   }
   // A question that names a figure or table ("Figure 3 of the survival paper") gets that
   // figure's chunk at the head of the context.
-  if (!figure_references(question).empty()) {
+  if (!question.figure_keys.empty()) {
     FigureAgent figures(store);
-    NamedFigures nf = run_agent(figures, question, trace);
+    NamedFigures nf = run_agent(figures, static_cast<const Question&>(question), trace);
     for (auto& l : nf.lists()) extra.push_back(std::move(l));
   }
   return extra;
@@ -138,14 +138,14 @@ std::vector<RankedList> extra_lists(Store& store, const std::string& question, c
 // Follow-up rounds while the verifier finds gaps and rounds remain: a plan for the gaps,
 // retrieval and a new answer, kept only when it is better. Returns the rounds run and why they
 // stopped; `best` is the kept round, `answer_round` its number.
-std::pair<int, std::string> follow_up(Team& team, Trace& trace, const std::string& question,
-                                      const std::string& searched, const std::vector<RankedList>& extra,
+std::pair<int, std::string> follow_up(Team& team, Trace& trace, const Question& question,
+                                      const std::vector<RankedList>& extra,
                                       const AskOptions& opt, Round& best, int& answer_round) {
   int round = 1;
   std::string stop = best.verified.gaps.empty() ? "no gaps" : "no rounds left";
   while (!best.verified.gaps.empty() && round < opt.max_rounds) {
     trace.set_round(++round);
-    Plan next = run_agent(team.planner, PlanInput{searched, &best.plan, best.verified.gaps}, trace);
+    Plan next = run_agent(team.planner, PlanInput{&question, &best.plan, best.verified.gaps}, trace);
     if (next.subqueries.size() == best.plan.subqueries.size()) {
       stop = "nothing new to search";
       break;
@@ -160,8 +160,8 @@ std::pair<int, std::string> follow_up(Team& team, Trace& trace, const std::strin
       trace.log("mmkg: orchestrate: round %d found no new passage; keeping round %d's answer", round, answer_round);
       break;
     }
-    Draft d2 = run_agent(team.synth, SynthInput{question, &r2}, trace);
-    Verified v2 = run_agent(team.verifier, VerifyInput{question, &r2, &d2}, trace);
+    Draft d2 = run_agent(team.synth, SynthInput{&question, &r2}, trace);
+    Verified v2 = run_agent(team.verifier, VerifyInput{&question, &r2, &d2}, trace);
     const bool better = follow_up_is_better(best.verified, v2);
     trace.log("mmkg: orchestrate: round %d: %s", round,
               better ? "the new answer covers more of the question; it replaces the last"
@@ -217,9 +217,12 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& asked, const 
       d = RewriteStep{rw.asked, rw.question, rw.method, rw.previous, rw.topic, rw.fallback};
     });
   }
-  const std::string& question = res.question;
+  // The question is read once here; every agent gets this value. Retrieval reads it with its
+  // acronyms written in (Question::searched); the synthesizer and the verifier read it as asked
+  // (an added acronym would make every sentence that uses it look on topic).
+  Question question = analyse_question(asked, res.question, opt.expand);
   TermStats stats(store);
-  trace.log("mmkg: ask: question: %s", question.c_str());
+  trace.log("mmkg: ask: question: %s", question.standalone.c_str());
 
   LlmSynthOptions lopt = opt.llm;
   if (!lopt.figure_png) lopt.figure_png = [&store](const std::string& id) { return figure_png(store, id); };
@@ -227,21 +230,18 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& asked, const 
             SynthesizerAgent(stats, opt.chat, synth_options(opt, store, searcher), lopt),
             VerifierAgent(store, stats, verify_options(opt, searcher))};
 
-  // Retrieval reads the question with its acronyms written in; the synthesizer and the verifier
-  // read it as asked (an added acronym would make every sentence that uses it look on topic).
-  const std::string searched = opt.expand ? opt.expand(question) : question;
   PlanInput first;
-  first.question = searched;
+  first.question = &question;
   Round kept;
   kept.plan = run_agent(team.planner, first, trace);
   res.subqueries = kept.plan.subqueries;
   const std::vector<RankedList> extra = extra_lists(store, question, opt, trace, res);
   kept.retrieval = run_agent(team.rag, RagInput{&kept.plan, &extra}, trace);
-  Draft draft = run_agent(team.synth, SynthInput{question, &kept.retrieval}, trace);
-  kept.verified = run_agent(team.verifier, VerifyInput{question, &kept.retrieval, &draft}, trace);
+  Draft draft = run_agent(team.synth, SynthInput{&question, &kept.retrieval}, trace);
+  kept.verified = run_agent(team.verifier, VerifyInput{&question, &kept.retrieval, &draft}, trace);
 
   int answer_round = 1;
-  const auto [rounds, stop] = follow_up(team, trace, question, searched, extra, opt, kept, answer_round);
+  const auto [rounds, stop] = follow_up(team, trace, question, extra, opt, kept, answer_round);
   trace.set_round(0);
   trace.step("orchestrate", [&](StepDetail& d) {
     d = OrchestrateStep{.rounds = rounds, .answer_round = answer_round, .max_rounds = opt.max_rounds, .stop = stop};

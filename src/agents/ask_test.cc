@@ -40,13 +40,13 @@ class AskStore : public ::testing::Test {
 
 TEST_F(AskStore, PlannerKeepsQuestionAndAddsKeyPhrases) {
   TermStats st(*store);
-  Plan p = plan_rules("what is attention?", st);
+  Plan p = plan_rules(analyse_question("what is attention?"), st);
   ASSERT_EQ(p.subqueries.size(), 3u);
   EXPECT_EQ(p.subqueries[0], "what is attention?");
   EXPECT_EQ(p.subqueries[1], "attention");
   EXPECT_EQ(p.definiendum, "attention");
   EXPECT_NE(p.matches[2].find("NEAR(\"attention\" \"is\", 2)"), std::string::npos);
-  Plan q = plan_rules("How does the softmax avoid overflow with large scores?", st, 2);
+  Plan q = plan_rules(analyse_question("How does the softmax avoid overflow with large scores?"), st, 2);
   EXPECT_EQ(q.subqueries.size(), 3u);
 }
 

@@ -41,7 +41,7 @@ TEST_F(BudgetSynth, CitationsOfATrimmedChunkPointAtItWithVerbatimQuotes) {
   ASSERT_EQ(r.context.size(), 2u);
   ASSERT_TRUE(r.context[1].trimmed());
   TermStats stats(*store);
-  Answer a = synthesize_extractive(q, r, stats);
+  Answer a = synthesize_extractive(analyse_question(q), r, stats);
   ASSERT_TRUE(a.found) << a.text;
   ASSERT_FALSE(a.citations.empty());
   bool cited_b = false;
@@ -58,7 +58,7 @@ TEST_F(BudgetSynth, CitationsOfATrimmedChunkPointAtItWithVerbatimQuotes) {
   mmkg::testing::ScriptedHttpServer srv;
   srv.push_json(200, chat_answer("The softmax overflows when some scores are very large [2].", 50, 10));
   auto model = make_openai_chat(parse_llm_spec(srv.url("/v1#model=test")));
-  Draft draft = draft_llm(*model, q, r, stats, {}, {});
+  Draft draft = draft_llm(*model, analyse_question(q), r, stats, {}, {});
   VerifyReport rep;
   Answer l = verify_draft(q, r, draft, {}, rep);
   ASSERT_TRUE(rep.used_model) << rep.fallback;

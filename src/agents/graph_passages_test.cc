@@ -7,6 +7,7 @@
 #include <set>
 
 #include "agents/graph_retriever.h"
+#include "retrieve/fusion_weights.h"
 #include "support/memory_graph_store.h"
 #include "text/lexicon.h"
 
@@ -42,12 +43,12 @@ struct Articles {
 
 TEST(GraphPassages, AQuestionNamingASpecificEntityGetsItsHomeAndTheSecondHop) {
   Articles a;
-  GraphRetrieval g = graph_retrieve(*a.ctx, "When did Lothair II's mother die?", {});
+  GraphRetrieval g = graph_retrieve(*a.ctx, analyse_question("When did Lothair II's mother die?"), {});
   ASSERT_EQ(g.anchors, std::vector<std::string>{"e0"});
   EXPECT_GT(g.anchor_specificity, kAnchorSpecificity);
   RankedList l = graph_passages(g);
   EXPECT_TRUE(l.retriever);
-  EXPECT_EQ(l.weight, kGraphRetrieverWeight);
+  EXPECT_EQ(l.weight, kFusionWeights.graph_passages);
   ASSERT_GE(l.chunk_ids.size(), 2u);
   EXPECT_EQ(l.chunk_ids[0], "c0") << "his own passage first";
   EXPECT_EQ(l.chunk_ids[1], "c1") << "then his mother's, the second hop";
@@ -55,7 +56,7 @@ TEST(GraphPassages, AQuestionNamingASpecificEntityGetsItsHomeAndTheSecondHop) {
 
 TEST(GraphPassages, ComparisonQuestionsGetBothHomes) {
   Articles a;
-  GraphRetrieval g = graph_retrieve(*a.ctx, "Which film was released first, Aas Ka Panchhi or Phoolwari?", {});
+  GraphRetrieval g = graph_retrieve(*a.ctx, analyse_question("Which film was released first, Aas Ka Panchhi or Phoolwari?"), {});
   RankedList l = graph_passages(g);
   ASSERT_GE(l.chunk_ids.size(), 2u);
   std::set<std::string> top(l.chunk_ids.begin(), l.chunk_ids.begin() + 2);
@@ -66,15 +67,15 @@ TEST(GraphPassages, CommonPhrasesAreNoAnchorsAndWeighLittle) {
   if (!graph::Lexicon::get().loaded()) GTEST_SKIP() << "wordnet-base not installed";
   Articles a;
   // "place of birth" and "film" in lower case: what the question asks, not whom.
-  GraphRetrieval g = graph_retrieve(*a.ctx, "What is the place of birth of the director of the film Phoolwari?", {});
+  GraphRetrieval g = graph_retrieve(*a.ctx, analyse_question("What is the place of birth of the director of the film Phoolwari?"), {});
   ASSERT_EQ(g.anchors, std::vector<std::string>{"e3"});
   RankedList l = graph_passages(g);
   ASSERT_FALSE(l.chunk_ids.empty());
   EXPECT_EQ(l.chunk_ids[0], "c3") << "the named film, not the article on places of birth";
   // Written as a name, the article's title is an anchor.
-  EXPECT_FALSE(graph_retrieve(*a.ctx, "What does the article Place of Birth say?", {}).anchors.empty());
+  EXPECT_FALSE(graph_retrieve(*a.ctx, analyse_question("What does the article Place of Birth say?"), {}).anchors.empty());
   // Only common phrases: no anchor, no graph retriever.
-  GraphRetrieval none = graph_retrieve(*a.ctx, "what is a place of birth?", {});
+  GraphRetrieval none = graph_retrieve(*a.ctx, analyse_question("what is a place of birth?"), {});
   EXPECT_TRUE(none.anchors.empty());
   EXPECT_TRUE(graph_passages(none).chunk_ids.empty());
 }
@@ -82,7 +83,7 @@ TEST(GraphPassages, CommonPhrasesAreNoAnchorsAndWeighLittle) {
 TEST(GraphPassages, AHubEntityIsNoSpecificAnchor) {
   Articles a;
   // "Film" has a home but is named in every passage: specificity 0, below the gate.
-  GraphRetrieval g = graph_retrieve(*a.ctx, "What does Film cover?", {});
+  GraphRetrieval g = graph_retrieve(*a.ctx, analyse_question("What does Film cover?"), {});
   EXPECT_LT(g.anchor_specificity, kAnchorSpecificity);
   EXPECT_TRUE(graph_passages(g).chunk_ids.empty());
 }

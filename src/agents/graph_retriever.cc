@@ -9,9 +9,8 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "text/definition.h"
+#include "retrieve/fusion_weights.h"
 #include "text/lexicon.h"
-#include "text/question_shape.h"
 #include "text/words.h"
 
 namespace mmkg {
@@ -63,44 +62,6 @@ const std::vector<GraphContext::Connected>& GraphContext::by_connection() {
   return *by_connection_;
 }
 
-bool is_broad_question(const std::string& question) {
-  const auto w = words(question);
-  if (w.empty()) return false;
-  static const std::set<std::string> kOverview = {"list", "overview", "summarize", "summarise", "survey",
-                                                  "themes", "landscape"};
-  for (const auto& x : w)
-    if (kOverview.count(x)) return true;
-  // "Which papers ...", "What approaches ...", "What are the methods ...": a question word
-  // followed closely by a plural noun asks for several things.
-  if (w[0] != "which" && w[0] != "what") return false;
-  const auto& lex = graph::Lexicon::get();
-  for (size_t i = 1; i < w.size() && i <= 4; ++i) {
-    const std::string& x = w[i];
-    if (is_stopword(x)) continue;
-    const std::string s = lex.singular(x);
-    if (s != x && (lex.is_noun(s) || !lex.known(s))) return true;
-    if (lex.is_noun(x)) return false;  // the first noun is singular
-  }
-  return false;
-}
-
-bool asks_across_documents(const std::string& question) {
-  if (is_broad_question(question)) return true;
-  // "the packages in this collection", "papers of the corpus": a plural noun shortly before the
-  // word for the whole set of documents ("which paper in the collection" asks for one).
-  static const std::set<std::string> kWhole = {"collection", "corpus"};
-  const auto w = words(question);
-  const auto& lex = graph::Lexicon::get();
-  for (size_t i = 0; i < w.size(); ++i) {
-    if (!kWhole.count(w[i])) continue;
-    for (size_t j = i >= 3 ? i - 3 : 0; j < i; ++j) {
-      const std::string s = lex.singular(w[j]);
-      if (s != w[j] && lex.is_noun(s)) return true;
-    }
-  }
-  return false;
-}
-
 namespace {
 
 std::string relation_phrase(const std::string& type) {
@@ -122,7 +83,7 @@ std::string relation_phrase(const std::string& type) {
 // "what is X?", a typed fact with X as its subject says what X is or does ("attention is a kind of
 // mechanism") and goes before those naming X's kinds or users ("linear attention is a kind of
 // attention"), whatever their weights. `stats.df`: each entity's mentions.
-std::vector<GraphFact> entity_facts(GraphContext& g, const std::string& question,
+std::vector<GraphFact> entity_facts(GraphContext& g, const Question& q,
                                     const std::vector<graph::EntityLink>& entities,
                                     const graph::MentionStats& stats, int max_facts) {
   std::unordered_map<std::string, std::string> names;
@@ -134,7 +95,7 @@ std::vector<GraphFact> entity_facts(GraphContext& g, const std::string& question
   std::set<std::tuple<std::string, std::string, std::string>> seen;
   std::vector<GraphFact> facts;
   std::vector<double> order;  // the sort key of each fact
-  const bool defining = !definition_target(question).empty();
+  const bool defining = !q.definiendum.empty();
   std::set<std::string> linked;
   for (const auto& link : entities) linked.insert(link.entity_id);
   std::vector<bool> subject;  // a linked entity is the fact's subject
@@ -252,10 +213,11 @@ bool common_phrase(const std::string& question, const std::string& phrase) {
 
 }  // namespace
 
-GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, const GraphRetrieveOptions& opt,
+GraphRetrieval graph_retrieve(GraphContext& g, const Question& q, const GraphRetrieveOptions& opt,
                               const std::map<std::string, double>& passages) {
+  const std::string& question = q.standalone;
   GraphRetrieval out;
-  out.broad = is_broad_question(question);
+  out.broad = q.broad;
   if (g.empty()) return out;
   out.entities = g.index().link(question, opt.max_entities);
   // A question of two parts ("which package ..., and what does its vignette say ...?") may need
@@ -264,11 +226,11 @@ GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, cons
   // retrievers rank, and a hop's chunk would only take a place from it. The document layer's hop
   // (graph_lists) serves the same questions, and questions about the collection: they range over
   // several documents, and the passage that names the others relates them.
-  out.two_parts = question_parts(question).size() >= 2;
-  out.across = asks_across_documents(question);
+  out.two_parts = q.two_parts();
+  out.across = q.across;
   if (out.two_parts || out.across) out.hops = &g;
 
-  out.facts = entity_facts(g, question, out.entities, g.mention_stats(), opt.max_facts);
+  out.facts = entity_facts(g, q, out.entities, g.mention_stats(), opt.max_facts);
 
   std::vector<bool> common(out.entities.size());
   for (size_t i = 0; i < common.size(); ++i) common[i] = common_phrase(question, out.entities[i].phrase);
@@ -289,7 +251,7 @@ GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, cons
 }
 
 RankedList graph_passages(const GraphRetrieval& g) {
-  RankedList l{"graph: passages by PageRank from the entities the question names", {}, kGraphRetrieverWeight};
+  RankedList l{"graph: passages by PageRank from the entities the question names", {}, kFusionWeights.graph_passages};
   l.retriever = true;
   if (g.anchors.empty() || g.anchor_specificity < kAnchorSpecificity) return l;
   for (const auto& [id, score] : g.ppr_chunks) l.chunk_ids.push_back(id);
@@ -297,11 +259,11 @@ RankedList graph_passages(const GraphRetrieval& g) {
 }
 
 std::vector<RankedList> graph_lists(const GraphRetrieval& g) {
-  RankedList ppr{"graph: personalised PageRank from the linked entities", {}, 0.3};
+  RankedList ppr{"graph: personalised PageRank from the linked entities", {}, kFusionWeights.ppr};
   for (const auto& [id, score] : g.ppr_chunks) ppr.chunk_ids.push_back(id);
-  RankedList facts{"graph: evidence of the entities' relations", {}, 0.2};
+  RankedList facts{"graph: evidence of the entities' relations", {}, kFusionWeights.relation_evidence};
   for (const auto& f : g.facts) facts.chunk_ids.push_back(f.chunk_id);
-  RankedList comm{"graph: community summaries", {}, 0.3};
+  RankedList comm{"graph: community summaries", {}, kFusionWeights.communities};
   for (const auto& c : g.communities) comm.chunk_ids.insert(comm.chunk_ids.end(), c.chunk_ids.begin(), c.chunk_ids.end());
   // The head of a list drawn from the question's entities takes a slot over the retrievers' last
   // chunk when a retriever found it just below the cut (RankedList::confirms) only for questions
@@ -323,7 +285,7 @@ std::vector<RankedList> graph_lists(const GraphRetrieval& g) {
   // (RankedList::from_hits). Like every graph list, its head takes a context slot only when a
   // sub-query also found it just below the cut (RetrieveOptions::graph_slots).
   if (g.two_parts) {
-    RankedList hop{"graph: entities shared with the best passages, in other documents", {}, 0.3};
+    RankedList hop{"graph: entities shared with the best passages, in other documents", {}, kFusionWeights.bridge};
     hop.from_hits = [ctx](const std::vector<std::string>& first) {
       std::vector<std::string> ids;
       for (const auto& [id, score] : graph::rank_chunks_by_bridge(ctx->snapshot(), ctx->mention_stats(), first))
@@ -339,7 +301,7 @@ std::vector<RankedList> graph_lists(const GraphRetrieval& g) {
   // cut because entities shared with the first hits alone picked the evidence for one question in
   // eight (bench/results/history/EVAL-journal-to-20261128.md, "Graph: multi-hop and broad questions").
   if (!ctx->cross_refs().empty()) {
-    RankedList refs{"graph: passages naming another found document", {}, 0.3};
+    RankedList refs{"graph: passages naming another found document", {}, kFusionWeights.cross_references};
     refs.vouched = true;
     refs.question_hits = true;  // the documents the question reaches, not a key phrase's
     graph::CrossRefOptions o;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "agents/messages.h"
+#include "agents/question.h"
 #include "graph/algo/graph_algo.h"
 #include "graph/model/graph_store.h"
 #include "graph/resolve/resolve.h"
@@ -73,18 +74,9 @@ class GraphContext {
   std::optional<std::vector<Connected>> by_connection_;
 };
 
-/// True for questions that ask for a list or an overview across documents ("which papers ...",
-/// "what approaches ...", "main themes"): a general reading of the question's form.
-bool is_broad_question(const std::string& question);
-
-/// True for questions about several documents of the collection: broad ones (is_broad_question)
-/// and those naming a plural just before "collection" or "corpus" ("the packages in this
-/// collection"). They get the graph's cross references ordered by breadth (graph_lists).
-bool asks_across_documents(const std::string& question);
-
 /// `passages`: chunks a retriever found for the question (chunk id → weight), PPR's restart
 /// weights beside the linked entities' (HippoRAG 2's passage nodes); none: entities only.
-GraphRetrieval graph_retrieve(GraphContext& g, const std::string& question, const GraphRetrieveOptions& opt,
+GraphRetrieval graph_retrieve(GraphContext& g, const Question& question, const GraphRetrieveOptions& opt,
                               const std::map<std::string, double>& passages = {});
 
 /// What a link flagged as a common phrase weighs in ppr_seeds, times its other weight. graph_retrieve
@@ -102,24 +94,22 @@ std::map<std::string, double> ppr_seeds(const GraphContext& g, const std::vector
                                         const std::vector<bool>& common = {});
 
 /// The least anchor specificity (GraphRetrieval::anchor_specificity) at which the graph's
-/// passages become a retriever (graph_passages), and that retriever's weight in the reciprocal
-/// rank fusion with the sub-queries' hits (a sub-query's hit weighs 1, or 0.7 for a key phrase).
-/// Fitted on the four dev sets, leave-one-set-out (docs/EVAL.md, "Graph: passages by PPR").
+/// passages become a retriever (graph_passages); its weight in the fusion is
+/// kFusionWeights.graph_passages (retrieve/fusion_weights.h).
 constexpr double kAnchorSpecificity = 0.5;
-constexpr double kGraphRetrieverWeight = 10.0;
 
 /// The graph's passages as a retriever of their own, in the spirit of HippoRAG 2: PPR's chunks
 /// (from the question's entities, over passages and entities with their home-passage edges) as a
-/// RankedList::retriever of weight kGraphRetrieverWeight, when the question names a specific
+/// RankedList::retriever of weight kFusionWeights.graph_passages, when the question names a specific
 /// entity that has a home passage (anchor_specificity >= kAnchorSpecificity). Otherwise, or
 /// without PPR chunks, an empty list: the other retrievers rank alone.
 RankedList graph_passages(const GraphRetrieval& g);
 
-/// The graph's ranked chunk lists, weighted for fusion with the hybrid results: PPR (0.3),
-/// relation evidence (0.2), community summaries for broad questions (0.3), and for questions of
-/// two parts the bridge hop from the retrievers' best chunks (0.3, filled in retrieval) and the
-/// cross references between the documents those chunks lie in (0.3, filled in retrieval; its head
-/// is vouched for: RankedList::vouched). The lists' heads confirm a retriever's chunk just below
+/// The graph's ranked chunk lists for fusion with the hybrid results (their weights in
+/// kFusionWeights): PPR, relation evidence, community summaries for broad questions, and for
+/// questions of two parts the bridge hop from the retrievers' best chunks (filled in retrieval)
+/// and the cross references between the documents those chunks lie in (filled in retrieval; its
+/// head is vouched for: RankedList::vouched). The lists' heads confirm a retriever's chunk just below
 /// the cut (RankedList::confirms) only for questions of two parts or across documents.
 std::vector<RankedList> graph_lists(const GraphRetrieval& g);
 

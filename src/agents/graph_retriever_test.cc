@@ -36,7 +36,7 @@ TEST(GraphRetrieve, TypedFactsFirstThenCooccurrenceByAssociation) {
                  relation("e1", "e4", "is_a", 1)};
   store.upsert(d);
   GraphContext g(store, no_name_vectors);
-  GraphRetrieval r = graph_retrieve(g, "what is sparse attention?", GraphRetrieveOptions{});
+  GraphRetrieval r = graph_retrieve(g, analyse_question("what is sparse attention?"), GraphRetrieveOptions{});
   ASSERT_GE(r.facts.size(), 3u);
   EXPECT_EQ(r.facts[0].relation, "is_a");
   EXPECT_EQ(r.facts[1].text, "sparse attention appears with block size");  // Dice 1.0
@@ -58,7 +58,7 @@ TEST(GraphRetrieve, ATypedFactBeyondTheHeaviestCooccurrencesStillShows) {
   d.relations.push_back(relation("kind", "hub", "is_a", 1));
   store.upsert(d);
   GraphContext g(store, no_name_vectors);
-  GraphRetrieval r = graph_retrieve(g, "what is attention?", GraphRetrieveOptions{});
+  GraphRetrieval r = graph_retrieve(g, analyse_question("what is attention?"), GraphRetrieveOptions{});
   ASSERT_FALSE(r.facts.empty());
   EXPECT_EQ(r.facts[0].relation, "is_a");
   EXPECT_EQ(r.facts[0].text, "linear attention is a kind of attention");
@@ -73,10 +73,10 @@ TEST(GraphRetrieve, ADefinitionQuestionShowsWhatXIsBeforeItsKinds) {
   d.relations = {relation("kind", "hub", "is_a", 5), relation("hub", "up", "is_a", 1)};
   store.upsert(d);
   GraphContext g(store, no_name_vectors);
-  GraphRetrieval r = graph_retrieve(g, "what is attention?", GraphRetrieveOptions{});
+  GraphRetrieval r = graph_retrieve(g, analyse_question("what is attention?"), GraphRetrieveOptions{});
   ASSERT_EQ(r.facts.size(), 2u);
   EXPECT_EQ(r.facts[0].text, "attention is a kind of mechanism");
-  r = graph_retrieve(g, "which variants of attention are there?", GraphRetrieveOptions{});
+  r = graph_retrieve(g, analyse_question("which variants of attention are there?"), GraphRetrieveOptions{});
   ASSERT_EQ(r.facts.size(), 2u);
   EXPECT_EQ(r.facts[0].text, "linear attention is a kind of attention") << "weight order";
 }
@@ -93,7 +93,7 @@ TEST(GraphRetrieve, OnlyTwoPartAndCollectionQuestionsListsConfirm) {
   store.upsert(d);
   GraphContext g(store, no_name_vectors);
   auto confirming = [&](const std::string& q) {
-    auto lists = graph_lists(graph_retrieve(g, q, GraphRetrieveOptions{}));
+    auto lists = graph_lists(graph_retrieve(g, analyse_question(q), GraphRetrieveOptions{}));
     EXPECT_FALSE(lists.empty()) << q;
     size_t n = 0;
     for (const auto& l : lists) n += l.confirms ? 1 : 0;
@@ -116,7 +116,7 @@ TEST(GraphRetrieve, TwoPartQuestionsGetTheBridgeHopOnePartQuestionsDoNot) {
   store.upsert(d);
   GraphContext g(store, no_name_vectors);
   auto hop_of = [&](const std::string& q) -> std::optional<RankedList> {
-    for (auto& l : graph_lists(graph_retrieve(g, q, GraphRetrieveOptions{})))
+    for (auto& l : graph_lists(graph_retrieve(g, analyse_question(q), GraphRetrieveOptions{})))
       if (l.from_hits) return l;
     return std::nullopt;
   };
@@ -143,7 +143,7 @@ TEST(GraphRetrieve, TwoPartAndCollectionQuestionsGetTheCrossReferences) {
   store.upsert(d);
   GraphContext g(store, no_name_vectors, {{"A", "zorbtest-intro.pdf", ""}, {"B", "paper.pdf", "Robust Covariances"}});
   auto refs_of = [&](const std::string& q) -> std::optional<RankedList> {
-    for (auto& l : graph_lists(graph_retrieve(g, q, GraphRetrieveOptions{})))
+    for (auto& l : graph_lists(graph_retrieve(g, analyse_question(q), GraphRetrieveOptions{})))
       if (l.vouched) return l;
     return std::nullopt;
   };

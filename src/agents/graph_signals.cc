@@ -6,7 +6,6 @@
 #include <string>
 #include <unordered_map>
 
-#include "text/question_shape.h"
 
 namespace mmkg {
 
@@ -23,7 +22,7 @@ std::vector<double> over_highest(std::vector<double> v) {
 
 }  // namespace
 
-void graph_pool_signals(GraphContext& g, std::string_view question, const std::vector<SearchHit>& pool,
+void graph_pool_signals(GraphContext& g, std::string_view question, size_t parts, const std::vector<SearchHit>& pool,
                         PoolSignals& sig) {
   const size_t n = pool.size();
   sig.graph_link.assign(n, 0.0);
@@ -60,7 +59,7 @@ void graph_pool_signals(GraphContext& g, std::string_view question, const std::v
 
   // The bridge hop of a question of several parts (graph_lists does the same for ask): entities
   // shared with the lists' first hits, in other documents.
-  if (question_parts(question).size() < 2) return;
+  if (parts < 2) return;
   std::vector<std::string> first;
   for (size_t r = 1; r <= 3; ++r)
     for (size_t i = 0; i < n; ++i)

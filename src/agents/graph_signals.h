@@ -16,10 +16,11 @@
 namespace mmkg {
 
 /// Fills sig.graph_link, sig.graph_ppr and sig.graph_bridge for `pool` (sig.bm25_rank and
-/// sig.dense_rank already set: the bridge hop starts from each list's first 3 hits). An empty
+/// sig.dense_rank already set: for a question of two or more `parts` the bridge hop starts from
+/// each list's first 3 hits). An empty
 /// graph or a question that links no entity leaves GraphLink and GraphPpr 0. Not thread-safe
 /// (the entity index embeds): callers serialise.
-void graph_pool_signals(GraphContext& g, std::string_view question, const std::vector<SearchHit>& pool,
+void graph_pool_signals(GraphContext& g, std::string_view question, size_t parts, const std::vector<SearchHit>& pool,
                         PoolSignals& sig);
 
 }  // namespace mmkg

@@ -49,7 +49,7 @@ TEST(GraphSignals, TheChunkNamingTheQuestionsEntityLinksAndWalksHighest) {
   SignalsFixture f;
   GraphContext g(f.store, no_vectors);
   PoolSignals sig = f.ranked();
-  graph_pool_signals(g, "what is quantile regression?", f.pool, sig);
+  graph_pool_signals(g, "what is quantile regression?", 1, f.pool, sig);
   ASSERT_EQ(sig.graph_link.size(), 4u);
   EXPECT_DOUBLE_EQ(sig.graph_link[0], 1.0);  // the one linked entity, all of its weight
   EXPECT_DOUBLE_EQ(sig.graph_link[1], 0.0);
@@ -65,7 +65,7 @@ TEST(GraphSignals, AQuestionOfTwoPartsBridgesToTheOtherDocument) {
   SignalsFixture f;
   GraphContext g(f.store, no_vectors);
   PoolSignals sig = f.ranked();
-  graph_pool_signals(g, "Which package fits quantile regression, and what does its vignette say about rq?", f.pool, sig);
+  graph_pool_signals(g, "Which package fits quantile regression, and what does its vignette say about rq?", 2, f.pool, sig);
   ASSERT_EQ(sig.graph_bridge.size(), 4u);
   EXPECT_DOUBLE_EQ(sig.graph_bridge[2], 1.0);  // shares quantreg with c1, in d2
   EXPECT_DOUBLE_EQ(sig.graph_bridge[0], 0.0);  // a first hit itself
@@ -77,12 +77,12 @@ TEST(GraphSignals, AnEmptyGraphOrUnlinkedQuestionGivesZeros) {
   GraphContext g0(empty, no_vectors);
   SignalsFixture f;
   PoolSignals sig = f.ranked();
-  graph_pool_signals(g0, "what is quantile regression?", f.pool, sig);
+  graph_pool_signals(g0, "what is quantile regression?", 1, f.pool, sig);
   ASSERT_EQ(sig.graph_ppr.size(), 4u);
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(sig.graph_link[i] + sig.graph_ppr[i] + sig.graph_bridge[i], 0.0);
   GraphContext g(f.store, no_vectors);
   sig = f.ranked();
-  graph_pool_signals(g, "how tall is the tower?", f.pool, sig);
+  graph_pool_signals(g, "how tall is the tower?", 1, f.pool, sig);
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(sig.graph_link[i] + sig.graph_ppr[i], 0.0);
 }
 

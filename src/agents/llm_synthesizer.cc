@@ -36,14 +36,14 @@ void attach_figure_images(ChatModel& model, const Retrieval& retrieval, const Ll
 
 }  // namespace
 
-Draft draft_extractive(const std::string& question, const Retrieval& retrieval, TermStats& stats,
+Draft draft_extractive(const Question& question, const Retrieval& retrieval, TermStats& stats,
                        const SynthOptions& opt) {
   Draft d;
   d.extractive = synthesize_extractive(question, retrieval, stats, opt);
   return d;
 }
 
-Draft draft_llm(ChatModel& model, const std::string& question, const Retrieval& retrieval, TermStats& stats,
+Draft draft_llm(ChatModel& model, const Question& question, const Retrieval& retrieval, TermStats& stats,
                 const SynthOptions& opt, const LlmSynthOptions& lopt) {
   Draft d = draft_extractive(question, retrieval, stats, opt);
   if (!d.extractive.found) {
@@ -64,7 +64,7 @@ Draft draft_llm(ChatModel& model, const std::string& question, const Retrieval& 
                       "short sentences. End every sentence with the number of the passage it comes from in "
                       "square brackets, like [2]. If the passages do not answer the question, reply exactly: "
                       "NOT FOUND"),
-      Message::user("Passages:\n\n" + passages + "Question: " + question)};
+      Message::user("Passages:\n\n" + passages + "Question: " + question.standalone)};
   attach_figure_images(model, retrieval, lopt, req.messages.back(), d);
   ChatResponse resp = model.chat(req);
   d.usage = resp.usage;

@@ -26,11 +26,11 @@ struct LlmSynthOptions {
 
 /// The model's draft (Draft::extractive always set). A model failure throws (mmkg::Error); an
 /// empty or "NOT FOUND" answer gives a draft without sentences and a `fallback` reason.
-Draft draft_llm(ChatModel& model, const std::string& question, const Retrieval& retrieval, TermStats& stats,
+Draft draft_llm(ChatModel& model, const Question& question, const Retrieval& retrieval, TermStats& stats,
                 const SynthOptions& opt, const LlmSynthOptions& lopt);
 
 /// The extractive draft (no model).
-Draft draft_extractive(const std::string& question, const Retrieval& retrieval, TermStats& stats,
+Draft draft_extractive(const Question& question, const Retrieval& retrieval, TermStats& stats,
                        const SynthOptions& opt);
 
 }  // namespace mmkg

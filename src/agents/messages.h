@@ -35,8 +35,10 @@ struct Plan : QueryPlan {
   std::vector<std::string> gaps;
 };
 
+struct Question;
+
 struct PlanInput {
-  std::string question;
+  const Question* question = nullptr;
   /// Follow-up rounds: the previous plan and the gaps the verifier found (else null / empty).
   const Plan* previous = nullptr;
   std::vector<std::string> gaps;
@@ -65,10 +67,10 @@ struct GraphRetrieval {
   double anchor_specificity = 0;
   std::vector<graph::Community> communities;               ///< for broad questions
   bool broad = false;                                      ///< the question asks for a list/overview
-  /// The question asks two things (question_parts): the second may need a hop from the
+  /// The question asks two things (Question::two_parts): the second may need a hop from the
   /// retrievers' best passages through a shared entity (graph_lists, rank_chunks_by_bridge).
   bool two_parts = false;
-  /// The question ranges over several documents of the collection (asks_across_documents).
+  /// The question ranges over several documents of the collection (Question::across).
   bool across = false;
   /// The graph the hop lists read (its snapshot, entity statistics and document layer), set for
   /// two-part and `across` questions; null: no hop list. Not owned (it outlives the lists).
@@ -85,7 +87,7 @@ struct RagInput {
 // ---- synthesizer
 
 struct SynthInput {
-  std::string question;
+  const Question* question = nullptr;
   const Retrieval* retrieval = nullptr;
 };
 
@@ -158,7 +160,7 @@ struct Draft : DraftReport {
 // ---- verifier
 
 struct VerifyInput {
-  std::string question;
+  const Question* question = nullptr;
   const Retrieval* retrieval = nullptr;
   const Draft* draft = nullptr;
 };

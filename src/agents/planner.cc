@@ -1,7 +1,5 @@
 #include "agents/planner.h"
 
-#include "text/definition.h"
-
 #include <algorithm>
 #include <set>
 
@@ -21,8 +19,10 @@ const char* planner_kind_name(PlannerKind k) {
   return "rules";
 }
 
-Plan plan_rules(const std::string& question, TermStats& stats, size_t max_phrases) {
+Plan plan_rules(const Question& q, TermStats& stats, size_t max_phrases) {
+  const std::string& question = q.searched;
   Plan p;
+  p.parts = q.search_parts;
   p.subqueries.push_back(question);
   p.matches.emplace_back();
   auto ws = words(question);
@@ -59,7 +59,7 @@ Plan plan_rules(const std::string& question, TermStats& stats, size_t max_phrase
   }
   // A definition question also looks for "X is/are/refers to/means ..." with a little slack
   // ("the attention mechanism is ...").
-  p.definiendum = definition_target(question);
+  p.definiendum = q.search_definiendum;
   if (!p.definiendum.empty()) {
     std::string x = "\"" + p.definiendum + "\"";
     std::string m;
@@ -71,8 +71,9 @@ Plan plan_rules(const std::string& question, TermStats& stats, size_t max_phrase
   return p;
 }
 
-Plan plan_llm(ChatModel& model, const std::string& question, TermStats& stats, std::string* fallback) {
-  Plan rules = plan_rules(question, stats);
+Plan plan_llm(ChatModel& model, const Question& asked, TermStats& stats, std::string* fallback) {
+  Plan rules = plan_rules(asked, stats);
+  const std::string& question = asked.searched;
   const ChatRequest req = json_request(
       "plan",
       {{"type", "object"},
@@ -93,6 +94,7 @@ Plan plan_llm(ChatModel& model, const std::string& question, TermStats& stats, s
     }
     Plan p;
     p.planner = PlannerKind::Llm;
+    p.parts = rules.parts;
     p.subqueries.push_back(question);
     p.matches.emplace_back();
     const std::string qn = collapse_ws(lower_ascii(question));
@@ -127,7 +129,8 @@ Plan plan_llm(ChatModel& model, const std::string& question, TermStats& stats, s
   }
 }
 
-Plan plan_followup(const Plan& previous, const std::string& question, const std::vector<std::string>& gaps) {
+Plan plan_followup(const Plan& previous, const Question& asked, const std::vector<std::string>& gaps) {
+  const std::string& question = asked.searched;
   Plan p = previous;
   p.followup_from = std::min(previous.followup_from, previous.subqueries.size());
   const std::string any = fts_query(question);

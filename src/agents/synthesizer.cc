@@ -475,11 +475,11 @@ struct QuestionTerms {
   std::vector<Definiendum> part_defs;  ///< the same per part ("what is meant by the bread, and what by the meat?")
 };
 
-QuestionTerms question_terms(const std::string& question, TermStats& stats) {
-  std::vector<QuestionPart> parts = question_parts(question);
+QuestionTerms question_terms(const Question& asked, TermStats& stats) {
+  const std::string& question = asked.standalone;
+  std::vector<QuestionPart> parts = asked.parts;
   if (parts.empty()) parts.push_back({question, AnswerKind::Any});
-  QuestionTerms t{query_terms(question, stats), parts, part_terms_of(parts, stats),
-                  Definiendum(definition_target(question)), {}};
+  QuestionTerms t{query_terms(question, stats), parts, part_terms_of(parts, stats), Definiendum(asked.definiendum), {}};
   for (size_t p = 0; p < t.parts.size(); ++p) t.part_defs.emplace_back(part_definition_target(t.parts, p));
   return t;
 }
@@ -697,10 +697,11 @@ void write_direct(const DirectAnswer& d, const Retrieval& retrieval, Answer& ans
 
 }  // namespace
 
-Answer synthesize_extractive(const std::string& question, const Retrieval& retrieval, TermStats& stats,
+Answer synthesize_extractive(const Question& q, const Retrieval& retrieval, TermStats& stats,
                              const SynthOptions& opt) {
+  const std::string& question = q.standalone;
   Answer ans;
-  const QuestionTerms qt = question_terms(question, stats);
+  const QuestionTerms qt = question_terms(q, stats);
   const std::vector<QuestionPart>& parts = qt.parts;
   std::vector<std::set<std::string>> chunk_terms;
   std::vector<Sentence> sents = context_sentences(question, retrieval, qt, opt, chunk_terms);
@@ -725,7 +726,7 @@ Answer synthesize_extractive(const std::string& question, const Retrieval& retri
   ans.coverage = verdict.coverage;
   ans.answerability = verdict.features;
   ans.answerability_score = verdict.score;
-  if (opt.direct) ans.direct = direct_answer(asked_fact(question), retrieval.context, opt.find_home);
+  if (opt.direct) ans.direct = direct_answer(q.fact, retrieval.context, opt.find_home);
   if (ans.direct.found) {
     write_direct(ans.direct, retrieval, ans);
     ans.found = true;

@@ -6,6 +6,7 @@
 
 #include "agents/direct_answer.h"
 #include "agents/messages.h"
+#include "agents/question.h"
 #include "index/fitted_model.h"
 
 namespace mmkg {
@@ -66,7 +67,8 @@ Citation make_citation(const SearchHit& h, int n);
 /// "no passage covers enough of the question", "no passage gives the number asked for in ...").
 extern const char* const kNotFound;
 
-Answer synthesize_extractive(const std::string& question, const Retrieval& retrieval, TermStats& stats,
+/// The extractive answer to `question` from the context of `retrieval`.
+Answer synthesize_extractive(const Question& question, const Retrieval& retrieval, TermStats& stats,
                              const SynthOptions& opt = {});
 
 }  // namespace mmkg

@@ -12,7 +12,7 @@ Plan PlannerAgent::run(const PlanInput& in, AgentStep& step) {
   PlanStep& d = step.detail.emplace<PlanStep>();
   Plan p;
   if (in.previous) {
-    p = plan_followup(*in.previous, in.question, in.gaps);
+    p = plan_followup(*in.previous, *in.question, in.gaps);
     d.planner = PlannerKind::Followup;
     d.gaps = in.gaps;
     d.new_subqueries = std::vector<std::string>(p.subqueries.begin() + static_cast<long>(in.previous->subqueries.size()),
@@ -24,7 +24,7 @@ Plan PlannerAgent::run(const PlanInput& in, AgentStep& step) {
     return p;
   }
   std::string fallback;
-  p = chat_ ? plan_llm(*chat_, in.question, stats_, &fallback) : plan_rules(in.question, stats_, max_phrases_);
+  p = chat_ ? plan_llm(*chat_, *in.question, stats_, &fallback) : plan_rules(*in.question, stats_, max_phrases_);
   d.planner = p.planner;
   p.fallback = fallback;
   if (!fallback.empty()) {
@@ -39,7 +39,7 @@ Plan PlannerAgent::run(const PlanInput& in, AgentStep& step) {
   return p;
 }
 
-GraphRetrieval GraphAgent::run(const std::string& question, AgentStep& step) {
+GraphRetrieval GraphAgent::run(const Question& question, AgentStep& step) {
   GraphRetrieval g = graph_retrieve(graph_, question, opt_);
   std::string names;
   for (const auto& e : g.entities) names += (names.empty() ? "" : ", ") + e.name + " (" + e.how + ")";
@@ -60,8 +60,8 @@ GraphRetrieval GraphAgent::run(const std::string& question, AgentStep& step) {
   return g;
 }
 
-NamedFigures FigureAgent::run(const std::string& question, AgentStep& step) {
-  NamedFigures nf = find_named_figures(store_, question);
+NamedFigures FigureAgent::run(const Question& question, AgentStep& step) {
+  NamedFigures nf = find_named_figures(store_, question.standalone, question.figure_keys);
   step.detail = FigureStep{.labels = nf.labels, .figures = nf.figures};
   for (const auto& label : nf.labels) {
     std::string where;
@@ -125,9 +125,9 @@ Draft SynthesizerAgent::run(const SynthInput& in, AgentStep& step) {
   Draft dr;
   if (chat_) {
     try {
-      dr = draft_llm(*chat_, in.question, *in.retrieval, stats_, opt_, lopt_);
+      dr = draft_llm(*chat_, *in.question, *in.retrieval, stats_, opt_, lopt_);
     } catch (const Error& e) {  // the model failed: the extractive answer stands
-      dr = draft_extractive(in.question, *in.retrieval, stats_, opt_);
+      dr = draft_extractive(*in.question, *in.retrieval, stats_, opt_);
       dr.fallback = std::string("model call failed: ") + e.what();
     }
     static_cast<DraftReport&>(d) = dr;
@@ -139,7 +139,7 @@ Draft SynthesizerAgent::run(const SynthInput& in, AgentStep& step) {
                    dr.usage.prompt, dr.usage.completion, dr.model_ms, dr.cached ? " (cached)" : "");
     if (!dr.fallback.empty()) step.trace.log("mmkg: synthesize: extractive answer: %s", dr.fallback.c_str());
   } else {
-    dr = draft_extractive(in.question, *in.retrieval, stats_, opt_);
+    dr = draft_extractive(*in.question, *in.retrieval, stats_, opt_);
     d.synthesizer = "extractive";
   }
   d.found = dr.extractive.found;
@@ -152,7 +152,8 @@ Draft SynthesizerAgent::run(const SynthInput& in, AgentStep& step) {
 Verified VerifierAgent::run(const VerifyInput& in, AgentStep& step) {
   VerifyStep& d = step.detail.emplace<VerifyStep>();
   Verified v;
-  v.answer = verify_draft(in.question, *in.retrieval, *in.draft, opt_, v.report);
+  const std::string& question = in.question->standalone;
+  v.answer = verify_draft(question, *in.retrieval, *in.draft, opt_, v.report);
   const VerifyReport& r = v.report;
   static_cast<VerifyReport&>(d) = r;
   if (in.draft->from_model()) {
@@ -178,7 +179,7 @@ Verified VerifierAgent::run(const VerifyInput& in, AgentStep& step) {
   d.citations_resolved = ok;
   d.found = v.answer.found;
   if (!doc_words_) doc_words_ = document_name_stems(store_);
-  v.gaps = answer_gaps(in.question, v.answer, *in.retrieval, stats_, *doc_words_);
+  v.gaps = answer_gaps(question, v.answer, *in.retrieval, stats_, *doc_words_);
   d.gaps = v.gaps;
   std::string gl;
   for (auto& g : v.gaps) gl += (gl.empty() ? "" : ", ") + g;

@@ -11,6 +11,7 @@
 #include "agents/graph_retriever.h"
 #include "agents/llm_synthesizer.h"
 #include "agents/planner.h"
+#include "agents/question.h"
 #include "retrieve/retrieval.h"
 #include "agents/verifier.h"
 
@@ -38,12 +39,12 @@ class PlannerAgent : public Agent<PlanInput, Plan> {
 };
 
 /// Graph retriever: entity linking, facts, personalised PageRank, community summaries.
-class GraphAgent : public Agent<std::string, GraphRetrieval> {
+class GraphAgent : public Agent<Question, GraphRetrieval> {
  public:
   /// `fuse`: its lists go into retrieval (AskOptions::graph_lists); the step reports how many.
   GraphAgent(GraphContext& graph, GraphRetrieveOptions opt, bool fuse = true) : graph_(graph), opt_(opt), fuse_(fuse) {}
   std::string name() const override { return "graph"; }
-  GraphRetrieval run(const std::string& question, AgentStep& step) override;
+  GraphRetrieval run(const Question& question, AgentStep& step) override;
 
  private:
   GraphContext& graph_;
@@ -54,11 +55,11 @@ class GraphAgent : public Agent<std::string, GraphRetrieval> {
 
 /// Figure finder: the figures and tables the question names by label ("Figure 3 of the
 /// survival paper"), whose chunks lead the context (named_figures.h).
-class FigureAgent : public Agent<std::string, NamedFigures> {
+class FigureAgent : public Agent<Question, NamedFigures> {
  public:
   explicit FigureAgent(Store& store) : store_(store) {}
   std::string name() const override { return "figures"; }
-  NamedFigures run(const std::string& question, AgentStep& step) override;
+  NamedFigures run(const Question& question, AgentStep& step) override;
 
  private:
   Store& store_;

@@ -220,12 +220,12 @@ TEST_F(TeamStore, FollowUpPlanAimsAtTheGap) {
   Plan p;
   p.subqueries = {"q"};
   p.matches = {""};
-  Plan f = plan_followup(p, "At what temperature does zorblium boil, and who discovered it?", {"discovered"});
+  Plan f = plan_followup(p, analyse_question("At what temperature does zorblium boil, and who discovered it?"), {"discovered"});
   ASSERT_EQ(f.subqueries.size(), 2u);
   EXPECT_EQ(f.subqueries[1], "discovered");
   EXPECT_EQ(f.matches[1].rfind("\"discovered\" AND (", 0), 0u) << f.matches[1];
   // the same gap again adds nothing
-  EXPECT_EQ(plan_followup(f, "At what temperature does zorblium boil, and who discovered it?", {"discovered"})
+  EXPECT_EQ(plan_followup(f, analyse_question("At what temperature does zorblium boil, and who discovered it?"), {"discovered"})
                 .subqueries.size(),
             2u);
 }

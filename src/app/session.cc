@@ -136,30 +136,32 @@ LazyEmbedder& Session::embedder() {
 
 Searcher& Session::searcher() {
   if (searcher_) return *searcher_;
-  searcher_ = std::make_unique<Searcher>(store(), embedder(), cfg_.fusion);
-  if (!cfg_.ranker.empty()) searcher_->set_ranker(load_ranker(cfg_.ranker));
+  SearcherSetup setup;
+  setup.fusion = cfg_.fusion;
+  if (!cfg_.ranker.empty()) setup.ranker = load_ranker(cfg_.ranker);
   // The fitted ranker's graph features. The graph context is loaded on the first call (ask loads
   // it before its sub-queries run on several threads; eval and search call from one thread).
-  searcher_->set_graph_signals([this](std::string_view q, const std::vector<SearchHit>& pool, PoolSignals& sig) {
+  setup.graph_signals = [this](std::string_view q, size_t parts, const std::vector<SearchHit>& pool, PoolSignals& sig) {
     std::lock_guard<std::mutex> lock(graph_signals_mu_);
-    if (GraphContext* g = graph_context()) graph_pool_signals(*g, q, pool, sig);
-  });
-  searcher_->allow_stale_index(accept_stale_index_);
+    if (GraphContext* g = graph_context()) graph_pool_signals(*g, q, parts, pool, sig);
+  };
+  setup.allow_stale_index = accept_stale_index_;
   // With the graph in Neo4j, Neo4j's vector index serves the dense side, and its full-text index
   // the lexical side once it holds every document's chunks (graph_text_unavailable).
   // A shared store searches its local copy's indexes, which rank as the embedded store's do.
   if (cfg_.graph.kind == GraphBackend::Kind::Neo4j && !store().shared()) {
     graph::GraphStore* g = graph_store();
     if (g) graph_search_ = std::make_unique<GraphSearchBackend>(*g);
-    if (g && g->supports_vector_search()) searcher_->set_vector_backend(graph_search_.get());
+    if (g && g->supports_vector_search()) setup.vectors = graph_search_.get();
     if (g && g->supports_text_search()) {
       const std::string why = graph_text_unavailable(*g);
-      if (why.empty()) searcher_->set_lexical_backend(graph_search_.get());
+      if (why.empty()) setup.lexical = graph_search_.get();
       // Chunk text an upgrade left behind is worth a warning; documents the graph has not got
       // (yet, or with --extract none) are the user's choice: told with -v only.
       else if (g->chunk_text_pending() || cfg_.verbose) warn(why + "; full-text search uses the store's FTS5 index");
     }
   }
+  searcher_ = std::make_unique<Searcher>(store(), embedder(), std::move(setup));
   return *searcher_;
 }
 

@@ -56,14 +56,15 @@ SearchReport Session::search(const SearchRequest& req) {
   }
   // Hybrid search of a question that names a specific entity with a home passage: the graph's
   // passages fused in as a retriever of their own (graph_passages; measured, docs/EVAL.md).
+  const Question q = analyse_question(req.query, {}, [this](const std::string& x) { return expand_query(x); });
   RankedList passages;
   if (rep.mode == SearchMode::Hybrid)
-    if (GraphContext* g = graph_context()) passages = graph_passages(graph_retrieve(*g, req.query, {}));
+    if (GraphContext* g = graph_context()) passages = graph_passages(graph_retrieve(*g, q, {}));
   if (passages.chunk_ids.empty()) {
-    rep.hits = s.search(expand_query(req.query), so);
+    rep.hits = s.search(q.searched, so, q.search_parts);
   } else {
     so.k = std::max(req.k, GraphRetrieveOptions{}.ppr_chunks);
-    rep.hits = fuse_with_list(store(), s.search(expand_query(req.query), so), passages, static_cast<size_t>(req.k));
+    rep.hits = fuse_with_list(store(), s.search(q.searched, so, q.search_parts), passages, static_cast<size_t>(req.k));
     rep.graph_passages = passages.chunk_ids.size();
   }
   // Page boxes for the page view: one lookup by primary key per hit.

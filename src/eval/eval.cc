@@ -95,9 +95,12 @@ bool evidence_in(const std::string& chunk_text, const std::string& quote) {
 
 namespace {
 
-using HitsFn = std::function<std::vector<SearchHit>(const std::string& question, int k)>;
-/// Called before each question's searches (the ranker's fold, the feature capture).
-using BeforeFn = std::function<void(const QaItem&)>;
+/// A mode's hits for the question (as retrieval reads it), with the ranker's model for it (eval
+/// --cv: its fold; nullptr: the full model).
+using HitsFn = std::function<std::vector<SearchHit>(const Question& question, int k, const LinearModel* fold)>;
+/// Called before each question's searches (the feature capture); gives the ranker's fold model
+/// for the question (nullptr: the full model).
+using BeforeFn = std::function<const LinearModel*(const QaItem&)>;
 
 // Retrieval metrics of one search mode over the items with evidence.
 ModeScore score_mode(const HitsFn& search, const std::string& mode_name, const std::vector<QaItem>& items,
@@ -114,8 +117,8 @@ ModeScore score_mode(const HitsFn& search, const std::string& mode_name, const s
   for (size_t qi = 0; qi < items.size(); ++qi) {
     const QaItem& q = items[qi];
     if (q.evidence.empty()) continue;
-    if (before) before(q);
-    auto hits = search(q.question, kMax);
+    const LinearModel* fold = before ? before(q) : nullptr;
+    auto hits = search(analyse_question(q.question), kMax, fold);
     int found2 = 0, found5 = 0, found10 = 0, first = 0;
     for (const auto& ev : q.evidence) {
       for (size_t r = 0; r < hits.size(); ++r) {
@@ -287,9 +290,10 @@ nlohmann::json selector_rows(const QaItem& q, const AskResult& a) {
           {"features", select_feature_names()}, {"candidates", cands}};
 }
 
-QueryPlan plan_of(const std::string& q) {
+QueryPlan plan_of(const Question& q) {
   QueryPlan p;
-  p.subqueries = {q};
+  p.subqueries = {q.searched};
+  p.parts = q.search_parts;
   return p;
 }
 
@@ -297,13 +301,14 @@ QueryPlan plan_of(const std::string& q) {
 ModeScore score_graph_mode(Store& store, Searcher& searcher, SearchMode base, GraphContext& graph,
                            const std::vector<QaItem>& items, const std::string& name, EvalReport& rep,
                            const BeforeFn& before) {
-  auto fn = [&](const std::string& q, int k) {
+  auto fn = [&](const Question& q, int k, const LinearModel* fold) {
     RetrieveOptions ro;
     ro.mode = base;
     ro.k_per_query = k;
     ro.max_chunks = static_cast<size_t>(k);
     ro.parallel = 1;
     ro.fusion = searcher.fusion();  // the hybrid row's, so that the rows compare
+    ro.fold_model = fold;
     GraphRetrieval g = graph_retrieve(graph, q, {});
     std::vector<RankedList> lists = graph_lists(g);
     if (RankedList p = graph_passages(g); !p.chunk_ids.empty()) lists.push_back(std::move(p));
@@ -317,7 +322,7 @@ ModeScore score_graph_mode(Store& store, Searcher& searcher, SearchMode base, Gr
 // the question names a specific entity with a home passage (graph_passages), by search's code.
 ModeScore score_ppr_mode(Store& store, Searcher& searcher, GraphContext& graph, const std::vector<QaItem>& items,
                          const std::string& name, EvalReport& rep, const BeforeFn& before, bool fuse) {
-  auto fn = [&](const std::string& q, int k) {
+  auto fn = [&](const Question& q, int k, const LinearModel* fold) {
     GraphRetrieval g = graph_retrieve(graph, q, {});
     RankedList list = graph_passages(g);
     if (!fuse) {
@@ -328,7 +333,8 @@ ModeScore score_ppr_mode(Store& store, Searcher& searcher, GraphContext& graph, 
     SearchOptions so;
     so.mode = SearchMode::Hybrid;
     so.k = list.chunk_ids.empty() ? k : std::max(k, GraphRetrieveOptions{}.ppr_chunks);
-    return fuse_with_list(store, searcher.search(q, so), list, static_cast<size_t>(k));
+    so.fold_model = fold;
+    return fuse_with_list(store, searcher.search(q.searched, so, q.search_parts), list, static_cast<size_t>(k));
   };
   return score_mode(fn, name, items, rep, before);
 }
@@ -340,8 +346,9 @@ ModeScore score_rerank_mode(Store& store, Searcher& searcher, SearchMode base, c
   double ms = 0;
   int calls = 0;
   std::string fallback;
-  auto fn = [&](const std::string& q, int k) {
+  auto fn = [&](const Question& q, int k, const LinearModel* fold) {
     RetrieveOptions ro = retrieve;
+    ro.fold_model = fold;
     ro.mode = base;
     ro.k_per_query = std::max(k, static_cast<int>(retrieve.rerank_top_n));
     ro.max_chunks = static_cast<size_t>(ro.k_per_query);
@@ -381,7 +388,7 @@ void score_answers(Store& store, Searcher& searcher, const std::vector<QaItem>& 
   const FittedModel* selector = opt.selector.get();
   for (size_t qi = 0; qi < items.size(); ++qi) {
     const QaItem& q = items[qi];
-    before(q);
+    ao.retrieve.fold_model = before(q);
     ao.synth.answerable = answerable ? &answerable->full() : nullptr;
     if (opt.cv && answerable) {
       const LinearModel* fold = answerable->fold_for(q.id);
@@ -455,11 +462,11 @@ EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>&
   rep.fusion = fusion_name(searcher.fusion());
   // --cv: each question's fold model, for every mode and its answer.
   std::set<std::string> folded, unfolded;
-  BeforeFn before = [&](const QaItem& q) {
-    if (!opt.cv || searcher.fusion() != Fusion::Fitted) return;
+  BeforeFn before = [&](const QaItem& q) -> const LinearModel* {
+    if (!opt.cv || searcher.fusion() != Fusion::Fitted) return nullptr;
     const LinearModel* m = searcher.ranker().fold_for(q.id);
     (m ? folded : unfolded).insert(q.id);
-    searcher.set_fold_model(m);
+    return m;
   };
   for (SearchMode m : opt.modes) {
     if (m != SearchMode::Bm25 && !unavailable.empty()) {
@@ -467,18 +474,17 @@ EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>&
       continue;
     }
     const QaItem* current = nullptr;
-    auto fn = [&searcher, &opt, &current, m](const std::string& q, int k) {
+    auto fn = [&searcher, &opt, &current, m](const Question& q, int k, const LinearModel* fold) {
       SearchOptions so;
       so.mode = m;
       so.k = k;
-      if (m == SearchMode::Hybrid && opt.features && current) searcher.capture_next_pool(feature_writer(*opt.features, *current));
-      auto hits = searcher.search(q, so);
-      searcher.capture_next_pool(nullptr);
-      return hits;
+      so.fold_model = fold;
+      if (m == SearchMode::Hybrid && opt.features && current) so.capture = feature_writer(*opt.features, *current);
+      return searcher.search(q.searched, so, q.search_parts);
     };
     BeforeFn before_mode = [&](const QaItem& q) {
-      before(q);
       current = &q;
+      return before(q);
     };
     rep.modes[search_mode_name(m)] = score_mode(fn, search_mode_name(m), searched, rep, before_mode);
   }
@@ -505,7 +511,6 @@ EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>&
   rep.llm = opt.chat ? opt.chat->id() : "";
   rep.reranker = opt.retrieve.reranker ? opt.retrieve.reranker->name() : "";
   if (opt.answers && !items.empty()) score_answers(store, searcher, items, opt, rep, before, folded, unfolded);
-  searcher.set_fold_model(nullptr);
   if (opt.cv) {
     for (const auto& id : unfolded) folded.erase(id);
     rep.cv_folded = folded.size(), rep.cv_unfolded = unfolded.size();

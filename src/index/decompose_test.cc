@@ -14,9 +14,18 @@
 #include "support/embed_fixtures.h"
 #include "support/embedded_store_fixtures.h"
 #include "support/temp_dir.h"
+#include "text/question_shape.h"
 
 namespace mmkg {
 namespace {
+
+// The parts of `q` as a caller gives them to the searcher (agents/question.h does the same; the
+// searcher reads no English).
+std::vector<QueryPart> parts_of(const std::string& q) {
+  std::vector<QueryPart> out;
+  for (const auto& p : question_parts(q)) out.push_back({p.text, refers_to_antecedent(p.text)});
+  return out;
+}
 
 TEST(FuseParts, APassageThatAnswersOnePartBeatsOneThatOnlySharesTheTopic) {
   // Key 0: the topic passage, first for the whole question and middling for both parts.
@@ -129,11 +138,11 @@ TEST_F(Decompose, ASecondPartsPassageReachesTheHeadOnlyThroughItsPart) {
   on.k = 3;
   SearchOptions off = on;
   off.decompose = false;
-  const size_t with_parts = rank_of(s.search(q, on)), without = rank_of(s.search(q, off));
+  const size_t with_parts = rank_of(s.search(q, on, parts_of(q))), without = rank_of(s.search(q, off, parts_of(q)));
   EXPECT_LE(with_parts, 3u) << "the bread passage should be in the top 3 with the parts searched";
   EXPECT_GT(without, 3u) << "fixture check: the whole question alone should not find it";
   // The first part's passages still lead: the question's own list keeps its say.
-  auto hits = s.search(q, on);
+  auto hits = s.search(q, on, parts_of(q));
   ASSERT_FALSE(hits.empty());
   EXPECT_NE(hits[0].chunk_id, kBread);
   // Relative fusion does not decompose (its min-max scores are not comparable across queries).
@@ -141,7 +150,7 @@ TEST_F(Decompose, ASecondPartsPassageReachesTheHeadOnlyThroughItsPart) {
   rel.fusion = Fusion::Relative;
   SearchOptions rel_off = rel;
   rel_off.decompose = false;
-  expect_same_ids(s.search(q, rel), s.search(q, rel_off), "relative");
+  expect_same_ids(s.search(q, rel, parts_of(q)), s.search(q, rel_off, parts_of(q)), "relative");
 }
 
 TEST_F(Decompose, ABatchedQuestionIsDecomposedAsSearchDoesIt) {
@@ -149,14 +158,14 @@ TEST_F(Decompose, ABatchedQuestionIsDecomposedAsSearchDoesIt) {
   const std::string q = kQuestion;
   SearchOptions o;
   o.k = 3;
-  const auto want = s.search(q, o);
+  const auto want = s.search(q, o, parts_of(q));
   for (int parallel : {1, 2}) {
-    auto got = s.search_many({{.text = q, .decompose = true}, {.text = "panel data"}}, o, parallel);
+    auto got = s.search_many({{.text = q, .parts = parts_of(q)}, {.text = "panel data"}}, o, parallel);
     ASSERT_EQ(got.size(), 2u);
     expect_same_ids(got[0], want, "parallel " + std::to_string(parallel));
     EXPECT_FALSE(got[1].empty());
   }
-  // Not flagged: one query, as search_match() gives it (the bread passage is not in its top 3).
+  // Without its parts: one query, as search_match() gives it (the bread passage is not in its top 3).
   auto plain = s.search_many({{.text = q}}, o, 1);
   for (auto& h : plain[0]) EXPECT_NE(h.chunk_id, kBread);
 }
@@ -167,8 +176,10 @@ TEST_F(Decompose, AOnePartQuestionIsSearchedAsBefore) {
   on.k = 5;
   SearchOptions off = on;
   off.decompose = false;
-  auto a = s.search("what is the bread of a sandwich estimator?", on);
-  auto b = s.search("what is the bread of a sandwich estimator?", off);
+  const std::string q = "what is the bread of a sandwich estimator?";
+  ASSERT_EQ(parts_of(q).size(), 1u);
+  auto a = s.search(q, on, parts_of(q));
+  auto b = s.search(q, off, parts_of(q));
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(a[i].chunk_id, b[i].chunk_id);
@@ -211,7 +222,7 @@ TEST(Antecedent, APartThatRefersBackIsSearchedInTheDocumentsOfTheQuestionsHits) 
   Searcher s(*store, lazy);
   const std::string q = "Which function fits clustered covariance models to panel data, and how does its runtime grow?";
   const std::string answer = "zorbfit-3";
-  auto rank_of = [&](const SearchOptions& o) { return rank_in(s.search(q, o), answer); };
+  auto rank_of = [&](const SearchOptions& o) { return rank_in(s.search(q, o, parts_of(q)), answer); };
   SearchOptions scoped;
   scoped.k = 3;
   scoped.antecedent_hits = 3;
@@ -220,7 +231,7 @@ TEST(Antecedent, APartThatRefersBackIsSearchedInTheDocumentsOfTheQuestionsHits) 
   EXPECT_LE(rank_of(scoped), 3u) << "the part's answer, in the antecedent's document, should reach the top 3";
   EXPECT_GT(rank_of(anywhere), 3u) << "fixture check: searched over the whole store, the part finds the other document";
   // The first part's passage still leads.
-  auto hits = s.search(q, scoped);
+  auto hits = s.search(q, scoped, parts_of(q));
   ASSERT_FALSE(hits.empty());
   EXPECT_EQ(hits[0].doc, "zorbfit.txt");
 }

@@ -201,7 +201,7 @@ TEST(FittedFusion, TheModelFileDecidesTheOrderAndTheCaptureSeesEachCandidatesFea
   auto emb = make_embedder("native");
   auto store = two_documents(dir.str(), *emb);
   LazyEmbedder native(emb.get());
-  Searcher s(*store, native, Fusion::Fitted);
+  Searcher s(*store, native, {.fusion = Fusion::Fitted});
   SearchOptions o;
   o.k = 4;
   o.neighbours = false;
@@ -209,29 +209,32 @@ TEST(FittedFusion, TheModelFileDecidesTheOrderAndTheCaptureSeesEachCandidatesFea
   SearchOptions b;
   b.mode = SearchMode::Bm25;
   const std::string best = s.search(q, b).at(0).chunk_id;
+  auto ranked_by = [&](std::shared_ptr<const FittedModel> model) {
+    Searcher t(*store, native, {.fusion = Fusion::Fitted, .ranker = std::move(model)});
+    return t.search(q, o);
+  };
   // The file name alone: both sandwich chunks lead, the one without the question's words too.
-  s.set_ranker(one_feature("title_cov", 1.0));
-  auto by_title = s.search(q, o);
+  auto by_title = ranked_by(one_feature("title_cov", 1.0));
   ASSERT_GE(by_title.size(), 2u);
   EXPECT_EQ(by_title[0].doc, "sandwich.txt");
   EXPECT_EQ(by_title[1].doc, "sandwich.txt");
-  s.set_ranker(one_feature("bm25_rr", 1.0));
-  EXPECT_EQ(s.search(q, o).at(0).chunk_id, best);
-  s.set_ranker(one_feature("bm25_rr", -1.0));  // reversed: BM25's best is no longer first
-  EXPECT_NE(s.search(q, o).at(0).chunk_id, best);
-  // A fold model overrides the file's full model until it is cleared.
+  EXPECT_EQ(ranked_by(one_feature("bm25_rr", 1.0)).at(0).chunk_id, best);
+  Searcher reversed(*store, native, {.fusion = Fusion::Fitted, .ranker = one_feature("bm25_rr", -1.0)});
+  EXPECT_NE(reversed.search(q, o).at(0).chunk_id, best);  // BM25's best is no longer first
+  // A fold model overrides the file's full model for the searches that name it.
   LinearModel title;
   title.weights.assign(kRankFeatures, 0.0);
   title.weights[static_cast<size_t>(RankFeature::TitleCov)] = 1.0;
-  s.set_fold_model(&title);
-  EXPECT_EQ(s.search(q, o).at(0).doc, "sandwich.txt");
-  s.set_fold_model(nullptr);
-  EXPECT_NE(s.search(q, o).at(0).chunk_id, best);
-  // The capture: once, with a row per pooled candidate.
+  SearchOptions folded = o;
+  folded.fold_model = &title;
+  EXPECT_EQ(reversed.search(q, folded).at(0).doc, "sandwich.txt");
+  EXPECT_NE(reversed.search(q, o).at(0).chunk_id, best);
+  // The capture: the search's pool, with a row per pooled candidate.
   int calls = 0;
   size_t pooled = 0;
   double sandwich_title = -1;
-  s.capture_next_pool([&](const std::vector<SearchHit>& pool, const std::vector<FeatureRow>& rows) {
+  SearchOptions captured = o;
+  captured.capture = [&](const std::vector<SearchHit>& pool, const std::vector<FeatureRow>& rows) {
     ++calls;
     pooled = pool.size();
     EXPECT_EQ(rows.size(), pool.size());
@@ -239,9 +242,9 @@ TEST(FittedFusion, TheModelFileDecidesTheOrderAndTheCaptureSeesEachCandidatesFea
       if (pool[i].doc == "sandwich.txt") sandwich_title = at(rows[i], RankFeature::TitleCov);
       EXPECT_GT(at(rows[i], RankFeature::SentCos), 0.0) << pool[i].chunk_id;  // the embedder is there
     }
-  });
-  s.search(q, o);
-  s.search(q, o);
+  };
+  reversed.search(q, captured);
+  reversed.search(q, o);
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(pooled, 4u);
   EXPECT_GT(sandwich_title, 0.0);

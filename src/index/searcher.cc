@@ -11,7 +11,6 @@
 
 #include "core/error.h"
 #include "text/proximity.h"
-#include "text/question_shape.h"
 #include "text/words.h"
 #include "embed/embedder.h"
 #include "embed/sentence_vectors.h"
@@ -81,20 +80,17 @@ const char* search_mode_name(SearchMode m) {
   return "hybrid";
 }
 
-Searcher::Searcher(Store& store, LazyEmbedder& embedder, std::optional<Fusion> fusion)
-    : store_(store), source_(embedder), fusion_(fusion), ranker_(load_ranker()) {}
+Searcher::Searcher(Store& store, LazyEmbedder& embedder, SearcherSetup setup)
+    : store_(store),
+      source_(embedder),
+      fusion_(setup.fusion),
+      ranker_(setup.ranker ? std::move(setup.ranker) : load_ranker()),
+      graph_signals_(std::move(setup.graph_signals)),
+      remote_(setup.vectors),
+      lexical_remote_(setup.lexical),
+      allow_stale_(setup.allow_stale_index) {}
 
-void Searcher::set_ranker(std::shared_ptr<const FittedModel> model) {
-  ranker_ = model ? std::move(model) : load_ranker();
-}
-
-void Searcher::capture_next_pool(PoolCapture fn) {
-  std::lock_guard<std::mutex> lock(capture_mu_);
-  capture_ = std::move(fn);
-}
 Searcher::~Searcher() = default;
-
-void Searcher::set_vector_backend(VectorBackend* backend) { remote_ = backend; }
 
 std::string Searcher::dense_backend() const { return remote_ ? remote_->name() : "faiss"; }
 
@@ -190,21 +186,18 @@ bool Searcher::decomposes(const SearchOptions& opt) {
          ensure_dense();
 }
 
-std::vector<SearchHit> Searcher::search(std::string_view query, const SearchOptions& opt) {
+std::vector<SearchHit> Searcher::search(std::string_view query, const SearchOptions& opt,
+                                        const std::vector<QueryPart>& parts) {
   // Question decomposition (z-score fusion only): a question that asks two things ("which X
   // ..., and why Y?") often has its evidence in two passages, and one query for the whole ranks
   // first the passages about its general topic, or about the part with the rarer words. Each
-  // part (text/question_shape.h) is searched on its own as well, and the pools are summed
+  // part (the caller's, agents/question.h) is searched on its own as well, and the pools are summed
   // (fuse_parts): a passage that answers one part well rises, one that only shares the topic
   // does not. Z-sum scores are on one scale across queries (standard deviations above each
   // query's own candidates), which the min-max scores of relative fusion are not: with relative
   // fusion the parts cost dev_qa's multi-hop recall (bench/results/history/EVAL-journal-to-20261128.md, "Retrieval: question
   // decomposition").
-  if (decomposes(opt)) {
-    std::vector<std::string> parts;
-    for (auto& p : question_parts(query)) parts.push_back(p.text);
-    if (parts.size() >= 2) return search_parts(query, parts, opt);
-  }
+  if (parts.size() >= 2 && decomposes(opt)) return search_parts(query, parts, opt);
   return search_match(fts_query(query), query, opt);
 }
 
@@ -223,12 +216,12 @@ std::vector<SearchHit> Searcher::search_match(const std::string& match, std::str
 }
 
 std::vector<SearchHit> Searcher::fuse(Store& store, std::string_view text, std::vector<SearchHit> lex,
-                                      std::vector<SearchHit> den, const SearchOptions& opt) {
-  return drop_near_duplicates(store, pool(store, text, std::move(lex), std::move(den), opt), opt);
+                                      std::vector<SearchHit> den, const SearchOptions& opt, size_t parts) {
+  return drop_near_duplicates(store, pool(store, text, std::move(lex), std::move(den), opt, parts), opt);
 }
 
 std::vector<SearchHit> Searcher::pool(Store& store, std::string_view text, std::vector<SearchHit> lex,
-                                      std::vector<SearchHit> den, const SearchOptions& opt) {
+                                      std::vector<SearchHit> den, const SearchOptions& opt, size_t parts) {
   HitPool pool;
   std::vector<FusionList> lists;
   lists.push_back(pool.add(std::move(lex)));
@@ -247,15 +240,15 @@ std::vector<SearchHit> Searcher::pool(Store& store, std::string_view text, std::
   std::vector<double> fused;
   if (method == Fusion::Fitted) {
     TermStats stats(store, lexical_options(store).index);
-    fused = fitted_scores(text, all, lists, ProximityScorer(text, stats));
+    fused = fitted_scores(text, parts, opt, all, lists, ProximityScorer(text, stats));
   }
   const std::vector<size_t> order =
       method == Fusion::Fitted ? keys_by_score(fused) : fuse_lists(lists, all.size(), method, opt.fusion_params, fused);
   return pool.take(order, fused);
 }
 
-bool Searcher::weighs_graph() const {
-  const LinearModel& model = fold_model_ ? *fold_model_ : ranker_->full();
+bool Searcher::weighs_graph(const SearchOptions& opt) const {
+  const LinearModel& model = opt.fold_model ? *opt.fold_model : ranker_->full();
   for (RankFeature f : {RankFeature::GraphLink, RankFeature::GraphPpr, RankFeature::GraphBridge}) {
     const size_t i = static_cast<size_t>(f);
     if (i < model.weights.size() && model.weights[i] != 0.0) return true;
@@ -263,7 +256,8 @@ bool Searcher::weighs_graph() const {
   return false;
 }
 
-std::vector<double> Searcher::fitted_scores(std::string_view text, const std::vector<SearchHit>& all,
+std::vector<double> Searcher::fitted_scores(std::string_view text, size_t parts, const SearchOptions& opt,
+                                            const std::vector<SearchHit>& all,
                                             const std::vector<FusionList>& lists, const ProximityScorer& proximity) {
   PoolSignals sig;
   const size_t n = all.size();
@@ -281,16 +275,12 @@ std::vector<double> Searcher::fitted_scores(std::string_view text, const std::ve
     sig.figure.push_back(!h.figure_id.empty());
     sig.chars.push_back(h.text.size());
   }
-  const LinearModel& model = fold_model_ ? *fold_model_ : ranker_->full();
+  const LinearModel& model = opt.fold_model ? *opt.fold_model : ranker_->full();
   auto weighs = [&](RankFeature f) {
     const size_t i = static_cast<size_t>(f);
     return i < model.weights.size() && model.weights[i] != 0.0;
   };
-  PoolCapture capture;  // the next pool's recorder, taken by the first pool that gets here
-  {
-    std::lock_guard<std::mutex> lock(capture_mu_);
-    capture.swap(capture_);
-  }
+  const PoolCapture& capture = opt.capture;
   // Sentence vectors cost an embedding per new sentence: only when the model weighs them, or
   // when the pool's rows are recorded for training.
   if (sentences_ && (capture || weighs(RankFeature::SentCos) || weighs(RankFeature::SentZ))) {
@@ -298,7 +288,7 @@ std::vector<double> Searcher::fitted_scores(std::string_view text, const std::ve
     for (const auto& h : all) texts.push_back(&h.text);
     sig.sent = sentences_->best_cosines(embedder_->embed({std::string(text)}, EmbedKind::Query), texts);
   }
-  if (graph_signals_ && (capture || weighs_graph())) graph_signals_(text, all, sig);
+  if (graph_signals_ && (capture || weighs_graph(opt))) graph_signals_(text, parts, all, sig);
   const std::vector<FeatureRow> rows = rank_features(sig);
   if (capture) capture(all, rows);
   return pool_scores(model, rows);
@@ -381,12 +371,12 @@ std::vector<SearchHit> Searcher::drop_near_duplicates(Store& store, std::vector<
   return out;
 }
 
-std::vector<SearchHit> Searcher::search_parts(std::string_view question, const std::vector<std::string>& parts,
+std::vector<SearchHit> Searcher::search_parts(std::string_view question, const std::vector<QueryPart>& parts,
                                               const SearchOptions& opt) {
   // One fused list per query (the question, then each part), near-duplicates removed.
   HitPool pool;
   std::vector<FusionList> lists;
-  lists.push_back(pool.add(fused_list(std::string(question), opt)));
+  lists.push_back(pool.add(fused_list(std::string(question), opt, nullptr, parts.size())));
   // A part that refers back ("Which package is that, and what does its vignette say?", "where
   // do that procedure's p values come from?") asks about what the text before it found. Alone,
   // its few words ("what does its residual panel suggest?") match passages anywhere in the
@@ -396,8 +386,10 @@ std::vector<SearchHit> Searcher::search_parts(std::string_view question, const s
   // opt.antecedent_hits hits (a crude resolution of the reference: by place, not by words).
   std::set<std::string> docs;
   for (size_t i = 0; i < lists[0].size() && i < opt.antecedent_hits; ++i) docs.insert(pool.hits[lists[0][i].first].doc_id);
+  SearchOptions part_opt = opt;  // a part's pool is not the question's: not captured
+  part_opt.capture = nullptr;
   for (const auto& p : parts)
-    lists.push_back(pool.add(fused_list(p, opt, !docs.empty() && refers_to_antecedent(p) ? &docs : nullptr)));
+    lists.push_back(pool.add(fused_list(p.text, part_opt, !docs.empty() && p.refers_back ? &docs : nullptr)));
   std::vector<double> score;
   const std::vector<FusionList> part_lists(lists.begin() + 1, lists.end());
   const std::vector<size_t> order = fuse_parts(lists[0], part_lists, pool.hits.size(), score);
@@ -407,7 +399,7 @@ std::vector<SearchHit> Searcher::search_parts(std::string_view question, const s
 }
 
 std::vector<SearchHit> Searcher::fused_list(const std::string& text, const SearchOptions& opt,
-                                            const std::set<std::string>* docs) {
+                                            const std::set<std::string>* docs, size_t parts) {
   SearchOptions deep = opt;  // the list as search() would give it, as deep as its candidates
   deep.k = opt.candidates;
   const int depth = docs ? opt.candidates * 8 : opt.candidates;
@@ -418,7 +410,8 @@ std::vector<SearchHit> Searcher::fused_list(const std::string& text, const Searc
       if (docs->count(h.doc_id) && out.size() < static_cast<size_t>(opt.candidates)) out.push_back(std::move(h));
     return out;
   };
-  return fuse(store_, text, within(lexical(store_, fts_query(text), depth, true)), within(dense(text, depth)), deep);
+  return fuse(store_, text, within(lexical(store_, fts_query(text), depth, true)), within(dense(text, depth)), deep,
+              parts);
 }
 
 Store& Searcher::reader(size_t i) {
@@ -511,7 +504,9 @@ void Searcher::on_readers(size_t n, size_t threads, const std::function<void(Sto
 }
 
 std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<SearchQuery>& queries,
-                                                          const SearchOptions& opt, int parallel) {
+                                                          const SearchOptions& batch_opt, int parallel) {
+  SearchOptions opt = batch_opt;  // a batch's pools are not captured (SearchOptions::capture)
+  opt.capture = nullptr;
   const size_t n = queries.size();
   std::vector<std::vector<SearchHit>> out(n);
   auto match_of = [](const SearchQuery& q) { return q.match.empty() ? fts_query(q.text) : q.match; };
@@ -522,8 +517,8 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
   // here on this thread; the batch below skips it.
   std::vector<bool> done(n, false);
   for (size_t i = 0; i < n; ++i)
-    if (queries[i].decompose && queries[i].match.empty() && !queries[i].lexical_only && decomposes(opt))
-      out[i] = search(queries[i].text, opt), done[i] = true;
+    if (queries[i].parts.size() >= 2 && queries[i].match.empty() && !queries[i].lexical_only && decomposes(opt))
+      out[i] = search(queries[i].text, opt, queries[i].parts), done[i] = true;
   if (parallel == 1) {  // the sequential baseline: one query at a time, each embedded alone
     for (size_t i = 0; i < n; ++i)
       if (!done[i])
@@ -574,7 +569,7 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
   // The graph's signals read the main store (the entity linker's cached name vectors): a Fitted
   // ranker that weighs them scores its pools on this thread, one query after another.
   if (opt.mode == SearchMode::Hybrid && opt.fusion.value_or(fusion()) == Fusion::Fitted && graph_signals_ &&
-      weighs_graph())
+      weighs_graph(opt))
     threads = 1;
   on_readers(n, threads, one);
   return out;

@@ -60,6 +60,22 @@ struct SearchOptions {
   /// (smooth_neighbours, index/fusion.h). Off: the fused order as it is.
   bool neighbours = true;
   NeighbourParams neighbour_params;
+  /// Fitted pools scored by this model instead of the ranker file's full model (eval --cv: the
+  /// question's fold model); nullptr: the full model. Not owned.
+  const LinearModel* fold_model = nullptr;
+  /// search() with Fusion::Fitted: the whole query's pool is handed to this with its feature rows
+  /// (eval --features); its parts' pools and search_many's are not. Empty: none.
+  using PoolCapture = std::function<void(const std::vector<SearchHit>& pool, const std::vector<FeatureRow>& rows)>;
+  PoolCapture capture{};
+};
+
+/// One part of a question that asks several things, as the caller's analysis gives it
+/// (agents/question.h; the index layer reads no English): searched on its own as well.
+struct QueryPart {
+  std::string text;
+  /// The part names what it asks about by referring back to the text before it ("what does its
+  /// vignette say?", text/question_shape.h refers_to_antecedent): see SearchOptions::antecedent_hits.
+  bool refers_back = false;
 };
 
 /// One query of a batch (search_many).
@@ -70,40 +86,52 @@ struct SearchQuery {
   /// (0 = the options' k).
   bool lexical_only = false;
   int k = 0;
-  /// The question itself (no `match`): searched as search() does, its parts too when the fusion
-  /// is z-score (SearchOptions::decompose).
-  bool decompose = false;
+  /// The question itself (no `match`): its parts, searched as search() does, when the fusion
+  /// is z-score (SearchOptions::decompose). Fewer than two: one query.
+  std::vector<QueryPart> parts{};
 };
 
 class XapianLexical;
 
+/// What a Searcher is built with, fixed for its life.
+struct SearcherSetup {
+  /// The default hybrid fusion; unset: z-score (Searcher::fusion()), and callers that rank for a
+  /// later step may pick their own (Searcher::fusion_chosen()).
+  std::optional<Fusion> fusion{};
+  /// The fitted ranker's model file (Fusion::Fitted); nullptr: the built-in one.
+  std::shared_ptr<const FittedModel> ranker{};
+  /// The graph's signals of a Fitted pool (its Graph* features, index/ranker.h): fills
+  /// sig.graph_* for the pool of a query of `parts` parts (the caller's; a part's own pool: 1).
+  /// Called only when the model weighs a graph feature or the pool is captured, on the calling
+  /// thread (search_many runs such pools one at a time: the callee reads the main store). Empty:
+  /// those features are 0. The Session sets it (agents/graph_signals.h) when the store has a graph.
+  using GraphSignals = std::function<void(std::string_view query, size_t parts, const std::vector<SearchHit>& pool,
+                                          PoolSignals& sig)>;
+  GraphSignals graph_signals{};
+  /// Serve the dense side from another vector index (Neo4j's) instead of the store's FAISS
+  /// index; nullptr: FAISS. Not owned.
+  VectorBackend* vectors = nullptr;
+  /// Serve the lexical side from another full-text index (Neo4j's) instead of the store's FTS5
+  /// index: every BM25 list comes from it, its chunk ids read from the store (ids the store
+  /// lacks are skipped); nullptr: FTS5. Not owned.
+  LexicalBackend* lexical = nullptr;
+  /// Use an older generation's vector index file as it is instead of rebuilding it (see
+  /// open_vector_index): for readers while a writer is about to save the index.
+  bool allow_stale_index = false;
+};
+
 class Searcher {
  public:
   /// `embedder`: the session's embedder, loaded on the first dense search (not owned; its spec
-  /// "none" means BM25 only). `fusion`: the default hybrid fusion; unset: z-score (fusion()),
-  /// and callers that rank for a later step may pick their own (fusion_chosen()).
-  Searcher(Store& store, LazyEmbedder& embedder, std::optional<Fusion> fusion = std::nullopt);
+  /// "none" means BM25 only). `setup`: the fusion, ranker, graph signals and backends, fixed for
+  /// the searcher's life.
+  Searcher(Store& store, LazyEmbedder& embedder, SearcherSetup setup = {});
   ~Searcher();
 
-  /// The fitted ranker's model file (Fusion::Fitted); nullptr: the built-in one.
-  void set_ranker(std::shared_ptr<const FittedModel> model);
+  /// The fitted ranker in use (SearcherSetup::ranker, else the built-in one).
   const FittedModel& ranker() const { return *ranker_; }
-  /// Score Fitted pools with `model` instead of the file's full model (eval --cv sets
-  /// each question's fold model); nullptr: the full model. Not owned.
-  void set_fold_model(const LinearModel* model) { fold_model_ = model; }
-  /// The next Fitted pool scored (the whole question's, in search()) is handed to `fn` with its
-  /// feature rows, once (eval --features).
-  using PoolCapture = std::function<void(const std::vector<SearchHit>& pool, const std::vector<FeatureRow>& rows)>;
-  void capture_next_pool(PoolCapture fn);
-
-  /// The graph's signals of a Fitted pool (its Graph* features, index/ranker.h): fills
-  /// sig.graph_* for the question's pool. The Session sets it (agents/graph_signals.h) when the
-  /// store has a graph; called only when the model weighs a graph feature or the pool is captured,
-  /// on the calling thread (search_many runs such pools one at a time: the callee reads the main
-  /// store). Unset: those features are 0.
-  using GraphSignals =
-      std::function<void(std::string_view question, const std::vector<SearchHit>& pool, PoolSignals& sig)>;
-  void set_graph_signals(GraphSignals fn) { graph_signals_ = std::move(fn); }
+  using PoolCapture = SearchOptions::PoolCapture;
+  using GraphSignals = SearcherSetup::GraphSignals;
 
   /// The bi-encoder's sentence vectors (embed/sentence_vectors.h), shared with its callers;
   /// nullptr when dense retrieval is unavailable.
@@ -115,10 +143,12 @@ class Searcher {
   /// True when the constructor was given a fusion (the user's --fusion).
   bool fusion_chosen() const { return fusion_.has_value(); }
 
-  /// Ranked hits for a free-text query (with z-score fusion, a multi-part question's parts are
-  /// searched too: SearchOptions::decompose). Hybrid falls back to BM25 when no embedder or no
-  /// vectors are available (see dense_unavailable_reason()); dense mode throws instead.
-  std::vector<SearchHit> search(std::string_view query, const SearchOptions& opt);
+  /// Ranked hits for a free-text query. With z-score fusion and two or more `parts` (the
+  /// question's, agents/question.h), each part is searched too: SearchOptions::decompose. Hybrid
+  /// falls back to BM25 when no embedder or no vectors are available (see
+  /// dense_unavailable_reason()); dense mode throws instead.
+  std::vector<SearchHit> search(std::string_view query, const SearchOptions& opt,
+                                const std::vector<QueryPart>& parts = {});
   /// As search(), with a ready FTS5 expression for the lexical side and `text` for the dense side.
   std::vector<SearchHit> search_match(const std::string& match, std::string_view text, const SearchOptions& opt);
 
@@ -134,24 +164,13 @@ class Searcher {
   std::string dense_unavailable_reason();
   /// The embedder (loaded on first use); nullptr when unavailable.
   Embedder* embedder();
-  /// Serve the dense side from another vector index (Neo4j's) instead of the store's FAISS
-  /// index. Call before the first search; nullptr: FAISS. Not owned.
-  void set_vector_backend(VectorBackend* backend);
   /// "faiss" or the backend serving dense search ("neo4j").
   std::string dense_backend() const;
-  /// Serve the lexical side from another full-text index (Neo4j's) instead of the store's FTS5
-  /// index: every BM25 list of search(), search_match() and search_many() comes from it, its
-  /// chunk ids read from the store (ids the store lacks are skipped). Call before the first
-  /// search; nullptr: FTS5. Not owned.
-  void set_lexical_backend(LexicalBackend* backend) { lexical_remote_ = backend; }
   /// The backend serving lexical search ("neo4j"), else who answered the last BM25 query through
   /// the main connection: "xapian" (the store's fresh Xapian index) or "fts5".
   std::string lexical_backend();
-  /// Use an older generation's vector index file as it is instead of rebuilding it (see
-  /// open_vector_index); call before the first dense search. For readers while a writer is
-  /// about to save the index.
-  void allow_stale_index(bool allow) { allow_stale_ = allow; }
-  /// The loaded vector index is an older generation's (allow_stale_index): read it again later.
+  /// The loaded vector index is an older generation's (SearcherSetup::allow_stale_index): read it
+  /// again later.
   bool index_stale() const { return stale_; }
 
  private:
@@ -168,14 +187,16 @@ class Searcher {
   /// Hybrid fusion of two candidate lists for the question `text` + near-duplicate removal
   /// (vectors and term statistics read through `store`).
   std::vector<SearchHit> fuse(Store& store, std::string_view text, std::vector<SearchHit> lex,
-                              std::vector<SearchHit> den, const SearchOptions& opt);
+                              std::vector<SearchHit> den, const SearchOptions& opt, size_t parts = 1);
   /// The fused candidates of both lists, best first, each scored by the fusion (no cut).
+  /// `parts`: how many parts the query asks (the graph signals' bridge hop needs two).
   std::vector<SearchHit> pool(Store& store, std::string_view text, std::vector<SearchHit> lex,
-                              std::vector<SearchHit> den, const SearchOptions& opt);
+                              std::vector<SearchHit> den, const SearchOptions& opt, size_t parts = 1);
   /// True when the fitted model in use (the fold's or the file's) weighs a graph feature.
-  bool weighs_graph() const;
+  bool weighs_graph(const SearchOptions& opt) const;
   /// The fitted model's scores of a pool (Fusion::Fitted), z-scaled; hands the pool to a capture.
-  std::vector<double> fitted_scores(std::string_view text, const std::vector<SearchHit>& all,
+  std::vector<double> fitted_scores(std::string_view text, size_t parts, const SearchOptions& opt,
+                                    const std::vector<SearchHit>& all,
                                     const std::vector<FusionList>& lists, const ProximityScorer& proximity);
   /// The final cut of a fused pool (best first): near-duplicates dropped, then with z-score
   /// fusion the neighbours of the first hits lifted (with_neighbours) and near-duplicates
@@ -187,12 +208,12 @@ class Searcher {
   /// The first opt.k hits of `ranked` that are not near-duplicates of a better one.
   std::vector<SearchHit> drop_near_duplicates(Store& store, std::vector<SearchHit> ranked, const SearchOptions& opt);
   /// Hybrid search of `question` and of its `parts`, pools summed (fuse_parts).
-  std::vector<SearchHit> search_parts(std::string_view question, const std::vector<std::string>& parts,
+  std::vector<SearchHit> search_parts(std::string_view question, const std::vector<QueryPart>& parts,
                                       const SearchOptions& opt);
   /// One query's fused list (near-duplicates removed, opt.candidates deep); with `docs`, only
   /// chunks of those documents (doc ids), read from lists 8 times as deep.
   std::vector<SearchHit> fused_list(const std::string& text, const SearchOptions& opt,
-                                    const std::set<std::string>* docs = nullptr);
+                                    const std::set<std::string>* docs = nullptr, size_t parts = 1);
   /// Whether search(opt) decomposes a multi-part question: hybrid, z-score fusion, dense available.
   bool decomposes(const SearchOptions& opt);
   bool ensure_dense();
@@ -215,10 +236,7 @@ class Searcher {
   LazyEmbedder& source_;
   std::optional<Fusion> fusion_;
   std::shared_ptr<const FittedModel> ranker_;
-  const LinearModel* fold_model_ = nullptr;
   std::unique_ptr<SentenceVectors> sentences_;  ///< the fitted ranker's sentence features
-  std::mutex capture_mu_;
-  PoolCapture capture_;
   GraphSignals graph_signals_;
   bool tried_ = false;
   std::string why_not_;

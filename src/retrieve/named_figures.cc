@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "retrieve/fusion_weights.h"
 #include "store/store.h"
 #include "text/captions.h"
 #include "text/words.h"
@@ -61,9 +62,8 @@ NameMatch name_overlap(const std::set<std::string>& question_stems, const std::s
 
 }  // namespace
 
-NamedFigures find_named_figures(Store& store, std::string_view question) {
+NamedFigures find_named_figures(Store& store, std::string_view question, const std::vector<std::string>& keys) {
   NamedFigures out;
-  const std::vector<std::string> keys = figure_references(question);
   if (keys.empty()) return out;
   std::set<std::string> qstems;
   for (auto& s : content_stems(question)) qstems.insert(s);
@@ -110,8 +110,8 @@ NamedFigures find_named_figures(Store& store, std::string_view question) {
 }
 
 std::vector<RankedList> NamedFigures::lists() const {
-  RankedList pin{.name = "figures named in the question", .chunk_ids = {}, .weight = 1.0, .pin = true};
-  RankedList maybe{.name = "figures the question may name", .chunk_ids = {}, .weight = 0.5};
+  RankedList pin{.name = "figures named in the question", .chunk_ids = {}, .weight = kFusionWeights.named_figure, .pin = true};
+  RankedList maybe{.name = "figures the question may name", .chunk_ids = {}, .weight = kFusionWeights.possible_figure};
   for (const auto& f : figures) {
     (f.pinned ? pin : maybe).chunk_ids.push_back(f.chunk_id);
     if (f.pinned) pin.where.insert(pin.where.end(), f.where.begin(), f.where.end());

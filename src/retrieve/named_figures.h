@@ -37,7 +37,9 @@ struct NamedFigures {
   std::vector<RankedList> lists() const;
 };
 
-/// Looks up the figures and tables `question` refers to by label.
-NamedFigures find_named_figures(Store& store, std::string_view question);
+/// Looks up the figures and tables `question` refers to by label: `keys` are those labels as
+/// text/captions.h figure_references reads them ("f:3", "t:1"); the question's other words
+/// choose among documents.
+NamedFigures find_named_figures(Store& store, std::string_view question, const std::vector<std::string>& keys);
 
 }  // namespace mmkg

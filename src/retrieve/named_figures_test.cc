@@ -5,9 +5,14 @@
 #include "store/store.h"
 #include "support/store_fixtures.h"
 #include "support/temp_dir.h"
+#include "text/captions.h"
 
 namespace mmkg {
 namespace {
+
+NamedFigures named(Store& store, std::string_view question) {
+  return find_named_figures(store, question, figure_references(question));
+}
 
 class NamedFiguresTest : public ::testing::Test {
  protected:
@@ -25,7 +30,7 @@ class NamedFiguresTest : public ::testing::Test {
 };
 
 TEST_F(NamedFiguresTest, TheDocumentNamedInTheQuestionPinsItsFigure) {
-  NamedFigures nf = find_named_figures(*store, "What does Figure 1 of the sandwich vignette show?");
+  NamedFigures nf = named(*store, "What does Figure 1 of the sandwich vignette show?");
   ASSERT_EQ(nf.labels, std::vector<std::string>{"Figure 1"});
   ASSERT_EQ(nf.figures.size(), 1u);
   EXPECT_EQ(nf.figures[0].figure_id, "s1-f0");
@@ -41,22 +46,22 @@ TEST_F(NamedFiguresTest, TheDocumentNamedInTheQuestionPinsItsFigure) {
   // Of two documents the question's words fit, the one with fewer other name words wins.
   testing::put_figure_document(*store, "o1", "/c/sandwich-OOP.pdf", {"Object-oriented sandwiches."},
                                {testing::FigureSpec{"Figure 1", "Figure 1: Structure.", "", "", 9}});
-  nf = find_named_figures(*store, "What does Figure 1 of the sandwich vignette show?");
+  nf = named(*store, "What does Figure 1 of the sandwich vignette show?");
   ASSERT_EQ(nf.figures.size(), 1u);
   EXPECT_EQ(nf.figures[0].figure_id, "s1-f0");
   EXPECT_TRUE(nf.figures[0].pinned);
-  nf = find_named_figures(*store, "What does Figure 1 of the sandwich OOP vignette show?");
+  nf = named(*store, "What does Figure 1 of the sandwich OOP vignette show?");
   ASSERT_EQ(nf.figures.size(), 1u);
   EXPECT_EQ(nf.figures[0].figure_id, "o1-f0");
 
   // Name words are stemmed: "the survival analyses" names survival-analysis.pdf.
-  nf = find_named_figures(*store, "In Fig. 1 of the survival analyses, what is plotted?");
+  nf = named(*store, "In Fig. 1 of the survival analyses, what is plotted?");
   ASSERT_EQ(nf.figures.size(), 1u);
   EXPECT_EQ(nf.figures[0].figure_id, "v1-f0");
 }
 
 TEST_F(NamedFiguresTest, AnAmbiguousLabelIsNotPinned) {
-  NamedFigures nf = find_named_figures(*store, "What does Figure 1 show?");
+  NamedFigures nf = named(*store, "What does Figure 1 show?");
   ASSERT_EQ(nf.figures.size(), 2u);
   EXPECT_FALSE(nf.figures[0].pinned);
   EXPECT_FALSE(nf.figures[1].pinned);
@@ -67,14 +72,14 @@ TEST_F(NamedFiguresTest, AnAmbiguousLabelIsNotPinned) {
 }
 
 TEST_F(NamedFiguresTest, AUniqueLabelNeedsNoDocumentAndMissingLabelsAreReported) {
-  NamedFigures nf = find_named_figures(*store, "Which coefficient is largest in Table 2 and Figure 9?");
+  NamedFigures nf = named(*store, "Which coefficient is largest in Table 2 and Figure 9?");
   EXPECT_EQ(nf.labels, (std::vector<std::string>{"Table 2", "Figure 9"}));
   ASSERT_EQ(nf.figures.size(), 1u);
   EXPECT_EQ(nf.figures[0].figure_id, "s1-f1");
   EXPECT_FALSE(nf.figures[0].doc_named);
   EXPECT_TRUE(nf.figures[0].pinned);
 
-  nf = find_named_figures(*store, "What are sandwich estimators?");
+  nf = named(*store, "What are sandwich estimators?");
   EXPECT_TRUE(nf.labels.empty());
   EXPECT_TRUE(nf.figures.empty());
   EXPECT_TRUE(nf.lists().empty());

@@ -9,6 +9,7 @@
 
 #include "index/fusion.h"
 #include "retrieve/context_budget.h"
+#include "retrieve/fusion_weights.h"
 #include "retrieve/rerank.h"
 #include "store/store.h"
 #include "text/definition.h"
@@ -159,7 +160,7 @@ std::vector<SearchQuery> search_batch(const QueryPlan& plan, const RetrieveOptio
   for (size_t q = 0; q < plan.subqueries.size(); ++q) {
     bool raw = q < plan.matches.size() && !plan.matches[q].empty();
     SearchQuery sq{.text = plan.subqueries[q], .match = raw ? plan.matches[q] : std::string()};
-    sq.decompose = q == 0 && !raw;
+    if (q == 0 && !raw) sq.parts = plan.parts;
     if (raw && def_query) sq.lexical_only = true, sq.k = std::max(opt.k_per_query * 10, 50);
     batch.push_back(std::move(sq));
   }
@@ -180,6 +181,7 @@ SearchOptions subquery_options(const Searcher& searcher, const RetrieveOptions& 
   so.mode = opt.mode;
   so.k = guesses ? opt.k_per_query * 2 : opt.k_per_query;
   so.proximity_list = opt.fusion || !(opt.reranker && opt.reranker->scores_proximity());
+  so.fold_model = opt.fold_model;
   if (opt.fusion) so.fusion = opt.fusion;
   else if (!searcher.fusion_chosen()) so.fusion = Fusion::Relative;
   return so;
@@ -211,7 +213,7 @@ void fuse_subquery(Fused& f, size_t q, std::vector<SearchHit> hits, size_t k, co
                    const LogFn& log) {
   if (!hits.empty()) f.first_hit[q] = hits[0].chunk_id;
   std::set<std::string> docs;
-  double w = q == 0 ? 1.0 : 0.7;
+  const double w = q == 0 ? kFusionWeights.question : kFusionWeights.subquery;
   for (size_t r = 0; r < hits.size(); ++r) {
     auto [it, fresh] = f.index.try_emplace(hits[r].chunk_id, f.all.size());
     if (fresh) f.all.push_back(Candidate{.hit = std::move(hits[r])});

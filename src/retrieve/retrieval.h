@@ -23,6 +23,9 @@ struct QueryPlan {
   /// FTS5 expressions parallel to `subqueries`; empty means "derive from the text" (fts_query).
   std::vector<std::string> matches;
   std::string definiendum;              ///< X of "what is X?" questions, else empty
+  /// The question's parts (the caller's analysis, agents/question.h): with two or more,
+  /// sub-query 0 is searched part by part too (Searcher::search).
+  std::vector<QueryPart> parts;
   /// Sub-queries from this index on are a follow-up round's (aimed at gaps): the best hit of
   /// each is guaranteed a place in the context. Equal to subqueries.size() when there are none.
   size_t followup_from = static_cast<size_t>(-1);
@@ -71,6 +74,9 @@ struct RetrieveOptions {
   /// question asked again without its evidence passages, a hard "not in the documents" example
   /// for the answerability model). Empty: none.
   std::function<bool(const SearchHit&)> exclude{};
+  /// The fitted ranker's model for the sub-queries' pools (SearchOptions::fold_model: eval --cv's
+  /// fold of the question); nullptr: the ranker file's full model. Not owned.
+  const LinearModel* fold_model = nullptr;
 };
 
 /// A chunk chosen for the context.
