@@ -235,7 +235,7 @@ ExtractorCounters counters_since(const ExtractorCounters& before, const Extracto
 // a mutex guards it, so that `embed` stays thread-safe for EntityIndex::link.
 constexpr size_t kMemoNames = 200000;
 
-NameEmbedding make_name_embedding(Store& store, Embedder* embedder) {
+NameEmbedding make_name_embedding(Store& store, Embedder* embedder, bool keep_in_store) {
   if (!embedder) return {};
   struct Memo {
     std::mutex mu;
@@ -266,7 +266,7 @@ NameEmbedding make_name_embedding(Store& store, Embedder* embedder) {
     return out;
   };
   NameEmbedding out;
-  out.embed = [&store, embedder, memo, lookup](const std::vector<std::string>& names) {
+  out.embed = [&store, embedder, memo, lookup, keep_in_store](const std::vector<std::string>& names) {
     std::vector<std::vector<float>> vecs(names.size());
     std::vector<std::string> unknown, unstored;
     std::vector<size_t> at;
@@ -290,7 +290,7 @@ NameEmbedding make_name_embedding(Store& store, Embedder* embedder) {
     for (size_t i = 0; i < unknown.size(); ++i)
       if (!stored[i]) unstored.push_back(unknown[i]), unstored_vecs.push_back(found[i]);
     // Kept for the next run, where the store can be written (a read-only store computes them).
-    if (!unstored.empty() && !store.read_only())
+    if (keep_in_store && !unstored.empty() && !store.read_only())
       store.put_embeddings(embedder->id(), unstored, unstored_vecs, /*chunk_vectors=*/false);
     std::lock_guard<std::mutex> g(memo->mu);
     for (size_t i = 0; i < unknown.size(); ++i) {
@@ -315,7 +315,9 @@ NameEmbedding make_name_embedding(Store& store, Embedder* embedder) {
   return out;
 }
 
-EmbedNames make_embed_names(Store& store, Embedder* embedder) { return make_name_embedding(store, embedder).embed; }
+EmbedNames make_embed_names(Store& store, Embedder* embedder) {
+  return make_name_embedding(store, embedder, /*keep_in_store=*/false).embed;
+}
 
 long long graph_document_count(Store& store, const std::string& backend_key) {
   return static_cast<long long>(store.graph_document_count(backend_key));

@@ -59,18 +59,22 @@ struct GraphSyncResult {
 GraphSyncResult sync_graph(Store& store, GraphStore& graph, Extractor& extractor, const EmbedNames& embed,
                            const GraphSyncOptions& options = {});
 
-/// Name embedding through `embedder` with vectors cached in the store's embeddings table (never
-/// bumping the chunk-vector generation). Returns an empty function when `embedder` is null.
+/// Name embedding for queries (entity linking of a question): the vectors of names the store's
+/// embeddings table holds (the entities' names, cached at ingest), others embedded and kept in
+/// memory only, so that asking never writes the store. Returns an empty function when
+/// `embedder` is null.
 EmbedNames make_embed_names(Store& store, Embedder* embedder);
 
-/// The same `embed`, and `prefetch`: embeds names in one batch into the memory `embed` reads
-/// first (not into the store), so that a group of documents' candidate names cost one call to the
-/// embedder instead of one per document. Both empty when `embedder` is null.
+/// Name embedding for ingest: `embed` as make_embed_names, and the names it is asked for are
+/// cached in the store's embeddings table (never bumping the chunk-vector generation) when
+/// `keep_in_store` and the store is writable; `prefetch` embeds names in one batch into the memory
+/// `embed` reads first (not into the store), so that a group of documents' candidate names cost
+/// one call to the embedder instead of one per document. Both empty when `embedder` is null.
 struct NameEmbedding {
   EmbedNames embed;
   std::function<void(const std::vector<std::string>&)> prefetch;
 };
-NameEmbedding make_name_embedding(Store& store, Embedder* embedder);
+NameEmbedding make_name_embedding(Store& store, Embedder* embedder, bool keep_in_store = true);
 
 /// What an extractor spent between two readings of its counters (first_fallback: the latest
 /// reading's, when a fallback happened in between).

@@ -99,5 +99,28 @@ TEST(GraphSyncBatch, GroupsAreBoundedAndEveryDocumentIsBuilt) {
   EXPECT_EQ(b.mentioned_docs.size(), 150u) << "every group's documents are in the graph";
 }
 
+long long cached_names(Store& store) {
+  Stmt s(store.db(), "SELECT count(*) FROM embeddings WHERE model = 'counting'");
+  s.step();
+  return s.i64(0);
+}
+
+TEST(NameEmbedding, AQuestionsNamesAreReadFromTheStoreAndNeverWrittenToIt) {
+  TempDir dir;
+  auto store = Store::open(dir.str());
+  CountingEmbedder emb;
+  const std::vector<float> curie = make_name_embedding(*store, &emb).embed({"Marie Curie"}).at(0);
+  ASSERT_EQ(cached_names(*store), 1);  // ingest keeps the names it resolved
+  const int before = emb.calls;
+  EmbedNames query = make_embed_names(*store, &emb);
+  const auto vecs = query({"Marie Curie", "the Radium Institute"});
+  EXPECT_EQ(vecs.at(0), curie) << "the stored vector, as ingest left it";
+  EXPECT_EQ(emb.calls, before + 1);
+  EXPECT_EQ(emb.out_texts, 2u) << "only the name the store lacks is embedded";
+  EXPECT_EQ(cached_names(*store), 1) << "asking writes nothing";
+  EXPECT_EQ(query({"the Radium Institute"}).at(0), vecs.at(1));
+  EXPECT_EQ(emb.calls, before + 1) << "kept in memory for the session's next question";
+}
+
 }  // namespace
 }  // namespace mmkg::graph
