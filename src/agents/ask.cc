@@ -115,22 +115,19 @@ std::vector<RankedList> extra_lists(Store& store, Question& question, const AskO
                                     AskResult& res) {
   std::vector<RankedList> extra;
   if (opt.graph) {
+    // The graph's passages (for a question that names a specific entity with a home passage),
+    // and its hop lists with AskOptions::graph_lists.
     GraphAgent graph(*opt.graph, opt.graph_retrieve, opt.graph_lists);
-    GraphRetrieval gr = run_agent(graph, static_cast<const Question&>(question), trace);
-    if (opt.graph_lists) extra = graph_lists(gr);
-    // The graph's passages as a retriever, for a question that names a specific entity with a
-    // home passage (whatever graph_lists says: measured, docs/EVAL.md).
-    if (RankedList passages = graph_passages(gr); !passages.chunk_ids.empty()) extra.push_back(std::move(passages));
-    question.entities = gr.entities;
-    res.entities = std::move(gr.entities);
-    res.facts = std::move(gr.facts);
+    extra = retrieve_lists(graph, question, trace);
+    question.entities = graph.found().entities;
+    res.entities = std::move(graph.found().entities);
+    res.facts = std::move(graph.found().facts);
   }
   // A question that names a figure or table ("Figure 3 of the survival paper") gets that
   // figure's chunk at the head of the context.
   if (!question.figure_keys.empty()) {
     FigureAgent figures(store);
-    NamedFigures nf = run_agent(figures, static_cast<const Question&>(question), trace);
-    for (auto& l : nf.lists()) extra.push_back(std::move(l));
+    for (auto& l : retrieve_lists(figures, question, trace)) extra.push_back(std::move(l));
   }
   return extra;
 }

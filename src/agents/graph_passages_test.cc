@@ -7,6 +7,7 @@
 #include <set>
 
 #include "agents/graph_retriever.h"
+#include "agents/team.h"
 #include "retrieve/fusion_weights.h"
 #include "support/memory_graph_store.h"
 #include "text/lexicon.h"
@@ -40,6 +41,29 @@ struct Articles {
   std::vector<graph::ChunkLabel> chunks;
   std::unique_ptr<GraphContext> ctx;
 };
+
+TEST(GraphPassages, TheGraphRetrieverGivesItsPassagesAndItsHopListsOnlyWhenAsked) {
+  Articles a;
+  const Question q = analyse_question("When did Lothair II's mother die?");
+  Trace trace(false);
+  GraphAgent passages_only(*a.ctx, {}, /*hop_lists=*/false);
+  const std::vector<RankedList> lists = retrieve_lists(passages_only, q, trace);
+  ASSERT_EQ(lists.size(), 1u);
+  EXPECT_TRUE(lists[0].retriever);
+  EXPECT_EQ(lists[0].chunk_ids, graph_passages(passages_only.found()).chunk_ids);
+  EXPECT_EQ(passages_only.found().anchors, std::vector<std::string>{"e0"});
+  GraphAgent with_hops(*a.ctx, {}, /*hop_lists=*/true);
+  const std::vector<RankedList> more = retrieve_lists(with_hops, q, trace);
+  ASSERT_GT(more.size(), 1u);
+  EXPECT_TRUE(more.back().retriever) << "the passages come after the hop lists";
+  for (size_t i = 0; i + 1 < more.size(); ++i) EXPECT_FALSE(more[i].retriever) << more[i].name;
+  ASSERT_EQ(trace.steps().size(), 2u);  // each run is a traced step
+  const auto* step = std::get_if<GraphStep>(&trace.steps()[1].detail);
+  ASSERT_NE(step, nullptr);
+  EXPECT_EQ(step->lists, more.size() - 1);
+  // A question naming no entity with a home: no list at all.
+  EXPECT_TRUE(retrieve_lists(passages_only, analyse_question("what is a place of birth?"), trace).empty());
+}
 
 TEST(GraphPassages, AQuestionNamingASpecificEntityGetsItsHomeAndTheSecondHop) {
   Articles a;

@@ -39,8 +39,13 @@ Plan PlannerAgent::run(const PlanInput& in, AgentStep& step) {
   return p;
 }
 
-GraphRetrieval GraphAgent::run(const Question& question, AgentStep& step) {
-  GraphRetrieval g = graph_retrieve(graph_, question, opt_);
+std::vector<RankedList> GraphAgent::run(const Question& question, AgentStep& step) {
+  found_ = graph_retrieve(graph_, question, opt_);
+  const GraphRetrieval& g = found_;
+  std::vector<RankedList> lists;
+  if (hop_lists_) lists = graph_lists(g);
+  const size_t hops = lists.size();
+  if (RankedList passages = graph_passages(g); !passages.chunk_ids.empty()) lists.push_back(std::move(passages));
   std::string names;
   for (const auto& e : g.entities) names += (names.empty() ? "" : ", ") + e.name + " (" + e.how + ")";
   step.detail = GraphStep{.entities = g.entities,
@@ -48,19 +53,19 @@ GraphRetrieval GraphAgent::run(const Question& question, AgentStep& step) {
                           .ppr_chunks = g.ppr_chunks.size(),
                           .communities = g.communities.size(),
                           .broad = g.broad,
-                          .lists = fuse_ ? graph_lists(g).size() : 0};
+                          .lists = hops};
   if (graph_.empty()) {
     step.trace.log("mmkg: graph: the graph is empty (ingest builds it)");
   } else {
     step.trace.log("mmkg: graph: %zu linked entities%s%s", g.entities.size(), names.empty() ? "" : ": ", names.c_str());
     for (const auto& f : g.facts) step.trace.log("mmkg: graph:   fact: %s (chunk %s)", f.text.c_str(), f.chunk_id.c_str());
     if (g.broad) step.trace.log("mmkg: graph: broad question; %zu community summaries", g.communities.size());
-    if (!fuse_) step.trace.log("mmkg: graph: its chunk lists are not fused into retrieval (--graph-lists on fuses them)");
+    if (!hop_lists_) step.trace.log("mmkg: graph: its chunk lists are not fused into retrieval (--graph-lists on fuses them)");
   }
-  return g;
+  return lists;
 }
 
-NamedFigures FigureAgent::run(const Question& question, AgentStep& step) {
+std::vector<RankedList> FigureAgent::run(const Question& question, AgentStep& step) {
   NamedFigures nf = find_named_figures(store_, question.standalone, question.figure_keys);
   step.detail = FigureStep{.labels = nf.labels, .figures = nf.figures};
   for (const auto& label : nf.labels) {
@@ -73,7 +78,7 @@ NamedFigures FigureAgent::run(const Question& question, AgentStep& step) {
     step.trace.log("mmkg: figures: the question names %s: %s", label.c_str(),
                    where.empty() ? "no document has it" : where.c_str());
   }
-  return nf;
+  return nf.lists();
 }
 
 Retrieval RagAgent::run(const RagInput& in, AgentStep& step) {

@@ -38,32 +38,48 @@ class PlannerAgent : public Agent<PlanInput, Plan> {
   size_t max_phrases_;
 };
 
-/// Graph retriever: entity linking, facts, personalised PageRank, community summaries.
-class GraphAgent : public Agent<Question, GraphRetrieval> {
+/// A retriever beside the sub-queries' search (RagAgent): the question in, ranked chunk lists
+/// out, which retrieval fuses with the sub-queries' hits by weighted reciprocal rank (one
+/// fusion, rank_candidates; each list's weight from retrieve/fusion_weights.h). The graph's and
+/// the named figures' are the two; `ask`, `search` and `eval` run them alike.
+using Retriever = Agent<Question, std::vector<RankedList>>;
+
+/// Graph retriever: entity linking, facts, personalised PageRank, community summaries; its
+/// lists are the graph's passages (graph_passages) and, with `hop_lists`, graph_lists.
+class GraphAgent : public Retriever {
  public:
-  /// `fuse`: its lists go into retrieval (AskOptions::graph_lists); the step reports how many.
-  GraphAgent(GraphContext& graph, GraphRetrieveOptions opt, bool fuse = true) : graph_(graph), opt_(opt), fuse_(fuse) {}
+  /// `hop_lists`: graph_lists join the passages (AskOptions::graph_lists); the step reports how many.
+  GraphAgent(GraphContext& graph, GraphRetrieveOptions opt, bool hop_lists = true)
+      : graph_(graph), opt_(opt), hop_lists_(hop_lists) {}
   std::string name() const override { return "graph"; }
-  GraphRetrieval run(const Question& question, AgentStep& step) override;
+  std::vector<RankedList> run(const Question& question, AgentStep& step) override;
+  /// What the last run linked and found (entities, facts, PPR), for the answer.
+  GraphRetrieval& found() { return found_; }
 
  private:
   GraphContext& graph_;
   GraphRetrieveOptions opt_;
-  bool fuse_;
+  bool hop_lists_;
+  GraphRetrieval found_;
 };
 
 
 /// Figure finder: the figures and tables the question names by label ("Figure 3 of the
 /// survival paper"), whose chunks lead the context (named_figures.h).
-class FigureAgent : public Agent<Question, NamedFigures> {
+class FigureAgent : public Retriever {
  public:
   explicit FigureAgent(Store& store) : store_(store) {}
   std::string name() const override { return "figures"; }
-  NamedFigures run(const Question& question, AgentStep& step) override;
+  std::vector<RankedList> run(const Question& question, AgentStep& step) override;
 
  private:
   Store& store_;
 };
+
+/// The lists of `retriever` for `question`, run as a step of `trace`.
+inline std::vector<RankedList> retrieve_lists(Retriever& retriever, const Question& question, Trace& trace) {
+  return run_agent(retriever, question, trace);
+}
 
 /// RAG retriever: every sub-query searched in parallel, de-duplicated, fused, cut to the budget.
 class RagAgent : public Agent<RagInput, Retrieval> {

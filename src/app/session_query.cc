@@ -5,6 +5,7 @@
 #include "agents/answerable.h"
 #include "agents/sentence_select.h"
 #include "agents/graph_retriever.h"
+#include "agents/team.h"
 #include "core/error.h"
 #include "app/session.h"
 #include "embed/embedder.h"
@@ -59,7 +60,11 @@ SearchReport Session::search(const SearchRequest& req) {
   const Question q = analyse_question(req.query, {}, [this](const std::string& x) { return expand_query(x); });
   RankedList passages;
   if (rep.mode == SearchMode::Hybrid)
-    if (GraphContext* g = graph_context()) passages = graph_passages(graph_retrieve(*g, q, {}));
+    if (GraphContext* g = graph_context()) {
+      GraphAgent agent(*g, {}, /*hop_lists=*/false);
+      Trace quiet(false);
+      if (auto lists = retrieve_lists(agent, q, quiet); !lists.empty()) passages = std::move(lists.front());
+    }
   if (passages.chunk_ids.empty()) {
     rep.hits = s.search(q.searched, so, q.search_parts);
   } else {

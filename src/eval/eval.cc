@@ -13,6 +13,7 @@
 #include "agents/sentence_select.h"
 #include "agents/ask.h"
 #include "agents/graph_retriever.h"
+#include "agents/team.h"
 #include "retrieve/rerank.h"
 #include "core/error.h"
 #include "llm/chat_model.h"
@@ -309,9 +310,9 @@ ModeScore score_graph_mode(Store& store, Searcher& searcher, SearchMode base, Gr
     ro.parallel = 1;
     ro.fusion = searcher.fusion();  // the hybrid row's, so that the rows compare
     ro.fold_model = fold;
-    GraphRetrieval g = graph_retrieve(graph, q, {});
-    std::vector<RankedList> lists = graph_lists(g);
-    if (RankedList p = graph_passages(g); !p.chunk_ids.empty()) lists.push_back(std::move(p));
+    GraphAgent agent(graph, {}, /*hop_lists=*/true);
+    Trace quiet(false);
+    const std::vector<RankedList> lists = retrieve_lists(agent, q, quiet);
     return top_hits(rank_candidates(store, searcher, plan_of(q), ro, lists), k);
   };
   return score_mode(fn, name, items, rep, before);
@@ -323,11 +324,13 @@ ModeScore score_graph_mode(Store& store, Searcher& searcher, SearchMode base, Gr
 ModeScore score_ppr_mode(Store& store, Searcher& searcher, GraphContext& graph, const std::vector<QaItem>& items,
                          const std::string& name, EvalReport& rep, const BeforeFn& before, bool fuse) {
   auto fn = [&](const Question& q, int k, const LinearModel* fold) {
-    GraphRetrieval g = graph_retrieve(graph, q, {});
-    RankedList list = graph_passages(g);
+    GraphAgent agent(graph, {}, /*hop_lists=*/false);
+    Trace quiet(false);
+    std::vector<RankedList> lists = retrieve_lists(agent, q, quiet);
+    RankedList list = lists.empty() ? RankedList{} : std::move(lists.front());
     if (!fuse) {
       list.chunk_ids.clear();
-      for (const auto& [id, score] : g.ppr_chunks) list.chunk_ids.push_back(id);
+      for (const auto& [id, score] : agent.found().ppr_chunks) list.chunk_ids.push_back(id);
       return fuse_with_list(store, {}, list, static_cast<size_t>(k));
     }
     SearchOptions so;
