@@ -11,7 +11,9 @@
 #include <utility>
 
 #include "agents/graph_retriever.h"
+#include "agents/answerable.h"
 #include "agents/graph_signals.h"
+#include "agents/sentence_select.h"
 #include "app/llm_open.h"
 #include "graph/extract/rules.h"
 #include "ingest/figures.h"
@@ -114,7 +116,8 @@ void Session::update_indexes(int64_t gen_before, const std::vector<int64_t>& add
   }
 }
 
-Session::Session(Config cfg) : cfg_(std::move(cfg)) {}
+Session::Session(Config cfg)
+    : cfg_(std::move(cfg)), answerable_file_(cfg_.answerable, load_answerable), selector_file_(cfg_.selector, load_selector) {}
 Session::~Session() = default;
 
 Store& Session::store() {

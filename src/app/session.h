@@ -19,6 +19,7 @@
 #include "eval/eval.h"
 #include "graph/build/graph_builder.h"
 #include "graph/resolve/acronym_expand.h"
+#include "index/model_file.h"
 #include "ingest/formats.h"
 #include "ingest/ingest.h"
 #include "retrieve/rerank.h"
@@ -347,6 +348,10 @@ class Session {
   std::string graph_text_unavailable(graph::GraphStore& g);
 
   Config cfg_;
+  /// The fitted answerability model and sentence selector (cfg_.answerable, cfg_.selector): read
+  /// once, and again only when their file changes.
+  ModelFile answerable_file_;
+  ModelFile selector_file_;
   bool create_ = false;
   std::unique_ptr<Store> store_;
   std::unique_ptr<LazyEmbedder> embedder_;

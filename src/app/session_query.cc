@@ -93,9 +93,9 @@ AskResult Session::ask(const AskRequest& req) {
   o.chat = model;
   o.retrieve.reranker = reranker.get();
   o.expand = [this](const std::string& q) { return expand_query(q); };
-  const auto answerable = cfg_.answerable.empty() ? nullptr : load_answerable(cfg_.answerable);
+  const auto answerable = answerable_file_.get();  // held for this ask (a reload may replace it)
   if (answerable) o.synth.answerable = &answerable->full();
-  const auto selector = cfg_.selector.empty() ? nullptr : load_selector(cfg_.selector);
+  const auto selector = selector_file_.get();
   if (selector) o.synth.selector = &selector->full();
   AskResult r = mmkg::ask(store(), s, req.question, o);
   for (Citation& c : r.citations)
@@ -135,11 +135,11 @@ EvalReport Session::evaluate(const EvalRequest& req) {
   if (req.cv && s.fusion() == Fusion::Fitted && s.ranker().folds() == 0)
     throw UsageError("--cv: the ranker model " + s.ranker().source() +
                      " has no cross-validation folds; pass one scripts/train_ranker.py wrote (--ranker FILE)");
-  if (!cfg_.answerable.empty()) eo.answerable = load_answerable(cfg_.answerable);
+  eo.answerable = answerable_file_.get();
   if (req.cv && req.answers && eo.answerable && eo.answerable->folds() == 0)
     throw UsageError("--cv: the answerability model " + eo.answerable->source() +
                      " has no cross-validation folds; pass one scripts/train_answerable.py wrote (--answerable FILE)");
-  if (!cfg_.selector.empty()) eo.selector = load_selector(cfg_.selector);
+  eo.selector = selector_file_.get();
   if (req.cv && req.answers && eo.selector && eo.selector->folds() == 0)
     throw UsageError("--cv: the sentence selector " + eo.selector->source() +
                      " has no cross-validation folds; pass one scripts/train_selector.py wrote (--selector FILE)");

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -176,6 +177,24 @@ TEST_F(SessionTest, IngestSearchAskRemoveThroughOneSession) {
   EXPECT_EQ(rr.graph->documents_removed, 1);
   EXPECT_EQ(s->stats().store.documents, 1);
   EXPECT_TRUE(s->check().ok);
+}
+
+TEST_F(SessionTest, AnAnswerabilityModelIsReadAgainWhenItsFileChanges) {
+  const std::string model = dir.str() + "/answerable.json";
+  auto write = [&](double bias, const std::string& pad) {
+    std::ofstream(model) << R"({"format": "mmkg-answerable", "version": 1, "features": ["coverage"], )"
+                         << R"("model": {"bias": )" << bias << R"(, "weights": [0], "threshold": 0}})" << pad;
+  };
+  write(100, "");  // answers whatever the evidence
+  cfg.answerable = model;
+  auto s = ingested();
+  AskRequest ar;
+  ar.question = "What does the softmax turn attention scores into?";
+  EXPECT_TRUE(s->ask(ar).found);
+  EXPECT_TRUE(s->ask(ar).found);
+  write(-100, "\n");  // refitted: refuses everything
+  const AskResult refused = s->ask(ar);
+  EXPECT_FALSE(refused.found) << refused.answer;
 }
 
 TEST_F(SessionTest, GraphEntityAndEveryExportFormat) {
