@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -65,6 +66,14 @@ std::string find_local_model(const std::string& python) {
               "or set MMKG_LOCAL_MODEL to a .gguf file");
 }
 
+std::vector<std::string> local_server_command(const LocalServerOptions& o, const std::string& python,
+                                              const std::string& model, int port) {
+  const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return {python, "-m", "llama_cpp.server", "--model", model, "--host", "127.0.0.1", "--port", std::to_string(port),
+          "--n_ctx", std::to_string(o.ctx), "--n_threads", std::to_string(threads),
+          "--n_threads_batch", std::to_string(threads)};
+}
+
 std::unique_ptr<LocalModelServer> LocalModelServer::start(const LocalServerOptions& o) {
   std::string python = o.python;
   if (const char* p = std::getenv("MMKG_PYTHON"); p && *p) python = p;
@@ -76,8 +85,7 @@ std::unique_ptr<LocalModelServer> LocalModelServer::start(const LocalServerOptio
   }
   const int port = free_port();
   s->base_url_ = "http://127.0.0.1:" + std::to_string(port) + "/v1";
-  std::vector<std::string> args = {python, "-m", "llama_cpp.server", "--model", s->model_, "--host", "127.0.0.1",
-                                   "--port", std::to_string(port), "--n_ctx", std::to_string(o.ctx)};
+  std::vector<std::string> args = local_server_command(o, python, s->model_, port);
   pid_t pid = ::fork();
   if (pid < 0) throw Error("cannot start the local model server (fork failed)");
   if (pid == 0) {

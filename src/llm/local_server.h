@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mmkg {
 
@@ -14,9 +15,16 @@ struct LocalServerOptions {
   std::string model;
   std::string python = "python3";  ///< $MMKG_PYTHON overrides
   int ctx = 4096;                  ///< context window (tokens)
+  /// Threads generating tokens (--n_threads); 0: one per core. llama-cpp-python's own default is
+  /// half the cores, which leaves a 2-core machine generating on one.
+  int threads = 0;
   double ready_timeout_s = 180;
   std::string log_path;            ///< server output; empty = discarded
 };
+
+/// The command line that starts llama-cpp-python's server for `model` on `port`.
+std::vector<std::string> local_server_command(const LocalServerOptions& options, const std::string& python,
+                                              const std::string& model, int port);
 
 class LocalModelServer {
  public:
