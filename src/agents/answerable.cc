@@ -139,8 +139,7 @@ Answerability judge_answerable(const std::string& question, const std::vector<Qu
   }
   // The rule (no model file): a name the corpus lacks; too little of the question in the best
   // passage; a number asked for that no sentence speaking to it as well (2/3) gives; no sentence
-  // that speaks to the question (0.6 of min_coverage). Kept as the default because the fitted
-  // model did not beat it under cross-validation (docs/EVAL.md, "Answerability").
+  // that speaks to the question (0.6 of min_coverage).
   if (!name_why.empty()) a.why = name_why;
   else if (held.empty() || a.coverage < min_coverage) a.why = "no passage covers enough of the question";
   else if (at(AnswerFeature::NumberGap) > 1.0 / 3.0) a.why = number_why;

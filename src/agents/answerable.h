@@ -2,8 +2,8 @@
 // context answer the question at all? Decided by a rule over the evidence's features (below), or,
 // given a model file (--answerable FILE), by a logistic model over them fitted by
 // scripts/train_answerable.py with document-grouped cross-validation and a cut calibrated so that
-// few answerable questions are refused. The rule is the default: the fitted model did not beat it
-// under cross-validation on the dev sets (docs/EVAL.md, "Answerability").
+// few answerable questions are refused. The rule is the default; docs/EVAL.md ("Answerability")
+// compares the two.
 #pragma once
 
 #include <memory>

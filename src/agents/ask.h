@@ -28,9 +28,8 @@ struct AskOptions {
   GraphRetrieveOptions graph_retrieve;
   /// Fuse the graph's ranked chunk lists (graph_lists: PPR, relation evidence, communities, the
   /// bridge and cross-reference hops) into retrieval. Off (the default), the graph still links
-  /// the question's entities and gives their facts (AskResult::entities, facts), and retrieval is
-  /// the hybrid search's alone: on the three dev sets the lists changed no retrieval figure and
-  /// cost one correct answer of 151 (docs/EVAL.md, "Knowledge graph: hybrid vs hybrid+graph").
+  /// the question's entities and gives their facts (AskResult::entities, facts), and retrieval
+  /// fuses only its passages (graph_passages) with the hybrid search's hits.
   bool graph_lists = false;
   /// The language model (nullptr: --llm none, extractive answers).
   ChatModel* chat = nullptr;

@@ -269,9 +269,7 @@ std::vector<RankedList> graph_lists(const GraphRetrieval& g) {
   // chunk when a retriever found it just below the cut (RankedList::confirms) only for questions
   // of two parts or across documents: their second part or other documents are what the
   // retrievers' first hits miss. A one-part question's evidence is what the retrievers rank (the
-  // reason it gets no hop, above); measured on both dev sets, these slots held no evidence for any
-  // one-part question and pushed out a factual question's evidence at rank 10 (docs/EVAL.md,
-  // "Graph: the graph earns its keep (session 4)").
+  // reason it gets no hop, above), so its graph lists only add candidates after theirs.
   const bool wide = g.two_parts || g.across;
   std::vector<RankedList> out;
   for (auto* l : {&ppr, &facts, &comm}) {
@@ -280,9 +278,8 @@ std::vector<RankedList> graph_lists(const GraphRetrieval& g) {
   }
   if (!g.hops) return out;
   const GraphContext* ctx = g.hops;
-  // The bridge hop starts from every chunk the retrievers ranked within their cut (the first hop;
-  // measured: starting from only their first 5 found less, docs/EVAL.md), so it is filled in retrieval
-  // (RankedList::from_hits). Like every graph list, its head takes a context slot only when a
+  // The bridge hop starts from every chunk the retrievers ranked within their cut (the first
+  // hop), so it is filled in retrieval (RankedList::from_hits). Like every graph list, its head takes a context slot only when a
   // sub-query also found it just below the cut (RetrieveOptions::graph_slots).
   if (g.two_parts) {
     RankedList hop{"graph: entities shared with the best passages, in other documents", {}, kFusionWeights.bridge};
@@ -298,8 +295,7 @@ std::vector<RankedList> graph_lists(const GraphRetrieval& g) {
   // (doc_links.cc). Such a passage is vouched for by the graph's structure (two documents the
   // retrievers found, linked by the passage), so its head may take a slot although no sub-query
   // ranked it (RankedList::vouched); the bridge hop's head needs a sub-query's hit just below the
-  // cut because entities shared with the first hits alone picked the evidence for one question in
-  // eight (bench/results/history/EVAL-journal-to-20261128.md, "Graph: multi-hop and broad questions").
+  // cut: an entity shared with the first hits alone is weak evidence that a passage answers.
   if (!ctx->cross_refs().empty()) {
     RankedList refs{"graph: passages naming another found document", {}, kFusionWeights.cross_references};
     refs.vouched = true;

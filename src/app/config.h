@@ -45,9 +45,8 @@ struct Config {
   /// none (BM25 only); parsed where it is set (EmbedderSpec::parse), the model loads on first use.
   EmbedderSpec embedder;
   /// Hybrid search's fusion (--fusion zscore|relative|rrf; index/fusion.h). Unset (--fusion auto):
-  /// each use its measured best (bench/results/history/EVAL-journal-to-20261128.md, "Retrieval: question decomposition"): z-score with
-  /// the question's parts for `search` and eval's retrieval rows, relative for `ask`'s sub-queries
-  /// (the lexical reranker that follows them answers better after it).
+  /// z-score with the question's parts for `search` and eval's retrieval rows, relative for
+  /// `ask`'s sub-queries (the lexical reranker follows them).
   std::optional<Fusion> fusion;
   /// The fitted ranker's model file (--ranker; Fusion::Fitted, index/ranker.h); empty: the one
   /// built into the binary (models/ranker.json).

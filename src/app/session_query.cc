@@ -56,7 +56,7 @@ SearchReport Session::search(const SearchRequest& req) {
     }
   }
   // Hybrid search of a question that names a specific entity with a home passage: the graph's
-  // passages fused in as a retriever of their own (graph_passages; measured, docs/EVAL.md).
+  // passages fused in as a retriever of their own (graph_passages).
   const Question q = analyse_question(req.query, {}, [this](const std::string& x) { return expand_query(x); });
   RankedList passages;
   if (rep.mode == SearchMode::Hybrid)

@@ -194,9 +194,8 @@ std::vector<SearchHit> Searcher::search(std::string_view query, const SearchOpti
   // part (the caller's, agents/question.h) is searched on its own as well, and the pools are summed
   // (fuse_parts): a passage that answers one part well rises, one that only shares the topic
   // does not. Z-sum scores are on one scale across queries (standard deviations above each
-  // query's own candidates), which the min-max scores of relative fusion are not: with relative
-  // fusion the parts cost dev_qa's multi-hop recall (bench/results/history/EVAL-journal-to-20261128.md, "Retrieval: question
-  // decomposition").
+  // query's own candidates), which the min-max scores of relative fusion are not, so only
+  // z-scaled fusions decompose (decomposes()).
   if (parts.size() >= 2 && decomposes(opt)) return search_parts(query, parts, opt);
   return search_match(fts_query(query), query, opt);
 }

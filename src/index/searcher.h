@@ -42,8 +42,7 @@ struct SearchOptions {
   FusionParams fusion_params;    ///< relative fusion's weight, RRF's constant, z-score's floor
   double duplicate_cosine = 0.95;  ///< a hit this similar to a better one is dropped (MMR cut-off)
   /// Z-score fusion's third list, the question's proximity (text/proximity.h). Off when a lexical
-  /// reranker scores the same proximity afterwards (ask's default): counted twice, it costs
-  /// answers (bench/results/history/EVAL-journal-to-20261128.md, "proximity counted once").
+  /// reranker scores the same proximity afterwards (ask's default), so that it is counted once.
   bool proximity_list = true;
   /// Hybrid search() with z-score fusion: a multi-part question's parts are searched too and
   /// their pools summed with the question's (Searcher::search, fuse_parts). Off: one query.
@@ -51,10 +50,9 @@ struct SearchOptions {
   /// Decomposed questions: a part that refers back to the text before it ("..., and what does
   /// its residual panel suggest?", text/question_shape.h refers_to_antecedent) is searched only
   /// within the documents of the whole question's first `antecedent_hits` hits (Searcher::
-  /// search_parts). 0 (the default): every part searched over the whole store. Off by default:
-  /// on the vignettes it gains one question for search (v23) but takes from the graph the one it
-  /// reached (v21, whose part "that package's own vignette" refers to another document), so
-  /// hybrid+graph no longer beats hybrid on multi-hop questions (docs/EVAL.md, session 4).
+  /// search_parts). 0 (the default): every part searched over the whole store, since a part may
+  /// refer to another document than the question's first hits (docs/EVAL.md, "What is known
+  /// not to work").
   size_t antecedent_hits = 0;
   /// Hybrid search with z-score fusion: the chunks next to the first hits are lifted
   /// (smooth_neighbours, index/fusion.h). Off: the fused order as it is.
@@ -137,8 +135,7 @@ class Searcher {
   /// nullptr when dense retrieval is unavailable.
   SentenceVectors* sentence_vectors() { return ensure_dense() ? sentences_.get() : nullptr; }
 
-  /// The default hybrid fusion: the constructor's, else z-score (the best ranking measured for
-  /// search on both dev sets, docs/EVAL.md).
+  /// The default hybrid fusion: the constructor's, else z-score.
   Fusion fusion() const { return fusion_.value_or(Fusion::Zscore); }
   /// True when the constructor was given a fusion (the user's --fusion).
   bool fusion_chosen() const { return fusion_.has_value(); }

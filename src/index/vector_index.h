@@ -13,18 +13,14 @@ namespace mmkg {
 
 struct VectorIndexOptions {
   int dim = 384;
-  /// Above this many vectors the index is HNSW; below it, exact (flat) search. It goes back to
-  /// flat when removals bring it below half of this. 20,000, measured on the 2-core benchmark
-  /// machine (docs/BENCHMARKS.md, "hnswlib HNSW vector index"): exact search costs ~0.3 us per vector per query (p50 14.8 ms at 50k,
-  /// 29.5 ms at 100k), while hnswlib builds ~11,000 vectors/s on 2 threads (100k in 9.1 s) and
-  /// answers in ~0.1 ms at recall@10 0.98. At 20k exact search costs ~6 ms (about one query
-  /// embedding) and the add that crosses the threshold builds the graph in ~2 s.
+  /// Above this many vectors the index is HNSW; below it, exact (flat) search, which at this size
+  /// costs about one query embedding. It goes back to flat when removals bring it below half of
+  /// this. The timings behind it: bench/results/history/BENCHMARKS-moved-20261203.md.
   int64_t hnsw_threshold = 20000;
   int hnsw_m = 16;                 ///< HNSW graph degree (M; level 0 has 2 M links)
   int hnsw_ef_construction = 100;  ///< HNSW build breadth
-  /// HNSW search breadth (at least k is used). 256, measured on real MiniLM chunk vectors
-  /// (docs/BENCHMARKS.md, "hnswlib HNSW vector index"): recall@10 0.953 at 1M (p50 0.30 ms; 0.924 at 64, 0.944 at 128) and above
-  /// 0.99 at 100k (0.982 at 64); a query embedding costs 4-6 ms, so the breadth is cheap.
+  /// HNSW search breadth (at least k is used); its recall and latency at 100k and 1M vectors:
+  /// bench/results/history/BENCHMARKS-moved-20261203.md.
   int hnsw_ef_search = 256;
   int hnsw_threads = 0;            ///< threads for an HNSW add (0: one per core)
 };

@@ -39,11 +39,10 @@ void pack_context(std::vector<Candidate> ranked, const std::vector<QueryTerm>& t
 /// order (all its sentences when it is whole). Quotes taken from them are verbatim chunk text.
 std::vector<std::pair<size_t, size_t>> shown_sentences(const Candidate& c);
 
-/// The context a language model gets when the user did not size it: evidence recall of the
-/// context rose with its size on the three dev sets (1,500 tokens / 8 passages: 0.834, 3,000 /
-/// 16: 0.874, 6,000 / 32: 0.914; docs/EVAL.md, "Context budget"), so the largest that leaves a
+/// The context a language model gets when the user did not size it: the largest that leaves a
 /// model with a `window`-token context about 1,100 tokens for instructions, question and answer,
-/// between 1,500 and 6,000 tokens, with 16 passages per 3,000 tokens (at least 8). `window` 0
+/// between 1,500 and 6,000 tokens, with 16 passages per 3,000 tokens (at least 8); docs/EVAL.md,
+/// "Context size for a language model", has the evidence recall of each size. `window` 0
 /// (not known: a remote model) is taken as 8,192, what current chat models have at least.
 struct ContextSize {
   size_t tokens = 1500;

@@ -49,9 +49,7 @@ enum class RerankerKind { Lexical, Embed, Llm };
 
 /// Which rerankers run: none, one, or several whose orders are fused by reciprocal rank. Parsed
 /// once from its text ("none", "lexical", "embed", "llm", or several joined by '+':
-/// "lexical+embed"). The default is lexical: it raised hybrid's MRR 0.949 -> 0.978 and BM25's
-/// 0.918 -> 0.920..0.946 on the dev set, for about 3 ms a question, and keeps more evidence in
-/// tight budgets (bench/results/history/EVAL-journal-to-20261128.md, "Reranking and the token budget").
+/// "lexical+embed"). The default is lexical, which needs no model (docs/EVAL.md, "Reranking").
 struct RerankSpec {
   std::vector<RerankerKind> parts = {RerankerKind::Lexical};
 

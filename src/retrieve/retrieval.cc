@@ -172,10 +172,8 @@ std::vector<SearchQuery> search_batch(const QueryPlan& plan, const RetrieveOptio
 // (reserve_order). The lexical reranker scores each passage's proximity to the question: the
 // fusion leaves it out so that it counts once (unless the caller fixed the fusion,
 // RetrieveOptions::fusion: then each sub-query is ranked as search() ranks it). Unless a fusion is
-// chosen, the sub-queries fuse by relative scores: the answers written from this ranking (after
-// the lexical reranker) were better with it than with z-scores on both dev sets, while search
-// ranks better with z-scores (bench/results/history/EVAL-journal-to-20261128.md, "Retrieval:
-// question decomposition"). The planner's sub-queries are a decomposition of their own.
+// chosen, the sub-queries fuse by relative scores, and search by z-scores (docs/EVAL.md: what
+// `--fusion auto` means). The planner's sub-queries are a decomposition of their own.
 SearchOptions subquery_options(const Searcher& searcher, const RetrieveOptions& opt, bool guesses) {
   SearchOptions so;
   so.mode = opt.mode;

@@ -42,8 +42,7 @@ struct RetrieveOptions {
   /// 1500 holds about 7 chunks of prose whole (a 1,000-character chunk is about 210 tokens) and
   /// trims the mathematics-heavy ones that made the seed's contexts balloon; it leaves a
   /// 4,096-token model (the local SmolLM2 server's window) ample room for instructions, question
-  /// and answer. On the dev set budgets of 1000-2000 kept every evidence quote and answered as
-  /// well as no budget (bench/results/history/EVAL-journal-to-20261128.md, "Reranking and the token budget").
+  /// and answer.
   size_t max_context_tokens = 1500;
   const TokenCounter* tokens = nullptr;  ///< nullptr: default_token_counter() ("estimate")
   /// Reorders the fused candidates before packing (nullptr: fused order; `mmkg ask` and `mmkg eval`
@@ -57,9 +56,8 @@ struct RetrieveOptions {
   /// sub-queries, for chunks that head a graph list and that the sub-queries found just below
   /// their cut (ranks k_per_query+1 .. 2 k_per_query): two retrievers agreeing on a chunk the
   /// first one ranked low. Each slot costs the weakest hit, among the last 2 x graph_slots of the
-  /// first max_chunks, of the document with the most hits there. Chunks only the graph found take a slot only when they head a vouched
-  /// list (RankedList::vouched); others never do (measured: they almost never held the evidence,
-  /// and pushed out chunks that did; bench/results/history/EVAL-journal-to-20261128.md, "Fusion (issue 13)").
+  /// first max_chunks, of the document with the most hits there. Chunks only the graph found take
+  /// a slot only when they head a vouched list (RankedList::vouched).
   size_t graph_slots = 2;
   /// Threads for the sub-queries' searches (0 = one per core; 1 = one after another, each
   /// query embedded alone: the sequential baseline).
@@ -67,8 +65,7 @@ struct RetrieveOptions {
   /// The sub-queries' hybrid fusion. Set: each sub-query ranked exactly as Searcher::search
   /// ranks it with this fusion (z-score's proximity list kept even before a lexical reranker);
   /// eval's +graph and +rerank rows set the hybrid row's, so that they add to that ranking.
-  /// Unset: the searcher's when the user chose one (--fusion), else relative (ask's answers are
-  /// better after it: bench/results/history/EVAL-journal-to-20261128.md, "Retrieval: question decomposition").
+  /// Unset: the searcher's when the user chose one (--fusion), else relative.
   std::optional<Fusion> fusion;
   /// Candidates for which this returns true are left out (eval --features: an answerable
   /// question asked again without its evidence passages, a hard "not in the documents" example

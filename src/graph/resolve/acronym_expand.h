@@ -6,9 +6,9 @@
 // acronym it never defines, a phrase of the question whose words spell it gets it written in,
 // the way a text would define it: "cumulative-sum (CUSUM) tests".
 //
-// Acronyms the corpus does define are not written in, nor are their expansions: on both dev sets
-// that moved passages that use the added form above the ones the question's own words find
-// ("query-key-value (QKV)", "vision transformers (ViT)": dev_qa MRR 1.000 → 0.957, docs/EVAL.md).
+// Acronyms the corpus does define are not written in, nor are their expansions: the passages
+// that define them already match the question's own words, and an added form would lift the
+// passages that merely use it.
 #pragma once
 
 #include <string>

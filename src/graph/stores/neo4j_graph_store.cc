@@ -46,8 +46,8 @@ const char* kVectorIndex = "mmkg_chunk_embedding";
 const char* kTextIndex = "mmkg_chunk_text";
 // The fields of the full-text index, weighed alike. Not FTS5's column weights (heading 2,
 // LexicalOptions): FTS5 scores a chunk's columns as one text, while Lucene scores each field on
-// its own, so its length normalisation already favours a match in the short heading; a boost of
-// 2 on top cost recall on both dev sets (docs/BENCHMARKS.md, "Neo4j full-text search").
+// its own, so its length normalisation already favours a match in the short heading without a
+// boost (docs/BENCHMARKS.md, "Neo4j full-text search").
 const std::vector<LuceneField> kTextFields = {{"heading_path", 1.0}, {"text", 1.0}, {"context", 1.0}};
 // Lucene's maxClauseCount is 1024 field phrases (measured on Neo4j 5.26); a little below it.
 constexpr size_t kMaxTextClauses = 1000;
