@@ -1,6 +1,7 @@
 #include "app/json.h"
 
 #include "agents/trace_json.h"
+#include "app/cite.h"
 #include "eval/eval_json.h"
 
 namespace mmkg {
@@ -63,7 +64,7 @@ json search_json(const SearchReport& r) {
                        {"text", h.text}, {"kind", h.kind()},
                        {"figure_id", h.figure_id.empty() ? json(nullptr) : json(h.figure_id)},
                        {"figure_label", h.figure_label.empty() ? json(nullptr) : json(h.figure_label)},
-                       {"boxes", page_boxes_json(h.boxes)}});
+                       {"where", location_text(location_of(h))}, {"boxes", page_boxes_json(h.boxes)}});
   }
   return {{"query", r.query}, {"mode", search_mode_name(r.mode)},
           {"dense_backend", r.dense_backend.empty() ? json(nullptr) : json(r.dense_backend)},
@@ -111,7 +112,8 @@ json ask_json(const std::string& question, const AskResult& r) {
                      {"figure_id", ct.figure_id.empty() ? json(nullptr) : json(ct.figure_id)},
                      {"figure_label", ct.figure_label.empty() ? json(nullptr) : json(ct.figure_label)},
                      {"kind", ct.figure_id.empty() ? "text" : figure_kind_name(ct.figure_kind)},
-                     {"heading_path", ct.heading_path}, {"quote", ct.quote}, {"text", ct.text},
+                     {"heading_path", ct.heading_path}, {"where", location_text(location_of(ct))},
+                     {"quote", ct.quote}, {"text", ct.text},
                      {"boxes", page_boxes_json(ct.boxes)}});
   json ents = json::array();
   for (const auto& e : r.entities) ents.push_back(entity_link_json(e));

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <map>
 
+#include "app/cite.h"
 #include "app/json.h"
 #include "cli/commands.h"
 #include "core/error.h"
@@ -26,12 +27,12 @@ void print_entity(const EntityReport& r) {
                 n.outgoing ? n.name.c_str() : e.name.c_str(), n.weight);
     if (!n.description.empty()) std::printf("      %s\n", n.description.c_str());
     for (const auto& x : n.evidence)
-      std::printf("      \"%s\" (%s, chunk %s)\n", x.sentence.c_str(), x.doc.c_str(), x.chunk_id.c_str());
+      std::printf("      \"%s\" (%s)\n", x.sentence.c_str(),
+                  location_text({.doc = x.doc, .page = x.page, .chunk_id = x.chunk_id}).c_str());
   }
   for (const auto& f : r.figures) {
-    const std::string name = !f.label.empty() ? f.label : f.kind == FigureKind::Table ? "a table" : "a figure";
-    const std::string page = f.page > 0 ? ", p. " + std::to_string(f.page) : "";
-    std::printf("  in %s (%s%s, figure %s)\n", name.c_str(), f.doc.c_str(), page.c_str(), f.id.c_str());
+    const PassageLocation where{.doc = f.doc, .page = f.page, .figure_id = f.id, .figure_label = f.label, .figure_kind = f.kind};
+    std::printf("  in %s (figure %s)\n", location_text(where).c_str(), f.id.c_str());
   }
 }
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "app/cite.h"
 #include "app/json.h"
 #include "cli/commands.h"
 #include "core/error.h"
@@ -9,16 +10,6 @@
 namespace mmkg::cli {
 
 namespace {
-
-// "report.pdf, page 10, Figure 2" for a figure, "report.pdf, page 10, chunk 3f2a..." for text.
-std::string where(const std::string& doc, int page, const std::string& chunk_id, const std::string& figure_id = "",
-                  const std::string& figure_label = "", FigureKind figure_kind = FigureKind::Figure) {
-  std::string s = doc;
-  if (page > 0) s += ", page " + std::to_string(page);
-  if (!figure_id.empty())
-    return s + ", " + (figure_label.empty() ? std::string(figure_kind_name(figure_kind)) + " " + figure_id : figure_label);
-  return s + ", chunk " + chunk_id;
-}
 
 // The query team's options, shared by ask and eval (eval uses them for --answers).
 struct TeamFlags {
@@ -80,14 +71,7 @@ AskOptions team_options(const TeamFlags& f) {
   return o;
 }
 
-void print_answer(const AskResult& r) {
-  std::printf("%s\n", r.answer.c_str());
-  if (r.citations.empty()) return;
-  std::printf("\nSources:\n");
-  for (const auto& ct : r.citations)
-    std::printf("  [%d] %s%s%s\n", ct.n, where(ct.doc, ct.page, ct.chunk_id, ct.figure_id, ct.figure_label, ct.figure_kind).c_str(),
-                ct.heading_path.empty() ? "" : " — ", ct.heading_path.c_str());
-}
+void print_answer(const AskResult& r) { std::printf("%s\n", answer_with_sources(r.answer, r.citations).c_str()); }
 
 void print_eval(const EvalReport& r, bool answers) {
   std::printf("%zu questions\n", r.questions);
@@ -142,7 +126,7 @@ Command add_search(CLI::App& app, Common& c) {
             if (r.hits.empty()) std::printf("no results for \"%s\"\n", r.query.c_str());
             for (size_t i = 0; i < r.hits.size(); ++i) {
               const auto& h = r.hits[i];
-              std::printf("%zu. %s  (score %.2f)%s%s\n   %s\n", i + 1, where(h.doc, h.page_start, h.chunk_id, h.figure_id, h.figure_label, h.figure_kind).c_str(),
+              std::printf("%zu. %s  (score %.2f)%s%s\n   %s\n", i + 1, location_text(location_of(h)).c_str(),
                           h.score, h.heading_path.empty() ? "" : "  ", h.heading_path.c_str(), h.snippet.c_str());
             }
             return 0;

@@ -87,7 +87,5 @@ struct ChatInput {
   std::vector<ChatTurn> history;
 };
 ChatInput chat_input(const nlohmann::json& messages);
-/// An answer as chat text: the answer, then "Sources:" with one line per citation.
-std::string chat_text(const nlohmann::json& ask);
 
 }  // namespace mmkg::server

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/cite.h"
 #include "app/json.h"
 #include "core/base64.h"
 #include "core/error.h"
@@ -67,11 +68,6 @@ json ok(json content, json structured) {
 
 json tool_error(const std::string& message) { return {{"content", json::array({text(message)})}, {"isError", true}}; }
 
-std::string where(const json& j) {
-  std::string s = j.value("doc", "");
-  if (j.contains("page") && j["page"].is_number()) s += ", p. " + std::to_string(j["page"].get<int>());
-  return s;
-}
 
 // ---- the tools
 
@@ -80,27 +76,31 @@ json search(Session& s, const json& a) {
   r.query = a["query"].get<std::string>();
   r.k = a.value("k", 10);
   r.mode = parse_search_mode(a.value("mode", "hybrid"));
-  json j = search_json(s.search(r));
-  std::string t = j["results"].empty() ? "No passage matches \"" + r.query + "\"." : "";
-  for (const json& h : j["results"])
-    t += std::to_string(h["rank"].get<int>()) + ". " + where(h) + " [chunk " + h["chunk_id"].get<std::string>() + "]\n" +
-         h.value("snippet", "") + "\n\n";
-  return ok(json::array({text(t)}), j);
+  const SearchReport rep = s.search(r);
+  std::string t = rep.hits.empty() ? "No passage matches \"" + r.query + "\"." : "";
+  for (size_t i = 0; i < rep.hits.size(); ++i)
+    t += std::to_string(i + 1) + ". " + location_text(location_of(rep.hits[i])) + "\n" + rep.hits[i].snippet + "\n\n";
+  return ok(json::array({text(t)}), search_json(rep));
 }
 
 json ask(Session& s, const json& a) {
   AskRequest r;
   r.question = a["question"].get<std::string>();
   if (a.contains("max_rounds")) r.options.max_rounds = a["max_rounds"].get<int>();
-  json j = ask_json(r.question, s.ask(r));
+  const AskResult res = s.ask(r);
+  json j = ask_json(r.question, res);
   j.erase("trace");  // the agents' steps: for debugging, not for a model
-  return ok(json::array({text(chat_text(j))}), j);
+  return ok(json::array({text(answer_with_sources(res.answer, res.citations))}), j);
 }
 
 json get_chunk(Session& s, const json& a) {
-  json j = chunk_json(s.chunk_info(a["chunk_id"].get<std::string>()));
-  const std::string head = where(j) + (j.value("heading_path", "").empty() ? "" : " (" + j["heading_path"].get<std::string>() + ")");
-  return ok(json::array({text(head + "\n\n" + j["text"].get<std::string>())}), j);
+  const ChunkReport c = s.chunk_info(a["chunk_id"].get<std::string>());
+  const Chunk& k = c.chunk.chunk;
+  const std::string head = location_text({.doc = c.chunk.doc_name, .page = k.page_start, .page_end = k.page_end,
+                                          .chunk_id = k.id, .figure_id = k.figure_id,
+                                          .figure_label = c.chunk.figure_label, .figure_kind = c.chunk.figure_kind}) +
+                           (k.heading_path.empty() ? "" : " (" + k.heading_path + ")");
+  return ok(json::array({text(head + "\n\n" + k.text)}), chunk_json(c));
 }
 
 json get_figure(Session& s, const json& a) {
@@ -109,7 +109,9 @@ json get_figure(Session& s, const json& a) {
   json content = json::array();
   if (!f.image_path.empty())
     content.push_back({{"type", "image"}, {"data", figure_png_base64(f)}, {"mimeType", "image/png"}});
-  std::string t = (j["label"].is_string() ? j["label"].get<std::string>() + " (" : "(") + where(j) + ")";
+  const Figure& g = f.figure.figure;
+  std::string t = location_text({.doc = f.figure.doc_name, .page = g.page, .figure_id = g.id, .figure_label = g.label,
+                                 .figure_kind = g.table ? FigureKind::Table : FigureKind::Figure});
   if (!j["caption"].get<std::string>().empty()) t += "\ncaption: " + j["caption"].get<std::string>();
   if (!j["text"].get<std::string>().empty()) t += "\ntext in it: " + j["text"].get<std::string>();
   if (j["description"].is_string()) t += "\ndescription: " + j["description"].get<std::string>();
@@ -119,15 +121,17 @@ json get_figure(Session& s, const json& a) {
 }
 
 json graph_entity(Session& s, const json& a) {
-  json j = entity_json(s.graph_entity(a["name"].get<std::string>(), true, a.value("limit", 20)), true);
-  std::string t = j["name"].get<std::string>() + " (" + j["type"].get<std::string>() + ")";
-  if (!j["description"].get<std::string>().empty()) t += ": " + j["description"].get<std::string>();
-  if (j["aliases"].size() > 1) t += "\naliases: " + j["aliases"].dump();
-  for (const json& n : j["neighbors"]) {
-    t += "\n- " + n["relation"].get<std::string>() + (n["direction"] == "out" ? " -> " : " <- ") + n["name"].get<std::string>();
-    for (const json& e : n["evidence"]) t += "\n    \"" + e["sentence"].get<std::string>() + "\" (" + where(e) + ")";
+  const EntityReport r = s.graph_entity(a["name"].get<std::string>(), true, a.value("limit", 20));
+  const graph::Entity& e = r.entity;
+  std::string t = e.name + " (" + e.type + ")";
+  if (!e.description.empty()) t += ": " + e.description;
+  if (e.aliases.size() > 1) t += "\naliases: " + json(e.aliases).dump();
+  for (const auto& n : r.neighbors) {
+    t += "\n- " + n.relation + (n.outgoing ? " -> " : " <- ") + n.name;
+    for (const auto& x : n.evidence)
+      t += "\n    \"" + x.sentence + "\" (" + location_text({.doc = x.doc, .page = x.page, .chunk_id = x.chunk_id}) + ")";
   }
-  return ok(json::array({text(t)}), j);
+  return ok(json::array({text(t)}), entity_json(r, true));
 }
 
 std::string lowered(std::string s) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "app/cite.h"
 #include "app/json.h"
 #include "core/clock.h"
 #include "server/context.h"
@@ -57,11 +58,20 @@ int words(const std::string& s) {
   return n;
 }
 
-json answer(Context& c, std::shared_ptr<Session>& s, const ChatInput& in) {
+// An answer for a chat endpoint: its text with the sources (rendered from the answer itself)
+// and the JSON fields the endpoints add beside it.
+struct ChatAnswer {
+  std::string text;
+  json citations, standalone_question;
+};
+
+ChatAnswer answer(Context& c, std::shared_ptr<Session>& s, const ChatInput& in) {
   AskRequest r;
   r.question = in.question;
   r.options.history = in.history;
-  return ask_json(in.question, run_ask(c, *s, r));
+  const AskResult res = run_ask(c, *s, r);
+  json j = ask_json(in.question, res);
+  return {answer_with_sources(res.answer, res.citations), std::move(j["citations"]), std::move(j["standalone_question"])};
 }
 
 void models(Context&, const httplib::Request&, httplib::Response& res) {
@@ -78,8 +88,8 @@ void chat_completions(Context& c, const httplib::Request& req, httplib::Response
   const bool stream = b.value("stream", false);
   auto s = c.pool.acquire();
   if (!stream) {
-    json a = answer(c, s, in);
-    const std::string text = chat_text(a);
+    ChatAnswer a = answer(c, s, in);
+    const std::string& text = a.text;
     const int pt = words(question), ct = words(text);
     send_json(res, {{"id", completion_id()},
                     {"object", "chat.completion"},
@@ -89,8 +99,8 @@ void chat_completions(Context& c, const httplib::Request& req, httplib::Response
                                               {"message", {{"role", "assistant"}, {"content", text}}},
                                               {"finish_reason", "stop"}}})},
                     {"usage", {{"prompt_tokens", pt}, {"completion_tokens", ct}, {"total_tokens", pt + ct}}},
-                    {"citations", a["citations"]},
-                    {"standalone_question", a["standalone_question"]}});
+                    {"citations", a.citations},
+                    {"standalone_question", a.standalone_question}});
     return;
   }
   res.set_header("Cache-Control", "no-cache");
@@ -108,7 +118,7 @@ void chat_completions(Context& c, const httplib::Request& req, httplib::Response
       return sink.write(line.data(), line.size());
     };
     if (!chunk({{"role", "assistant"}, {"content", ""}}, nullptr, nullptr)) return false;
-    json a;
+    ChatAnswer a;
     try {
       a = answer(c, s, in);
     } catch (const std::exception& e) {
@@ -118,10 +128,9 @@ void chat_completions(Context& c, const httplib::Request& req, httplib::Response
       sink.done();
       return true;
     }
-    for (const auto& p : pieces(chat_text(a)))
+    for (const auto& p : pieces(a.text))
       if (!chunk({{"content", p}}, nullptr, nullptr)) return false;
-    json cites = a["citations"];
-    chunk(json::object(), "stop", &cites);
+    chunk(json::object(), "stop", &a.citations);
     sink.write("data: [DONE]\n\n", 14);
     sink.done();
     return true;
@@ -145,22 +154,22 @@ void ollama_chat(Context& c, const httplib::Request& req, httplib::Response& res
   const std::string model = b.value("model", std::string("mmkg:latest"));
   const bool stream = b.value("stream", true);  // Ollama streams unless told not to
   auto s = c.pool.acquire();
-  auto final_line = [model](const json& a, const std::string& content) {
+  auto final_line = [model](const ChatAnswer& a, const std::string& content) {
     return json{{"model", model},
                 {"created_at", iso_now()},
                 {"message", {{"role", "assistant"}, {"content", content}}},
                 {"done", true},
                 {"done_reason", "stop"},
-                {"citations", a["citations"]},
-                {"standalone_question", a["standalone_question"]}};
+                {"citations", a.citations},
+                {"standalone_question", a.standalone_question}};
   };
   if (!stream) {
-    json a = answer(c, s, in);
-    send_json(res, final_line(a, chat_text(a)));
+    ChatAnswer a = answer(c, s, in);
+    send_json(res, final_line(a, a.text));
     return;
   }
   res.set_chunked_content_provider("application/x-ndjson", [&c, s, in, model, final_line](size_t, httplib::DataSink& sink) mutable {
-    json a;
+    ChatAnswer a;
     try {
       a = answer(c, s, in);
     } catch (const std::exception& e) {
@@ -169,7 +178,7 @@ void ollama_chat(Context& c, const httplib::Request& req, httplib::Response& res
       sink.done();
       return true;
     }
-    for (const auto& p : pieces(chat_text(a))) {
+    for (const auto& p : pieces(a.text)) {
       const std::string line = json({{"model", model},
                                      {"created_at", iso_now()},
                                      {"message", {{"role", "assistant"}, {"content", p}}},
@@ -222,20 +231,6 @@ ChatInput chat_input(const json& messages) {
     if ((role == "user" || role == "assistant") && !text.empty()) in.history.push_back({role, std::move(text)});
   }
   return in;
-}
-
-std::string chat_text(const json& a) {
-  std::string t = a.value("answer", "");
-  const json& cites = a["citations"];
-  if (!cites.is_array() || cites.empty()) return t;
-  t += "\n\nSources:";
-  for (const auto& ct : cites) {
-    t += "\n[" + std::to_string(ct.value("n", 0)) + "] " + ct.value("doc", "");
-    if (ct["page"].is_number()) t += ", p. " + std::to_string(ct["page"].get<int>());
-    if (ct["figure_label"].is_string()) t += ", " + ct["figure_label"].get<std::string>();
-    t += " (chunk " + ct.value("chunk_id", "").substr(0, 12) + ")";
-  }
-  return t;
 }
 
 void add_compat_routes(Http& http, Workspaces& ws) {

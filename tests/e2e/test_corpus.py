@@ -83,6 +83,9 @@ def test_ask_verbose_log_and_plain_output(corpus_store):
     r = run("ask", "what is attention?", "-v", store=corpus_store)
     assert r.rc == 0, r
     assert "Sources:" in r.out and "[1] attention_" in r.out
+    j = run("ask", "what is attention?", "--json", store=corpus_store).json()
+    for c in j["citations"]:  # the plain sources are the JSON's `where`, one rendering
+        assert f"[{c['n']}] {c['where']}" in r.out, (c["where"], r.out)
     for needle in ("sub-query 1: what is attention?", "unique chunks after de-duplication", "context:", "characters"):
         assert needle in r.err, r.err
 

@@ -264,7 +264,7 @@ def test_figures_are_nodes_linked_to_the_entities_they_depict(tmp_path, neo4j):
     f = e["figures"][0]
     assert (f["doc"], f["page"], f["label"], f["kind"]) == ("paper.pdf", 1, "Figure 1", "figure"), f
     assert f["caption"].startswith("Figure 1: Multi-head attention"), f
-    assert "in Figure 1 (paper.pdf, p. 1" in run("graph", "entity", "multi-head attention", store=st).out
+    assert "in paper.pdf, page 1, Figure 1 (figure " in run("graph", "entity", "multi-head attention", store=st).out
     lines = [json.loads(l) for l in run("graph", "export", store=st).out.splitlines()]
     figs = [l for l in lines if l["kind"] == "figure"]
     assert [x["id"] for x in figs] == [f["id"]] and e["id"] in figs[0]["entities"], figs

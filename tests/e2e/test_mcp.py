@@ -104,6 +104,8 @@ def test_tools(kind, store, srv, entity):
         assert a.structured_content["found"] and a.structured_content["citations"], a.structured_content
         assert "Sources" in text_of(a)
         cite = a.structured_content["citations"][0]
+        assert f"[{cite['n']}] {cite['where']}" in text_of(a), text_of(a)  # one rendering of a location
+        assert s.structured_content["results"][0]["where"] in text_of(s)
         ch = await c.call_tool("get_chunk", {"chunk_id": cite["chunk_id"]})
         assert not ch.is_error and ch.structured_content["doc"] == cite["doc"], ch
         assert ch.structured_content["text"] in text_of(ch)

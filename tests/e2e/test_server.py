@@ -536,6 +536,9 @@ def test_openai_client(srv, loaded):
     assert resp.choices[0].finish_reason == "stop" and text, resp
     assert "\n\nSources:\n[1] " in text, text
     assert resp.model_extra["citations"] and resp.usage.total_tokens > 0
+    # One rendering of a location: the chat text's source lines are the citations' `where`.
+    for c in resp.model_extra["citations"]:
+        assert f"[{c['n']}] {c['where']}" in text, (c, text)
 
     parts, finish = [], None
     for chunk in client.chat.completions.create(model="mmkg", messages=messages, stream=True):

@@ -179,6 +179,8 @@ export interface Citation {
   figure_label: string | null;
   kind: string;
   heading_path: string;
+  /** The location as every front door renders it ("report.pdf, page 3, chunk ID"). */
+  where: string;
   quote: string;
   text: string;
 }

@@ -312,7 +312,7 @@ function renderAnswer(r: AskResult): HTMLElement {
         r.citations.map((c) =>
           h("li", { value: c.n },
             h("button", { type: "button", class: "linkish", "data-testid": `source-${c.n}`, onclick: () => openCitation(c) },
-              `${c.doc}${c.page ? `, p. ${c.page}${c.page_end && c.page_end !== c.page ? `–${c.page_end}` : ""}` : ""}${c.heading_path ? ` · ${c.heading_path}` : ""}`,
+              `${c.where}${c.heading_path ? ` · ${c.heading_path}` : ""}`,
             ),
             h("div", { class: "source-quote" }, c.quote),
           ),
@@ -332,7 +332,7 @@ function renderAnswer(r: AskResult): HTMLElement {
 function figureOf(c: Citation): HTMLElement {
   return h("figure", { class: "figure inline", "data-testid": "answer-figure", "data-figure": c.figure_id, title: "Open the source", onclick: () => openCitation(c) },
     apiImg(api.figureImage(c.figure_id!), { alt: c.figure_label ?? "figure", loading: "lazy" }),
-    h("figcaption", {}, `[${c.n}] ${c.figure_label ?? "Figure"} · ${c.doc}${c.page ? `, p. ${c.page}` : ""}`),
+    h("figcaption", {}, `[${c.n}] ${c.where}`),
   );
 }
 
@@ -350,7 +350,7 @@ function appendWithMarkers(el: HTMLElement, text: string, byN: Map<number, Citat
       const c = byN.get(n)!;
       cited.push(c);
       el.append(
-        h("button", { type: "button", class: "cite", "data-testid": `cite-${n}`, "data-cite": n, title: `${c.doc}${c.page ? `, p. ${c.page}` : ""}`, onclick: () => openCitation(c) }, `[${n}]`),
+        h("button", { type: "button", class: "cite", "data-testid": `cite-${n}`, "data-cite": n, title: c.where, onclick: () => openCitation(c) }, `[${n}]`),
       );
     }
     at = m.index + m[0].length;

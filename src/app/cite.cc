@@ -1,0 +1,32 @@
+#include "app/cite.h"
+
+namespace mmkg {
+
+PassageLocation location_of(const Citation& c) {
+  return {c.doc, c.page, c.page_end, c.chunk_id, c.figure_id, c.figure_label, c.figure_kind};
+}
+
+PassageLocation location_of(const SearchHit& h) {
+  return {h.doc, h.page_start, h.page_end, h.chunk_id, h.figure_id, h.figure_label, h.figure_kind};
+}
+
+std::string location_text(const PassageLocation& w) {
+  std::string s = w.doc;
+  if (w.page > 0 && w.page_end > w.page) s += ", pages " + std::to_string(w.page) + "\u2013" + std::to_string(w.page_end);
+  else if (w.page > 0) s += ", page " + std::to_string(w.page);
+  if (w.figure_id.empty()) return s + ", chunk " + w.chunk_id;
+  if (!w.figure_label.empty()) return s + ", " + w.figure_label;
+  return s + ", " + figure_kind_name(w.figure_kind) + " " + w.figure_id;
+}
+
+std::string answer_with_sources(const std::string& answer, const std::vector<Citation>& citations) {
+  if (citations.empty()) return answer;
+  std::string t = answer + "\n\nSources:";
+  for (const Citation& c : citations) {
+    t += "\n[" + std::to_string(c.n) + "] " + location_text(location_of(c));
+    if (!c.heading_path.empty()) t += " \u2014 " + c.heading_path;
+  }
+  return t;
+}
+
+}  // namespace mmkg
