@@ -242,6 +242,8 @@ export interface Evidence {
   doc: string;
   page: number | null;
   sentence: string;
+  /** The location as every front door renders it. */
+  where: string;
 }
 
 export interface Neighbor {

@@ -255,7 +255,7 @@ function renderInfo(ent: Entity): void {
   info.append(h("div", { class: "muted small" }, meta.join(" · ")));
   const aliases = (ent.aliases ?? []).filter((a) => a !== ent.name);
   if (aliases.length) info.append(h("div", { class: "muted small" }, `Also: ${aliases.join(", ")}`));
-  const figs = (ent.figures ?? []).filter((f): f is { id: string; label?: string; caption?: string; doc?: string; page?: number } => typeof f === "object" && f !== null && "id" in f);
+  const figs = (ent.figures ?? []).filter((f): f is { id: string; label?: string; caption?: string; where?: string } => typeof f === "object" && f !== null && "id" in f);
   if (figs.length)
     info.append(
       h("h3", {}, "Figures"),
@@ -263,7 +263,7 @@ function renderInfo(ent: Entity): void {
         figs.map((f) =>
           h("figure", { class: "figure", title: f.caption ?? "" },
             apiImg(api.figureImage(f.id), { alt: f.label ?? "figure", loading: "lazy" }),
-            h("figcaption", {}, `${f.label ?? "Figure"} · ${f.doc ?? ""}${f.page ? `, p. ${f.page}` : ""}`),
+            h("figcaption", {}, f.where ?? f.label ?? "Figure"),
           ),
         ),
       ),
@@ -302,7 +302,7 @@ function focusNeighbor(nb: Neighbor, i: number): void {
     for (const s of sentences)
       ev.append(
         h("button", { type: "button", class: "evidence-item", onclick: () => openCitation({ doc: s.doc, chunk_id: s.chunk_id, page: s.page, quote: s.sentence }) },
-          `“${s.sentence}” `, h("span", { class: "muted small" }, `${s.doc}${s.page ? `, p. ${s.page}` : ""}`),
+          `“${s.sentence}” `, h("span", { class: "muted small" }, s.where),
         ),
       );
   }
