@@ -118,7 +118,7 @@ std::vector<RankedList> extra_lists(Store& store, Question& question, const AskO
     // The graph's passages (for a question that names a specific entity with a home passage),
     // and its hop lists with AskOptions::graph_lists.
     GraphAgent graph(*opt.graph, opt.graph_retrieve, opt.graph_lists);
-    extra = retrieve_lists(graph, question, trace);
+    extra = run_agent(graph, question, trace);
     question.entities = graph.found().entities;
     res.entities = std::move(graph.found().entities);
     res.facts = std::move(graph.found().facts);
@@ -127,7 +127,7 @@ std::vector<RankedList> extra_lists(Store& store, Question& question, const AskO
   // figure's chunk at the head of the context.
   if (!question.figure_keys.empty()) {
     FigureAgent figures(store);
-    for (auto& l : retrieve_lists(figures, question, trace)) extra.push_back(std::move(l));
+    for (auto& l : run_agent(figures, question, trace)) extra.push_back(std::move(l));
   }
   return extra;
 }

@@ -47,13 +47,13 @@ TEST(GraphPassages, TheGraphRetrieverGivesItsPassagesAndItsHopListsOnlyWhenAsked
   const Question q = analyse_question("When did Lothair II's mother die?");
   Trace trace(false);
   GraphAgent passages_only(*a.ctx, {}, /*hop_lists=*/false);
-  const std::vector<RankedList> lists = retrieve_lists(passages_only, q, trace);
+  const std::vector<RankedList> lists = run_agent(passages_only, q, trace);
   ASSERT_EQ(lists.size(), 1u);
   EXPECT_TRUE(lists[0].retriever);
   EXPECT_EQ(lists[0].chunk_ids, graph_passages(passages_only.found()).chunk_ids);
   EXPECT_EQ(passages_only.found().anchors, std::vector<std::string>{"e0"});
   GraphAgent with_hops(*a.ctx, {}, /*hop_lists=*/true);
-  const std::vector<RankedList> more = retrieve_lists(with_hops, q, trace);
+  const std::vector<RankedList> more = run_agent(with_hops, q, trace);
   ASSERT_GT(more.size(), 1u);
   EXPECT_TRUE(more.back().retriever) << "the passages come after the hop lists";
   for (size_t i = 0; i + 1 < more.size(); ++i) EXPECT_FALSE(more[i].retriever) << more[i].name;
@@ -62,7 +62,7 @@ TEST(GraphPassages, TheGraphRetrieverGivesItsPassagesAndItsHopListsOnlyWhenAsked
   ASSERT_NE(step, nullptr);
   EXPECT_EQ(step->lists, more.size() - 1);
   // A question naming no entity with a home: no list at all.
-  EXPECT_TRUE(retrieve_lists(passages_only, analyse_question("what is a place of birth?"), trace).empty());
+  EXPECT_TRUE(run_agent(passages_only, analyse_question("what is a place of birth?"), trace).empty());
 }
 
 TEST(GraphPassages, AQuestionNamingASpecificEntityGetsItsHomeAndTheSecondHop) {

@@ -279,8 +279,9 @@ std::vector<RankedList> graph_lists(const GraphRetrieval& g) {
   if (!g.hops) return out;
   const GraphContext* ctx = g.hops;
   // The bridge hop starts from every chunk the retrievers ranked within their cut (the first
-  // hop), so it is filled in retrieval (RankedList::from_hits). Like every graph list, its head takes a context slot only when a
-  // sub-query also found it just below the cut (RetrieveOptions::graph_slots).
+  // hop), so it is filled in retrieval (RankedList::from_hits). Like every graph list, its head
+  // takes a context slot only when a sub-query also found it just below the cut
+  // (RetrieveOptions::graph_slots).
   if (g.two_parts) {
     RankedList hop{"graph: entities shared with the best passages, in other documents", {}, kFusionWeights.bridge};
     hop.from_hits = [ctx](const std::vector<std::string>& first) {

@@ -9,13 +9,17 @@
 
 namespace mmkg {
 
+namespace {
+bool names_plural_of_collection(const std::string& question);
+}  // namespace
+
 Question analyse_question(const std::string& asked, const std::string& standalone, const ExpandFn& expand) {
   Question q;
   q.asked = asked;
   q.standalone = standalone.empty() ? asked : standalone;
   q.searched = expand ? expand(q.standalone) : q.standalone;
   q.parts = question_parts(q.standalone);
-  if (q.parts.empty() && !q.standalone.empty()) q.parts.push_back({q.standalone, AnswerKind::Any});
+  if (q.parts.empty()) q.parts.push_back({q.standalone, AnswerKind::Any});
   q.definiendum = definition_target(q.standalone);
   const bool same = q.searched == q.standalone;
   for (const auto& p : same ? q.parts : question_parts(q.searched))
@@ -23,7 +27,7 @@ Question analyse_question(const std::string& asked, const std::string& standalon
   q.search_definiendum = same ? q.definiendum : definition_target(q.searched);
   q.figure_keys = figure_references(q.standalone);
   q.broad = is_broad_question(q.standalone);
-  q.across = asks_across_documents(q.standalone);
+  q.across = q.broad || names_plural_of_collection(q.standalone);  // asks_across_documents
   q.fact = asked_fact(q.standalone);
   return q;
 }
@@ -49,10 +53,11 @@ bool is_broad_question(const std::string& question) {
   return false;
 }
 
-bool asks_across_documents(const std::string& question) {
-  if (is_broad_question(question)) return true;
-  // "the packages in this collection", "papers of the corpus": a plural noun shortly before the
-  // word for the whole set of documents ("which paper in the collection" asks for one).
+namespace {
+
+// "the packages in this collection", "papers of the corpus": a plural noun shortly before the
+// word for the whole set of documents ("which paper in the collection" asks for one).
+bool names_plural_of_collection(const std::string& question) {
   static const std::set<std::string> kWhole = {"collection", "corpus"};
   const auto w = words(question);
   const auto& lex = graph::Lexicon::get();
@@ -64,6 +69,12 @@ bool asks_across_documents(const std::string& question) {
     }
   }
   return false;
+}
+
+}  // namespace
+
+bool asks_across_documents(const std::string& question) {
+  return is_broad_question(question) || names_plural_of_collection(question);
 }
 
 }  // namespace mmkg

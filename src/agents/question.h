@@ -20,7 +20,7 @@ struct Question {
   std::string standalone;  ///< a follow-up made standalone (the rewrite step); else `asked`
   std::string searched;    ///< `standalone` with the corpus's acronyms written in: what retrieval reads
   /// The parts `standalone` asks (text/question_shape.h question_parts), each with its kind; at
-  /// least one for a non-empty question.
+  /// least one (the whole question, of any kind, when no part reads as one).
   std::vector<QuestionPart> parts;
   /// The parts of `searched`, as the searcher decomposes them (Searcher::search); the same
   /// texts as `parts` unless an acronym was written in.

@@ -477,8 +477,7 @@ struct QuestionTerms {
 
 QuestionTerms question_terms(const Question& asked, TermStats& stats) {
   const std::string& question = asked.standalone;
-  std::vector<QuestionPart> parts = asked.parts;
-  if (parts.empty()) parts.push_back({question, AnswerKind::Any});
+  const std::vector<QuestionPart>& parts = asked.parts;  // never empty (analyse_question)
   QuestionTerms t{query_terms(question, stats), parts, part_terms_of(parts, stats), Definiendum(asked.definiendum), {}};
   for (size_t p = 0; p < t.parts.size(); ++p) t.part_defs.emplace_back(part_definition_target(t.parts, p));
   return t;

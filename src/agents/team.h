@@ -76,11 +76,6 @@ class FigureAgent : public Retriever {
   Store& store_;
 };
 
-/// The lists of `retriever` for `question`, run as a step of `trace`.
-inline std::vector<RankedList> retrieve_lists(Retriever& retriever, const Question& question, Trace& trace) {
-  return run_agent(retriever, question, trace);
-}
-
 /// RAG retriever: every sub-query searched in parallel, de-duplicated, fused, cut to the budget.
 class RagAgent : public Agent<RagInput, Retrieval> {
  public:

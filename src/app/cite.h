@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "agents/messages.h"
+#include "app/session.h"
 #include "index/search_hit.h"
+#include "store/store.h"
 
 namespace mmkg {
 
@@ -22,6 +24,10 @@ struct PassageLocation {
 
 PassageLocation location_of(const Citation& c);
 PassageLocation location_of(const SearchHit& h);
+PassageLocation location_of(const StoredChunk& c);
+PassageLocation location_of(const StoredFigure& f);
+PassageLocation location_of(const EntityNeighbor::Evidence& e);
+PassageLocation location_of(const EntityFigure& f);
 
 /// "report.pdf, page 10, Figure 2" for a figure's passage, "report.pdf, pages 3–4, chunk ID" for
 /// text ("notes.md, chunk ID" without pages; an uncaptioned figure: "figure ID").

@@ -172,7 +172,7 @@ json entity_json(const EntityReport& r, bool with_evidence) {
       json ev = json::array();
       for (const auto& x : n.evidence)
         ev.push_back({{"chunk_id", x.chunk_id}, {"doc", x.doc}, {"page", page_json(x.page)}, {"sentence", x.sentence},
-                      {"where", location_text({.doc = x.doc, .page = x.page, .chunk_id = x.chunk_id})}});
+                      {"where", location_text(location_of(x))}});
       j["evidence"] = ev;
     }
     neighbors.push_back(j);
@@ -182,8 +182,7 @@ json entity_json(const EntityReport& r, bool with_evidence) {
     figures.push_back({{"id", f.id}, {"doc", f.doc}, {"page", page_json(f.page)},
                        {"label", f.label.empty() ? json(nullptr) : json(f.label)}, {"kind", figure_kind_name(f.kind)},
                        {"caption", f.caption},
-                       {"where", location_text({.doc = f.doc, .page = f.page, .figure_id = f.id, .figure_label = f.label,
-                                                .figure_kind = f.kind})}});
+                       {"where", location_text(location_of(f))}});
   return {{"id", e.id},         {"name", e.name},   {"aliases", e.aliases},
           {"type", e.type},     {"description", e.description}, {"mentions", r.mentions},
           {"score", e.score},   {"neighbors", neighbors}, {"figures", figures}};

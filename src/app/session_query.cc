@@ -63,7 +63,7 @@ SearchReport Session::search(const SearchRequest& req) {
     if (GraphContext* g = graph_context()) {
       GraphAgent agent(*g, {}, /*hop_lists=*/false);
       Trace quiet(false);
-      if (auto lists = retrieve_lists(agent, q, quiet); !lists.empty()) passages = std::move(lists.front());
+      if (auto lists = run_agent(agent, q, quiet); !lists.empty()) passages = std::move(lists.front());
     }
   if (passages.chunk_ids.empty()) {
     rep.hits = s.search(q.searched, so, q.search_parts);

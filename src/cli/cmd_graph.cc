@@ -27,12 +27,10 @@ void print_entity(const EntityReport& r) {
                 n.outgoing ? n.name.c_str() : e.name.c_str(), n.weight);
     if (!n.description.empty()) std::printf("      %s\n", n.description.c_str());
     for (const auto& x : n.evidence)
-      std::printf("      \"%s\" (%s)\n", x.sentence.c_str(),
-                  location_text({.doc = x.doc, .page = x.page, .chunk_id = x.chunk_id}).c_str());
+      std::printf("      \"%s\" (%s)\n", x.sentence.c_str(), location_text(location_of(x)).c_str());
   }
   for (const auto& f : r.figures) {
-    const PassageLocation where{.doc = f.doc, .page = f.page, .figure_id = f.id, .figure_label = f.label, .figure_kind = f.kind};
-    std::printf("  in %s (figure %s)\n", location_text(where).c_str(), f.id.c_str());
+    std::printf("  in %s (figure %s)\n", location_text(location_of(f)).c_str(), f.id.c_str());
   }
 }
 

@@ -103,9 +103,17 @@ using HitsFn = std::function<std::vector<SearchHit>(const Question& question, in
 /// for the question (nullptr: the full model).
 using BeforeFn = std::function<const LinearModel*(const QaItem&)>;
 
+/// The items as retrieval reads them (acronyms written in), each question analysed once for
+/// every mode.
+struct Searched {
+  std::vector<QaItem> items;
+  std::vector<Question> questions;  ///< parallel to items
+};
+
 // Retrieval metrics of one search mode over the items with evidence.
-ModeScore score_mode(const HitsFn& search, const std::string& mode_name, const std::vector<QaItem>& items,
+ModeScore score_mode(const HitsFn& search, const std::string& mode_name, const Searched& searched,
                      EvalReport& rep, const BeforeFn& before) {
+  const std::vector<QaItem>& items = searched.items;
   const int kMax = 10;
   ModeScore m;
   auto add = [](RecallScore& s, double r2, double r5, double r10, double rr) {
@@ -119,7 +127,7 @@ ModeScore score_mode(const HitsFn& search, const std::string& mode_name, const s
     const QaItem& q = items[qi];
     if (q.evidence.empty()) continue;
     const LinearModel* fold = before ? before(q) : nullptr;
-    auto hits = search(analyse_question(q.question), kMax, fold);
+    auto hits = search(searched.questions[qi], kMax, fold);
     int found2 = 0, found5 = 0, found10 = 0, first = 0;
     for (const auto& ev : q.evidence) {
       for (size_t r = 0; r < hits.size(); ++r) {
@@ -300,7 +308,7 @@ QueryPlan plan_of(const Question& q) {
 
 // <base>+graph: the base mode's hits fused with the graph's lists, by ask's code.
 ModeScore score_graph_mode(Store& store, Searcher& searcher, SearchMode base, GraphContext& graph,
-                           const std::vector<QaItem>& items, const std::string& name, EvalReport& rep,
+                           const Searched& items, const std::string& name, EvalReport& rep,
                            const BeforeFn& before) {
   auto fn = [&](const Question& q, int k, const LinearModel* fold) {
     RetrieveOptions ro;
@@ -312,7 +320,7 @@ ModeScore score_graph_mode(Store& store, Searcher& searcher, SearchMode base, Gr
     ro.fold_model = fold;
     GraphAgent agent(graph, {}, /*hop_lists=*/true);
     Trace quiet(false);
-    const std::vector<RankedList> lists = retrieve_lists(agent, q, quiet);
+    const std::vector<RankedList> lists = run_agent(agent, q, quiet);
     return top_hits(rank_candidates(store, searcher, plan_of(q), ro, lists), k);
   };
   return score_mode(fn, name, items, rep, before);
@@ -321,12 +329,12 @@ ModeScore score_graph_mode(Store& store, Searcher& searcher, SearchMode base, Gr
 // "ppr": the graph's passages alone (PPR from the question's linked entities, every question);
 // "hybrid+ppr": `mmkg search`'s hybrid ranking, the graph's passages fused in as a retriever when
 // the question names a specific entity with a home passage (graph_passages), by search's code.
-ModeScore score_ppr_mode(Store& store, Searcher& searcher, GraphContext& graph, const std::vector<QaItem>& items,
+ModeScore score_ppr_mode(Store& store, Searcher& searcher, GraphContext& graph, const Searched& items,
                          const std::string& name, EvalReport& rep, const BeforeFn& before, bool fuse) {
   auto fn = [&](const Question& q, int k, const LinearModel* fold) {
     GraphAgent agent(graph, {}, /*hop_lists=*/false);
     Trace quiet(false);
-    std::vector<RankedList> lists = retrieve_lists(agent, q, quiet);
+    std::vector<RankedList> lists = run_agent(agent, q, quiet);
     RankedList list = lists.empty() ? RankedList{} : std::move(lists.front());
     if (!fuse) {
       list.chunk_ids.clear();
@@ -344,7 +352,7 @@ ModeScore score_ppr_mode(Store& store, Searcher& searcher, GraphContext& graph, 
 
 // <base>+rerank: the base mode's candidates for the question, reranked by ask's code.
 ModeScore score_rerank_mode(Store& store, Searcher& searcher, SearchMode base, const RetrieveOptions& retrieve,
-                            const std::vector<QaItem>& items, const std::string& name, EvalReport& rep,
+                            const Searched& items, const std::string& name, EvalReport& rep,
                             const BeforeFn& before) {
   double ms = 0;
   int calls = 0;
@@ -458,9 +466,10 @@ EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>&
   for (const auto& q : items) rep.items.push_back(ItemScore{.id = q.id, .type = q.type, .subtype = q.subtype});
 
   // The modes search for the question as retrieval reads it; answers are scored for it as asked.
-  std::vector<QaItem> searched = items;
+  Searched searched{items, {}};
   if (opt.expand)
-    for (auto& q : searched) q.question = opt.expand(q.question);
+    for (auto& q : searched.items) q.question = opt.expand(q.question);
+  for (const auto& q : searched.items) searched.questions.push_back(analyse_question(q.question));
   const std::string unavailable = searcher.dense_unavailable_reason();
   rep.fusion = fusion_name(searcher.fusion());
   // --cv: each question's fold model, for every mode and its answer.

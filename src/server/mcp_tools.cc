@@ -96,10 +96,8 @@ json ask(Session& s, const json& a) {
 json get_chunk(Session& s, const json& a) {
   const ChunkReport c = s.chunk_info(a["chunk_id"].get<std::string>());
   const Chunk& k = c.chunk.chunk;
-  const std::string head = location_text({.doc = c.chunk.doc_name, .page = k.page_start, .page_end = k.page_end,
-                                          .chunk_id = k.id, .figure_id = k.figure_id,
-                                          .figure_label = c.chunk.figure_label, .figure_kind = c.chunk.figure_kind}) +
-                           (k.heading_path.empty() ? "" : " (" + k.heading_path + ")");
+  const std::string head =
+      location_text(location_of(c.chunk)) + (k.heading_path.empty() ? "" : " (" + k.heading_path + ")");
   return ok(json::array({text(head + "\n\n" + k.text)}), chunk_json(c));
 }
 
@@ -109,9 +107,7 @@ json get_figure(Session& s, const json& a) {
   json content = json::array();
   if (!f.image_path.empty())
     content.push_back({{"type", "image"}, {"data", figure_png_base64(f)}, {"mimeType", "image/png"}});
-  const Figure& g = f.figure.figure;
-  std::string t = location_text({.doc = f.figure.doc_name, .page = g.page, .figure_id = g.id, .figure_label = g.label,
-                                 .figure_kind = g.table ? FigureKind::Table : FigureKind::Figure});
+  std::string t = location_text(location_of(f.figure));
   if (!j["caption"].get<std::string>().empty()) t += "\ncaption: " + j["caption"].get<std::string>();
   if (!j["text"].get<std::string>().empty()) t += "\ntext in it: " + j["text"].get<std::string>();
   if (j["description"].is_string()) t += "\ndescription: " + j["description"].get<std::string>();
@@ -129,7 +125,7 @@ json graph_entity(Session& s, const json& a) {
   for (const auto& n : r.neighbors) {
     t += "\n- " + n.relation + (n.outgoing ? " -> " : " <- ") + n.name;
     for (const auto& x : n.evidence)
-      t += "\n    \"" + x.sentence + "\" (" + location_text({.doc = x.doc, .page = x.page, .chunk_id = x.chunk_id}) + ")";
+      t += "\n    \"" + x.sentence + "\" (" + location_text(location_of(x)) + ")";
   }
   return ok(json::array({text(t)}), entity_json(r, true));
 }
