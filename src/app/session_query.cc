@@ -25,7 +25,6 @@ void fit_context_to(ChatModel* model, RetrieveOptions& r) {
   const ContextSize c = context_for_model(model->context_window());
   r.max_context_tokens = c.tokens;
   r.max_chunks = c.chunks;
-  r.k_per_query = std::max(r.k_per_query, static_cast<int>((c.chunks + 1) / 2));
 }
 
 // The --rerank spec with what its backends need; embed needs the searcher's embedder.
@@ -88,6 +87,7 @@ AskResult Session::ask(const AskRequest& req) {
   auto reranker = open_reranker(req.rerank, stats, s, model);
   AskOptions o = req.options;
   if (req.fit_context) fit_context_to(model, o.retrieve);
+  o.retrieve.k_per_query = sub_query_depth(o.retrieve);
   o.verbose = o.verbose || cfg_.verbose;
   o.graph = g;
   o.chat = model;
@@ -117,6 +117,7 @@ EvalReport Session::evaluate(const EvalRequest& req) {
   auto reranker = open_reranker(req.rerank, stats, s, model);
   eo.retrieve = req.ask.retrieve;
   if (req.fit_context && req.answers) fit_context_to(model, eo.retrieve);
+  eo.retrieve.k_per_query = sub_query_depth(eo.retrieve);
   eo.retrieve.reranker = reranker.get();
   eo.expand = [this](const std::string& q) { return expand_query(q); };
   eo.cv = req.cv;

@@ -30,11 +30,11 @@ FILE* take_stdout() {
 }
 
 /// Answers each line of stdin until it ends (the client closed it) or stdout does.
-int serve_stdio(Session& session, const std::string& store) {
+int serve_stdio(Session& session, const std::string& store, const nlohmann::json& ask_defaults) {
   FILE* out = take_stdout();
   ::signal(SIGPIPE, SIG_IGN);  // a client gone: a failed write ends the loop
   server::mcp::McpServer protocol([&session](server::mcp::Work, const std::function<void(Session&)>& fn) { fn(session); },
-                                  MMKG_VERSION);
+                                  MMKG_VERSION, ask_defaults);
   server::mcp::Connection conn;
   std::fprintf(stderr, "mmkg: mcp: serving %s over stdio\n", store.c_str());
   std::string line;
@@ -60,10 +60,15 @@ Command add_mcp(CLI::App& app, Common& c) {
                   "language model for ask: none (extractive), local (starts llama-cpp-python with SmolLM2), or "
                   "an OpenAI-compatible URL http(s)://HOST/v1#model=NAME (env MMKG_LLM_BASE_URL, GROQ_API_KEY, ...)")
       ->capture_default_str();
-  return {cmd, [&c]() {
+  auto defaults = std::make_shared<nlohmann::json>(nlohmann::json::object());
+  add_request_flags(cmd, door_options(ask_options(), kDoorServe), kDoorServe, defaults,
+                    "Ask defaults (the ask tool starts from them; its arguments override them)");
+  return {cmd, [&c, defaults]() {
+            AskRequest checked;  // a bad default fails now (exit 2), not at every ask
+            apply_options(*defaults, checked, kDoorServe);
             // Opened before the first message: a missing store fails now, with its message on stderr.
             std::unique_ptr<Session> s = open_session(c);
-            return serve_stdio(*s, c.store);
+            return serve_stdio(*s, c.store, *defaults);
           }};
 }
 

@@ -11,64 +11,13 @@ namespace mmkg::cli {
 
 namespace {
 
-// The query team's options, shared by ask and eval (eval uses them for --answers).
-struct TeamFlags {
-  AskOptions ask;
-  std::string rerank = RerankSpec().text();  // the default (retrieve/rerank.h)
-  std::string judge = "borderline";
-  CLI::Option* tokens = nullptr;  ///< --context-tokens, --context-chunks: given, the context is not fitted
-  CLI::Option* chunks = nullptr;  ///< to the language model (AskRequest::fit_context)
-  bool sized() const { return tokens->count() > 0 || chunks->count() > 0; }
-};
-
-void add_team_options(CLI::App* cmd, TeamFlags& f) {
-  RetrieveOptions& r = f.ask.retrieve;
-  f.tokens = cmd->add_option("--context-tokens", r.max_context_tokens,
-                  "token budget of the context the answer is written from (0: no limit but --context-chunks; with --llm "
-                  "and neither given, fitted to the model: up to 6000 tokens and 32 passages)")
-      ->capture_default_str();
-  f.chunks = cmd->add_option("--context-chunks", r.max_chunks,
-                  "most passages in the context (each sub-query then retrieves at least half as many)")
-      ->capture_default_str()->check(CLI::Range(1, 64));
-  cmd->add_option("--rerank", f.rerank,
-                  "reranker of the retrieved chunks: none, lexical, embed (sentence vectors), llm (needs --llm), "
-                  "or several joined by '+'")
-      ->capture_default_str();
-  cmd->add_option("--rerank-top", r.rerank_top_n, "candidates the reranker sees")->capture_default_str()
-      ->check(CLI::Range(2, 200));
-  cmd->add_option("--rerank-weight", r.rerank_weight,
-                  "share of the reranker's order in the blend with the fused order (1: its order alone)")
-      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--max-rounds", f.ask.max_rounds,
-                  "orchestrator rounds: follow-up rounds search for what the verifier found missing")
-      ->capture_default_str()->check(CLI::Range(1, 5));
-  cmd->add_option("--judge", f.judge,
-                  "LLM judge in the verifier (with a model): none, borderline (sentences the word-overlap "
-                  "check cannot settle) or all (may veto supported sentences)")
-      ->capture_default_str()->check(CLI::IsMember({"none", "borderline", "all"}));
-  cmd->add_option("--graph-lists", f.ask.graph_lists,
-                  "fuse the knowledge graph's chunk lists (PPR, relation evidence, bridge hops) into retrieval; off: "
-                  "the graph only links entities and gives facts")
-      ->capture_default_str();
-  cmd->add_option("--direct", f.ask.synth.direct,
-                  "open a factoid answer (a date, place, name, one of two options, yes/no) with the direct answer read "
-                  "off the passages, walking the question's relations; off: the cited sentences alone")
-      ->capture_default_str();
-  cmd->add_option("--parallel", r.parallel, "threads for the sub-query searches (0: one per core; 1: one after another)")
-      ->capture_default_str()->check(CLI::Range(0, 64));
-}
-
-// The parsed team flags as AskOptions (UsageError for a budget too small to hold a passage).
-AskOptions team_options(const TeamFlags& f) {
-  AskOptions o = f.ask;
-  const size_t t = o.retrieve.max_context_tokens;
-  if (t > 0 && t < 50)
-    throw UsageError("--context-tokens " + std::to_string(t) +
-                     " leaves no room for a passage; give at least 50 (1500 is the default), or 0 for no limit");
-  o.judge = parse_judge_scope(f.judge);
-  // A larger context needs deeper lists: each sub-query retrieves at least half of it.
-  o.retrieve.k_per_query = std::max(o.retrieve.k_per_query, static_cast<int>((o.retrieve.max_chunks + 1) / 2));
-  return o;
+// A request made from the command's flags: each option of the table (app/request_options.h) that
+// was given, applied to a default-made request.
+template <class Request>
+Request from_flags(const nlohmann::json& given, Door door) {
+  Request r;
+  apply_options(given, r, door);
+  return r;
 }
 
 void print_answer(const AskResult& r) { std::printf("%s\n", answer_with_sources(r.answer, r.citations).c_str()); }
@@ -106,18 +55,13 @@ void print_eval(const EvalReport& r, bool answers) {
 Command add_search(CLI::App& app, Common& c) {
   auto* cmd = app.add_subcommand("search", "rank chunks for a query");
   add_common(cmd, c);
-  struct Flags {
-    SearchRequest req;
-    std::string mode = "hybrid";
-  };
-  auto f = std::make_shared<Flags>();
-  cmd->add_option("query", f->req.query, "the query")->required();
-  cmd->add_option("-k", f->req.k, "number of results")->capture_default_str()->check(CLI::Range(1, 1000));
-  cmd->add_option("--mode", f->mode, "bm25, dense (embeddings) or hybrid (fusion of both)")->capture_default_str()
-      ->check(CLI::IsMember({"bm25", "dense", "hybrid"}));
-  return {cmd, [&c, f]() {
-            SearchRequest req = f->req;
-            req.mode = parse_search_mode(f->mode);
+  auto query = std::make_shared<std::string>();
+  auto given = std::make_shared<nlohmann::json>(nlohmann::json::object());
+  cmd->add_option("query", *query, "the query")->required();
+  add_request_flags(cmd, door_options(search_options(), kDoorCli), kDoorCli, given);
+  return {cmd, [&c, query, given]() {
+            SearchRequest req = from_flags<SearchRequest>(*given, kDoorCli);
+            req.query = *query;
             SearchReport r = open_session(c)->search(req);
             if (c.json) {
               std::printf("%s\n", search_json(r).dump().c_str());
@@ -136,30 +80,18 @@ Command add_search(CLI::App& app, Common& c) {
 Command add_ask(CLI::App& app, Common& c) {
   auto* cmd = app.add_subcommand("ask", "answer a question with citations");
   add_common(cmd, c);
-  struct Flags {
-    std::string question;
-    std::string mode = "hybrid";
-    TeamFlags team;
-  };
-  auto f = std::make_shared<Flags>();
-  cmd->add_option("question", f->question, "the question")->required();
-  cmd->add_option("-k", f->team.ask.retrieve.k_per_query, "chunks retrieved per sub-query")->capture_default_str()
-      ->check(CLI::Range(1, 100));
-  cmd->add_option("--mode", f->mode, "retrieval per sub-query: bm25, dense or hybrid")->capture_default_str()
-      ->check(CLI::IsMember({"bm25", "dense", "hybrid"}));
-  add_team_options(cmd, f->team);
+  auto question = std::make_shared<std::string>();
+  auto given = std::make_shared<nlohmann::json>(nlohmann::json::object());
+  cmd->add_option("question", *question, "the question")->required();
+  add_request_flags(cmd, door_options(ask_options(), kDoorCli), kDoorCli, given);
   cmd->add_option("--llm", c.llm,
                   "language model: none (extractive), local (starts llama-cpp-python with SmolLM2), or "
                   "an OpenAI-compatible URL http(s)://HOST/v1#model=NAME (env MMKG_LLM_BASE_URL, GROQ_API_KEY, ...)")
       ->capture_default_str();
-  return {cmd, [&c, f]() {
-            AskRequest req;
-            req.question = f->question;
-            req.options = team_options(f->team);
-            req.fit_context = !f->team.sized();
-            req.options.retrieve.mode = parse_search_mode(f->mode);
+  return {cmd, [&c, question, given]() {
+            AskRequest req = from_flags<AskRequest>(*given, kDoorCli);
+            req.question = *question;
             req.options.verbose = c.verbose;
-            req.rerank = RerankSpec::parse(f->team.rerank);
             AskResult r = open_session(c)->ask(req);
             if (c.json)
               std::printf("%s\n", ask_json(req.question, r).dump().c_str());
@@ -176,7 +108,7 @@ Command add_eval(CLI::App& app, Common& c) {
     std::string qa;
     bool answers = false;
     std::string mode = "all";
-    TeamFlags team;
+    std::shared_ptr<nlohmann::json> given = std::make_shared<nlohmann::json>(nlohmann::json::object());
     std::string features;
     bool cv = false;
   };
@@ -186,7 +118,7 @@ Command add_eval(CLI::App& app, Common& c) {
   cmd->add_option("--llm", c.llm, "language model for --answers: none, local or a URL (as for ask)");
   cmd->add_option("--mode", f->mode, "search mode to score: bm25, dense, hybrid or all")->capture_default_str()
       ->check(CLI::IsMember({"bm25", "dense", "hybrid", "all"}));
-  add_team_options(cmd, f->team);
+  add_request_flags(cmd, door_options(ask_options(), kDoorEval), kDoorEval, f->given);
   cmd->add_option("--features", f->features,
                   "write each question's hybrid candidates with their fitted-ranker features and evidence "
                   "labels to FILE (JSON lines; the input of scripts/train_ranker.py; needs --fusion fitted)");
@@ -200,9 +132,10 @@ Command add_eval(CLI::App& app, Common& c) {
             req.items = load_qa(f->qa);
             req.answers = f->answers;
             if (f->mode != "all") req.modes = {parse_search_mode(f->mode)};
-            req.ask = team_options(f->team);
-            req.fit_context = !f->team.sized();
-            req.rerank = RerankSpec::parse(f->team.rerank);
+            const AskRequest team = from_flags<AskRequest>(*f->given, kDoorEval);
+            req.ask = team.options;
+            req.fit_context = team.fit_context;
+            req.rerank = team.rerank;
             EvalReport r = open_session(c)->evaluate(req);
             if (c.json)
               std::printf("%s\n", eval_report_json(r).dump().c_str());

@@ -61,8 +61,14 @@ Command add_serve(CLI::App& app, Common& c) {
                   "language model: none (extractive), local (one llama-cpp-python server for all requests), "
                   "or an OpenAI-compatible URL http(s)://HOST/v1#model=NAME")
       ->capture_default_str();
-  return {cmd, [&c, o, auth]() {
+  auto defaults = std::make_shared<nlohmann::json>(nlohmann::json::object());
+  add_request_flags(cmd, door_options(ask_options(), kDoorServe), kDoorServe, defaults,
+                    "Ask defaults (every ask starts from them; a request's own options override them)");
+  return {cmd, [&c, o, auth, defaults]() {
             server::ServeOptions opt = *o;
+            opt.ask_defaults = *defaults;
+            AskRequest checked;  // a bad default fails now (exit 2), not at every ask
+            apply_options(*defaults, checked, kDoorServe);
             // Keys keep workspaces apart only if reads need one too.
             if ((!opt.workspaces.empty() || !opt.workspaces_dir.empty()) && auth->count() == 0) opt.auth = "all";
             if (opt.ui_dir.empty()) opt.ui_dir = default_ui_dir();

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app/config.h"
+#include "app/request_options.h"
 #include "app/session.h"
 
 namespace mmkg::cli {
@@ -35,6 +36,13 @@ struct Common {
 
 /// Declares the shared options on `a` (every command lists them in its --help).
 void add_common(CLI::App* a, Common& c);
+
+/// Declares a flag on `a` for each option of `specs` (app/request_options.h), with its help, range
+/// and default; a flag given is written to `given` by option name, its text parsed and checked by
+/// the table (a bad value is a usage error naming the flag and what it takes).
+/// `group`: the heading they are listed under in --help (empty: CLI11's "OPTIONS").
+void add_request_flags(CLI::App* a, const std::vector<OptionSpec>& specs, Door door,
+                       const std::shared_ptr<nlohmann::json>& given, const std::string& group = "");
 
 using Run = std::function<int()>;
 struct Command {

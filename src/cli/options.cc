@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "core/error.h"
 
 namespace mmkg::cli {
 
@@ -31,6 +32,52 @@ Config Common::config() const {
   cfg.llm = llm;
   cfg.verbose = verbose;
   return cfg;
+}
+
+namespace {
+
+// The flag's help: the option's, with what it takes ("1..5", "bm25|dense|hybrid").
+std::string type_name(const OptionSpec& o) {
+  auto num = [&](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v);
+    return std::string(b);
+  };
+  switch (o.type) {
+    case OptionType::Integer: return "INT " + num(o.min) + ".." + num(o.max);
+    case OptionType::Number: return "NUM " + num(o.min) + ".." + num(o.max);
+    case OptionType::Boolean: return "BOOL";
+    case OptionType::Choice: {
+      std::string s;
+      for (const auto& c : o.choices) s += (s.empty() ? "" : "|") + c;
+      return s;
+    }
+    case OptionType::Text: return "TEXT";
+  }
+  return "";
+}
+
+std::string default_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+}  // namespace
+
+void add_request_flags(CLI::App* a, const std::vector<OptionSpec>& specs, Door door,
+                       const std::shared_ptr<nlohmann::json>& given, const std::string& group) {
+  for (const OptionSpec& o : specs) {
+    CLI::Option* f = a->add_option_function<std::string>(
+         o.flag(),
+         [o, door, given](const std::string& t) {
+           try {
+             (*given)[o.name] = o.parse_text(t, door);
+           } catch (const UsageError& e) {
+             throw CLI::ValidationError(e.what());
+           }
+         },
+         o.help)
+        ->type_name(type_name(o))
+        ->default_str(default_text(o.fallback));
+    if (!group.empty()) f->group(group);
+  }
 }
 
 void add_common(CLI::App* a, Common& c) {

@@ -2,6 +2,7 @@
 // (with the graph's ranked lists), rerank (rerank.h), cut to a token budget (context_budget.h).
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -75,6 +76,12 @@ struct RetrieveOptions {
   /// fold of the question); nullptr: the ranker file's full model. Not owned.
   const LinearModel* fold_model = nullptr;
 };
+
+/// The hits each sub-query retrieves for a context of opt.max_chunks passages: k_per_query, and at
+/// least half the context, so that a larger context draws on deeper lists.
+inline int sub_query_depth(const RetrieveOptions& opt) {
+  return std::max(opt.k_per_query, static_cast<int>((opt.max_chunks + 1) / 2));
+}
 
 /// A chunk chosen for the context.
 struct Candidate {

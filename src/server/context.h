@@ -72,6 +72,13 @@ class McpEndpoint {
 /// POST, DELETE and GET (405) /mcp, each workspace's own endpoint.
 void add_mcp_routes(Http& http, Workspaces& ws);
 
+/// The search of GET /api/search (?q=TEXT and the options as parameters) or of a POST body
+/// ({"query": TEXT, options...}): HttpError or UsageError (400) for a bad one.
+SearchRequest search_request(const httplib::Request& req);
+/// The ask of a POST /api/ask body ({"question", "history", "stream"} and the options of
+/// app/request_options.h), the server's `defaults` (ServeOptions::ask_defaults) under its options.
+AskRequest ask_request(const nlohmann::json& body, const nlohmann::json& defaults);
+
 /// Answers through the session, counting the ask and its model calls in the metrics.
 AskResult run_ask(Context& c, Session& s, const AskRequest& r);
 

@@ -43,7 +43,8 @@ json figure_contents(Session& s, const std::string& uri, const std::string& id) 
 
 }  // namespace
 
-McpServer::McpServer(SessionRunner run, std::string version) : run_(std::move(run)), version_(std::move(version)) {}
+McpServer::McpServer(SessionRunner run, std::string version, json ask_defaults)
+    : run_(std::move(run)), version_(std::move(version)), ask_defaults_(std::move(ask_defaults)) {}
 
 json McpServer::error(const json& id, int code, const std::string& message) {
   return {{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
@@ -136,7 +137,7 @@ json McpServer::call_tool(const json& params, const Connection& conn) const {
   if (!args.is_object()) throw RpcError(kInvalidParams, "params.arguments must be an object");
   // SEP-1303 (2025-11-25): arguments the schema refuses are the tool's error, which the model sees.
   const bool tool_errors = conn.version.empty() || conn.version >= "2025-11-25";
-  return mcp::call_tool(run_, params["name"].get<std::string>(), args, tool_errors);
+  return mcp::call_tool(run_, params["name"].get<std::string>(), args, tool_errors, ask_defaults_);
 }
 
 json McpServer::list_resources(const json& params) const {

@@ -51,8 +51,9 @@ inline constexpr const char* kFigureUri = "mmkg://figures/";
 
 class McpServer {
  public:
-  /// `version`: mmkg's, for serverInfo.
-  McpServer(SessionRunner run, std::string version);
+  /// `version`: mmkg's, for serverInfo. `ask_defaults`: the ask options (app/request_options.h,
+  /// the serve door) the ask tool starts from (ServeOptions::ask_defaults).
+  McpServer(SessionRunner run, std::string version, nlohmann::json ask_defaults = nlohmann::json::object());
 
   /// The response to one parsed message: a request's result or error; null for a notification
   /// or a response (nothing to send). A batch (array) is answered with an array (null when all
@@ -78,6 +79,7 @@ class McpServer {
 
   SessionRunner run_;
   std::string version_;
+  nlohmann::json ask_defaults_;
   size_t page_size_ = 100;
 };
 
@@ -96,8 +98,9 @@ nlohmann::json tool_list();
 /// The CallToolResult of tool `name` on `args` (content, structuredContent, isError). RpcError
 /// kInvalidParams for an unknown tool; arguments that break the tool's inputSchema give an
 /// isError result from protocol 2025-11-25 on (SEP-1303), kInvalidParams before it.
+/// `ask_defaults`: the ask options (serve door) the ask tool starts from, its arguments over them.
 nlohmann::json call_tool(const SessionRunner& run, const std::string& name, const nlohmann::json& args,
-                         bool invalid_args_are_tool_errors);
+                         bool invalid_args_are_tool_errors, const nlohmann::json& ask_defaults);
 /// The PNG of a figure with an image, base64 (IOError when the store lost it).
 std::string figure_png_base64(const FigureReport& f);
 /// Why `args` break `schema` (the subset of JSON Schema the tools use: type, required, enum,

@@ -8,6 +8,7 @@
 
 #include "app/cite.h"
 #include "app/json.h"
+#include "app/request_options.h"
 #include "core/base64.h"
 #include "core/error.h"
 #include "server/context.h"
@@ -25,6 +26,14 @@ json str_arg(const std::string& description) { return {{"type", "string"}, {"min
 
 json int_arg(const std::string& description, int lo, int hi, int fallback) {
   return {{"type", "integer"}, {"minimum", lo}, {"maximum", hi}, {"default", fallback}, {"description", description}};
+}
+
+/// The JSON Schemas of the options the MCP tools take, by name (app/request_options.h).
+template <class Table>
+json option_schemas(const Table& table) {
+  json out = json::object();
+  for (const OptionSpec& o : door_options(table, kDoorMcp)) out[o.name] = o.schema();
+  return out;
 }
 
 json object_schema(json properties, json required) {
@@ -71,11 +80,16 @@ json tool_error(const std::string& message) { return {{"content", json::array({t
 
 // ---- the tools
 
-json search(Session& s, const json& a) {
+// The tool's arguments but `fields` (the request's own: the query, the question): its options.
+json options_of(json args, std::initializer_list<const char*> fields) {
+  for (const char* f : fields) args.erase(f);
+  return args;
+}
+
+json search(Session& s, const json& a, const json&) {
   SearchRequest r;
   r.query = a["query"].get<std::string>();
-  r.k = a.value("k", 10);
-  r.mode = parse_search_mode(a.value("mode", "hybrid"));
+  apply_options(options_of(a, {"query"}), r, kDoorMcp);
   const SearchReport rep = s.search(r);
   std::string t = rep.hits.empty() ? "No passage matches \"" + r.query + "\"." : "";
   for (size_t i = 0; i < rep.hits.size(); ++i)
@@ -83,17 +97,18 @@ json search(Session& s, const json& a) {
   return ok(json::array({text(t)}), search_json(rep));
 }
 
-json ask(Session& s, const json& a) {
+json ask(Session& s, const json& a, const json& ask_defaults) {
   AskRequest r;
   r.question = a["question"].get<std::string>();
-  if (a.contains("max_rounds")) r.options.max_rounds = a["max_rounds"].get<int>();
+  apply_options(ask_defaults, r, kDoorServe);
+  apply_options(options_of(a, {"question"}), r, kDoorMcp);
   const AskResult res = s.ask(r);
   json j = ask_json(r.question, res);
   j.erase("trace");  // the agents' steps: for debugging, not for a model
   return ok(json::array({text(answer_with_sources(res.answer, res.citations))}), j);
 }
 
-json get_chunk(Session& s, const json& a) {
+json get_chunk(Session& s, const json& a, const json&) {
   const ChunkReport c = s.chunk_info(a["chunk_id"].get<std::string>());
   const Chunk& k = c.chunk.chunk;
   const std::string head =
@@ -101,7 +116,7 @@ json get_chunk(Session& s, const json& a) {
   return ok(json::array({text(head + "\n\n" + k.text)}), chunk_json(c));
 }
 
-json get_figure(Session& s, const json& a) {
+json get_figure(Session& s, const json& a, const json&) {
   FigureReport f = s.figure(a["figure_id"].get<std::string>());
   json j = figure_json(f.figure);
   json content = json::array();
@@ -116,7 +131,7 @@ json get_figure(Session& s, const json& a) {
   return ok(content, j);
 }
 
-json graph_entity(Session& s, const json& a) {
+json graph_entity(Session& s, const json& a, const json&) {
   const EntityReport r = s.graph_entity(a["name"].get<std::string>(), true, a.value("limit", 20));
   const graph::Entity& e = r.entity;
   std::string t = e.name + " (" + e.type + ")";
@@ -135,7 +150,7 @@ std::string lowered(std::string s) {
   return s;
 }
 
-json list_documents(Session& s, const json& a) {
+json list_documents(Session& s, const json& a, const json&) {
   const json all = stats_json(s.store_stats(true))["docs"];
   const std::string part = lowered(a.value("name_contains", ""));
   const size_t offset = a.value("offset", 0), limit = a.value("limit", 100);
@@ -164,7 +179,8 @@ json list_documents(Session& s, const json& a) {
 struct Tool {
   json definition;
   Work work;
-  json (*run)(Session&, const json&);
+  /// The tool on its arguments, with the server's ask defaults (ServeOptions::ask_defaults).
+  json (*run)(Session&, const json& args, const json& ask_defaults);
 };
 
 const json kReadOnly = {{"readOnlyHint", true}, {"destructiveHint", false}, {"idempotentHint", true}, {"openWorldHint", false}};
@@ -183,20 +199,13 @@ std::vector<Tool> make_tools() {
   return {
       {define("search", "Search passages",
               "Passages of the documents that match a query, best first, with their document, page and chunk id.",
-              object_schema({{"query", str_arg("what to look for")},
-                             {"k", int_arg("how many passages", 1, 100, 10)},
-                             {"mode", {{"type", "string"}, {"enum", {"hybrid", "bm25", "dense"}}, {"default", "hybrid"},
-                                       {"description", "bm25 (words), dense (meaning) or hybrid (both)"}}}},
-                            {"query"}),
+              object_schema(with({{"query", str_arg("what to look for")}}, option_schemas(search_options())), {"query"}),
               output({{"query", kString}, {"mode", kString}, {"results", list_of(hit)}})),
        Work::Query, search},
       {define("ask", "Ask the documents",
               "A cited answer to a question from the documents: the answer text with numbered sources; the citations "
               "(document, page, chunk id, quote) as structured content. found is false when the documents do not answer.",
-              object_schema({{"question", str_arg("the question")},
-                             {"max_rounds", {{"type", "integer"}, {"minimum", 1}, {"maximum", 5},
-                                             {"description", "retrieval rounds at most (default: the server's)"}}}},
-                            {"question"}),
+              object_schema(with({{"question", str_arg("the question")}}, option_schemas(ask_options())), {"question"}),
               output({{"question", kString}, {"answer", kString}, {"found", {{"type", "boolean"}}},
                       {"citations", list_of(citation)}})),
        Work::Ask, ask},
@@ -298,7 +307,8 @@ json tool_list() {
   return out;
 }
 
-json call_tool(const SessionRunner& run, const std::string& name, const json& args, bool invalid_args_are_tool_errors) {
+json call_tool(const SessionRunner& run, const std::string& name, const json& args, bool invalid_args_are_tool_errors,
+               const json& ask_defaults) {
   auto it = std::find_if(tools().begin(), tools().end(), [&](const Tool& t) { return t.definition["name"] == name; });
   if (it == tools().end())
     throw RpcError(kInvalidParams, "unknown tool " + name + "; tools/list names the tools", {{"tool", name}});
@@ -310,7 +320,7 @@ json call_tool(const SessionRunner& run, const std::string& name, const json& ar
   }
   try {
     json out;
-    run(it->work, [&](Session& s) { out = it->run(s, args); });
+    run(it->work, [&](Session& s) { out = it->run(s, args, ask_defaults); });
     return out;
   } catch (const Error& e) {
     return tool_error(e.what());  // no such chunk, an ambiguous id, no graph, a busy server, ...

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "app/json.h"
+#include "app/request_options.h"
 #include "core/error.h"
 #include "server/context.h"
 #include "server/uploads.h"
@@ -17,6 +18,22 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
+
+std::vector<ChatTurn> chat_history(const json& h) {
+  auto bad = [] {
+    return HttpError(400, "bad_request", "\"history\" must be an array of {\"role\": \"user\" or \"assistant\", \"content\": TEXT}");
+  };
+  if (!h.is_array() || h.size() > 200) throw bad();
+  std::vector<ChatTurn> out;
+  for (const auto& m : h) {
+    if (!m.is_object() || !m.contains("role") || !m["role"].is_string() || !m.contains("content") || !m["content"].is_string())
+      throw bad();
+    const std::string role = m["role"].get<std::string>();
+    if (role != "user" && role != "assistant") throw bad();
+    out.push_back({role, m["content"].get<std::string>()});
+  }
+  return out;
+}
 
 void health(Context& c, const httplib::Request&, httplib::Response& res) {
   const StoreStats st = store_counts(c);
@@ -147,58 +164,15 @@ void job_events(Context& c, const httplib::Request& req, httplib::Response& res)
   });
 }
 
-SearchRequest search_request(const httplib::Request& req) {
-  SearchRequest r;
-  if (req.method == "POST") {
-    json b = body_json(req);
-    r.query = b.value("query", "");
-    r.k = b.value("k", 10);
-    r.mode = parse_search_mode(b.value("mode", "hybrid"));
-  } else {
-    r.query = param(req, "q");
-    r.k = int_param(req, "k", 10, 1, 100);
-    r.mode = parse_search_mode(param(req, "mode", "hybrid"));
-  }
-  if (r.query.empty()) throw HttpError(400, "bad_request", "the query is empty: give ?q=TEXT or {\"query\": TEXT}");
-  if (r.k < 1 || r.k > 100) throw HttpError(400, "bad_request", "k must be from 1 to 100");
-  return r;
-}
-
 void search(Context& c, const httplib::Request& req, httplib::Response& res) {
   SearchRequest r = search_request(req);
   auto s = c.pool.acquire();
   send_json(res, search_json(s->search(r)));
 }
 
-AskRequest ask_request(const json& b) {
-  AskRequest r;
-  r.question = b.value("question", "");
-  if (r.question.empty()) throw HttpError(400, "bad_request", "the question is empty: give {\"question\": TEXT}");
-  if (b.contains("max_rounds")) {
-    const int n = b["max_rounds"].is_number_integer() ? b["max_rounds"].get<int>() : 0;
-    if (n < 1 || n > 5) throw HttpError(400, "bad_request", "max_rounds must be from 1 to 5");
-    r.options.max_rounds = n;
-  }
-  // The conversation before the question: [{"role": "user"|"assistant", "content": TEXT}, ...],
-  // oldest first; a follow-up is made standalone from it (the "rewrite" step of the trace).
-  if (b.contains("history")) {
-    const json& h = b["history"];
-    auto bad = [] { return HttpError(400, "bad_request", "\"history\" must be an array of {\"role\": \"user\" or \"assistant\", \"content\": TEXT}"); };
-    if (!h.is_array() || h.size() > 200) throw bad();
-    for (const auto& m : h) {
-      if (!m.is_object() || !m.contains("role") || !m["role"].is_string() || !m.contains("content") || !m["content"].is_string())
-        throw bad();
-      const std::string role = m["role"].get<std::string>();
-      if (role != "user" && role != "assistant") throw bad();
-      r.options.history.push_back({role, m["content"].get<std::string>()});
-    }
-  }
-  return r;
-}
-
 void ask(Context& c, const httplib::Request& req, httplib::Response& res) {
   json b = body_json(req);
-  AskRequest r = ask_request(b);
+  AskRequest r = ask_request(b, c.opt.ask_defaults);
   const bool stream = b.value("stream", false) || wants_sse(req);
   auto s = c.pool.acquire();  // 429 here, before any byte is sent
   if (!stream) {
@@ -267,6 +241,40 @@ void figure(Context& c, const httplib::Request& req, httplib::Response& res, boo
 StoreStats store_counts(Context& c) {
   std::lock_guard<std::mutex> lk(c.meta_mu);
   return c.meta.store_stats(false).store;
+}
+
+SearchRequest search_request(const httplib::Request& req) {
+  SearchRequest r;
+  json given = json::object();
+  if (req.method == "POST") {
+    json b = body_json(req);
+    if (!b.is_object()) throw HttpError(400, "bad_request", "the body must be a JSON object: {\"query\": TEXT, ...}");
+    r.query = b.value("query", "");
+    b.erase("query");
+    given = std::move(b);
+  } else {
+    r.query = param(req, "q");
+    for (const OptionSpec& o : door_options(search_options(), kDoorHttp))
+      if (req.has_param(o.name)) given[o.name] = o.parse_text(req.get_param_value(o.name), kDoorHttp);
+  }
+  if (r.query.empty()) throw HttpError(400, "bad_request", "the query is empty: give ?q=TEXT or {\"query\": TEXT}");
+  apply_options(given, r, kDoorHttp);
+  return r;
+}
+
+AskRequest ask_request(const json& b, const json& defaults) {
+  if (!b.is_object()) throw HttpError(400, "bad_request", "the body must be a JSON object: {\"question\": TEXT, ...}");
+  AskRequest r;
+  r.question = b.value("question", "");
+  if (r.question.empty()) throw HttpError(400, "bad_request", "the question is empty: give {\"question\": TEXT}");
+  // The conversation before the question: [{"role": "user"|"assistant", "content": TEXT}, ...],
+  // oldest first; a follow-up is made standalone from it (the "rewrite" step of the trace).
+  if (b.contains("history")) r.options.history = chat_history(b["history"]);
+  json given = b;
+  for (const char* field : {"question", "history", "stream"}) given.erase(field);
+  apply_options(defaults, r, kDoorServe);
+  apply_options(given, r, kDoorHttp);
+  return r;
 }
 
 AskResult run_ask(Context& c, Session& s, const AskRequest& r) {

@@ -7,6 +7,7 @@
 
 #include "app/cite.h"
 #include "app/json.h"
+#include "app/request_options.h"
 #include "core/clock.h"
 #include "server/context.h"
 #include "server/workspaces.h"
@@ -67,6 +68,7 @@ struct ChatAnswer {
 
 ChatAnswer answer(Context& c, std::shared_ptr<Session>& s, const ChatInput& in) {
   AskRequest r;
+  apply_options(c.opt.ask_defaults, r, kDoorServe);
   r.question = in.question;
   r.options.history = in.history;
   const AskResult res = run_ask(c, *s, r);

@@ -28,7 +28,8 @@ bool is_initialize(const json& msg) { return msg.is_object() && msg.value("metho
 }  // namespace
 
 McpEndpoint::McpEndpoint(Context& c)
-    : protocol_([&c](mcp::Work work, const std::function<void(Session&)>& fn) { run(c, work, fn); }, c.version) {}
+    : protocol_([&c](mcp::Work work, const std::function<void(Session&)>& fn) { run(c, work, fn); }, c.version,
+                c.opt.ask_defaults) {}
 
 void McpEndpoint::run(Context& c, mcp::Work work, const std::function<void(Session&)>& fn) {
   if (work == mcp::Work::Light) {

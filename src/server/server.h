@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct ServeOptions {
   int max_upload_mb = 100;       ///< request body limit
   std::string ui_dir;            ///< the built web UI; empty: none served
   bool log_requests = true;      ///< one line per request on stderr
+  /// Ask options (app/request_options.h, the serve door) every ask starts from: /api/ask, the
+  /// chat endpoints and the MCP ask tool; a request's own options override them.
+  nlohmann::json ask_defaults = nlohmann::json::object();
   /// Called once the port is bound: the URL ("http://HOST:PORT").
   std::function<void(const std::string& url)> on_ready;
 };
