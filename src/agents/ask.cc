@@ -1,6 +1,7 @@
 #include "agents/ask.h"
 
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -9,6 +10,7 @@
 #include "embed/embedder.h"
 #include "index/lexical.h"
 #include "index/searcher.h"
+#include "llm/cancellable_chat.h"
 #include "store/store.h"
 #include "text/lexicon.h"
 #include "text/words.h"
@@ -199,12 +201,15 @@ void fill_result(Round& kept, int rounds, int answer_round, Trace& trace, AskRes
 
 }  // namespace
 
+namespace {
+
 // The orchestrator: plan → graph → retrieve → synthesize → verify, then, while the verifier
 // finds gaps and rounds remain, a follow-up plan for the gaps, retrieval and a new answer, kept
 // only when it is better (found where the last was not, or fewer gaps).
-AskResult ask(Store& store, Searcher& searcher, const std::string& asked, const AskOptions& opt) {
+AskResult answer(Store& store, Searcher& searcher, const std::string& asked, const AskOptions& opt) {
   Trace trace(opt.verbose);
   trace.on_step = opt.on_step;
+  trace.cancel = opt.cancel;
   AskResult res;
   res.question = asked;
   if (!opt.history.empty()) {
@@ -245,6 +250,18 @@ AskResult ask(Store& store, Searcher& searcher, const std::string& asked, const 
   });
   fill_result(kept, rounds, answer_round, trace, res);
   return res;
+}
+
+}  // namespace
+
+// With a stop flag, every model call and every sub-query search watches it too.
+AskResult ask(Store& store, Searcher& searcher, const std::string& asked, const AskOptions& opt) {
+  if (!opt.cancel) return answer(store, searcher, asked, opt);
+  AskOptions o = opt;
+  std::optional<CancellableChat> chat;
+  if (opt.chat) o.chat = &chat.emplace(*opt.chat, *opt.cancel);
+  o.retrieve.cancel = opt.cancel;
+  return answer(store, searcher, asked, o);
 }
 
 }  // namespace mmkg

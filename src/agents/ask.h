@@ -1,6 +1,7 @@
 // The Query agent: plan → retrieve per sub-query → de-duplicate → synthesize, every step traced.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <string>
 #include <vector>
@@ -48,6 +49,10 @@ struct AskOptions {
   std::function<std::string(const std::string&)> expand;
   /// Called with every finished step, as it finishes (the server streams them); may be empty.
   std::function<void(const StepRecord&)> on_step;
+  /// Set (from any thread) to stop the ask: no step starts after it, the sub-query searches not
+  /// yet begun are skipped, the model call under way is abandoned and no other is made; ask()
+  /// then throws Cancelled. nullptr: never stopped. Not owned.
+  const std::atomic<bool>* cancel = nullptr;
   /// The conversation before the question (oldest first). Not empty: a follow-up question is
   /// rewritten into a standalone one first (agents/followup.h, the "rewrite" step), by `chat`
   /// when there is one and its rewrite passes the checks, else by rules.

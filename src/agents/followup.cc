@@ -267,6 +267,8 @@ std::string model_rewrite(ChatModel& model, const std::string& question, const s
     // The model answered, but not with usable JSON (a small model may not): the rules go on.
     fallback = std::string("the model's answer was not usable: ") + e.what();
     return "";
+  } catch (const Cancelled&) {
+    throw;  // the caller stopped the ask: not a model failure
   } catch (const std::exception& e) {
     fallback = std::string("model call failed: ") + e.what();
     return "";

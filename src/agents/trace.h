@@ -3,6 +3,7 @@
 // the JSON back: eval and the CLI use the typed results (AskResult).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "agents/messages.h"
+#include "core/error.h"
 #include "graph/resolve/resolve.h"
 #include "retrieve/named_figures.h"
 #include "retrieve/retrieval.h"
@@ -118,11 +120,20 @@ class Trace {
 
   /// Called with every finished step (the server streams them); may be empty.
   std::function<void(const StepRecord&)> on_step;
+  /// Set (from any thread) to stop the run: the next step throws Cancelled instead of starting.
+  /// nullptr: never stopped.
+  const std::atomic<bool>* cancel = nullptr;
+
+  /// Cancelled when `cancel` is set, naming the step that would have run.
+  void check_cancel(const std::string& before) const {
+    if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled("stopped by the caller before " + before);
+  }
 
   /// Runs `fn(detail)` as step `name`; the step fills `detail` with its typed report. The
   /// step's wall time is recorded, and an exception is recorded before it is passed on.
   template <typename Fn>
   auto step(const std::string& name, Fn&& fn) {
+    check_cancel("the " + name + " step");
     StepRecord rec;
     rec.step = name;
     rec.round = round_;

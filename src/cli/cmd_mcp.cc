@@ -6,9 +6,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
 #include <iostream>
+#include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "cli/commands.h"
 #include "core/error.h"
@@ -29,22 +34,68 @@ FILE* take_stdout() {
   return out;
 }
 
-/// Answers each line of stdin until it ends (the client closed it) or stdout does.
+/// True for a notifications/cancelled message, which must reach the server while a request runs.
+bool is_cancellation(const std::string& line) {
+  if (line.find("notifications/cancelled") == std::string::npos) return false;
+  const nlohmann::json m = nlohmann::json::parse(line, nullptr, false);
+  return m.is_object() && m.value("method", "") == "notifications/cancelled";
+}
+
+/// Answers each line of stdin, in order, until it ends (the client closed it) or stdout does. A
+/// reader thread takes the lines in, so that a cancellation reaches the request it names while
+/// that request runs; stdin's end stops what is under way.
 int serve_stdio(Session& session, const std::string& store, const nlohmann::json& ask_defaults) {
   FILE* out = take_stdout();
   ::signal(SIGPIPE, SIG_IGN);  // a client gone: a failed write ends the loop
   server::mcp::McpServer protocol([&session](server::mcp::Work, const std::function<void(Session&)>& fn) { fn(session); },
                                   MMKG_VERSION, ask_defaults);
-  server::mcp::Connection conn;
   std::fprintf(stderr, "mmkg: mcp: serving %s over stdio\n", store.c_str());
-  std::string line;
-  while (std::getline(std::cin, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+  std::mutex mu;
+  std::condition_variable more;
+  std::deque<std::string> lines;
+  bool ended = false;
+  std::thread reader([&] {
+    server::mcp::Connection side;  // the same (only) connection: its key is empty too
+    std::string line;
+    while (std::getline(std::cin, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.find_first_not_of(" \t") == std::string::npos) continue;
+      if (is_cancellation(line)) {
+        protocol.handle_text(line, side);
+        continue;
+      }
+      std::lock_guard<std::mutex> lk(mu);
+      lines.push_back(std::move(line));
+      more.notify_one();
+    }
+    protocol.cancel_all();
+    std::lock_guard<std::mutex> lk(mu);
+    ended = true;
+    more.notify_one();
+  });
+  server::mcp::Connection conn;
+  bool written = true;
+  for (;;) {
+    std::string line;
+    {
+      std::unique_lock<std::mutex> lk(mu);
+      more.wait(lk, [&] { return ended || !lines.empty(); });
+      if (lines.empty()) break;
+      line = std::move(lines.front());
+      lines.pop_front();
+    }
     const std::string reply = protocol.handle_text(line, conn);
     if (reply.empty()) continue;
-    if (std::fprintf(out, "%s\n", reply.c_str()) < 0 || std::fflush(out) != 0) break;
+    if (std::fprintf(out, "%s\n", reply.c_str()) < 0 || std::fflush(out) != 0) {
+      written = false;
+      break;
+    }
   }
+  // With stdout gone the client is too, but stdin may stay open: the reader is left to the exit.
+  if (written)
+    reader.join();
+  else
+    reader.detach();
   std::fclose(out);
   return 0;
 }

@@ -44,6 +44,14 @@ class UsageError : public Error {
   using Error::Error;
 };
 
+/// The work was stopped by its caller (a client that left, an MCP cancellation) before it
+/// finished: nothing was answered and nothing is wrong. Not an Error, so that no step takes it
+/// for a failure to fall back from: it goes up to whoever set the stop flag.
+class Cancelled : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// The thing named (a figure, an entity) does not exist: exit code 1 for the CLI, 404 for the
 /// server.
 class NotFoundError : public Error {

@@ -507,6 +507,11 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
   SearchOptions opt = batch_opt;  // a batch's pools are not captured (SearchOptions::capture)
   opt.capture = nullptr;
   const size_t n = queries.size();
+  auto stopped = [&] { return opt.cancel && opt.cancel->load(std::memory_order_relaxed); };
+  auto check_stop = [&] {
+    if (stopped()) throw Cancelled("stopped by the caller during the sub-query searches");
+  };
+  check_stop();
   std::vector<std::vector<SearchHit>> out(n);
   auto match_of = [](const SearchQuery& q) { return q.match.empty() ? fts_query(q.text) : q.match; };
   auto lex = [&](Store& s, const SearchQuery& q, int k, bool defer = false) {
@@ -519,10 +524,12 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
     if (queries[i].parts.size() >= 2 && queries[i].match.empty() && !queries[i].lexical_only && decomposes(opt))
       out[i] = search(queries[i].text, opt, queries[i].parts), done[i] = true;
   if (parallel == 1) {  // the sequential baseline: one query at a time, each embedded alone
-    for (size_t i = 0; i < n; ++i)
+    for (size_t i = 0; i < n; ++i) {
+      check_stop();
       if (!done[i])
         out[i] = queries[i].lexical_only ? lex(store_, queries[i], opt.k)
                                          : search_match(match_of(queries[i]), queries[i].text, opt);
+    }
     return out;
   }
   const bool use_dense = opt.mode != SearchMode::Bm25 && ensure_dense();
@@ -548,7 +555,7 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
   // The per-query work, on up to `parallel` threads with a store connection each.
   auto one = [&](Store& s, size_t i) {
     const SearchQuery& q = queries[i];
-    if (done[i]) return;
+    if (done[i] || stopped()) return;
     if (alone(i)) {
       out[i] = lex_of(s, i, opt.k);
       return;
@@ -571,6 +578,7 @@ std::vector<std::vector<SearchHit>> Searcher::search_many(const std::vector<Sear
       weighs_graph(opt))
     threads = 1;
   on_readers(n, threads, one);
+  check_stop();
   return out;
 }
 

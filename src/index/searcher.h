@@ -2,6 +2,7 @@
 // index/fusion.h, then near-duplicate removal). Loads the embedder and the vector index lazily.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -65,6 +66,9 @@ struct SearchOptions {
   /// (eval --features); its parts' pools and search_many's are not. Empty: none.
   using PoolCapture = std::function<void(const std::vector<SearchHit>& pool, const std::vector<FeatureRow>& rows)>;
   PoolCapture capture{};
+  /// search_many: set (from any thread), the queries not yet begun are skipped and it throws
+  /// Cancelled. nullptr: never stopped. Not owned.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// One part of a question that asks several things, as the caller's analysis gives it

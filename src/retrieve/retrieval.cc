@@ -180,6 +180,7 @@ SearchOptions subquery_options(const Searcher& searcher, const RetrieveOptions& 
   so.k = guesses ? opt.k_per_query * 2 : opt.k_per_query;
   so.proximity_list = opt.fusion || !(opt.reranker && opt.reranker->scores_proximity());
   so.fold_model = opt.fold_model;
+  so.cancel = opt.cancel;
   if (opt.fusion) so.fusion = opt.fusion;
   else if (!searcher.fusion_chosen()) so.fusion = Fusion::Relative;
   return so;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,6 +64,9 @@ struct RetrieveOptions {
   /// Threads for the sub-queries' searches (0 = one per core; 1 = one after another, each
   /// query embedded alone: the sequential baseline).
   int parallel = 0;
+  /// Set (from any thread): the sub-query searches not yet begun are skipped and retrieval throws
+  /// Cancelled (SearchOptions::cancel). nullptr: never stopped. Not owned.
+  const std::atomic<bool>* cancel = nullptr;
   /// The sub-queries' hybrid fusion. Set: each sub-query ranked exactly as Searcher::search
   /// ranks it with this fusion (z-score's proximity list kept even before a lexical reranker);
   /// eval's +graph and +rerank rows set the hybrid row's, so that they add to that ranking.

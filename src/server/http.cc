@@ -106,6 +106,8 @@ Handler Http::wrap(const std::string& method, const std::string& route, Handler 
     } catch (const HttpError& e) {
       send_error(res, e.status, e.code, e.what());
       if (e.status == 429) res.set_header("Retry-After", "1");
+    } catch (const Cancelled& e) {
+      send_error(res, 499, "cancelled", e.what());  // the client closed the request (nginx's code)
     } catch (const NotFoundError& e) {
       send_error(res, 404, "not_found", e.what());
     } catch (const UsageError& e) {

@@ -57,16 +57,35 @@ std::string McpServer::handle_text(const std::string& text, Connection& conn) co
   return out.is_null() ? std::string() : out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-json McpServer::handle(const json& msg, Connection& conn) const {
+json McpServer::handle(const json& msg, Connection& conn) const { return handle(msg, conn, nullptr); }
+
+json McpServer::handle(const json& msg, Connection& conn, const std::shared_ptr<std::atomic<bool>>& stop) const {
   if (msg.is_array()) {
     if (msg.empty()) return error(nullptr, kInvalidRequest, "an empty batch: send at least one message");
     json out = json::array();
     for (const json& m : msg) {
-      json r = handle(m.is_array() ? json(nullptr) : m, conn);
+      json r = one(m.is_array() ? json(nullptr) : m, conn, stop);
       if (!r.is_null()) out.push_back(std::move(r));
     }
     return out.empty() ? json(nullptr) : out;
   }
+  return one(msg, conn, stop);
+}
+
+void McpServer::cancel_all() const {
+  std::lock_guard<std::mutex> lk(running_mu_);
+  for (auto& [_, flag] : running_) flag->store(true);
+}
+
+// notifications/cancelled {requestId, reason}: the request of this connection under way stops.
+void McpServer::cancelled(const json& params, const Connection& conn) const {
+  if (!params.is_object() || !params.contains("requestId")) return;
+  std::lock_guard<std::mutex> lk(running_mu_);
+  auto it = running_.find(conn.key + "\n" + params["requestId"].dump());
+  if (it != running_.end()) it->second->store(true);
+}
+
+json McpServer::one(const json& msg, Connection& conn, const std::shared_ptr<std::atomic<bool>>& stop) const {
   if (!msg.is_object() || msg.value("jsonrpc", json()) != "2.0")
     return error(nullptr, kInvalidRequest, "not a JSON-RPC 2.0 message: give an object with \"jsonrpc\": \"2.0\"");
   if (!msg.contains("method")) {
@@ -81,25 +100,44 @@ json McpServer::handle(const json& msg, Connection& conn) const {
   const json params = msg.contains("params") ? msg["params"] : json::object();
   if (notification) {
     if (method == "notifications/initialized") conn.initialized = true;
-    return nullptr;  // others (cancelled, progress, roots changed) need nothing from this server
+    if (method == "notifications/cancelled") cancelled(params, conn);
+    return nullptr;  // others (progress, roots changed) need nothing from this server
   }
   if (!params.is_object()) return error(id, kInvalidParams, "params must be an object");
+  // The request is findable by notifications/cancelled while it runs.
+  const auto flag = stop ? stop : std::make_shared<std::atomic<bool>>(false);
+  const std::string key = conn.key + "\n" + id.dump();
+  {
+    std::lock_guard<std::mutex> lk(running_mu_);
+    running_[key] = flag;
+  }
+  struct Unlist {
+    const McpServer& s;
+    const std::string& key;
+    ~Unlist() {
+      std::lock_guard<std::mutex> lk(s.running_mu_);
+      s.running_.erase(key);
+    }
+  } unlist{*this, key};
   try {
-    return result(id, request(method, params, conn));
+    json r = result(id, request(method, params, conn, flag.get()));
+    return flag->load() ? json() : r;  // cancelled: no answer (the client no longer waits for one)
   } catch (const RpcError& e) {
     json err = error(id, e.code, e.what());
     if (!e.data.is_null()) err["error"]["data"] = e.data;
     return err;
   } catch (const std::exception& e) {
+    if (flag->load()) return nullptr;
     return error(id, kInternalError, std::string("internal error: ") + e.what());
   }
 }
 
-json McpServer::request(const std::string& method, const json& params, Connection& conn) const {
+json McpServer::request(const std::string& method, const json& params, Connection& conn,
+                          const std::atomic<bool>* stop) const {
   if (method == "initialize") return initialize(params, conn);
   if (method == "ping") return json::object();
   if (method == "tools/list") return {{"tools", tool_list()}};
-  if (method == "tools/call") return call_tool(params, conn);
+  if (method == "tools/call") return call_tool(params, conn, stop);
   if (method == "resources/list") return list_resources(params);
   if (method == "resources/read") return read_resource(params);
   if (method == "resources/templates/list")
@@ -130,14 +168,14 @@ json McpServer::initialize(const json& params, Connection& conn) const {
           {"instructions", kInstructions}};
 }
 
-json McpServer::call_tool(const json& params, const Connection& conn) const {
+json McpServer::call_tool(const json& params, const Connection& conn, const std::atomic<bool>* stop) const {
   if (!params.contains("name") || !params["name"].is_string())
     throw RpcError(kInvalidParams, "tools/call needs params.name, a tool's name (tools/list names them)");
   const json args = params.contains("arguments") ? params["arguments"] : json::object();
   if (!args.is_object()) throw RpcError(kInvalidParams, "params.arguments must be an object");
   // SEP-1303 (2025-11-25): arguments the schema refuses are the tool's error, which the model sees.
   const bool tool_errors = conn.version.empty() || conn.version >= "2025-11-25";
-  return mcp::call_tool(run_, params["name"].get<std::string>(), args, tool_errors, ask_defaults_);
+  return mcp::call_tool(run_, params["name"].get<std::string>(), args, tool_errors, ToolEnv{ask_defaults_, stop});
 }
 
 json McpServer::list_resources(const json& params) const {

@@ -7,7 +7,11 @@
 // report with app/json.h, the same JSON as the CLI's --json and the HTTP API.
 #pragma once
 
+#include <atomic>
 #include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -43,6 +47,9 @@ using SessionRunner = std::function<void(Work work, const std::function<void(Ses
 struct Connection {
   std::string version;       ///< the protocol version; empty before initialize (the latest applies)
   bool initialized = false;  ///< notifications/initialized came
+  /// Which connection it is, for notifications/cancelled to find its requests: the HTTP session's
+  /// id; empty over stdio (one connection).
+  std::string key;
 };
 
 /// The URI of a document's resource and of a figure's ("mmkg://documents/ID", "mmkg://figures/ID").
@@ -59,6 +66,12 @@ class McpServer {
   /// or a response (nothing to send). A batch (array) is answered with an array (null when all
   /// its messages were notifications). Never throws: a failure is a JSON-RPC error.
   nlohmann::json handle(const nlohmann::json& message, Connection& conn) const;
+  /// As above; `stop` (set from any thread: the transport saw its client leave) stops the
+  /// message's requests as notifications/cancelled does. A cancelled request is not answered.
+  nlohmann::json handle(const nlohmann::json& message, Connection& conn,
+                        const std::shared_ptr<std::atomic<bool>>& stop) const;
+  /// Stops every request under way (the client is gone: stdin closed).
+  void cancel_all() const;
   /// handle() of the text of one message; a parse error (-32700) when it is not JSON. Empty when
   /// there is nothing to send.
   std::string handle_text(const std::string& text, Connection& conn) const;
@@ -71,15 +84,21 @@ class McpServer {
   void set_page_size(size_t n) { page_size_ = n ? n : 1; }
 
  private:
-  nlohmann::json request(const std::string& method, const nlohmann::json& params, Connection& conn) const;
+  nlohmann::json one(const nlohmann::json& message, Connection& conn, const std::shared_ptr<std::atomic<bool>>& stop) const;
+  nlohmann::json request(const std::string& method, const nlohmann::json& params, Connection& conn,
+                         const std::atomic<bool>* stop) const;
+  void cancelled(const nlohmann::json& params, const Connection& conn) const;
   nlohmann::json initialize(const nlohmann::json& params, Connection& conn) const;
-  nlohmann::json call_tool(const nlohmann::json& params, const Connection& conn) const;
+  nlohmann::json call_tool(const nlohmann::json& params, const Connection& conn, const std::atomic<bool>* stop) const;
   nlohmann::json list_resources(const nlohmann::json& params) const;
   nlohmann::json read_resource(const nlohmann::json& params) const;
 
   SessionRunner run_;
   std::string version_;
   nlohmann::json ask_defaults_;
+  /// The requests under way, by connection key and request id, with their stop flags.
+  mutable std::mutex running_mu_;
+  mutable std::map<std::string, std::shared_ptr<std::atomic<bool>>> running_;
   size_t page_size_ = 100;
 };
 
@@ -98,9 +117,16 @@ nlohmann::json tool_list();
 /// The CallToolResult of tool `name` on `args` (content, structuredContent, isError). RpcError
 /// kInvalidParams for an unknown tool; arguments that break the tool's inputSchema give an
 /// isError result from protocol 2025-11-25 on (SEP-1303), kInvalidParams before it.
-/// `ask_defaults`: the ask options (serve door) the ask tool starts from, its arguments over them.
+/// What a tool runs with besides its arguments.
+struct ToolEnv {
+  /// The ask options (app/request_options.h, the serve door) the ask tool starts from, its
+  /// arguments over them (ServeOptions::ask_defaults).
+  nlohmann::json ask_defaults = nlohmann::json::object();
+  /// Set when the call is cancelled (AskOptions::cancel); nullptr: never. Not owned.
+  const std::atomic<bool>* cancel = nullptr;
+};
 nlohmann::json call_tool(const SessionRunner& run, const std::string& name, const nlohmann::json& args,
-                         bool invalid_args_are_tool_errors, const nlohmann::json& ask_defaults);
+                         bool invalid_args_are_tool_errors, const ToolEnv& env);
 /// The PNG of a figure with an image, base64 (IOError when the store lost it).
 std::string figure_png_base64(const FigureReport& f);
 /// Why `args` break `schema` (the subset of JSON Schema the tools use: type, required, enum,

@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <thread>
 
 #include "core/base64.h"
+#include "support/chat_fixtures.h"
+#include "support/scripted_http_server.h"
 #include "support/image_fixtures.h"
 #include "support/temp_dir.h"
 
@@ -246,6 +249,42 @@ TEST_F(Mcp, DocumentsAreResources) {
   json blob = call("resources/read", {{"uri", fig_uri}})["result"]["contents"][0];
   EXPECT_EQ(blob["mimeType"], "image/png");
   EXPECT_EQ(base64_decode(blob["blob"].get<std::string>()).substr(0, 4), "\x89PNG");
+}
+
+}  // namespace
+}  // namespace mmkg::server
+
+namespace mmkg::server {
+namespace {
+
+// notifications/cancelled stops the ask it names: its model call is abandoned, no other is made,
+// and the request gets no answer. The model is a scripted server that answers only after 3 s.
+TEST_F(Mcp, ACancelledAskStopsAndIsNotAnswered) {
+  mmkg::testing::ScriptedHttpServer model;
+  model.push({mmkg::testing::ScriptedHttpServer::response(200, mmkg::testing::chat_answer("{}")), 0, 3.0});
+  Config cfg = *cfg_;
+  cfg.llm = model.url("/v1#model=test");
+  auto session = Session::open(cfg);
+  mcp::McpServer server([&](mcp::Work, const std::function<void(Session&)>& fn) { fn(*session); }, "test");
+  mcp::Connection conn;
+  json answer = "unset";
+  std::thread asker([&] {
+    answer = server.handle({{"jsonrpc", "2.0"}, {"id", 7}, {"method", "tools/call"},
+                            {"params", {{"name", "ask"}, {"arguments", {{"question", "Where does the quokka live?"}}}}}},
+                           conn);
+  });
+  while (model.request_count() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  mcp::Connection other = conn;
+  other.key = "another client";  // the same id on another connection is another request
+  EXPECT_TRUE(server.handle({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"},
+                             {"params", {{"requestId", 7}}}}, other).is_null());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(answer, "unset");  // still waiting for the model
+  EXPECT_TRUE(server.handle({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"},
+                             {"params", {{"requestId", 7}, {"reason", "the user stopped it"}}}}, conn).is_null());
+  asker.join();
+  EXPECT_TRUE(answer.is_null()) << answer.dump();
+  EXPECT_EQ(model.request_count(), 1u);
 }
 
 }  // namespace

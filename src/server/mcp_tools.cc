@@ -86,7 +86,7 @@ json options_of(json args, std::initializer_list<const char*> fields) {
   return args;
 }
 
-json search(Session& s, const json& a, const json&) {
+json search(Session& s, const json& a, const ToolEnv&) {
   SearchRequest r;
   r.query = a["query"].get<std::string>();
   apply_options(options_of(a, {"query"}), r, kDoorMcp);
@@ -97,10 +97,11 @@ json search(Session& s, const json& a, const json&) {
   return ok(json::array({text(t)}), search_json(rep));
 }
 
-json ask(Session& s, const json& a, const json& ask_defaults) {
+json ask(Session& s, const json& a, const ToolEnv& env) {
   AskRequest r;
   r.question = a["question"].get<std::string>();
-  apply_options(ask_defaults, r, kDoorServe);
+  apply_options(env.ask_defaults, r, kDoorServe);
+  r.options.cancel = env.cancel;
   apply_options(options_of(a, {"question"}), r, kDoorMcp);
   const AskResult res = s.ask(r);
   json j = ask_json(r.question, res);
@@ -108,7 +109,7 @@ json ask(Session& s, const json& a, const json& ask_defaults) {
   return ok(json::array({text(answer_with_sources(res.answer, res.citations))}), j);
 }
 
-json get_chunk(Session& s, const json& a, const json&) {
+json get_chunk(Session& s, const json& a, const ToolEnv&) {
   const ChunkReport c = s.chunk_info(a["chunk_id"].get<std::string>());
   const Chunk& k = c.chunk.chunk;
   const std::string head =
@@ -116,7 +117,7 @@ json get_chunk(Session& s, const json& a, const json&) {
   return ok(json::array({text(head + "\n\n" + k.text)}), chunk_json(c));
 }
 
-json get_figure(Session& s, const json& a, const json&) {
+json get_figure(Session& s, const json& a, const ToolEnv&) {
   FigureReport f = s.figure(a["figure_id"].get<std::string>());
   json j = figure_json(f.figure);
   json content = json::array();
@@ -131,7 +132,7 @@ json get_figure(Session& s, const json& a, const json&) {
   return ok(content, j);
 }
 
-json graph_entity(Session& s, const json& a, const json&) {
+json graph_entity(Session& s, const json& a, const ToolEnv&) {
   const EntityReport r = s.graph_entity(a["name"].get<std::string>(), true, a.value("limit", 20));
   const graph::Entity& e = r.entity;
   std::string t = e.name + " (" + e.type + ")";
@@ -150,7 +151,7 @@ std::string lowered(std::string s) {
   return s;
 }
 
-json list_documents(Session& s, const json& a, const json&) {
+json list_documents(Session& s, const json& a, const ToolEnv&) {
   const json all = stats_json(s.store_stats(true))["docs"];
   const std::string part = lowered(a.value("name_contains", ""));
   const size_t offset = a.value("offset", 0), limit = a.value("limit", 100);
@@ -179,8 +180,7 @@ json list_documents(Session& s, const json& a, const json&) {
 struct Tool {
   json definition;
   Work work;
-  /// The tool on its arguments, with the server's ask defaults (ServeOptions::ask_defaults).
-  json (*run)(Session&, const json& args, const json& ask_defaults);
+  json (*run)(Session&, const json& args, const ToolEnv& env);
 };
 
 const json kReadOnly = {{"readOnlyHint", true}, {"destructiveHint", false}, {"idempotentHint", true}, {"openWorldHint", false}};
@@ -308,7 +308,7 @@ json tool_list() {
 }
 
 json call_tool(const SessionRunner& run, const std::string& name, const json& args, bool invalid_args_are_tool_errors,
-               const json& ask_defaults) {
+               const ToolEnv& env) {
   auto it = std::find_if(tools().begin(), tools().end(), [&](const Tool& t) { return t.definition["name"] == name; });
   if (it == tools().end())
     throw RpcError(kInvalidParams, "unknown tool " + name + "; tools/list names the tools", {{"tool", name}});
@@ -320,7 +320,7 @@ json call_tool(const SessionRunner& run, const std::string& name, const json& ar
   }
   try {
     json out;
-    run(it->work, [&](Session& s) { out = it->run(s, args, ask_defaults); });
+    run(it->work, [&](Session& s) { out = it->run(s, args, env); });
     return out;
   } catch (const Error& e) {
     return tool_error(e.what());  // no such chunk, an ambiguous id, no graph, a busy server, ...

@@ -34,6 +34,11 @@ void Metrics::model_calls(long long n) {
   model_calls_ += n;
 }
 
+void Metrics::cancelled() {
+  std::lock_guard<std::mutex> lk(mu_);
+  ++cancelled_;
+}
+
 void Metrics::add_reading(const std::string& name, const std::string& type, const std::string& help,
                           const std::string& labels, Gauge read) {
   std::lock_guard<std::mutex> lk(mu_);
@@ -93,6 +98,9 @@ std::string Metrics::render() const {
   o += "# HELP mmkg_model_calls_total Requests sent to the chat model while answering.\n";
   o += "# TYPE mmkg_model_calls_total counter\n";
   o += "mmkg_model_calls_total " + std::to_string(model_calls_) + "\n";
+  o += "# HELP mmkg_asks_cancelled_total Questions stopped because their client left or cancelled them.\n";
+  o += "# TYPE mmkg_asks_cancelled_total counter\n";
+  o += "mmkg_asks_cancelled_total " + std::to_string(cancelled_) + "\n";
   std::set<std::string> described;
   for (const auto& r : readings_) {
     if (described.insert(r.name).second) {

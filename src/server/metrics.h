@@ -17,6 +17,8 @@ class Metrics {
   void ask();
   /// Requests sent to the chat model by one answer.
   void model_calls(long long n);
+  /// An answer stopped by its caller (AskOptions::cancel).
+  void cancelled();
   /// Gauges read when rendering (queued and running ingest jobs, model usage, ...).
   using Gauge = std::function<double()>;
   /// A value read at render time: `name{labels}` with its HELP and TYPE (gauge or counter).
@@ -35,7 +37,7 @@ class Metrics {
   mutable std::mutex mu_;
   std::map<std::pair<std::string, int>, long long> requests_;
   std::map<std::string, Hist> latency_;
-  long long asks_ = 0, model_calls_ = 0;
+  long long asks_ = 0, model_calls_ = 0, cancelled_ = 0;
   struct Reading {
     std::string name, type, help, labels;
     Gauge read;

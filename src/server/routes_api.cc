@@ -8,6 +8,7 @@
 #include "app/json.h"
 #include "app/request_options.h"
 #include "core/error.h"
+#include "server/client_watch.h"
 #include "server/context.h"
 #include "server/uploads.h"
 #include "server/workspaces.h"
@@ -170,30 +171,36 @@ void search(Context& c, const httplib::Request& req, httplib::Response& res) {
   send_json(res, search_json(s->search(r)));
 }
 
+// An ask stops when its client leaves (ClientWatch): the pool's reader is free again within a step.
 void ask(Context& c, const httplib::Request& req, httplib::Response& res) {
   json b = body_json(req);
   AskRequest r = ask_request(b, c.opt.ask_defaults);
   const bool stream = b.value("stream", false) || wants_sse(req);
   auto s = c.pool.acquire();  // 429 here, before any byte is sent
+  auto gone = std::make_shared<std::atomic<bool>>(false);
+  r.options.cancel = gone.get();
   if (!stream) {
+    ClientWatch::Guard watching = ClientWatch::shared().watch(req, gone);
     send_json(res, ask_json(r.question, run_ask(c, *s, r)));
     return;
   }
   res.set_header("Cache-Control", "no-cache");
-  res.set_chunked_content_provider("text/event-stream", [&c, s, r](size_t, httplib::DataSink& sink) mutable {
-    bool open = true;
+  auto watching = std::make_shared<ClientWatch::Guard>(ClientWatch::shared().watch(req, gone));
+  res.set_chunked_content_provider("text/event-stream", [&c, s, r, gone, watching](size_t, httplib::DataSink& sink) mutable {
     r.options.on_step = [&](const StepRecord& step) {
-      if (!open) return;
+      if (gone->load()) return;
       const std::string ev = sse_event("step", ask_step_json(step));
-      open = sink.write(ev.data(), ev.size());
+      if (!sink.write(ev.data(), ev.size())) gone->store(true);
     };
     std::string last;
     try {
       last = sse_event("answer", ask_json(r.question, run_ask(c, *s, r)));
+    } catch (const Cancelled&) {
+      last.clear();  // the client left: nothing to send
     } catch (const std::exception& e) {
       last = sse_event("error", {{"error", {{"code", "internal"}, {"message", e.what()}}}});
     }
-    if (open) sink.write(last.data(), last.size());
+    if (!gone->load() && !last.empty()) sink.write(last.data(), last.size());
     sink.done();
     return true;
   });
@@ -280,9 +287,15 @@ AskRequest ask_request(const json& b, const json& defaults) {
 AskResult run_ask(Context& c, Session& s, const AskRequest& r) {
   c.metrics.ask();
   const long long before = s.model_usage().requests;
-  AskResult a = s.ask(r);
-  c.metrics.model_calls(s.model_usage().requests - before);
-  return a;
+  try {
+    AskResult a = s.ask(r);
+    c.metrics.model_calls(s.model_usage().requests - before);
+    return a;
+  } catch (const Cancelled&) {
+    c.metrics.model_calls(s.model_usage().requests - before);
+    c.metrics.cancelled();
+    throw;
+  }
 }
 
 void add_api_routes(Http& http, Workspaces& ws) {

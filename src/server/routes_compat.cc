@@ -9,6 +9,7 @@
 #include "app/json.h"
 #include "app/request_options.h"
 #include "core/clock.h"
+#include "server/client_watch.h"
 #include "server/context.h"
 #include "server/workspaces.h"
 
@@ -66,9 +67,23 @@ struct ChatAnswer {
   json citations, standalone_question;
 };
 
-ChatAnswer answer(Context& c, std::shared_ptr<Session>& s, const ChatInput& in) {
+// An answer's stop flag, set once the request's client leaves (ClientWatch), with its watch: held
+// by the handler, or by the stream's provider, until the answer is written.
+struct Watched {
+  std::shared_ptr<std::atomic<bool>> gone = std::make_shared<std::atomic<bool>>(false);
+  std::shared_ptr<ClientWatch::Guard> guard;
+};
+
+Watched watch_client(const httplib::Request& req) {
+  Watched w;
+  w.guard = std::make_shared<ClientWatch::Guard>(ClientWatch::shared().watch(req, w.gone));
+  return w;
+}
+
+ChatAnswer answer(Context& c, std::shared_ptr<Session>& s, const ChatInput& in, const Watched& w) {
   AskRequest r;
   apply_options(c.opt.ask_defaults, r, kDoorServe);
+  r.options.cancel = w.gone.get();
   r.question = in.question;
   r.options.history = in.history;
   const AskResult res = run_ask(c, *s, r);
@@ -89,8 +104,9 @@ void chat_completions(Context& c, const httplib::Request& req, httplib::Response
   const std::string& question = in.question;
   const bool stream = b.value("stream", false);
   auto s = c.pool.acquire();
+  const Watched w = watch_client(req);
   if (!stream) {
-    ChatAnswer a = answer(c, s, in);
+    ChatAnswer a = answer(c, s, in, w);
     const std::string& text = a.text;
     const int pt = words(question), ct = words(text);
     send_json(res, {{"id", completion_id()},
@@ -106,7 +122,7 @@ void chat_completions(Context& c, const httplib::Request& req, httplib::Response
     return;
   }
   res.set_header("Cache-Control", "no-cache");
-  res.set_chunked_content_provider("text/event-stream", [&c, s, in](size_t, httplib::DataSink& sink) mutable {
+  res.set_chunked_content_provider("text/event-stream", [&c, s, in, w](size_t, httplib::DataSink& sink) mutable {
     const std::string id = completion_id();
     const long long created = unix_now();
     auto chunk = [&](const json& delta, const json& finish, const json* cites) {
@@ -122,7 +138,7 @@ void chat_completions(Context& c, const httplib::Request& req, httplib::Response
     if (!chunk({{"role", "assistant"}, {"content", ""}}, nullptr, nullptr)) return false;
     ChatAnswer a;
     try {
-      a = answer(c, s, in);
+      a = answer(c, s, in, w);
     } catch (const std::exception& e) {
       const std::string line =
           "data: " + json({{"error", {{"code", "internal"}, {"message", e.what()}}}}).dump() + "\n\ndata: [DONE]\n\n";
@@ -156,6 +172,7 @@ void ollama_chat(Context& c, const httplib::Request& req, httplib::Response& res
   const std::string model = b.value("model", std::string("mmkg:latest"));
   const bool stream = b.value("stream", true);  // Ollama streams unless told not to
   auto s = c.pool.acquire();
+  const Watched w = watch_client(req);
   auto final_line = [model](const ChatAnswer& a, const std::string& content) {
     return json{{"model", model},
                 {"created_at", iso_now()},
@@ -166,14 +183,14 @@ void ollama_chat(Context& c, const httplib::Request& req, httplib::Response& res
                 {"standalone_question", a.standalone_question}};
   };
   if (!stream) {
-    ChatAnswer a = answer(c, s, in);
+    ChatAnswer a = answer(c, s, in, w);
     send_json(res, final_line(a, a.text));
     return;
   }
-  res.set_chunked_content_provider("application/x-ndjson", [&c, s, in, model, final_line](size_t, httplib::DataSink& sink) mutable {
+  res.set_chunked_content_provider("application/x-ndjson", [&c, s, in, w, model, final_line](size_t, httplib::DataSink& sink) mutable {
     ChatAnswer a;
     try {
-      a = answer(c, s, in);
+      a = answer(c, s, in, w);
     } catch (const std::exception& e) {
       const std::string line = json({{"error", e.what()}}).dump() + "\n";
       sink.write(line.data(), line.size());

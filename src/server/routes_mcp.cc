@@ -6,6 +6,7 @@
 // (stateless use, curl). GET answers 405: this server sends no messages of its own. /mcp is a
 // read route (the key with --auth all): its tools only read.
 #include "core/secret.h"
+#include "server/client_watch.h"
 #include "server/context.h"
 #include "server/workspaces.h"
 
@@ -61,9 +62,14 @@ void McpEndpoint::post(const httplib::Request& req, httplib::Response& res) {
   mcp::Connection conn;
   if (!sid.empty() && !is_initialize(msg) && !find(sid, conn))
     return send_rpc_error(res, 404, mcp::kInvalidRequest, "session " + sid + " is not known (ended, or the server restarted): initialize again");
-  const json out = protocol_.handle(msg, conn);
+  conn.key = sid;
+  // A client that leaves stops its requests, as notifications/cancelled would.
+  auto gone = std::make_shared<std::atomic<bool>>(false);
+  const ClientWatch::Guard watching = ClientWatch::shared().watch(req, gone);
+  const json out = protocol_.handle(msg, conn, gone);
   if (is_initialize(msg) && out.contains("result")) {
     const std::string id = random_hex(16);  // 128 bits
+    conn.key = id;
     remember(id, conn);
     res.set_header("Mcp-Session-Id", id);
   } else if (!sid.empty()) {

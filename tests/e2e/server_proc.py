@@ -14,7 +14,7 @@ API_KEY = "test-key"
 
 
 class Server:
-    def __init__(self, store, logdir, *args, key=API_KEY, embedder="none", env=None, ready_timeout=180):
+    def __init__(self, store, logdir, *args, key=API_KEY, embedder="none", env=None, ready_timeout=180, llm="none"):
         self.store = store
         logdir.mkdir(parents=True, exist_ok=True)
         n = len(list(logdir.glob("serve-*.out")))
@@ -28,7 +28,7 @@ class Server:
             e["MMKG_API_KEY"] = key
         if env:
             e.update(env)
-        cmd = [BIN, "serve", "--port", "0", "--store", str(store), "--llm", "none", *[str(a) for a in args]]
+        cmd = [BIN, "serve", "--port", "0", "--store", str(store), "--llm", llm, *[str(a) for a in args]]
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=e)
         self.url = self._wait_ready(ready_timeout)
