@@ -141,7 +141,10 @@ Searcher& Session::searcher() {
   if (searcher_) return *searcher_;
   SearcherSetup setup;
   setup.fusion = cfg_.fusion;
-  if (!cfg_.ranker.empty()) setup.ranker = load_ranker(cfg_.ranker);
+  if (!cfg_.ranker.empty()) {
+    setup.ranker_file = std::make_shared<ModelFile>(cfg_.ranker, [](const std::string& p) { return load_ranker(p); });
+    setup.ranker_file->get();  // a bad file fails now, as before any search
+  }
   // The fitted ranker's graph features. The graph context is loaded on the first call (ask loads
   // it before its sub-queries run on several threads; eval and search call from one thread).
   setup.graph_signals = [this](std::string_view q, size_t parts, const std::vector<SearchHit>& pool, PoolSignals& sig) {

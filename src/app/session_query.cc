@@ -133,8 +133,8 @@ EvalReport Session::evaluate(const EvalRequest& req) {
     if (!features) throw UsageError("cannot write " + req.features + " (--features); check the folder exists");
     eo.features = &features;
   }
-  if (req.cv && s.fusion() == Fusion::Fitted && s.ranker().folds() == 0)
-    throw UsageError("--cv: the ranker model " + s.ranker().source() +
+  if (req.cv && s.fusion() == Fusion::Fitted && s.ranker()->folds() == 0)
+    throw UsageError("--cv: the ranker model " + s.ranker()->source() +
                      " has no cross-validation folds; pass one scripts/train_ranker.py wrote (--ranker FILE)");
   eo.answerable = answerable_file_.get();
   if (req.cv && req.answers && eo.answerable && eo.answerable->folds() == 0)

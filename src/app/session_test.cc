@@ -197,6 +197,26 @@ TEST_F(SessionTest, AnAnswerabilityModelIsReadAgainWhenItsFileChanges) {
   EXPECT_FALSE(refused.found) << refused.answer;
 }
 
+TEST_F(SessionTest, TheRankersFileIsReadOnceAndAgainWhenItChanges) {
+  const std::string model = dir.str() + "/ranker.json";
+  auto write = [&](double bias) {
+    nlohmann::json j = {{"format", "mmkg-ranker"}, {"version", 1}, {"features", {"prox", "bm25_z"}},
+                        {"model", {{"bias", bias}, {"weights", {1.0, 0.5}}}}};
+    std::ofstream(model) << j.dump(bias < 0 ? 2 : -1);  // another size: a change whatever the clock
+  };
+  write(1.5);
+  cfg.ranker = model;
+  auto s = ingested();
+  const auto first = s->searcher().ranker();
+  EXPECT_DOUBLE_EQ(first->full().bias, 1.5);
+  EXPECT_EQ(s->searcher().ranker(), first);  // not read again
+  write(-2.5);
+  EXPECT_DOUBLE_EQ(s->searcher().ranker()->full().bias, -2.5);
+  EXPECT_DOUBLE_EQ(first->full().bias, 1.5);  // a holder's model stays as it was
+  std::ofstream(model) << "{ not json";
+  EXPECT_THROW(s->searcher().ranker(), UsageError);
+}
+
 TEST_F(SessionTest, GraphEntityAndEveryExportFormat) {
   auto s = ingested();
   EntityReport e = s->graph_entity("MHA", /*with_evidence=*/true, 50);

@@ -474,9 +474,10 @@ EvalReport evaluate(Store& store, Searcher& searcher, const std::vector<QaItem>&
   rep.fusion = fusion_name(searcher.fusion());
   // --cv: each question's fold model, for every mode and its answer.
   std::set<std::string> folded, unfolded;
+  const auto ranker = searcher.ranker();  // held: the fold models live in it
   BeforeFn before = [&](const QaItem& q) -> const LinearModel* {
     if (!opt.cv || searcher.fusion() != Fusion::Fitted) return nullptr;
-    const LinearModel* m = searcher.ranker().fold_for(q.id);
+    const LinearModel* m = ranker->fold_for(q.id);
     (m ? folded : unfolded).insert(q.id);
     return m;
   };

@@ -1,4 +1,4 @@
-// A fitted model's file (the answerability model, the sentence selector) held for the life of a
+// A fitted model's file (the answerability model, the sentence selector, the ranker) held for the life of a
 // Session: read on first use, and read again only when the file changes (its size or its
 // modification time), so an ask does not parse the file on every call and a running server still
 // picks up a refitted model.

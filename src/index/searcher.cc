@@ -84,7 +84,8 @@ Searcher::Searcher(Store& store, LazyEmbedder& embedder, SearcherSetup setup)
     : store_(store),
       source_(embedder),
       fusion_(setup.fusion),
-      ranker_(setup.ranker ? std::move(setup.ranker) : load_ranker()),
+      ranker_(setup.ranker || setup.ranker_file ? std::move(setup.ranker) : load_ranker()),
+      ranker_file_(std::move(setup.ranker_file)),
       graph_signals_(std::move(setup.graph_signals)),
       remote_(setup.vectors),
       lexical_remote_(setup.lexical),
@@ -247,7 +248,8 @@ std::vector<SearchHit> Searcher::pool(Store& store, std::string_view text, std::
 }
 
 bool Searcher::weighs_graph(const SearchOptions& opt) const {
-  const LinearModel& model = opt.fold_model ? *opt.fold_model : ranker_->full();
+  const auto ranker = this->ranker();
+  const LinearModel& model = opt.fold_model ? *opt.fold_model : ranker->full();
   for (RankFeature f : {RankFeature::GraphLink, RankFeature::GraphPpr, RankFeature::GraphBridge}) {
     const size_t i = static_cast<size_t>(f);
     if (i < model.weights.size() && model.weights[i] != 0.0) return true;
@@ -274,7 +276,8 @@ std::vector<double> Searcher::fitted_scores(std::string_view text, size_t parts,
     sig.figure.push_back(!h.figure_id.empty());
     sig.chars.push_back(h.text.size());
   }
-  const LinearModel& model = opt.fold_model ? *opt.fold_model : ranker_->full();
+  const auto ranker = this->ranker();
+  const LinearModel& model = opt.fold_model ? *opt.fold_model : ranker->full();
   auto weighs = [&](RankFeature f) {
     const size_t i = static_cast<size_t>(f);
     return i < model.weights.size() && model.weights[i] != 0.0;

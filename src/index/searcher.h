@@ -14,6 +14,7 @@
 
 #include "index/fusion.h"
 #include "index/lexical.h"
+#include "index/model_file.h"
 #include "index/ranker.h"
 
 namespace mmkg {
@@ -100,8 +101,11 @@ struct SearcherSetup {
   /// The default hybrid fusion; unset: z-score (Searcher::fusion()), and callers that rank for a
   /// later step may pick their own (Searcher::fusion_chosen()).
   std::optional<Fusion> fusion{};
-  /// The fitted ranker's model file (Fusion::Fitted); nullptr: the built-in one.
+  /// The fitted ranker's model (Fusion::Fitted); nullptr: the built-in one.
   std::shared_ptr<const FittedModel> ranker{};
+  /// The fitted ranker's model file, read again when it changes (index/model_file.h); set, it is
+  /// used instead of `ranker`.
+  std::shared_ptr<ModelFile> ranker_file{};
   /// The graph's signals of a Fitted pool (its Graph* features, index/ranker.h): fills
   /// sig.graph_* for the pool of a query of `parts` parts (the caller's; a part's own pool: 1).
   /// Called only when the model weighs a graph feature or the pool is captured, on the calling
@@ -130,8 +134,9 @@ class Searcher {
   Searcher(Store& store, LazyEmbedder& embedder, SearcherSetup setup = {});
   ~Searcher();
 
-  /// The fitted ranker in use (SearcherSetup::ranker, else the built-in one).
-  const FittedModel& ranker() const { return *ranker_; }
+  /// The fitted ranker in use (as its file now holds it, SearcherSetup::ranker_file; else
+  /// SearcherSetup::ranker, else the built-in one). Hold it while using its folds.
+  std::shared_ptr<const FittedModel> ranker() const { return ranker_file_ ? ranker_file_->get() : ranker_; }
   using PoolCapture = SearchOptions::PoolCapture;
   using GraphSignals = SearcherSetup::GraphSignals;
 
@@ -237,6 +242,7 @@ class Searcher {
   LazyEmbedder& source_;
   std::optional<Fusion> fusion_;
   std::shared_ptr<const FittedModel> ranker_;
+  std::shared_ptr<ModelFile> ranker_file_;
   std::unique_ptr<SentenceVectors> sentences_;  ///< the fitted ranker's sentence features
   GraphSignals graph_signals_;
   bool tried_ = false;
