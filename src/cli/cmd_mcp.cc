@@ -3,9 +3,11 @@
 // else may reach stdout, so the protocol gets its own copy of it and stdout itself becomes stderr
 // (logs, warnings, a model server's chatter all go there).
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -41,9 +43,10 @@ bool is_cancellation(const std::string& line) {
   return m.is_object() && m.value("method", "") == "notifications/cancelled";
 }
 
-/// Answers each line of stdin, in order, until it ends (the client closed it) or stdout does. A
-/// reader thread takes the lines in, so that a cancellation reaches the request it names while
-/// that request runs; stdin's end stops what is under way.
+/// Answers each line of stdin, in order, until it ends (the client closed it: the requests read
+/// are still answered) or stdout does. A reader thread takes the lines in, so that a cancellation
+/// reaches the request it names while that request runs; after stdin's end it watches stdout, and
+/// a client that closed its end of it (it left) stops what is under way.
 int serve_stdio(Session& session, const std::string& store, const nlohmann::json& ask_defaults) {
   FILE* out = take_stdout();
   ::signal(SIGPIPE, SIG_IGN);  // a client gone: a failed write ends the loop
@@ -54,6 +57,7 @@ int serve_stdio(Session& session, const std::string& store, const nlohmann::json
   std::condition_variable more;
   std::deque<std::string> lines;
   bool ended = false;
+  std::atomic<bool> finished{false};
   std::thread reader([&] {
     server::mcp::Connection side;  // the same (only) connection: its key is empty too
     std::string line;
@@ -68,10 +72,18 @@ int serve_stdio(Session& session, const std::string& store, const nlohmann::json
       lines.push_back(std::move(line));
       more.notify_one();
     }
-    protocol.cancel_all();
-    std::lock_guard<std::mutex> lk(mu);
-    ended = true;
-    more.notify_one();
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      ended = true;
+      more.notify_one();
+    }
+    pollfd p{::fileno(out), 0, 0};  // no events asked: a pipe whose reader left reports POLLERR
+    while (!finished.load()) {
+      if (::poll(&p, 1, 200) > 0 && (p.revents & (POLLERR | POLLHUP))) {
+        protocol.cancel_all();
+        break;
+      }
+    }
   });
   server::mcp::Connection conn;
   bool written = true;
@@ -91,6 +103,7 @@ int serve_stdio(Session& session, const std::string& store, const nlohmann::json
       break;
     }
   }
+  finished = true;
   // With stdout gone the client is too, but stdin may stay open: the reader is left to the exit.
   if (written)
     reader.join();

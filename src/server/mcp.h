@@ -70,7 +70,7 @@ class McpServer {
   /// message's requests as notifications/cancelled does. A cancelled request is not answered.
   nlohmann::json handle(const nlohmann::json& message, Connection& conn,
                         const std::shared_ptr<std::atomic<bool>>& stop) const;
-  /// Stops every request under way (the client is gone: stdin closed).
+  /// Stops every request under way (the client is gone: it closed its end of stdout).
   void cancel_all() const;
   /// handle() of the text of one message; a parse error (-32700) when it is not JSON. Empty when
   /// there is nothing to send.

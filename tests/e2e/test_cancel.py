@@ -140,3 +140,32 @@ def test_an_mcp_ask_stops_on_notifications_cancelled(srv, full_ask_calls):
     calls = metric(srv, "mmkg_model_calls_total")
     assert calls - calls_before < full_ask_calls, (calls_before, calls, full_ask_calls)  # an abandoned call is not counted
     no_more_calls(srv, calls)
+
+
+def test_an_mcp_ask_over_stdio_stops_on_notifications_cancelled(corpus_store, model):
+    """`mmkg mcp` reads stdin on a thread of its own: the cancellation reaches the ask while it
+    runs, the ask gets no answer, and the requests after it are answered."""
+    import json
+    import os
+    import subprocess
+    env = {k: v for k, v in os.environ.items() if k != "MMKG_STORE"}
+    env["MMKG_EMBEDDER"] = "none"
+    from conftest import BIN
+    p = subprocess.Popen([BIN, "mcp", "--store", str(corpus_store), "--llm", model.url + "#model=smollm2"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+
+    def send(m):
+        p.stdin.write(json.dumps(m) + "\n")
+        p.stdin.flush()
+    send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+          "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    assert json.loads(p.stdout.readline())["id"] == 1
+    send({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+          "params": {"name": "ask", "arguments": {"question": question()}}})
+    time.sleep(1.0)  # the ask is under way (a model call takes seconds here)
+    send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}})
+    send({"jsonrpc": "2.0", "id": 6, "method": "ping"})
+    p.stdin.close()
+    replies = [json.loads(l) for l in p.stdout.read().splitlines()]
+    assert p.wait(T) == 0
+    assert [r["id"] for r in replies] == [6], replies  # no answer to the cancelled ask

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""How often each step of an ask falls back from the language model to its rules, over a QA
+file: one `mmkg serve --llm SPEC` on STORE (one model server for every question), each question
+POSTed to /api/ask, each step of its trace tallied: the planner (llm, rules, or a fallback and
+why), the synthesizer (llm or extractive, and its fallback), the judge (sentences judged, errors)
+and the verifier's fallback. Prints one JSON report on stdout.
+
+    python3 bench/llm_fallbacks.py QA.jsonl --store STORE [--llm local] [--mmkg build/mmkg] [--limit N]
+"""
+import argparse
+import collections
+import json
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+
+
+def post(url, body, timeout=900):
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        return json.load(r)
+
+
+def first_words(text, n=8):
+    return " ".join(str(text).split()[:n])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("qa")
+    ap.add_argument("--store", required=True)
+    ap.add_argument("--llm", default="local")
+    ap.add_argument("--mmkg", default="build/mmkg")
+    ap.add_argument("--limit", type=int, default=0)
+    a = ap.parse_args()
+    items = [json.loads(l) for l in open(a.qa) if l.strip()]
+    if a.limit:
+        items = items[: a.limit]
+    proc = subprocess.Popen([a.mmkg, "serve", "--store", a.store, "--llm", a.llm, "--port", "0", "--quiet",
+                             "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        url = re.search(r"http://[\d.:]+", proc.stdout.readline()).group(0)
+        steps = collections.defaultdict(collections.Counter)
+        reasons = collections.defaultdict(collections.Counter)
+        t0 = time.time()
+        for it in items:
+            ans = post(url + "/api/ask", {"question": it["question"]})
+            for s in ans["trace"]:
+                name = s["step"] + (f"@{s['round']}" if s.get("round", 0) > 1 else "")
+                c = steps[name]
+                c["runs"] += 1
+                if "planner" in s:
+                    c["planner=" + s["planner"]] += 1
+                if "synthesizer" in s:
+                    c["synthesizer=" + s["synthesizer"]] += 1
+                if "judge" in s:
+                    c["judge_runs"] += 1
+                    c["judge_sentences"] += s["judge"].get("sentences", 0)
+                    if s["judge"].get("error"):
+                        c["judge_errors"] += 1
+                        reasons[name + ".judge"][first_words(s["judge"]["error"])] += 1
+                if s.get("fallback"):
+                    c["fallback"] += 1
+                    reasons[name][first_words(s["fallback"])] += 1
+        report = {"qa": a.qa, "store": a.store, "llm": a.llm, "questions": len(items),
+                  "seconds": round(time.time() - t0, 1), "steps": steps, "fallback_reasons": reasons}
+        print(json.dumps(report, indent=1, sort_keys=True))
+    finally:
+        proc.terminate()
+        proc.wait(60)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
