@@ -23,7 +23,7 @@ def post(url, body, timeout=900):
         return json.load(r)
 
 
-def first_words(text, n=8):
+def first_words(text, n=40):
     return " ".join(str(text).split()[:n])
 
 

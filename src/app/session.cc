@@ -281,8 +281,9 @@ std::string Session::shared_llm_spec() {
   LlmConfig c = resolve_llm_config(cfg_.llm);
   if (!c.local) return cfg_.llm;
   if (!chat()) return cfg_.llm;
-  // chat() started the local server into local_: its URL is what the other sessions use.
-  return local_->base_url() + "#model=" + local_->model_name();
+  // chat() started the local server into local_: its URL is what the other sessions use, with
+  // its window, so that they fit their contexts to it as this session does.
+  return local_->base_url() + "#model=" + local_->model_name() + "&ctx=" + std::to_string(chat()->context_window());
 }
 
 Session::ModelUsage Session::model_usage() const {

@@ -74,7 +74,7 @@ struct Partial {
   std::string base_url, model, api_key, source;
   bool key_set = false;
   std::optional<double> timeout_s;
-  std::optional<int> concurrency, max_retries;
+  std::optional<int> concurrency, max_retries, ctx;
   std::optional<bool> vision;
 };
 
@@ -87,6 +87,7 @@ void apply(LlmConfig& c, const Partial& p, bool& have_url, bool& have_model, boo
   if (!have_conc && p.concurrency) c.concurrency = *p.concurrency, have_conc = true;
   if (!have_retries && p.max_retries) c.max_retries = *p.max_retries, have_retries = true;
   if (!have_vision && p.vision) c.vision = *p.vision, have_vision = true;
+  if (c.ctx == 0 && p.ctx) c.ctx = *p.ctx;  // the first source that knows the window
 }
 
 Partial parse_url_spec(const std::string& spec) {
@@ -102,9 +103,10 @@ Partial parse_url_spec(const std::string& spec) {
     else if (key == "concurrency") p.concurrency = non_negative_int("concurrency", val, false);
     else if (key == "retries") p.max_retries = non_negative_int("retries", val, true);
     else if (key == "vision") p.vision = flag("vision", val);
+    else if (key == "ctx") p.ctx = non_negative_int("ctx", val, false);
     else
       throw UsageError("unknown --llm option \"" + key +
-                       "\"; use model, key_env, timeout, concurrency, retries or vision");
+                       "\"; use model, key_env, timeout, concurrency, retries, vision or ctx");
   }
   return p;
 }

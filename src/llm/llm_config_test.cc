@@ -129,6 +129,11 @@ TEST_F(LlmConfigTest, VisionOption) {
   EXPECT_FALSE(parse_llm_spec("http://h/v1#vision=0").vision);
   EXPECT_THROW(parse_llm_spec("http://h/v1#vision=maybe"), UsageError);
   EXPECT_TRUE(resolve_llm_config("http://h/v1#model=gpt-4o-mini&vision=1").vision);
+  // The context window, when the spec knows it (mmkg serve --llm local gives its sessions one).
+  EXPECT_EQ(parse_llm_spec("http://h/v1#model=m").ctx, 0);
+  EXPECT_EQ(parse_llm_spec("http://h/v1#model=m&ctx=4096").ctx, 4096);
+  EXPECT_EQ(resolve_llm_config("http://h/v1#model=m&ctx=2048").ctx, 2048);
+  EXPECT_THROW(parse_llm_spec("http://h/v1#ctx=0"), UsageError);
   testing::TempDir d;
   ::setenv("MMKG_CONFIG", d.write("mmkg.json", R"({"llm": {"base_url": "http://f:1/v1", "vision": true}})").c_str(), 1);
   EXPECT_TRUE(resolve_llm_config().vision);

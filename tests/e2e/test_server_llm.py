@@ -69,6 +69,11 @@ def test_one_local_model_serves_every_request(tmp_path):
             assert step["fallback"] and a["standalone_question"] == "Which brain mechanism inspired SpiLiFormer?", step
         else:
             assert " it " not in f" {a['standalone_question'].lower()} ", step
+        # Every reader session fits its context to the one model's window: no step's call is
+        # refused for its length (the sessions were once given the server without its window).
+        for s in a["trace"]:
+            assert "maximum context length" not in s.get("fallback", ""), s
+        assert a["context_tokens"] <= 4096, a["context_tokens"]
         metrics = requests.get(url + "/metrics", timeout=60).text
         calls = float(re.search(r"^mmkg_model_calls_total (\S+)$", metrics, re.M).group(1))
         assert calls >= 2, metrics
