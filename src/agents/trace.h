@@ -125,15 +125,16 @@ class Trace {
   const std::atomic<bool>* cancel = nullptr;
 
   /// Cancelled when `cancel` is set, naming the step that would have run.
-  void check_cancel(const std::string& before) const {
-    if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled("stopped by the caller before " + before);
+  void check_cancel(const std::string& step) const {
+    if (cancel && cancel->load(std::memory_order_relaxed))
+      throw Cancelled("stopped by the caller before the " + step + " step");
   }
 
   /// Runs `fn(detail)` as step `name`; the step fills `detail` with its typed report. The
   /// step's wall time is recorded, and an exception is recorded before it is passed on.
   template <typename Fn>
   auto step(const std::string& name, Fn&& fn) {
-    check_cancel("the " + name + " step");
+    check_cancel(name);
     StepRecord rec;
     rec.step = name;
     rec.round = round_;

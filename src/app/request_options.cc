@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "core/error.h"
 
@@ -44,6 +45,19 @@ std::string takes(const OptionSpec& o) {
 
 [[noreturn]] void bad(const OptionSpec& o, Door door, const std::string& got) {
   throw UsageError(o.spelled(door) + " must be " + takes(o) + ", not " + got);
+}
+
+// The whole of `t` read as a number by `read` (std::stoll, std::stod, which skip leading space);
+// nullopt when it is empty, out of range or has anything after the number.
+template <class T, class Read>
+std::optional<T> whole_number(const std::string& t, Read read) {
+  size_t used = 0;
+  try {
+    const T v = read(t, &used);
+    if (used > 0 && used == t.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
 }
 
 template <class Request>
@@ -135,27 +149,15 @@ json OptionSpec::parse_text(const std::string& t, Door door) const {
   json v;
   switch (type) {
     case OptionType::Integer: {
-      size_t used = 0;
-      long long n = 0;
-      try {
-        n = std::stoll(t, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != t.size()) bad(*this, door, "\"" + t + "\"");
-      v = n;
+      const auto n = whole_number<long long>(t, [](const std::string& x, size_t* used) { return std::stoll(x, used); });
+      if (!n) bad(*this, door, "\"" + t + "\"");
+      v = *n;
       break;
     }
     case OptionType::Number: {
-      size_t used = 0;
-      double d = 0;
-      try {
-        d = std::stod(t, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != t.size()) bad(*this, door, "\"" + t + "\"");
-      v = d;
+      const auto d = whole_number<double>(t, [](const std::string& x, size_t* used) { return std::stod(x, used); });
+      if (!d) bad(*this, door, "\"" + t + "\"");
+      v = *d;
       break;
     }
     case OptionType::Boolean:
@@ -278,6 +280,12 @@ void apply_options(const json& given, SearchRequest& r, Door door) { apply_table
 void apply_options(const json& given, AskRequest& r, Door door) {
   apply_table(ask_options(), given, r, door);
   if (given.is_object() && (given.contains("context_tokens") || given.contains("context_chunks"))) r.fit_context = false;
+}
+
+json options_in(json fields, std::initializer_list<const char*> own) {
+  if (fields.is_object())
+    for (const char* f : own) fields.erase(f);
+  return fields;
 }
 
 std::vector<OptionSpec> door_options(const std::vector<RequestOption<SearchRequest>>& t, Door d) { return specs_at(t, d); }

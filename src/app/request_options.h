@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -68,6 +69,10 @@ void apply_options(const nlohmann::json& given, SearchRequest& r, Door door);
 /// As above for an ask. Giving context_tokens or context_chunks sizes the context by hand
 /// (AskRequest::fit_context false).
 void apply_options(const nlohmann::json& given, AskRequest& r, Door door);
+
+/// The fields of a request body or tool call that are options: all but the request's `own`
+/// ("question", "history", ...), to give to apply_options.
+nlohmann::json options_in(nlohmann::json fields, std::initializer_list<const char*> own);
 
 /// The specs of the options `door` takes, in table order.
 std::vector<OptionSpec> door_options(const std::vector<RequestOption<SearchRequest>>& table, Door door);

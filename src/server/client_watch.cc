@@ -77,6 +77,12 @@ int ClientWatch::find_socket(const std::string& addr, int port) {
   return found;
 }
 
+ClientWatch::Watched ClientWatch::watch_client(const httplib::Request& req) {
+  Watched w;
+  w.guard = std::make_shared<Guard>(shared().watch(req, w.gone));
+  return w;
+}
+
 ClientWatch::Guard ClientWatch::watch(const httplib::Request& req, std::shared_ptr<std::atomic<bool>> gone) {
   const int fd = find_socket(req.remote_addr, req.remote_port);
   if (fd < 0) return {};

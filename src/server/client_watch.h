@@ -46,6 +46,15 @@ class ClientWatch {
   /// The process's watcher (its thread starts with the first watch).
   static ClientWatch& shared();
 
+  /// A request's stop flag with its watch; shared, so that a stream's provider can hold them past
+  /// the handler until the answer is written.
+  struct Watched {
+    std::shared_ptr<std::atomic<bool>> gone = std::make_shared<std::atomic<bool>>(false);
+    std::shared_ptr<Guard> guard;
+  };
+  /// A new flag, set once the client of `req` leaves (watch() on the process's watcher).
+  static Watched watch_client(const httplib::Request& req);
+
   /// The open socket whose peer is `addr`:`port` (numeric, as httplib gives them); -1: none.
   static int find_socket(const std::string& addr, int port);
 

@@ -30,6 +30,9 @@ bool valid_id(const json& id) { return id.is_string() || id.is_number_integer();
 
 json result(const json& id, json r) { return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(r)}}; }
 
+// A request's name among those under way: its connection and its id.
+std::string running_key(const Connection& conn, const json& id) { return conn.key + "\n" + id.dump(); }
+
 /// %XX escapes decoded (a document's file name in a URI; '+' stays '+'), by cpp-httplib's decoder.
 std::string percent_decode(const std::string& s) { return httplib::detail::decode_url(s, false); }
 
@@ -81,7 +84,7 @@ void McpServer::cancel_all() const {
 void McpServer::cancelled(const json& params, const Connection& conn) const {
   if (!params.is_object() || !params.contains("requestId")) return;
   std::lock_guard<std::mutex> lk(running_mu_);
-  auto it = running_.find(conn.key + "\n" + params["requestId"].dump());
+  auto it = running_.find(running_key(conn, params["requestId"]));
   if (it != running_.end()) it->second->store(true);
 }
 
@@ -106,7 +109,7 @@ json McpServer::one(const json& msg, Connection& conn, const std::shared_ptr<std
   if (!params.is_object()) return error(id, kInvalidParams, "params must be an object");
   // The request is findable by notifications/cancelled while it runs.
   const auto flag = stop ? stop : std::make_shared<std::atomic<bool>>(false);
-  const std::string key = conn.key + "\n" + id.dump();
+  const std::string key = running_key(conn, id);
   {
     std::lock_guard<std::mutex> lk(running_mu_);
     running_[key] = flag;

@@ -80,16 +80,10 @@ json tool_error(const std::string& message) { return {{"content", json::array({t
 
 // ---- the tools
 
-// The tool's arguments but `fields` (the request's own: the query, the question): its options.
-json options_of(json args, std::initializer_list<const char*> fields) {
-  for (const char* f : fields) args.erase(f);
-  return args;
-}
-
 json search(Session& s, const json& a, const ToolEnv&) {
   SearchRequest r;
   r.query = a["query"].get<std::string>();
-  apply_options(options_of(a, {"query"}), r, kDoorMcp);
+  apply_options(options_in(a, {"query"}), r, kDoorMcp);
   const SearchReport rep = s.search(r);
   std::string t = rep.hits.empty() ? "No passage matches \"" + r.query + "\"." : "";
   for (size_t i = 0; i < rep.hits.size(); ++i)
@@ -102,7 +96,7 @@ json ask(Session& s, const json& a, const ToolEnv& env) {
   r.question = a["question"].get<std::string>();
   apply_options(env.ask_defaults, r, kDoorServe);
   r.options.cancel = env.cancel;
-  apply_options(options_of(a, {"question"}), r, kDoorMcp);
+  apply_options(options_in(a, {"question"}), r, kDoorMcp);
   const AskResult res = s.ask(r);
   json j = ask_json(r.question, res);
   j.erase("trace");  // the agents' steps: for debugging, not for a model

@@ -177,20 +177,18 @@ void ask(Context& c, const httplib::Request& req, httplib::Response& res) {
   AskRequest r = ask_request(b, c.opt.ask_defaults);
   const bool stream = b.value("stream", false) || wants_sse(req);
   auto s = c.pool.acquire();  // 429 here, before any byte is sent
-  auto gone = std::make_shared<std::atomic<bool>>(false);
-  r.options.cancel = gone.get();
+  const ClientWatch::Watched w = ClientWatch::watch_client(req);
+  r.options.cancel = w.gone.get();
   if (!stream) {
-    ClientWatch::Guard watching = ClientWatch::shared().watch(req, gone);
     send_json(res, ask_json(r.question, run_ask(c, *s, r)));
     return;
   }
   res.set_header("Cache-Control", "no-cache");
-  auto watching = std::make_shared<ClientWatch::Guard>(ClientWatch::shared().watch(req, gone));
-  res.set_chunked_content_provider("text/event-stream", [&c, s, r, gone, watching](size_t, httplib::DataSink& sink) mutable {
+  res.set_chunked_content_provider("text/event-stream", [&c, s, r, w](size_t, httplib::DataSink& sink) mutable {
     r.options.on_step = [&](const StepRecord& step) {
-      if (gone->load()) return;
+      if (w.gone->load()) return;
       const std::string ev = sse_event("step", ask_step_json(step));
-      if (!sink.write(ev.data(), ev.size())) gone->store(true);
+      if (!sink.write(ev.data(), ev.size())) w.gone->store(true);
     };
     std::string last;
     try {
@@ -200,7 +198,7 @@ void ask(Context& c, const httplib::Request& req, httplib::Response& res) {
     } catch (const std::exception& e) {
       last = sse_event("error", {{"error", {{"code", "internal"}, {"message", e.what()}}}});
     }
-    if (!gone->load() && !last.empty()) sink.write(last.data(), last.size());
+    if (!w.gone->load() && !last.empty()) sink.write(last.data(), last.size());
     sink.done();
     return true;
   });
@@ -257,8 +255,7 @@ SearchRequest search_request(const httplib::Request& req) {
     json b = body_json(req);
     if (!b.is_object()) throw HttpError(400, "bad_request", "the body must be a JSON object: {\"query\": TEXT, ...}");
     r.query = b.value("query", "");
-    b.erase("query");
-    given = std::move(b);
+    given = options_in(std::move(b), {"query"});
   } else {
     r.query = param(req, "q");
     for (const OptionSpec& o : door_options(search_options(), kDoorHttp))
@@ -277,10 +274,8 @@ AskRequest ask_request(const json& b, const json& defaults) {
   // The conversation before the question: [{"role": "user"|"assistant", "content": TEXT}, ...],
   // oldest first; a follow-up is made standalone from it (the "rewrite" step of the trace).
   if (b.contains("history")) r.options.history = chat_history(b["history"]);
-  json given = b;
-  for (const char* field : {"question", "history", "stream"}) given.erase(field);
   apply_options(defaults, r, kDoorServe);
-  apply_options(given, r, kDoorHttp);
+  apply_options(options_in(b, {"question", "history", "stream"}), r, kDoorHttp);
   return r;
 }
 

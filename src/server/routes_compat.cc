@@ -67,20 +67,8 @@ struct ChatAnswer {
   json citations, standalone_question;
 };
 
-// An answer's stop flag, set once the request's client leaves (ClientWatch), with its watch: held
-// by the handler, or by the stream's provider, until the answer is written.
-struct Watched {
-  std::shared_ptr<std::atomic<bool>> gone = std::make_shared<std::atomic<bool>>(false);
-  std::shared_ptr<ClientWatch::Guard> guard;
-};
-
-Watched watch_client(const httplib::Request& req) {
-  Watched w;
-  w.guard = std::make_shared<ClientWatch::Guard>(ClientWatch::shared().watch(req, w.gone));
-  return w;
-}
-
-ChatAnswer answer(Context& c, std::shared_ptr<Session>& s, const ChatInput& in, const Watched& w) {
+// The answer stops when its client leaves (`w`, held by the handler or the stream's provider).
+ChatAnswer answer(Context& c, std::shared_ptr<Session>& s, const ChatInput& in, const ClientWatch::Watched& w) {
   AskRequest r;
   apply_options(c.opt.ask_defaults, r, kDoorServe);
   r.options.cancel = w.gone.get();
@@ -104,7 +92,7 @@ void chat_completions(Context& c, const httplib::Request& req, httplib::Response
   const std::string& question = in.question;
   const bool stream = b.value("stream", false);
   auto s = c.pool.acquire();
-  const Watched w = watch_client(req);
+  const ClientWatch::Watched w = ClientWatch::watch_client(req);
   if (!stream) {
     ChatAnswer a = answer(c, s, in, w);
     const std::string& text = a.text;
@@ -172,7 +160,7 @@ void ollama_chat(Context& c, const httplib::Request& req, httplib::Response& res
   const std::string model = b.value("model", std::string("mmkg:latest"));
   const bool stream = b.value("stream", true);  // Ollama streams unless told not to
   auto s = c.pool.acquire();
-  const Watched w = watch_client(req);
+  const ClientWatch::Watched w = ClientWatch::watch_client(req);
   auto final_line = [model](const ChatAnswer& a, const std::string& content) {
     return json{{"model", model},
                 {"created_at", iso_now()},

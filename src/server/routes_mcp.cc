@@ -64,9 +64,8 @@ void McpEndpoint::post(const httplib::Request& req, httplib::Response& res) {
     return send_rpc_error(res, 404, mcp::kInvalidRequest, "session " + sid + " is not known (ended, or the server restarted): initialize again");
   conn.key = sid;
   // A client that leaves stops its requests, as notifications/cancelled would.
-  auto gone = std::make_shared<std::atomic<bool>>(false);
-  const ClientWatch::Guard watching = ClientWatch::shared().watch(req, gone);
-  const json out = protocol_.handle(msg, conn, gone);
+  const ClientWatch::Watched watched = ClientWatch::watch_client(req);
+  const json out = protocol_.handle(msg, conn, watched.gone);
   if (is_initialize(msg) && out.contains("result")) {
     const std::string id = random_hex(16);  // 128 bits
     conn.key = id;
