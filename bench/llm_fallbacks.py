@@ -6,6 +6,10 @@ why), the synthesizer (llm or extractive, and its fallback), the judge (sentence
 and the verifier's fallback. Prints one JSON report on stdout.
 
     python3 bench/llm_fallbacks.py QA.jsonl --store STORE [--llm local] [--mmkg build/mmkg] [--limit N]
+        [--options '{"max_rounds": 1, "judge": "none"}']
+
+--options are /api/ask fields sent with every question (docs/API.md), e.g. a small context and no
+second round to count the planner's fallbacks over many questions at little cost.
 """
 import argparse
 import collections
@@ -34,7 +38,9 @@ def main():
     ap.add_argument("--llm", default="local")
     ap.add_argument("--mmkg", default="build/mmkg")
     ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--options", default="{}", help="JSON object of /api/ask fields sent with each question")
     a = ap.parse_args()
+    options = json.loads(a.options)
     items = [json.loads(l) for l in open(a.qa) if l.strip()]
     if a.limit:
         items = items[: a.limit]
@@ -44,28 +50,36 @@ def main():
         url = re.search(r"http://[\d.:]+", proc.stdout.readline()).group(0)
         steps = collections.defaultdict(collections.Counter)
         reasons = collections.defaultdict(collections.Counter)
+        plans = []  # each question's first plan, to read what was searched for
         t0 = time.time()
+        per_question = []
         for it in items:
-            ans = post(url + "/api/ask", {"question": it["question"]})
+            tq = time.time()
+            ans = post(url + "/api/ask", {**options, "question": it["question"]})
+            per_question.append(round(time.time() - tq, 1))
             for s in ans["trace"]:
                 name = s["step"] + (f"@{s['round']}" if s.get("round", 0) > 1 else "")
                 c = steps[name]
                 c["runs"] += 1
                 if "planner" in s:
                     c["planner=" + s["planner"]] += 1
+                    if name == "plan":
+                        plans.append({"id": it.get("id", ""), "planner": s["planner"],
+                                      "subqueries": s.get("subqueries", [])})
                 if "synthesizer" in s:
                     c["synthesizer=" + s["synthesizer"]] += 1
                 if "judge" in s:
                     c["judge_runs"] += 1
                     c["judge_sentences"] += s["judge"].get("sentences", 0)
+                    c["judge_answered"] += s["judge"].get("answered", 0)
                     if s["judge"].get("error"):
                         c["judge_errors"] += 1
                         reasons[name + ".judge"][first_words(s["judge"]["error"])] += 1
                 if s.get("fallback"):
                     c["fallback"] += 1
                     reasons[name][first_words(s["fallback"])] += 1
-        report = {"qa": a.qa, "store": a.store, "llm": a.llm, "questions": len(items),
-                  "seconds": round(time.time() - t0, 1), "steps": steps, "fallback_reasons": reasons}
+        report = {"qa": a.qa, "store": a.store, "llm": a.llm, "options": options, "questions": len(items),
+                  "seconds": round(time.time() - t0, 1), "question_seconds": per_question, "steps": steps, "fallback_reasons": reasons, "plans": plans}
         print(json.dumps(report, indent=1, sort_keys=True))
     finally:
         proc.terminate()

@@ -4,11 +4,15 @@ other flags: one llama_cpp.server per configuration, each sent the same chat req
 of about PROMPT_TOKENS tokens of passages, then MAX_TOKENS of answer), timed end to end, and the
 prompt and generation rates derived from llama.cpp's own timing lines in the server's log.
 
-  bench/local_llm_bench.py [--model GGUF] [--runs N] [--config NAME=FLAGS ...]
+  bench/local_llm_bench.py [--model GGUF] [--runs N] [--config NAME=FLAGS ...] [--llama-bench BIN]
 
 Default configurations: `default` (mmkg's flags before: --n_ctx 4096 only), `threads` (with
 --n_threads and --n_threads_batch set to the machine's cores) and `threads+cache` (also --cache
 true: a repeated prompt prefix is not evaluated again). Prints one JSON line per configuration.
+With --llama-bench (bench/build_llama_bench.sh builds it from the same llama.cpp source), a last
+line gives llama.cpp's own figures for the model on this machine, in the same run: llama-bench
+with the prompt and generation lengths the server saw (generation after the prompt's length of
+context) and a thread per core.
 """
 import argparse, json, os, re, socket, subprocess, sys, tempfile, time, urllib.request
 
@@ -80,6 +84,22 @@ def run(name, flags, model, runs, prompt_tokens, max_tokens):
             "prompt_tok_s": rate("prompt eval"), "gen_tok_s": rate(r"(?<!prompt )eval")}
 
 
+def llama_bench(binary, model, runs, prompt_tokens, gen_tokens):
+    """llama-bench's prompt rate over `prompt_tokens`, and its generation rate for `gen_tokens`
+    after that many tokens of context (-d), as the server generates after its prompt."""
+    cores = str(os.cpu_count() or 1)
+    rates, flags = {}, []
+    for kind, lengths in (("prompt", ["-p", str(prompt_tokens), "-n", "0"]),
+                          ("gen", ["-p", "0", "-n", str(gen_tokens), "-d", str(prompt_tokens)])):
+        cmd = [binary, "-m", model, *lengths, "-t", cores, "-r", str(runs), "-o", "json"]
+        t = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)[0]
+        rates[kind + "_tok_s"] = round(t["avg_ts"], 1)
+        rates[kind + "_stddev"] = round(t["stddev_ts"], 1)
+        flags.append(" ".join(cmd[3:]))
+    return {"config": "llama-bench", "flags": " ; ".join(flags), "runs": runs, "prompt_tokens": prompt_tokens,
+            "completion_tokens": gen_tokens, **rates}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default="")
@@ -87,14 +107,20 @@ def main():
     ap.add_argument("--prompt-tokens", type=int, default=1500)
     ap.add_argument("--max-tokens", type=int, default=64)
     ap.add_argument("--config", action="append", default=[], help="NAME=FLAGS")
+    ap.add_argument("--llama-bench", default="", help="llama.cpp's llama-bench binary, run last with the same lengths")
     a = ap.parse_args()
     cores = str(os.cpu_count() or 1)
     configs = [c.split("=", 1) for c in a.config] or [
         ["default", ""], ["threads", f"--n_threads {cores} --n_threads_batch {cores}"],
         ["threads+cache", f"--n_threads {cores} --n_threads_batch {cores} --cache true"]]
     model = a.model or find_model()
+    last = None
     for name, flags in configs:
-        print(json.dumps(run(name, flags.split(), model, a.runs, a.prompt_tokens, a.max_tokens)), flush=True)
+        last = run(name, flags.split(), model, a.runs, a.prompt_tokens, a.max_tokens)
+        print(json.dumps(last), flush=True)
+    if a.llama_bench:
+        print(json.dumps(llama_bench(a.llama_bench, model, a.runs, last["prompt_tokens"], last["completion_tokens"])),
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -61,11 +61,13 @@ TEST_F(AskFigures, TheNamedFigureLeadsTheContextAndIsCited) {
   ASSERT_EQ(f["figures"].size(), 1u);
   EXPECT_EQ(f["figures"][0]["doc"], "sandwich.pdf");
   EXPECT_EQ(f["figures"][0]["pinned"], true);
+  EXPECT_EQ(f["figures"][0]["where"], "sandwich.pdf, page 7, Figure 1");  // as a citation says it
   auto rs = step_named(r, "retrieve");
   ASSERT_FALSE(rs["figures"].empty()) << rs.dump();
   EXPECT_EQ(rs["figures"][0]["passage"], 1);
   EXPECT_EQ(rs["figures"][0]["label"], "Figure 1");
   EXPECT_EQ(rs["figures"][0]["page"], 7);
+  EXPECT_EQ(rs["figures"][0]["where"], "sandwich.pdf, page 7, Figure 1");
 }
 
 TEST_F(AskFigures, AQuestionWithoutAFigureHasNoFiguresStep) {

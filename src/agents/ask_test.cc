@@ -177,6 +177,23 @@ TEST_F(AskStore, LlmAnswerKeepsOnlySentencesItsPassagesSupport) {
   EXPECT_EQ(trace_json(r.trace)[0]["tools"], nlohmann::json({"rag", "graph"}));
   auto plan_req = nlohmann::json::parse(srv.requests()[0].body);
   EXPECT_EQ(plan_req["response_format"]["type"], "json_schema");
+  // The model is shown worked plans as earlier turns, each a plan the schema it is held to
+  // accepts (bounded queries in a bounded list), and then the question.
+  const auto& schema = plan_req["response_format"]["json_schema"]["schema"]["properties"]["subqueries"];
+  const auto& msgs = plan_req["messages"];
+  ASSERT_GE(msgs.size(), 4u);
+  EXPECT_EQ(msgs.back()["content"], "what is attention?");
+  size_t shown = 0;
+  for (size_t i = 1; i + 1 < msgs.size(); i += 2) {
+    EXPECT_EQ(msgs[i]["role"], "user");
+    ASSERT_EQ(msgs[i + 1]["role"], "assistant");
+    auto subs = nlohmann::json::parse(msgs[i + 1]["content"].get<std::string>())["subqueries"];
+    EXPECT_GE(subs.size(), schema["minItems"].get<size_t>());
+    EXPECT_LE(subs.size(), schema["maxItems"].get<size_t>());
+    for (const auto& q : subs) EXPECT_LE(q.get<std::string>().size(), schema["items"]["maxLength"].get<size_t>()) << q;
+    ++shown;
+  }
+  EXPECT_GE(shown, 2u);
   const auto synth = step_of(r, "synthesize");
   const auto verify = step_of(r, "verify");
   EXPECT_EQ(synth["synthesizer"], "llm");

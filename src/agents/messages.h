@@ -174,6 +174,7 @@ struct VerifyReport {
   size_t revised = 0;            ///< replaced by the passage's own sentence
   size_t dropped = 0;            ///< unsupported or repeated
   size_t judged = 0;             ///< sentences the judge was asked about
+  size_t judge_answered = 0;     ///< of those, the ones it gave a verdict on (the rest: the embedding decides)
   size_t judge_vetoes = 0;       ///< lexically supported sentences the judge rejected
   Usage judge_usage;
   double judge_ms = 0;

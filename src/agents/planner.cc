@@ -71,20 +71,48 @@ Plan plan_rules(const Question& q, TermStats& stats, size_t max_phrases) {
   return p;
 }
 
-Plan plan_llm(ChatModel& model, const Question& asked, TermStats& stats, std::string* fallback) {
-  Plan rules = plan_rules(asked, stats);
-  const std::string& question = asked.searched;
-  const ChatRequest req = json_request(
+namespace {
+
+// Two worked plans, sent as earlier turns of the conversation: a model of 135M parameters copies
+// a plan it is shown far more reliably than it follows a description of one, and given only the
+// description it fills the schema with strings unrelated to the question. The examples are
+// invented, one a two-hop question and one a how-to, so that neither is copied as an answer.
+const std::pair<const char*, const char*> kPlanExamples[] = {
+    {"Which river flows through the capital of the country where the Eiffel Tower stands?",
+     R"({"subqueries": ["Eiffel Tower country", "capital of France", "river through Paris"]})"},
+    {"How does the engine's cooling system prevent overheating at high speed?",
+     R"({"subqueries": ["engine cooling system", "overheating at high speed"]})"},
+};
+
+ChatRequest plan_request(const std::string& question) {
+  // Bounded strings and a bounded list: the grammar the server derives from the schema then ends
+  // every query and the list, so a small model cannot run out of tokens inside a string.
+  const nlohmann::ordered_json query = {{"type", "string"}, {"minLength", 3}, {"maxLength", 60}};
+  ChatRequest req = json_request(
       "plan",
       {{"type", "object"},
        {"properties",
-        {{"subqueries", {{"type", "array"}, {"items", {{"type", "string"}}}, {"minItems", 2}, {"maxItems", 5}}},
-         {"tools", {{"type", "array"}, {"items", {{"type", "string"}, {"enum", {"rag", "graph"}}}}}}}},
+        {{"subqueries", {{"type", "array"}, {"items", query}, {"minItems", 2}, {"maxItems", 4}}},
+         {"tools", {{"type", "array"}, {"items", {{"type", "string"}, {"enum", {"rag", "graph"}}}}, {"maxItems", 2}}}}},
        {"required", {"subqueries"}}},
-      "You plan searches over a document collection. Given a question, write 2 to 5 short search queries that "
-      "together find the passages needed to answer it, and the tools to use: rag (text search) and/or graph "
-      "(entities and their relations). Answer with JSON only.",
+      "You plan searches over a document collection. Given a question, write 2 to 4 short search queries that "
+      "together find the passages needed to answer it. Use the question's own key words. Answer with JSON only.",
       question, 200);
+  std::vector<Message> shots;
+  for (const auto& [q, plan] : kPlanExamples) {
+    shots.push_back(Message::user(q));
+    shots.push_back(Message::assistant(plan));
+  }
+  req.messages.insert(req.messages.begin() + 1, shots.begin(), shots.end());
+  return req;
+}
+
+}  // namespace
+
+Plan plan_llm(ChatModel& model, const Question& asked, TermStats& stats, std::string* fallback) {
+  Plan rules = plan_rules(asked, stats);
+  const std::string& question = asked.searched;
+  const ChatRequest req = plan_request(question);
   try {
     ChatResponse r = model.chat(req);
     std::vector<std::string> subs;

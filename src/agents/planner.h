@@ -20,7 +20,7 @@ class ChatModel;
 /// when it asks "what is X?".
 Plan plan_rules(const Question& question, TermStats& stats, size_t max_phrases = 3);
 
-/// LLM plan: the model proposes 2-5 sub-queries and the tools to use, as JSON matching a schema
+/// LLM plan: the model proposes 2-4 sub-queries (shown two worked plans first), as JSON matching a schema
 /// (structured output, with the client's fallbacks). The question stays the first sub-query and
 /// the rule plan's definition sub-query is kept. Falls back to plan_rules (and says why in
 /// `fallback`) when the model fails or answers nothing usable.

@@ -102,6 +102,7 @@ TEST(Verifier, JudgeDecidesBorderlineSentencesAndMayVetoWithScopeAll) {
     VerifyReport rep;
     Answer a = verify_draft("what does dropout do?", r, model_draft({border, strong}, 1), o, rep);
     EXPECT_EQ(rep.judged, 1u);  // only the borderline sentence is asked about
+    EXPECT_EQ(rep.judge_answered, 1u);
     EXPECT_EQ(rep.kept_by_judge, yes ? 1u : 0u);
     EXPECT_EQ(rep.kept_sentences, yes ? 2u : 1u);
     EXPECT_EQ(a.text.find("generalise") != std::string::npos, yes) << a.text;
@@ -121,6 +122,7 @@ TEST(Verifier, JudgeDecidesBorderlineSentencesAndMayVetoWithScopeAll) {
   DraftSentence negated{"Dropout randomly zeroes activations during inference", {0}};
   Answer a = verify_draft("q", r, model_draft({negated, border}, 1), o, rep);
   EXPECT_EQ(rep.judged, 2u);
+  EXPECT_EQ(rep.judge_answered, 2u);
   EXPECT_EQ(rep.judge_vetoes, 1u);
   EXPECT_EQ(a.text.find("during inference"), std::string::npos) << a.text;
   EXPECT_NE(a.text.find("generalise"), std::string::npos) << a.text;
@@ -138,6 +140,7 @@ TEST(Verifier, GarbageFromTheJudgeLeavesTheOtherChecksInCharge) {
   VerifyReport rep;
   Answer a = verify_draft("q", r, model_draft({{"Dropout zeroes activations to help networks generalise", {0}}}, 1), o, rep);
   EXPECT_FALSE(rep.judge_error.empty());
+  EXPECT_EQ(rep.judge_answered, 0u);  // no verdict: the embedding decided
   EXPECT_EQ(rep.kept_by_embedding, 1u);  // no verdict: the embedding decided
   EXPECT_TRUE(a.found);
 }

@@ -1,5 +1,7 @@
 #include "agents/trace_json.h"
 
+#include "core/location.h"
+
 namespace mmkg {
 
 using nlohmann::json;
@@ -49,7 +51,9 @@ void render(const FigureStep& f, json& d) {
   json a = json::array();
   for (const auto& x : f.figures)
     a.push_back({{"label", x.label}, {"figure_id", x.figure_id}, {"chunk_id", x.chunk_id}, {"doc", x.doc_name},
-                 {"page", x.page}, {"doc_named", x.doc_named}, {"pinned", x.pinned}});
+                 {"page", x.page}, {"doc_named", x.doc_named}, {"pinned", x.pinned},
+                 {"where", location_text({.doc = x.doc_name, .page = x.page, .chunk_id = x.chunk_id,
+                                          .figure_id = x.figure_id, .figure_label = x.label})}});
   d["figures"] = a;
 }
 
@@ -76,7 +80,9 @@ void render(const RetrieveStep& r, json& d) {
   json figs = json::array();
   for (const auto& f : r.figures)
     figs.push_back({{"passage", f.passage}, {"figure_id", f.figure_id}, {"label", f.label}, {"kind", figure_kind_name(f.kind)},
-                    {"doc", f.doc}, {"page", f.page}});
+                    {"doc", f.doc}, {"page", f.page},
+                    {"where", location_text({.doc = f.doc, .page = f.page, .figure_id = f.figure_id,
+                                             .figure_label = f.label, .figure_kind = f.kind})}});
   d["figures"] = figs;
 }
 
@@ -107,9 +113,9 @@ void render(const VerifyStep& v, json& d) {
     d["dropped"] = v.dropped;
     if (v.with_judge) {
       d["judge"] = {{"model", v.judge_model},         {"scope", v.judge_scope},
-                    {"sentences", v.judged},          {"vetoes", v.judge_vetoes},
-                    {"ms", v.judge_ms},               {"prompt_tokens", v.judge_usage.prompt},
-                    {"completion_tokens", v.judge_usage.completion}};
+                    {"sentences", v.judged},          {"answered", v.judge_answered},
+                    {"vetoes", v.judge_vetoes},       {"ms", v.judge_ms},
+                    {"prompt_tokens", v.judge_usage.prompt}, {"completion_tokens", v.judge_usage.completion}};
       if (!v.judge_error.empty()) d["judge"]["error"] = v.judge_error;
     }
   }

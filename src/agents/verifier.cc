@@ -178,7 +178,10 @@ std::vector<std::optional<bool>> judge_verdicts(const Draft& draft, const Retrie
   if (to_judge.empty()) return verdict;
   report.judged = to_judge.size();
   auto v = ask_judge(*opt.judge, draft, retrieval, to_judge, report);
-  for (size_t i = 0; i < to_judge.size(); ++i) verdict[to_judge[i].sentence] = v[i];
+  for (size_t i = 0; i < to_judge.size(); ++i) {
+    verdict[to_judge[i].sentence] = v[i];
+    report.judge_answered += v[i].has_value();
+  }
   return verdict;
 }
 

@@ -352,6 +352,10 @@ await step("ask-figure", async () => {
   await page.waitForSelector(img);
   await page.waitForFunction((sel) => document.querySelector(sel)?.complete && document.querySelector(sel).naturalWidth > 0, img);
   check(/Figure 1/.test(await page.textContent(tid("answer-figure"))), "the cited figure's caption does not name Figure 1");
+  // The retrieve step's thumbnail says where the figure is as its citation does.
+  const thumb = page.locator(`${tid("step-retrieve")} ${tid("step-figures")} figure`).first();
+  const title = await thumb.getAttribute("title");
+  check(title === "quokkas.pdf, page 2, Figure 1", `the step's figure thumbnail says "${title}"`);
 });
 
 await step("ask-entity-to-graph", async () => {

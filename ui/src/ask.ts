@@ -242,7 +242,7 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-/** The figures a step names ({figure_id|id, label, doc, page}), as small thumbnails. */
+/** The figures a step names ({figure_id|id, label, where}), as small thumbnails titled with where they are. */
 function figureList(body: HTMLElement, figs: unknown[]): void {
   const items = figs.filter((f): f is Record<string, unknown> => typeof f === "object" && f !== null);
   if (!items.length) return;
@@ -251,7 +251,7 @@ function figureList(body: HTMLElement, figs: unknown[]): void {
       items.map((f) => {
         const id = String(f.figure_id ?? f.id ?? "");
         const label = String(f.label ?? "figure");
-        return h("figure", { class: "thumb", title: `${label} · ${f.doc ?? ""}${f.page ? `, p. ${f.page}` : ""}` },
+        return h("figure", { class: "thumb", title: String(f.where ?? label) },
           id ? apiImg(api.figureImage(id), { alt: label, loading: "lazy" }) : null,
           h("figcaption", {}, label),
         );
