@@ -10,6 +10,12 @@ and the verifier's fallback. Prints one JSON report on stdout.
 
 --options are /api/ask fields sent with every question (docs/API.md), e.g. a small context and no
 second round to count the planner's fallbacks over many questions at little cost.
+
+--follow-up asks each question as the follow-up of a conversation, to count the rewriter's: for a
+question that names its first evidence document (by file name, "Lothair II"), the history is "What
+do the documents say about Lothair II?" and that document's evidence quote, and the question
+asked says "their" for "Lothair II's" and "it" for "Lothair II"; other questions are skipped. A
+rewrite is counted right when it names the document again.
 """
 import argparse
 import collections
@@ -31,6 +37,19 @@ def first_words(text, n=40):
     return " ".join(str(text).split()[:n])
 
 
+def follow_up(it):
+    ev = it.get("evidence") or [{}]
+    name = re.sub(r"\.[a-z0-9]+$", "", ev[0].get("doc", ""))
+    q = it["question"]
+    if not name or not ev[0].get("quote") or name.lower() not in q.lower():
+        return None
+    said = re.sub(re.escape(name) + "'s", "their", q, flags=re.I)
+    said = re.sub(re.escape(name), "it", said, flags=re.I)
+    history = [{"role": "user", "content": f"What do the documents say about {name}?"},
+               {"role": "assistant", "content": ev[0]["quote"]}]
+    return {**it, "question": said, "history": history, "names": name}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("qa")
@@ -39,9 +58,12 @@ def main():
     ap.add_argument("--mmkg", default="build/mmkg")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--options", default="{}", help="JSON object of /api/ask fields sent with each question")
+    ap.add_argument("--follow-up", action="store_true", help="ask each question as a follow-up (see above)")
     a = ap.parse_args()
     options = json.loads(a.options)
     items = [json.loads(l) for l in open(a.qa) if l.strip()]
+    if a.follow_up:
+        items = [f for f in map(follow_up, items) if f]
     if a.limit:
         items = items[: a.limit]
     proc = subprocess.Popen([a.mmkg, "serve", "--store", a.store, "--llm", a.llm, "--port", "0", "--quiet",
@@ -55,7 +77,10 @@ def main():
         per_question = []
         for it in items:
             tq = time.time()
-            ans = post(url + "/api/ask", {**options, "question": it["question"]})
+            body = {**options, "question": it["question"]}
+            if "history" in it:
+                body["history"] = it["history"]
+            ans = post(url + "/api/ask", body)
             per_question.append(round(time.time() - tq, 1))
             for s in ans["trace"]:
                 name = s["step"] + (f"@{s['round']}" if s.get("round", 0) > 1 else "")
@@ -75,6 +100,9 @@ def main():
                     if s["judge"].get("error"):
                         c["judge_errors"] += 1
                         reasons[name + ".judge"][first_words(s["judge"]["error"])] += 1
+                if s["step"] == "rewrite":
+                    c["method=" + s.get("method", "")] += 1
+                    c["names_it"] += it.get("names", "").lower() in s.get("question", "").lower()
                 if s.get("fallback"):
                     c["fallback"] += 1
                     reasons[name][first_words(s["fallback"])] += 1
