@@ -73,8 +73,8 @@ def main():
         steps = collections.defaultdict(collections.Counter)
         reasons = collections.defaultdict(collections.Counter)
         plans = []  # each question's first plan, to read what was searched for
-        t0 = time.time()
         per_question = []
+        t0 = time.time()
         for it in items:
             tq = time.time()
             body = {**options, "question": it["question"]}
@@ -107,7 +107,8 @@ def main():
                     c["fallback"] += 1
                     reasons[name][first_words(s["fallback"])] += 1
         report = {"qa": a.qa, "store": a.store, "llm": a.llm, "options": options, "questions": len(items),
-                  "seconds": round(time.time() - t0, 1), "question_seconds": per_question, "steps": steps, "fallback_reasons": reasons, "plans": plans}
+                  "seconds": round(time.time() - t0, 1), "question_seconds": per_question, "steps": steps,
+                  "fallback_reasons": reasons, "plans": plans}
         print(json.dumps(report, indent=1, sort_keys=True))
     finally:
         proc.terminate()

@@ -84,10 +84,9 @@ def run(name, flags, model, runs, prompt_tokens, max_tokens):
             "prompt_tok_s": rate("prompt eval"), "gen_tok_s": rate(r"(?<!prompt )eval")}
 
 
-def llama_bench(binary, model, runs, prompt_tokens, gen_tokens):
+def llama_bench(binary, model, cores, runs, prompt_tokens, gen_tokens):
     """llama-bench's prompt rate over `prompt_tokens`, and its generation rate for `gen_tokens`
     after that many tokens of context (-d), as the server generates after its prompt."""
-    cores = str(os.cpu_count() or 1)
     rates, flags = {}, []
     for kind, lengths in (("prompt", ["-p", str(prompt_tokens), "-n", "0"]),
                           ("gen", ["-p", "0", "-n", str(gen_tokens), "-d", str(prompt_tokens)])):
@@ -119,7 +118,7 @@ def main():
         last = run(name, flags.split(), model, a.runs, a.prompt_tokens, a.max_tokens)
         print(json.dumps(last), flush=True)
     if a.llama_bench:
-        print(json.dumps(llama_bench(a.llama_bench, model, a.runs, last["prompt_tokens"], last["completion_tokens"])),
+        print(json.dumps(llama_bench(a.llama_bench, model, cores, a.runs, last["prompt_tokens"], last["completion_tokens"])),
               flush=True)
 
 

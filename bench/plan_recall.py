@@ -4,10 +4,9 @@ bench/llm_fallbacks.py given (its "plans": every question's first plan), every s
 searched on STORE (one `mmkg serve --llm none`, GET /api/search, k hits each) and the plan scores
 the share of the question's evidence passages found: an evidence quote counts as found when a
 hit of any sub-query is from its document and holds the quote's first 50 characters (case and
-spacing aside). Prints one
-JSON object: per report, the mean evidence recall, the questions whose plan came from the model,
-and the same recall on just those questions for every report (the plans compared question by
-question).
+spacing aside). Prints one JSON object: per report, the mean evidence recall, the questions whose
+plan came from the model, and the same recall on just those questions for every report (the plans
+compared question by question).
 
     python3 bench/plan_recall.py QA.jsonl --store STORE REPORT.json [REPORT.json ...] [--k 5]
 """
@@ -44,7 +43,7 @@ def main():
     try:
         url = re.search(r"http://[\d.:]+", proc.stdout.readline()).group(0)
 
-        def docs(q):
+        def hits_of(q):
             if q not in cache:
                 qs = urllib.parse.urlencode({"q": q, "k": a.k})
                 with urllib.request.urlopen(f"{url}/api/search?{qs}", timeout=120) as r:
@@ -52,7 +51,7 @@ def main():
             return cache[q]
 
         def recall(plan, qid):
-            hits = [h for q in plan["subqueries"] if not q.endswith(" is ...") for h in docs(q)]
+            hits = [h for q in plan["subqueries"] if not q.endswith(" is ...") for h in hits_of(q)]
             found = sum(any(d == doc and quote in text for d, text in hits) for doc, quote in gold[qid])
             return found / len(gold[qid])
 

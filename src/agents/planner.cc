@@ -73,6 +73,9 @@ Plan plan_rules(const Question& q, TermStats& stats, size_t max_phrases) {
 
 namespace {
 
+// The model's sub-queries a plan keeps, after the question itself.
+constexpr size_t kMaxModelQueries = 4;
+
 // Two worked plans, sent as earlier turns of the conversation: a model of 135M parameters copies
 // a plan it is shown far more reliably than it follows a description of one, and given only the
 // description it fills the schema with strings unrelated to the question. The examples are
@@ -92,7 +95,7 @@ ChatRequest plan_request(const std::string& question) {
       "plan",
       {{"type", "object"},
        {"properties",
-        {{"subqueries", {{"type", "array"}, {"items", query}, {"minItems", 2}, {"maxItems", 4}}},
+        {{"subqueries", {{"type", "array"}, {"items", query}, {"minItems", 2}, {"maxItems", kMaxModelQueries}}},
          {"tools", {{"type", "array"}, {"items", {{"type", "string"}, {"enum", {"rag", "graph"}}}}, {"maxItems", 2}}}}},
        {"required", {"subqueries"}}},
       "You plan searches over a document collection. Given a question, write 2 to 4 short search queries that "
@@ -126,12 +129,12 @@ Plan plan_llm(ChatModel& model, const Question& asked, TermStats& stats, std::st
     p.subqueries.push_back(question);
     p.matches.emplace_back();
     const std::string qn = collapse_ws(lower_ascii(question));
+    // Queries must share a content word with the question: a small model may drift.
+    const std::vector<std::string> stems = content_stems(question);
+    const std::set<std::string> qs(stems.begin(), stems.end());
     for (auto& q : subs) {
-      if (p.subqueries.size() >= 5) break;
-      // Queries must share a content word with the question: a small model may drift.
+      if (p.subqueries.size() >= 1 + kMaxModelQueries) break;
       bool related = false;
-      std::set<std::string> qs;
-      for (auto& x : content_stems(question)) qs.insert(x);
       for (auto& x : content_stems(q)) related = related || qs.count(x);
       if (q.empty() || !related || collapse_ws(lower_ascii(q)) == qn) continue;
       if (std::find(p.subqueries.begin(), p.subqueries.end(), q) != p.subqueries.end()) continue;
